@@ -1,0 +1,130 @@
+//! Generates the committed bindings and function manifests of `cuda-driver-table` from NVIDIA's
+//! `cuda.h` and `cudaTypedefs.h`, one set per CUDA release, through bindgen.
+//!
+//! The pipeline: [`fetch`] the wheel's headers into a cache, run bindgen and split its output
+//! ([`parse`]), derive the [`manifest`] from the parsed typedefs and declarations, and write the
+//! files ([`emit`]). [`check`] regenerates into memory and compares with what is committed.
+
+pub mod emit;
+pub mod fetch;
+pub mod manifest;
+pub mod parse;
+pub mod releases;
+
+use emit::{ParsedRelease, Source};
+use std::path::{Path, PathBuf};
+
+/// The workspace root this crate sits in.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Parses several releases, fetching missing wheels first, then running bindgen on every core.
+pub fn parse_releases(releases: &[releases::Release]) -> Result<Vec<ParsedRelease>, String> {
+    let mut jobs = Vec::new();
+    for r in releases {
+        let unpacked = fetch::fetch(r)?;
+        jobs.push((Source::Wheel(*r), unpacked.include));
+    }
+    parse_sources(jobs)
+}
+
+/// Parses releases from include folders, in parallel; the result keeps the input order.
+pub fn parse_sources(jobs: Vec<(Source, PathBuf)>) -> Result<Vec<ParsedRelease>, String> {
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(jobs.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<Result<ParsedRelease, String>>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((source, include)) = jobs.get(i) else {
+                    break;
+                };
+                let parsed = emit::parse_release(source.clone(), include)
+                    .map_err(|e| format!("CUDA {}: {e}", source.version()));
+                *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(parsed);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(|| Err("a worker stopped early".to_string()))
+        })
+        .collect()
+}
+
+/// Every file for these releases; with the ABI history when `history` is set (all releases).
+pub fn files(parsed: &[ParsedRelease], history: bool) -> Vec<(PathBuf, String)> {
+    let mut out: Vec<(PathBuf, String)> = parsed.iter().flat_map(emit::release_files).collect();
+    if history {
+        let all: Vec<&ParsedRelease> = parsed.iter().collect();
+        out.push((PathBuf::from(emit::HISTORY_PATH), emit::history_text(&all)));
+    }
+    out
+}
+
+/// Writes files under `root`.
+pub fn write(root: &Path, files: &[(PathBuf, String)]) -> Result<(), String> {
+    for (rel, text) in files {
+        let path = root.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The generated folders, relative to the root.
+pub const GENERATED_DIRS: &[&str] = &["runtime/src/generated", "macros/src/generated"];
+
+/// Compares freshly generated files with those under `root`; returns one line per difference
+/// (changed, missing, or a committed generated file that nothing generates any more).
+pub fn check(root: &Path, files: &[(PathBuf, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (rel, text) in files {
+        match std::fs::read_to_string(root.join(rel)) {
+            Ok(old) if old == *text => {}
+            Ok(old) => {
+                let line = old
+                    .lines()
+                    .zip(text.lines())
+                    .position(|(a, b)| a != b)
+                    .map_or_else(|| old.lines().count().min(text.lines().count()), |i| i);
+                problems.push(format!(
+                    "{} differs (first at line {})",
+                    rel.display(),
+                    line + 1
+                ));
+            }
+            Err(_) => problems.push(format!("{} is missing", rel.display())),
+        }
+    }
+    for dir in GENERATED_DIRS {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut names: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| Path::new(dir).join(e.file_name()))
+            .collect();
+        names.sort();
+        for rel in names {
+            if !files.iter().any(|(p, _)| *p == rel) {
+                problems.push(format!("{} is not generated by any release", rel.display()));
+            }
+        }
+    }
+    problems
+}

@@ -1,0 +1,169 @@
+//! Command line of the generator. `generate` writes every committed file, `check` fails when a
+//! fresh run differs from them, `fetch` downloads headers, `summary` prints the functions per release.
+
+use cuda_driver_table_codegen::{self as cg, emit::Source, releases::Release, releases::RELEASES};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "\
+usage: cuda-driver-table-codegen <command> [options]
+
+commands:
+  generate   regenerate the committed bindings and manifests (all releases by default)
+  check      regenerate in memory and fail when anything differs from the committed files
+  fetch      download and unpack the header wheels into the cache
+  summary    print the number of functions and ABIs per release
+
+options:
+  --release R       only this release (12.9 or 12090); may repeat
+  --include DIR     use a local toolkit's include folder instead of a wheel (with --version)
+  --version N       the CUDA version of --include, as 1000*major+10*minor (13060)
+  --root DIR        workspace root to write to or check against (default: this workspace)
+";
+
+struct Args {
+    command: String,
+    releases: Vec<&'static Release>,
+    include: Option<PathBuf>,
+    version: Option<u32>,
+    root: PathBuf,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let command = it.next().ok_or_else(|| USAGE.to_string())?;
+    let mut args = Args {
+        command,
+        releases: Vec::new(),
+        include: None,
+        version: None,
+        root: cg::workspace_root(),
+    };
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| format!("{flag} needs a value\n\n{USAGE}"))
+        };
+        match flag.as_str() {
+            "--release" => {
+                let v = value()?;
+                let known: Vec<String> = RELEASES.iter().map(|r| r.name()).collect();
+                args.releases.push(Release::find(&v).ok_or_else(|| {
+                    format!(
+                        "unknown release {v}; known: {} (or use --include)",
+                        known.join(", ")
+                    )
+                })?);
+            }
+            "--include" => args.include = Some(PathBuf::from(value()?)),
+            "--version" => {
+                let v = value()?;
+                args.version = Some(
+                    v.parse()
+                        .map_err(|_| format!("--version takes a number like 13060, not {v}"))?,
+                );
+            }
+            "--root" => args.root = PathBuf::from(value()?),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown option {other}\n\n{USAGE}")),
+        }
+    }
+    Ok(args)
+}
+
+fn run() -> Result<(), String> {
+    let args = parse_args()?;
+    let all = args.releases.is_empty() && args.include.is_none();
+    let selected: Vec<Release> = if args.releases.is_empty() {
+        RELEASES.to_vec()
+    } else {
+        args.releases.iter().map(|r| **r).collect()
+    };
+    let start = Instant::now();
+    match args.command.as_str() {
+        "fetch" => {
+            for r in &selected {
+                let u = cg::fetch::fetch(r)?;
+                println!("CUDA {}: {}", r.name(), u.include.display());
+            }
+        }
+        "generate" | "check" | "summary" => {
+            let parsed = match (&args.include, args.version) {
+                (Some(include), Some(version)) => cg::parse_sources(vec![(
+                    Source::Local {
+                        version,
+                        include: include.clone(),
+                    },
+                    include.clone(),
+                )])?,
+                (Some(_), None) => {
+                    return Err("--include needs --version (e.g. --version 13060)".into())
+                }
+                _ => cg::parse_releases(&selected)?,
+            };
+            if args.command == "summary" {
+                println!("release  functions  ABIs  per-thread");
+                for p in &parsed {
+                    let f = &p.manifest.functions;
+                    let abis: usize = f.values().map(|f| f.abis.len()).sum();
+                    let pt = f
+                        .values()
+                        .flat_map(|f| &f.abis)
+                        .filter(|a| a.per_thread.is_some())
+                        .count();
+                    println!(
+                        "{:>7}  {:>9}  {:>4}  {:>10}",
+                        p.source.version(),
+                        f.len(),
+                        abis,
+                        pt
+                    );
+                }
+                return Ok(());
+            }
+            let files = cg::files(&parsed, all);
+            if args.command == "generate" {
+                cg::write(&args.root, &files)?;
+                eprintln!(
+                    "generated {} files for {} release(s) in {:.1} s",
+                    files.len(),
+                    parsed.len(),
+                    start.elapsed().as_secs_f64()
+                );
+            } else {
+                if !all {
+                    return Err(
+                        "check compares every release; run it without --release/--include".into(),
+                    );
+                }
+                let problems = cg::check(&args.root, &files);
+                if !problems.is_empty() {
+                    return Err(format!(
+                        "generated files are out of date:\n  {}\nrun `{}` and commit the result",
+                        problems.join("\n  "),
+                        cg::emit::REGENERATE
+                    ));
+                }
+                eprintln!(
+                    "generated files are up to date ({} files, {} releases, {:.1} s)",
+                    files.len(),
+                    parsed.len(),
+                    start.elapsed().as_secs_f64()
+                );
+            }
+        }
+        other => return Err(format!("unknown command {other}\n\n{USAGE}")),
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cuda-driver-table-codegen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

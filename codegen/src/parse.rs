@@ -1,0 +1,242 @@
+//! Runs bindgen over `cuda.h` + `cudaTypedefs.h` and splits its output into the bindings we commit
+//! (types, constants, enums, `PFN_*` typedefs) and the function declarations the manifest needs
+//! (names, parameters, doc comments). Everything downstream reads bindgen's parsed output through
+//! `syn`; nothing here looks at the C text itself.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use std::path::Path;
+
+/// The bindgen version pinned in the workspace's Cargo.toml, repeated in every generated header.
+pub const BINDGEN_VERSION: &str = "0.73.2";
+
+/// Command-line macros passed to clang. `__CUDA_API_VERSION_INTERNAL` makes the headers declare the
+/// old ABIs (`PFN_cuMemAlloc_v2000`, `CUdeviceptr_v1`, ...) and every exported function name.
+pub const CLANG_DEFINES: &[&str] = &["-D__CUDA_API_VERSION_INTERNAL"];
+
+const WRAPPER: &str = "#include <cuda.h>\n#include <cudaTypedefs.h>\n";
+
+/// Runs bindgen over the headers in `include` and returns its raw output.
+pub fn run_bindgen(include: &Path) -> Result<String, String> {
+    for header in ["cuda.h", "cudaTypedefs.h"] {
+        if !include.join(header).is_file() {
+            return Err(format!("{} has no {header}", include.display()));
+        }
+    }
+    let builder = configure(bindgen::Builder::default())?
+        .header_contents("cuda-driver-table-wrapper.h", WRAPPER)
+        .clang_arg(format!("-I{}", include.display()))
+        .clang_args(CLANG_DEFINES.iter().copied())
+        .allowlist_file(r".*[/\\]cuda\.h")
+        .allowlist_file(r".*[/\\]cudaTypedefs\.h");
+    let bindings = builder
+        .generate()
+        .map_err(|e| format!("bindgen failed on {}: {e}", include.display()))?;
+    Ok(bindings.to_string())
+}
+
+/// Runs bindgen over the *preprocessed* headers (`cc -E -C`, comments kept) and returns the
+/// function declarations with their doc comments.
+///
+/// clang attaches no doc comment to a declaration whose name comes from a macro, and `cuda.h`
+/// renames most versioned functions that way (`#define cuMemAlloc cuMemAlloc_v2`). After the
+/// preprocessor has run, the names are plain tokens and the comments attach.
+pub fn documented_decls(include: &Path) -> Result<Vec<Decl>, String> {
+    let dir = std::env::temp_dir().join(format!(
+        "cuda-driver-table-codegen-{}-{}",
+        std::process::id(),
+        include.display().to_string().replace(['/', '\\', ':'], "_")
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let wrapper = dir.join("wrapper.h");
+    let expanded = dir.join("expanded.h");
+    std::fs::write(&wrapper, WRAPPER)
+        .map_err(|e| format!("cannot write {}: {e}", wrapper.display()))?;
+    // The C library's headers carry compiler-specific attributes libclang may reject; this pass
+    // only needs names and comments, so it sees minimal stand-ins instead (`-nostdinc`).
+    for (name, text) in LIBC_STUBS {
+        std::fs::write(dir.join(name), text)
+            .map_err(|e| format!("cannot write a stub header: {e}"))?;
+    }
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let status = std::process::Command::new(&cc)
+        .args(["-E", "-C", "-P", "-x", "c", "-nostdinc"])
+        .args(CLANG_DEFINES)
+        .arg(format!("-I{}", include.display()))
+        .arg(format!("-I{}", dir.display()))
+        .arg(&wrapper)
+        .arg("-o")
+        .arg(&expanded)
+        .status()
+        .map_err(|e| {
+            format!("cannot run the C preprocessor `{cc} -E` (set CC or install gcc): {e}")
+        })?;
+    if !status.success() {
+        return Err(format!(
+            "`{cc} -E` failed on {} ({status})",
+            include.display()
+        ));
+    }
+    let result = configure(bindgen::Builder::default())?
+        .header(expanded.display().to_string())
+        .allowlist_function("cu.*")
+        .generate()
+        .map_err(|e| {
+            format!(
+                "bindgen failed on the preprocessed headers of {}: {e}",
+                include.display()
+            )
+        });
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(split(&result?.to_string())?.decls)
+}
+
+const LIBC_STUBS: &[(&str, &str)] = &[
+    ("stdlib.h", "#include <stddef.h>\n"),
+    ("stddef.h", "typedef unsigned long size_t;\n"),
+    (
+        "stdint.h",
+        "typedef unsigned int uint32_t;\ntypedef unsigned long long uint64_t;\n",
+    ),
+];
+
+fn configure(builder: bindgen::Builder) -> Result<bindgen::Builder, String> {
+    let target = bindgen::RustTarget::stable(82, 0).map_err(|e| e.to_string())?;
+    Ok(builder
+        .rust_target(target)
+        .use_core()
+        .ctypes_prefix("::core::ffi")
+        .default_enum_style(bindgen::EnumVariation::NewType {
+            is_bitfield: false,
+            is_global: false,
+        })
+        .derive_default(true)
+        .derive_debug(true)
+        .layout_tests(false)
+        .generate_comments(true)
+        .merge_extern_blocks(true)
+        .formatter(bindgen::Formatter::None))
+}
+
+/// bindgen's output, split.
+pub struct Generated {
+    /// Every item but the `extern "C"` blocks.
+    pub bindings: syn::File,
+    /// Every function declaration, in header order.
+    pub decls: Vec<Decl>,
+}
+
+/// One C function declaration as bindgen saw it (after the preprocessor renamed it, so `name` is
+/// the exported symbol: `cuMemAlloc_v2`, `cuLaunchKernel_ptsz`).
+#[derive(Clone, Debug)]
+pub struct Decl {
+    pub name: String,
+    pub params: Vec<(String, syn::Type)>,
+    pub output: Option<syn::Type>,
+    pub doc: Option<String>,
+}
+
+/// Parses bindgen's output and separates the extern blocks from the rest.
+pub fn split(source: &str) -> Result<Generated, String> {
+    let file = syn::parse_file(source).map_err(|e| format!("cannot parse bindgen output: {e}"))?;
+    let mut items = Vec::new();
+    let mut decls = Vec::new();
+    for item in file.items {
+        match item {
+            syn::Item::ForeignMod(block) => {
+                for foreign in block.items {
+                    if let syn::ForeignItem::Fn(f) = foreign {
+                        decls.push(decl_of(&f.attrs, &f.sig));
+                    }
+                }
+            }
+            other => items.push(other),
+        }
+    }
+    Ok(Generated {
+        bindings: syn::File {
+            shebang: None,
+            attrs: file.attrs,
+            items,
+        },
+        decls,
+    })
+}
+
+fn decl_of(attrs: &[syn::Attribute], sig: &syn::Signature) -> Decl {
+    let params = sig
+        .inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, arg)| match arg {
+            syn::FnArg::Typed(pt) => Some((param_name(&pt.pat, i), (*pt.ty).clone())),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let output = match &sig.output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
+    };
+    Decl {
+        name: sig.ident.to_string(),
+        params,
+        output,
+        doc: doc_of(attrs),
+    }
+}
+
+/// The name bindgen gave a parameter (`arg1`, ... when the C declaration had none).
+pub fn param_name(pat: &syn::Pat, index: usize) -> String {
+    match pat {
+        syn::Pat::Ident(p) => p.ident.to_string(),
+        _ => format!("arg{index}"),
+    }
+}
+
+/// Joins the `#[doc = "..."]` attributes into one text with the leading space of each line removed
+/// and blank edges trimmed; `None` when there is no text.
+pub fn doc_of(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(nv) = &attr.meta {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+            {
+                for line in s.value().lines() {
+                    let line = line.strip_prefix(' ').unwrap_or(line);
+                    lines.push(line.trim_end().to_string());
+                }
+            }
+        }
+    }
+    while lines.first().is_some_and(|l| l.is_empty()) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// A type as compact Rust text (`*mut CUdeviceptr_v2`, `::core::ffi::c_uint`).
+pub fn type_text(ty: &syn::Type) -> String {
+    let item: syn::File = syn::parse_quote!(type __T = #ty;);
+    let text = prettyplease::unparse(&item);
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = text.trim_start_matches("type __T = ").trim_end_matches(';');
+    text.replace("( ", "(")
+        .replace(" )", ")")
+        .replace(", )", ")")
+}
+
+/// Token text of anything, for comparisons.
+pub fn tokens_text(t: &impl ToTokens) -> String {
+    let mut ts = TokenStream::new();
+    t.to_tokens(&mut ts);
+    ts.to_string()
+}

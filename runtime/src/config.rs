@@ -1,0 +1,183 @@
+//! How a table finds its driver functions: which backend, which library, which default stream.
+//!
+//! A [`Config`] is a small `Copy` value built by `const fn`s, so that
+//! `static T: Table = Table::new();` works. It holds no library handle and does no work: loading
+//! happens in `library` on the first resolution. It must never hold per-instance state.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::resolve::Resolver;
+
+/// Where driver function pointers come from.
+#[derive(Clone, Copy)]
+pub enum Backend {
+    /// The CUDA runtime library (`libcudart`), through `cudaGetDriverEntryPointByVersion`
+    /// (libcudart 12.5 and newer) or, where only that exists, `cudaGetDriverEntryPoint`.
+    /// The default.
+    Runtime,
+    /// The driver library (`libcuda.so.1`), through `cuGetProcAddress_v2` (drivers 12.0 and
+    /// newer) or `cuGetProcAddress` (11.3 and newer). Needs no libcudart.
+    Driver,
+    /// A resolver supplied by the program, for example one that wraps an already loaded driver.
+    Custom(&'static dyn Resolver),
+}
+
+impl fmt::Debug for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Backend::Runtime => f.write_str("Runtime"),
+            Backend::Driver => f.write_str("Driver"),
+            Backend::Custom(r) => f.debug_tuple("Custom").field(&r.describe()).finish(),
+        }
+    }
+}
+
+/// Which default stream the table's stream-ordered functions use.
+///
+/// `PerThread` requests the `_ptds`/`_ptsz` ABI of every function that has one, at that ABI's own
+/// version. Functions without a per-thread variant are requested as legacy in both modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum StreamMode {
+    /// The legacy default stream (`CU_GET_PROC_ADDRESS_LEGACY_STREAM`).
+    #[default]
+    Legacy,
+    /// The per-thread default stream (`CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`).
+    PerThread,
+}
+
+/// An explicit library path: a `&'static str` from a `const` context or a leaked path.
+#[derive(Clone, Copy, Debug)]
+enum LibraryPath {
+    Str(&'static str),
+    Path(&'static Path),
+}
+
+/// The configuration of a driver table: backend, optional explicit library path, stream mode.
+///
+/// ```
+/// use cuda_driver_table::{Config, StreamMode};
+///
+/// const CUDART: Config = Config::runtime();
+/// const DRIVER_PER_THREAD: Config = Config::driver().per_thread();
+/// const PINNED: Config = Config::runtime().library("/usr/local/cuda-12.9/lib64/libcudart.so.12");
+/// assert_eq!(DRIVER_PER_THREAD.stream_mode(), StreamMode::PerThread);
+/// # let _ = (CUDART, PINNED);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    backend: Backend,
+    library: Option<LibraryPath>,
+    stream: StreamMode,
+}
+
+impl Config {
+    /// The runtime backend, the usual library search, the legacy default stream.
+    pub const fn new() -> Self {
+        Self::runtime()
+    }
+
+    /// The runtime backend (`libcudart`), found by the usual search.
+    pub const fn runtime() -> Self {
+        Self::with_backend(Backend::Runtime)
+    }
+
+    /// The driver backend (`libcuda.so.1`), found by the usual search.
+    pub const fn driver() -> Self {
+        Self::with_backend(Backend::Driver)
+    }
+
+    /// A resolver supplied by the program.
+    pub const fn custom(resolver: &'static dyn Resolver) -> Self {
+        Self::with_backend(Backend::Custom(resolver))
+    }
+
+    const fn with_backend(backend: Backend) -> Self {
+        Self {
+            backend,
+            library: None,
+            stream: StreamMode::Legacy,
+        }
+    }
+
+    /// Load exactly this library (libcudart or libcuda, after the backend) instead of searching.
+    ///
+    /// The path is used as given; nothing else is tried when it fails. Ignored by
+    /// [`Backend::Custom`].
+    pub const fn library(mut self, path: &'static str) -> Self {
+        self.library = Some(LibraryPath::Str(path));
+        self
+    }
+
+    /// Like [`library`](Self::library), for a path known only at run time.
+    ///
+    /// The path is leaked: loaded libraries are never unloaded either, so a program that makes a
+    /// handful of configurations loses nothing. Do not call it in a loop.
+    pub fn library_owned(mut self, path: impl Into<PathBuf>) -> Self {
+        let path: &'static Path = Box::leak(path.into().into_boxed_path());
+        self.library = Some(LibraryPath::Path(path));
+        self
+    }
+
+    /// Use this default-stream mode.
+    pub const fn stream(mut self, mode: StreamMode) -> Self {
+        self.stream = mode;
+        self
+    }
+
+    /// Shorthand for `.stream(StreamMode::PerThread)`.
+    pub const fn per_thread(self) -> Self {
+        self.stream(StreamMode::PerThread)
+    }
+
+    /// The backend.
+    pub const fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The explicit library path, if one was given.
+    pub fn library_path(&self) -> Option<&'static Path> {
+        match self.library {
+            None => None,
+            Some(LibraryPath::Str(s)) => Some(Path::new(s)),
+            Some(LibraryPath::Path(p)) => Some(p),
+        }
+    }
+
+    /// The default-stream mode.
+    pub const fn stream_mode(&self) -> StreamMode {
+        self.stream
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Compiles only if everything a static table needs is const.
+    static STATIC_CONFIG: Config = Config::new()
+        .library("/opt/cuda/libcudart.so.12")
+        .per_thread();
+
+    #[test]
+    fn const_construction_and_getters() {
+        assert!(matches!(STATIC_CONFIG.backend(), Backend::Runtime));
+        assert_eq!(STATIC_CONFIG.stream_mode(), StreamMode::PerThread);
+        assert_eq!(
+            STATIC_CONFIG.library_path(),
+            Some(Path::new("/opt/cuda/libcudart.so.12"))
+        );
+        let d = Config::driver();
+        assert!(matches!(d.backend(), Backend::Driver));
+        assert_eq!(d.stream_mode(), StreamMode::Legacy);
+        assert_eq!(d.library_path(), None);
+        let owned = Config::runtime().library_owned(String::from("/x/libcudart.so.13"));
+        assert_eq!(owned.library_path(), Some(Path::new("/x/libcudart.so.13")));
+    }
+}

@@ -1,0 +1,388 @@
+//! Turning (function, pinned ABI version, stream mode) into a function pointer.
+//!
+//! The one rule (see `CUDA-ENTRY-POINTS.md`): a field typed `PFN_X_vN` is requested at exactly
+//! version `N`, with an explicit stream flag (legacy, or per-thread at the `_ptds`/`_ptsz` ABI's
+//! own version), never `DEFAULT`, never at the runtime's, header's or driver's version. Where only
+//! the unversioned `cudaGetDriverEntryPoint` exists, it is used only when the ABI history proves
+//! it returns exactly ABI `N`. This module must never hand out a pointer of another ABI.
+//!
+//! [`Resolver`] is the seam between the rule and a lookup function; the two real backends live in
+//! `cudart` (libcudart) and `libcuda` (the driver). Loading them is `library`'s job.
+
+pub(crate) mod cudart;
+pub(crate) mod libcuda;
+
+#[cfg(test)]
+mod tests;
+
+pub(crate) use cudart::Cudart;
+pub(crate) use libcuda::Libcuda;
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use crate::abi_history;
+use crate::config::{Config, StreamMode};
+use crate::error::{Error, ErrorKind};
+
+/// The stream flag passed to the lookup. Never `DEFAULT` (0): a Rust caller has no
+/// `--default-stream` switch that would give it a meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamFlag {
+    /// `CU_GET_PROC_ADDRESS_LEGACY_STREAM` / `cudaEnableLegacyStream` (1).
+    Legacy,
+    /// `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM` / `cudaEnablePerThreadDefaultStream` (2).
+    PerThread,
+}
+
+impl StreamFlag {
+    /// The flag's value for `cuGetProcAddress` and `cudaGetDriverEntryPoint*`: 1 or 2.
+    pub const fn bits(self) -> u64 {
+        match self {
+            StreamFlag::Legacy => 1,
+            StreamFlag::PerThread => 2,
+        }
+    }
+}
+
+/// Which version a lookup asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Query {
+    /// The newest ABI whose version is `<=` this one (`1000 * major + 10 * minor`).
+    ByVersion(u32),
+    /// The unversioned lookup, answering for the version in [`Versioning::Unversioned`].
+    Unversioned,
+}
+
+/// The outcome of one lookup.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The call succeeded, the status said found, and the pointer is not null.
+    Found(NonNull<c_void>),
+    /// The driver does not know the symbol (status 1, or success with a null pointer).
+    SymbolNotFound,
+    /// The driver has the symbol, but only in ABIs newer than the requested version (status 2).
+    VersionNotSufficient,
+    /// The call failed with `INVALID_VALUE` for a version newer than the driver.
+    VersionTooNew,
+    /// Any other failure of the lookup call itself.
+    Failed {
+        /// The call's result (`cudaError_t` or `CUresult`).
+        code: i32,
+        /// Its name, e.g. `cudaErrorInsufficientDriver`.
+        name: String,
+        /// Its description.
+        description: String,
+    },
+}
+
+/// Which queries a [`Resolver`] answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Versioning {
+    /// [`Query::ByVersion`] (the driver, libcudart 12.5 and newer).
+    Versioned,
+    /// Only [`Query::Unversioned`], answering for this version (libcudart 11.x and 12.0–12.4,
+    /// whose `cudaGetDriverEntryPoint` asks for the runtime's own version).
+    Unversioned(u32),
+    /// No lookup can be made now; says why (e.g. a libcudart 11.x cannot tell its own version
+    /// without a driver).
+    Unavailable {
+        /// The failing call's result.
+        code: i32,
+        /// Its name.
+        name: String,
+        /// Its description.
+        description: String,
+    },
+}
+
+/// A source of driver function pointers: libcudart, libcuda, or one the program supplies.
+///
+/// # Safety
+///
+/// Generated code calls every pointer returned in [`Lookup::Found`] through the function type of
+/// the requested ABI. An implementation must therefore guarantee that such a pointer:
+/// - is the driver function `symbol` with exactly the ABI a CUDA driver's `cuGetProcAddress`
+///   returns for that query and stream flag (for [`Query::Unversioned`]: at the version that
+///   [`versioning`](Resolver::versioning) gave), or a function with the very same
+///   signature and calling convention (`extern "C"`);
+/// - stays valid for the rest of the process (libraries are never unloaded).
+///
+/// `cuGetErrorName` and `cuGetErrorString` are resolved through [`lookup`](Resolver::lookup) too,
+/// and called.
+pub unsafe trait Resolver: Send + Sync {
+    /// A short description for error messages, e.g. `libcudart 12.9 (/usr/lib/libcudart.so.12)`.
+    fn describe(&self) -> String;
+
+    /// Which queries [`lookup`](Resolver::lookup) answers. Asked before every resolution.
+    fn versioning(&self) -> Versioning;
+
+    /// Looks up `symbol` (a base name such as `cuCtxCreate`).
+    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamFlag) -> Lookup;
+
+    /// The driver's version, if known; only used in error messages.
+    fn driver_version(&self) -> Option<u32> {
+        None
+    }
+
+    /// Name and description of a failing `CUresult`, for [`ErrorKind::Cuda`].
+    ///
+    /// The default resolves `cuGetErrorName` and `cuGetErrorString` (ABI 6000, legacy) through
+    /// [`lookup`](Resolver::lookup) on every call; the built-in backends cache them.
+    fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
+        let fns = ErrorStringFns::new();
+        // SAFETY: by the trait's contract, `resolve_with` only returns pointers of the requested
+        // ABI, here the ABI 6000 of cuGetErrorName / cuGetErrorString.
+        unsafe {
+            fns.strings(code, |name| {
+                resolve_with(self, StreamMode::Legacy, name, 6000, None).ok()
+            })
+        }
+    }
+}
+
+/// What to request: `(version, flag)` for a function pinned at `version`, whose per-thread ABI
+/// (if it has one) is `per_thread_version`.
+pub(crate) fn request(
+    mode: StreamMode,
+    version: u32,
+    per_thread_version: Option<u32>,
+) -> (u32, StreamFlag) {
+    match (mode, per_thread_version) {
+        (StreamMode::PerThread, Some(v)) => (v, StreamFlag::PerThread),
+        _ => (version, StreamFlag::Legacy),
+    }
+}
+
+/// Resolves driver function `name`, pinned at ABI `version` (per-thread ABI `per_thread_version`,
+/// if the function has one), through `config`'s backend. Loads the library on first use.
+#[doc(hidden)]
+pub fn resolve(
+    config: &Config,
+    name: &'static str,
+    version: u32,
+    per_thread_version: Option<u32>,
+) -> Result<NonNull<c_void>, Error> {
+    let resolver = crate::library::resolver_for(config)?;
+    resolve_with(
+        resolver,
+        config.stream_mode(),
+        name,
+        version,
+        per_thread_version,
+    )
+}
+
+/// [`resolve`] with a given resolver.
+pub(crate) fn resolve_with<R: Resolver + ?Sized>(
+    resolver: &R,
+    mode: StreamMode,
+    name: &'static str,
+    version: u32,
+    per_thread_version: Option<u32>,
+) -> Result<NonNull<c_void>, Error> {
+    let (version, flag) = request(mode, version, per_thread_version);
+    let Ok(symbol) = CString::new(name) else {
+        return Err(ErrorKind::SymbolNotFound {
+            function: name,
+            version,
+        }
+        .into());
+    };
+    let (query, asked) = match resolver.versioning() {
+        Versioning::Versioned => (Query::ByVersion(version), version),
+        Versioning::Unversioned(runtime) => {
+            check_unversioned(name, version, flag, runtime)?;
+            (Query::Unversioned, runtime)
+        }
+        Versioning::Unavailable {
+            code,
+            name: code_name,
+            description,
+        } => {
+            return Err(ErrorKind::LookupFailed {
+                function: name,
+                code,
+                name: code_name,
+                description,
+                backend: resolver.describe(),
+            }
+            .into())
+        }
+    };
+    let kind = match resolver.lookup(&symbol, query, flag) {
+        Lookup::Found(p) => return Ok(p),
+        Lookup::SymbolNotFound => ErrorKind::SymbolNotFound {
+            function: name,
+            version,
+        },
+        Lookup::VersionNotSufficient => ErrorKind::VersionNotSufficient {
+            function: name,
+            version,
+        },
+        Lookup::VersionTooNew => ErrorKind::DriverTooOld {
+            function: name,
+            requested: asked,
+            driver: resolver.driver_version(),
+        },
+        Lookup::Failed {
+            code,
+            name: code_name,
+            description,
+        } => ErrorKind::LookupFailed {
+            function: name,
+            code,
+            name: code_name,
+            description,
+            backend: resolver.describe(),
+        },
+    };
+    Err(kind.into())
+}
+
+/// The unversioned lookup at `runtime` returns the newest ABI `<= runtime` of the flag's list.
+/// Allow it only when that is exactly `version`.
+fn check_unversioned(
+    name: &'static str,
+    version: u32,
+    flag: StreamFlag,
+    runtime: u32,
+) -> Result<(), Error> {
+    let would_get = abi_history::abis(name).and_then(|(legacy, per_thread)| {
+        let list = match flag {
+            StreamFlag::Legacy => legacy,
+            StreamFlag::PerThread => per_thread,
+        };
+        abi_history::newest_at_or_below(list, runtime)
+    });
+    if would_get == Some(version) {
+        Ok(())
+    } else {
+        Err(ErrorKind::UnversionedLookupUnsafe {
+            function: name,
+            requested: version,
+            runtime_version: runtime,
+            would_get,
+        }
+        .into())
+    }
+}
+
+/// Interprets a lookup call: its result `rc`, the status it wrote (`None` for the variants
+/// without a status argument; the caller presets it to -1), the pointer, and the version asked.
+///
+/// `not_found_rc` is the code a status-less variant returns for an unknown symbol (500 for both
+/// `cudaErrorSymbolNotFound` and `CUDA_ERROR_NOT_FOUND`); it cannot tell "not found" from
+/// "version not sufficient".
+pub(crate) fn classify(
+    rc: c_int,
+    status: Option<c_int>,
+    ptr: *mut c_void,
+    asked: u32,
+    driver_version: impl FnOnce() -> Option<u32>,
+    describe_code: impl FnOnce(c_int) -> (String, String),
+) -> Lookup {
+    const INVALID_VALUE: c_int = 1;
+    const NOT_FOUND: c_int = 500;
+    match (rc, status) {
+        // -1: a status argument the call left untouched; judge by the pointer alone.
+        (0, None | Some(0) | Some(-1)) => match NonNull::new(ptr) {
+            Some(p) => Lookup::Found(p),
+            None => Lookup::SymbolNotFound,
+        },
+        (0, Some(1)) => Lookup::SymbolNotFound,
+        (0, Some(2)) => Lookup::VersionNotSufficient,
+        (0, Some(other)) => Lookup::Failed {
+            code: 0,
+            name: "unexpected status".to_owned(),
+            description: format!("the lookup succeeded but reported status {other}"),
+        },
+        (NOT_FOUND, None) => Lookup::SymbolNotFound,
+        (INVALID_VALUE, _) if driver_version().is_some_and(|d| asked > d) => Lookup::VersionTooNew,
+        (rc, _) => {
+            let (name, description) = describe_code(rc);
+            Lookup::Failed {
+                code: rc,
+                name,
+                description,
+            }
+        }
+    }
+}
+
+/// Lazily resolved `cuGetErrorName` / `cuGetErrorString` (ABI 6000), cached per backend.
+pub(crate) struct ErrorStringFns {
+    name: AtomicPtr<c_void>,
+    string: AtomicPtr<c_void>,
+}
+
+/// `CUresult cuGetErrorName(CUresult, const char**)`, likewise `cuGetErrorString`.
+type PfnGetErrorString = unsafe extern "C" fn(c_int, *mut *const c_char) -> c_int;
+
+impl ErrorStringFns {
+    pub(crate) const fn new() -> Self {
+        Self {
+            name: AtomicPtr::new(std::ptr::null_mut()),
+            string: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// Name and description of `code`. `fetch(name)` resolves `cuGetErrorName` or
+    /// `cuGetErrorString`; failures are not cached (this is an error path).
+    ///
+    /// # Safety
+    ///
+    /// `fetch("cuGetErrorName")` and `fetch("cuGetErrorString")` must return only pointers to
+    /// those driver functions (ABI 6000: `CUresult f(CUresult, const char**)`), valid forever.
+    pub(crate) unsafe fn strings(
+        &self,
+        code: u32,
+        fetch: impl Fn(&'static str) -> Option<NonNull<c_void>>,
+    ) -> (Option<String>, Option<String>) {
+        let get = |slot: &AtomicPtr<c_void>, name: &'static str| -> Option<String> {
+            let p = match NonNull::new(slot.load(Ordering::Acquire)) {
+                Some(p) => p,
+                None => {
+                    let p = fetch(name)?;
+                    slot.store(p.as_ptr(), Ordering::Release);
+                    p
+                }
+            };
+            // SAFETY: by this function's contract `p` is cuGetErrorName or cuGetErrorString,
+            // whose ABI 6000 type is `PfnGetErrorString`.
+            let f = unsafe { std::mem::transmute::<*mut c_void, PfnGetErrorString>(p.as_ptr()) };
+            let mut out: *const c_char = std::ptr::null();
+            // SAFETY: `out` is a valid place for the result; any code value is allowed (an
+            // unknown one gives CUDA_ERROR_INVALID_VALUE and leaves `out` null).
+            let rc = unsafe { f(code as c_int, &mut out) };
+            if rc != 0 || out.is_null() {
+                return None;
+            }
+            // SAFETY: on success the driver points `out` at a static NUL-terminated string.
+            Some(
+                unsafe { CStr::from_ptr(out) }
+                    .to_string_lossy()
+                    .into_owned(),
+            )
+        };
+        (
+            get(&self.name, "cuGetErrorName"),
+            get(&self.string, "cuGetErrorString"),
+        )
+    }
+}
+
+/// Copies a C string returned by a library (null gives `None`).
+///
+/// # Safety
+///
+/// `p` must be null or point to a NUL-terminated string that lives at least during this call.
+pub(crate) unsafe fn c_string(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: not null, and NUL-terminated by the caller's guarantee.
+        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    }
+}

@@ -1,0 +1,241 @@
+//! The runtime backend: driver entry points through a loaded `libcudart`.
+//!
+//! `cudaGetDriverEntryPointByVersion` (12.5+) takes the pinned version. Older libraries only have
+//! `cudaGetDriverEntryPoint`, which answers for the runtime's own version; `resolve` decides
+//! whether that is safe. This module only calls the library; it never picks versions itself.
+
+use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void, CStr};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use libloading::Library;
+
+use super::{c_string, classify, ErrorStringFns, Lookup, Query, Resolver, StreamFlag, Versioning};
+use crate::config::StreamMode;
+use crate::error::cuda_version;
+
+/// `cudaError_t cudaGetDriverEntryPointByVersion(const char*, void**, unsigned int,
+/// unsigned long long, cudaDriverEntryPointQueryResult*)` (12.5+).
+type PfnByVersion =
+    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_uint, c_ulonglong, *mut c_int) -> c_int;
+/// `cudaError_t cudaGetDriverEntryPoint(const char*, void**, unsigned long long)` (11.x).
+type PfnEntryPoint11 = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_ulonglong) -> c_int;
+/// `cudaError_t cudaGetDriverEntryPoint(const char*, void**, unsigned long long,
+/// cudaDriverEntryPointQueryResult*)` (12.0+).
+type PfnEntryPoint12 =
+    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_ulonglong, *mut c_int) -> c_int;
+/// A function whose type is decided later.
+type PfnUntyped = unsafe extern "C" fn();
+/// `cudaError_t cudaRuntimeGetVersion(int*)`, likewise `cudaDriverGetVersion`.
+type PfnGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
+/// `const char* cudaGetErrorName(cudaError_t)`, likewise `cudaGetErrorString`.
+type PfnErrorText = unsafe extern "C" fn(c_int) -> *const c_char;
+
+/// The lookup functions, in order of preference.
+pub(crate) const LOOKUP_SYMBOLS: &[&str] = &[
+    "cudaGetDriverEntryPointByVersion",
+    "cudaGetDriverEntryPoint",
+];
+
+#[derive(Clone, Copy)]
+enum EntryPoint {
+    /// `cudaGetDriverEntryPointByVersion`.
+    ByVersion(PfnByVersion),
+    /// Only `cudaGetDriverEntryPoint`, whose signature depends on the runtime's major version:
+    /// typed when called.
+    Unversioned(PfnUntyped),
+}
+
+/// A loaded libcudart.
+pub(crate) struct Cudart {
+    path: String,
+    entry: EntryPoint,
+    /// The runtime's version once read; 0 until then. libcudart 11.x fails to tell it
+    /// (`cudaErrorInsufficientDriver`) when there is no driver, so it is read when needed.
+    version: AtomicU32,
+    runtime_get_version: Option<PfnGetVersion>,
+    driver_get_version: Option<PfnGetVersion>,
+    error_name: Option<PfnErrorText>,
+    error_string: Option<PfnErrorText>,
+    cu_errors: ErrorStringFns,
+}
+
+/// # Safety
+///
+/// If `lib` exports `name`, it must be a function of type `T`.
+unsafe fn symbol<T: Copy>(lib: &'static Library, name: &str) -> Option<T> {
+    // SAFETY: the caller guarantees the type; the library is leaked, so the copied-out function
+    // pointer stays valid.
+    unsafe { lib.get::<T>(name) }.ok().map(|s| *s)
+}
+
+impl Cudart {
+    /// Wraps a loaded library. `None` when it exports no lookup function (not a libcudart).
+    /// Does no call into the library.
+    ///
+    /// # Safety
+    ///
+    /// `lib` must be a CUDA runtime library, or at least export the `cuda*` names used here with
+    /// libcudart's signatures.
+    pub(crate) unsafe fn new(lib: &'static Library, path: String) -> Option<Self> {
+        // SAFETY: the caller guarantees libcudart's signatures, which are the types named here.
+        // The unversioned entry point stays untyped until the runtime's major version is known.
+        unsafe {
+            let entry = match symbol::<PfnByVersion>(lib, LOOKUP_SYMBOLS[0]) {
+                Some(f) => EntryPoint::ByVersion(f),
+                None => EntryPoint::Unversioned(symbol(lib, LOOKUP_SYMBOLS[1])?),
+            };
+            Some(Self {
+                path,
+                entry,
+                version: AtomicU32::new(0),
+                runtime_get_version: symbol(lib, "cudaRuntimeGetVersion"),
+                driver_get_version: symbol(lib, "cudaDriverGetVersion"),
+                error_name: symbol(lib, "cudaGetErrorName"),
+                error_string: symbol(lib, "cudaGetErrorString"),
+                cu_errors: ErrorStringFns::new(),
+            })
+        }
+    }
+
+    /// The runtime's version (`cudaRuntimeGetVersion`), or the failing call's result.
+    fn runtime_version(&self) -> Result<u32, c_int> {
+        let cached = self.version.load(Ordering::Relaxed);
+        if cached != 0 {
+            return Ok(cached);
+        }
+        let Some(f) = self.runtime_get_version else {
+            return Err(-1);
+        };
+        let mut v: c_int = 0;
+        // SAFETY: `v` is a valid out-parameter.
+        let rc = unsafe { f(&mut v) };
+        match (rc, u32::try_from(v)) {
+            (0, Ok(v)) if v > 0 => {
+                self.version.store(v, Ordering::Relaxed);
+                Ok(v)
+            }
+            (0, _) => Err(-1),
+            (rc, _) => Err(rc),
+        }
+    }
+
+    fn describe_code(&self, rc: c_int) -> (String, String) {
+        if rc == -1 {
+            return (
+                "no runtime version".to_owned(),
+                "cudaRuntimeGetVersion is missing or returned no version".to_owned(),
+            );
+        }
+        let text = |f: Option<PfnErrorText>| {
+            // SAFETY: cudaGetErrorName/String accept any code and return a static string.
+            f.and_then(|f| unsafe { c_string(f(rc)) })
+                .unwrap_or_else(|| "unknown".to_owned())
+        };
+        (text(self.error_name), text(self.error_string))
+    }
+}
+
+/// Calls `cudaRuntimeGetVersion` or `cudaDriverGetVersion`; 0 (no driver) gives `None`.
+fn call_get_version(f: PfnGetVersion) -> Option<u32> {
+    let mut v: c_int = 0;
+    // SAFETY: `v` is a valid out-parameter.
+    let rc = unsafe { f(&mut v) };
+    (rc == 0 && v > 0).then_some(v as u32)
+}
+
+// SAFETY: the lookups return what libcudart returns for exactly the query made: ByVersion at the
+// given version, or the unversioned lookup at the version that `versioning` reports. libcudart's
+// pointers stay valid because the library is never unloaded.
+unsafe impl Resolver for Cudart {
+    fn describe(&self) -> String {
+        match self.runtime_version() {
+            Ok(v) => format!("libcudart {} ({})", cuda_version(v), self.path),
+            Err(_) => format!("libcudart ({})", self.path),
+        }
+    }
+
+    fn versioning(&self) -> Versioning {
+        match self.entry {
+            EntryPoint::ByVersion(_) => Versioning::Versioned,
+            EntryPoint::Unversioned(_) => match self.runtime_version() {
+                Ok(v) => Versioning::Unversioned(v),
+                Err(rc) => {
+                    let (name, description) = self.describe_code(rc);
+                    Versioning::Unavailable {
+                        code: rc,
+                        name,
+                        description: format!(
+                            "{description} (cudaRuntimeGetVersion, needed because this libcudart \
+                             only has the unversioned cudaGetDriverEntryPoint)"
+                        ),
+                    }
+                }
+            },
+        }
+    }
+
+    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamFlag) -> Lookup {
+        let mut ptr: *mut c_void = null_mut();
+        let mut status: c_int = -1;
+        let (rc, status, asked) = match (self.entry, query) {
+            (EntryPoint::ByVersion(f), Query::ByVersion(v)) => {
+                // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, v, flag.bits(), &mut status) };
+                (rc, Some(status), v)
+            }
+            (EntryPoint::Unversioned(f), Query::Unversioned) => match self.runtime_version() {
+                Ok(r) if r >= 12000 => {
+                    // SAFETY: libcudart 12.x exports the 4-argument form.
+                    let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint12>(f) };
+                    // SAFETY: NUL-terminated symbol, valid out-parameters.
+                    let rc = unsafe { f(symbol.as_ptr(), &mut ptr, flag.bits(), &mut status) };
+                    (rc, Some(status), r)
+                }
+                Ok(r) => {
+                    // SAFETY: libcudart 11.x exports the 3-argument form.
+                    let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint11>(f) };
+                    // SAFETY: NUL-terminated symbol, valid out-parameter (no status in 11.x).
+                    let rc = unsafe { f(symbol.as_ptr(), &mut ptr, flag.bits()) };
+                    (rc, None, r)
+                }
+                Err(rc) => {
+                    let (name, description) = self.describe_code(rc);
+                    return Lookup::Failed {
+                        code: rc,
+                        name,
+                        description,
+                    };
+                }
+            },
+            (_, query) => {
+                return Lookup::Failed {
+                    code: -1,
+                    name: "unsupported query".to_owned(),
+                    description: format!("{} cannot answer {query:?}", self.describe()),
+                }
+            }
+        };
+        classify(
+            rc,
+            status,
+            ptr,
+            asked,
+            || self.driver_version(),
+            |rc| self.describe_code(rc),
+        )
+    }
+
+    fn driver_version(&self) -> Option<u32> {
+        self.driver_get_version.and_then(call_get_version)
+    }
+
+    fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
+        // SAFETY: `resolve_with` returns only the requested ABI 6000 of the named function.
+        unsafe {
+            self.cu_errors.strings(code, |name| {
+                super::resolve_with(self, StreamMode::Legacy, name, 6000, None).ok()
+            })
+        }
+    }
+}

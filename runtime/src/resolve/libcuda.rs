@@ -1,0 +1,152 @@
+//! The driver backend: driver entry points through a loaded `libcuda.so.1`.
+//!
+//! `cuGetProcAddress_v2` (12.0+ drivers) or the 4-argument `cuGetProcAddress` (11.3+). Loading
+//! does nothing but find the lookup function: cold start stays one `dlopen` and one `dlsym`.
+//! Everything else (the driver's version, error names) is looked up only when an error needs it.
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ptr::{null_mut, NonNull};
+
+use libloading::Library;
+
+use super::{classify, ErrorStringFns, Lookup, Query, Resolver, StreamFlag, Versioning};
+
+/// `CUresult cuGetProcAddress_v2(const char*, void**, int, cuuint64_t,
+/// CUdriverProcAddressQueryResult*)` (12.0+).
+type PfnGetProcAddressV2 =
+    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
+/// `CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t)` (11.3+).
+type PfnGetProcAddress = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64) -> c_int;
+/// `CUresult cuDriverGetVersion(int*)` (ABI 2020).
+type PfnDriverGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
+
+/// The lookup functions, in order of preference.
+pub(crate) const LOOKUP_SYMBOLS: &[&str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
+
+#[derive(Clone, Copy)]
+enum GetProc {
+    V2(PfnGetProcAddressV2),
+    V1(PfnGetProcAddress),
+}
+
+/// A loaded libcuda.
+pub(crate) struct Libcuda {
+    path: String,
+    get_proc: GetProc,
+    cu_errors: ErrorStringFns,
+}
+
+impl Libcuda {
+    /// Wraps a loaded library. `None` when it exports no `cuGetProcAddress*` (not a libcuda, or
+    /// a driver older than 11.3).
+    ///
+    /// # Safety
+    ///
+    /// `lib` must be the CUDA driver library, or at least export the names used here with its
+    /// signatures.
+    pub(crate) unsafe fn new(lib: &'static Library, path: String) -> Option<Self> {
+        // SAFETY: the caller guarantees the driver's signatures, which are these types; the
+        // library is leaked, so the copied-out pointers stay valid.
+        let get_proc = if let Ok(f) = unsafe { lib.get::<PfnGetProcAddressV2>(LOOKUP_SYMBOLS[0]) } {
+            GetProc::V2(*f)
+        } else {
+            // SAFETY: as above.
+            GetProc::V1(*unsafe { lib.get::<PfnGetProcAddress>(LOOKUP_SYMBOLS[1]) }.ok()?)
+        };
+        Some(Self {
+            path,
+            get_proc,
+            cu_errors: ErrorStringFns::new(),
+        })
+    }
+
+    /// One raw call: `(result, status or None, pointer)`.
+    fn call(
+        &self,
+        symbol: &CStr,
+        version: u32,
+        flag: StreamFlag,
+    ) -> (c_int, Option<c_int>, *mut c_void) {
+        let mut ptr: *mut c_void = null_mut();
+        let version = c_int::try_from(version).unwrap_or(c_int::MAX);
+        match self.get_proc {
+            GetProc::V2(f) => {
+                let mut status: c_int = -1;
+                // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, flag.bits(), &mut status) };
+                (rc, Some(status), ptr)
+            }
+            GetProc::V1(f) => {
+                // SAFETY: as above, without the status argument.
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, flag.bits()) };
+                (rc, None, ptr)
+            }
+        }
+    }
+
+    /// A pointer only on clear success; used for the helper functions of error messages, so that
+    /// a failure there cannot recurse into more error handling.
+    fn helper(&self, name: &str, version: u32) -> Option<NonNull<c_void>> {
+        let symbol = CString::new(name).ok()?;
+        match self.call(&symbol, version, StreamFlag::Legacy) {
+            (0, None | Some(0) | Some(-1), p) => NonNull::new(p),
+            _ => None,
+        }
+    }
+}
+
+// SAFETY: every pointer comes from the driver's own cuGetProcAddress at exactly the queried
+// version and flag; libcuda is never unloaded.
+unsafe impl Resolver for Libcuda {
+    fn describe(&self) -> String {
+        let which = match self.get_proc {
+            GetProc::V2(_) => "cuGetProcAddress_v2",
+            GetProc::V1(_) => "cuGetProcAddress",
+        };
+        format!("the CUDA driver ({}, {which})", self.path)
+    }
+
+    fn versioning(&self) -> Versioning {
+        Versioning::Versioned
+    }
+
+    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamFlag) -> Lookup {
+        let Query::ByVersion(version) = query else {
+            return Lookup::Failed {
+                code: -1,
+                name: "unsupported query".to_owned(),
+                description: "the driver backend only answers versioned lookups".to_owned(),
+            };
+        };
+        let (rc, status, ptr) = self.call(symbol, version, flag);
+        classify(
+            rc,
+            status,
+            ptr,
+            version,
+            || self.driver_version(),
+            |rc| {
+                let (name, description) = self.error_strings(rc as u32);
+                (
+                    name.unwrap_or_else(|| "unknown CUresult".to_owned()),
+                    description.unwrap_or_default(),
+                )
+            },
+        )
+    }
+
+    fn driver_version(&self) -> Option<u32> {
+        let p = self.helper("cuDriverGetVersion", 2020)?;
+        // SAFETY: the driver returned cuDriverGetVersion at ABI 2020, of this type.
+        let f = unsafe { std::mem::transmute::<*mut c_void, PfnDriverGetVersion>(p.as_ptr()) };
+        let mut v: c_int = 0;
+        // SAFETY: `v` is a valid out-parameter.
+        let rc = unsafe { f(&mut v) };
+        (rc == 0 && v > 0).then_some(v as u32)
+    }
+
+    fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
+        // SAFETY: `helper` returns the driver's own cuGetErrorName/cuGetErrorString at ABI 6000.
+        unsafe { self.cu_errors.strings(code, |name| self.helper(name, 6000)) }
+    }
+}

@@ -54,3 +54,15 @@ pub use config::{Backend, Config, StreamMode};
 pub use error::{Error, ErrorKind};
 pub use resolve::{resolve, Lookup, Query, Resolver, StreamFlag, Versioning};
 pub use table::{Errors, FunctionSpec, PerThreadSpec};
+
+impl Config {
+    /// The loaded backend this configuration resolves through, loading its library on first use
+    /// (once per process). Its [`Resolver::describe`] names the library and lookup in use.
+    ///
+    /// # Errors
+    ///
+    /// When the library cannot be found or is not a CUDA library (the error lists every path tried).
+    pub fn resolver(&self) -> Result<&'static dyn Resolver, Error> {
+        library::resolver_for(self)
+    }
+}

@@ -1,1 +1,60 @@
+//! Helpers shared by the integration tests. The GPU helpers exist with the `gpu` feature only.
 
+#[cfg(feature = "gpu")]
+pub mod gpu {
+    use cuda_driver_table::{Config, StreamMode};
+    use std::ffi::c_void;
+    use std::path::PathBuf;
+
+    /// `libcuda.so.1`, opened for `dlsym` comparisons.
+    pub fn libcuda() -> libloading::Library {
+        // SAFETY: loading the NVIDIA driver library runs its initialisers, which are safe to run
+        // in any process; it is what the driver backend loads too.
+        unsafe { libloading::Library::new("libcuda.so.1") }
+            .unwrap_or_else(|e| panic!("the GPU tests need libcuda.so.1: {e}"))
+    }
+
+    /// The address `dlsym` gives for `name` in `lib`, if it exports it.
+    pub fn dlsym(lib: &libloading::Library, name: &str) -> Option<*mut c_void> {
+        // SAFETY: the symbol is only read as an address, never called through this type.
+        unsafe { lib.get::<*mut c_void>(name.as_bytes()) }
+            .ok()
+            .map(|s| *s)
+            .filter(|p| !p.is_null())
+    }
+
+    /// The staged libcudart copies (`CUDART_MATRIX`, set by `.gpu/run.sh`), oldest first.
+    pub fn cudart_matrix() -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::env::var("CUDART_MATRIX")
+            .unwrap_or_default()
+            .split(':')
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The staged libcudart 13.x, for the runtime backend.
+    pub fn cudart13() -> PathBuf {
+        cudart_matrix()
+            .into_iter()
+            .find(|p| p.to_string_lossy().ends_with(".so.13"))
+            .expect("CUDART_MATRIX holds a libcudart.so.13 (stage with ../shared/gpu/stage)")
+    }
+
+    /// The backends under test, named: the driver and libcudart 13.
+    pub fn backends() -> Vec<(String, Config)> {
+        let rt = cudart13();
+        vec![
+            ("driver".to_string(), Config::driver()),
+            (
+                format!("runtime {}", rt.display()),
+                Config::runtime().library_owned(rt),
+            ),
+        ]
+    }
+
+    /// Both stream modes.
+    pub const MODES: [StreamMode; 2] = [StreamMode::Legacy, StreamMode::PerThread];
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The whole CPU test suite, on a fresh Debian/Ubuntu machine without a GPU:
+#   bash scripts/test.sh
+# Installs what it needs (libclang for bindgen, the CUDA header/runtime wheels from PyPI, cached in
+# ~/.cache/cuda-driver-table), then runs build, tests, the generated-files drift check over all 17
+# releases, clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests are compiled,
+# not run (they need `--features gpu` on a machine with a driver; see tests/README.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n=== %s\n' "$*"; }
+
+step "libclang (for bindgen)"
+if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
+  SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libclang-dev >/dev/null
+fi
+command -v cc >/dev/null || { echo "a C compiler (cc) is needed for the codegen's doc pass: apt-get install gcc" >&2; exit 1; }
+
+step "CUDA header wheels (17 releases, cached)"
+cargo run -q -p cuda-driver-table-codegen --release -- fetch >/dev/null
+
+step "libcudart 11.8 / 12.4 / 12.9 / 13.0 from the same wheels, for the real-library tests"
+cache=${CUDA_DRIVER_TABLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuda-driver-table}
+cudart="$cache/cudart"
+for pair in 11.8:11.8.89:libcudart.so.11.0 12.4:12.4.127:libcudart.so.12 12.9:12.9.79:libcudart.so.12 13.0:13.0.96:libcudart.so.13; do
+  IFS=: read -r short wheel lib <<<"$pair"
+  mkdir -p "$cudart/$short"
+  ln -sf "$cache/releases/$wheel/lib/$lib" "$cudart/$short/$lib"
+  [[ -e "$cudart/$short/$lib" ]] || { echo "missing $cache/releases/$wheel/lib/$lib" >&2; exit 1; }
+done
+export CUDA_DRIVER_TABLE_TEST_CUDART_DIR="$cudart"
+
+step "build"
+cargo build --workspace --all-targets
+
+step "tests"
+cargo test --workspace --all-targets
+cargo test --workspace --doc
+
+step "GPU tests compile (run them on a GPU machine: tests/README.md)"
+cargo build -p cuda-driver-table-tests --features gpu --tests
+
+step "generated files match a fresh run over all 17 releases"
+cargo run -q -p cuda-driver-table-codegen --release -- check
+
+step "clippy, rustfmt, rustdoc"
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy -p cuda-driver-table-tests --features gpu --all-targets -- -D warnings
+cargo fmt --all --check
+RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
+
+step "all checks passed"

@@ -1,0 +1,599 @@
+//! GPU tests (`--features gpu`): run on a machine with an NVIDIA driver, built here and staged with
+//! `../shared/gpu/stage test --no-run -p cuda-driver-table-tests --features gpu`, then
+//! `bash .gpu/run.sh` there. Every pointer a table hands out is compared with `dlsym` of the symbol
+//! `cuda.h` exports for that ABI.
+#![cfg(feature = "gpu")]
+
+use cuda_driver_table::{
+    driver_table, manifest, resolve, sys, Config, ErrorKind, StreamMode, Versioning,
+};
+use cuda_driver_table_tests::gpu::{backends, cudart13, cudart_matrix, dlsym, libcuda, MODES};
+use std::ffi::c_void;
+use std::fmt::Write as _;
+
+fn mode_name(m: StreamMode) -> &'static str {
+    match m {
+        StreamMode::Legacy => "legacy",
+        StreamMode::PerThread => "per-thread",
+    }
+}
+
+/// Issue 3: every ABI of four functions, both backends, both modes, equals the matching export;
+/// the names are also spelled out as `cuda.h` declares them.
+#[test]
+fn every_abi_of_key_functions_matches_its_export() {
+    let lib = libcuda();
+    let spelled: &[(&str, u32, StreamMode, &str)] = &[
+        ("cuCtxCreate", 3020, StreamMode::Legacy, "cuCtxCreate_v2"),
+        ("cuCtxCreate", 11040, StreamMode::Legacy, "cuCtxCreate_v3"),
+        ("cuCtxCreate", 12050, StreamMode::Legacy, "cuCtxCreate_v4"),
+        ("cuMemAlloc", 3020, StreamMode::Legacy, "cuMemAlloc_v2"),
+        (
+            "cuStreamGetCaptureInfo",
+            10010,
+            StreamMode::Legacy,
+            "cuStreamGetCaptureInfo",
+        ),
+        (
+            "cuStreamGetCaptureInfo",
+            11030,
+            StreamMode::Legacy,
+            "cuStreamGetCaptureInfo_v2",
+        ),
+        (
+            "cuStreamGetCaptureInfo",
+            12030,
+            StreamMode::Legacy,
+            "cuStreamGetCaptureInfo_v3",
+        ),
+        (
+            "cuStreamGetCaptureInfo",
+            11030,
+            StreamMode::PerThread,
+            "cuStreamGetCaptureInfo_v2_ptsz",
+        ),
+        (
+            "cuStreamGetCaptureInfo",
+            12030,
+            StreamMode::PerThread,
+            "cuStreamGetCaptureInfo_v3_ptsz",
+        ),
+        ("cuLaunchKernel", 4000, StreamMode::Legacy, "cuLaunchKernel"),
+        (
+            "cuLaunchKernel",
+            4000,
+            StreamMode::PerThread,
+            "cuLaunchKernel_ptsz",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (label, base) in backends() {
+        for &(name, version, mode, export) in spelled {
+            let f = manifest::find(name).expect(name);
+            let abi = f
+                .abis
+                .iter()
+                .find(|a| a.version == version)
+                .expect("ABI in manifest");
+            let pt = abi.per_thread.map(|p| p.version);
+            let want = dlsym(&lib, export).expect(export);
+            match resolve(&base.stream(mode), name, version, pt) {
+                Ok(p) if p.as_ptr() == want => {}
+                other => failures.push(format!(
+                    "{label} {name}@{version} {}: want {export} got {other:?}",
+                    mode_name(mode)
+                )),
+            }
+        }
+        // And every ABI the manifest lists for the four, from the manifest's export names.
+        for name in [
+            "cuCtxCreate",
+            "cuMemAlloc",
+            "cuStreamGetCaptureInfo",
+            "cuLaunchKernel",
+        ] {
+            let f = manifest::find(name).expect(name);
+            for abi in f.abis {
+                for mode in MODES {
+                    let pt = abi.per_thread.map(|p| p.version);
+                    let export = match (mode, abi.per_thread) {
+                        (StreamMode::PerThread, Some(p)) => p.export,
+                        _ => abi.export,
+                    };
+                    let Some(export) = export else { continue };
+                    let got = resolve(&base.stream(mode), name, abi.version, pt);
+                    match (dlsym(&lib, export), got) {
+                        (Some(want), Ok(p)) if p.as_ptr() == want => {}
+                        (None, Err(_)) => {} // not exported by this driver, and not handed out
+                        (want, got) => failures.push(format!(
+                            "{label} {name}@{} {}: dlsym({export}) = {want:?}, resolved {got:?}",
+                            abi.version,
+                            mode_name(mode)
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 3: a version newer than the driver gives the driver-too-old error naming both versions.
+#[test]
+fn a_version_newer_than_the_driver_is_driver_too_old() {
+    for (label, config) in backends() {
+        let err = resolve(&config, "cuInit", 99_990, None).expect_err(&label);
+        match err.kind() {
+            ErrorKind::DriverTooOld {
+                requested, driver, ..
+            } => {
+                assert_eq!(*requested, 99_990, "{label}");
+                assert!(driver.is_some_and(|d| d >= 13_000), "{label}: {err}");
+            }
+            other => panic!("{label}: expected DriverTooOld, got {other:?}: {err}"),
+        }
+        eprintln!("{label}: {err}");
+    }
+}
+
+#[driver_table(cuDriverGetVersion)]
+struct Racer;
+
+static RACER_DRIVER: Racer = Racer::with_config(Config::driver());
+
+/// Issue 3: 64 threads racing the first call of one field all succeed with one pointer.
+#[test]
+fn sixty_four_threads_racing_the_first_call_get_one_pointer() {
+    let lib = libcuda();
+    let want = dlsym(&lib, "cuDriverGetVersion").expect("exported") as usize;
+    let barrier = std::sync::Barrier::new(64);
+    let got: Vec<usize> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..64)
+            .map(|_| {
+                s.spawn(|| {
+                    barrier.wait();
+                    let f = RACER_DRIVER.pfn_cuDriverGetVersion().expect("resolves");
+                    let mut v = 0;
+                    // SAFETY: `v` is a valid place for the version.
+                    assert_eq!(unsafe { f(&mut v) }, sys::CUresult::CUDA_SUCCESS);
+                    assert!(v >= 13_000);
+                    f as usize
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    assert!(got.iter().all(|&p| p == want), "{got:x?} vs {want:x}");
+}
+
+/// Issue 3 / 5: libcudart 11.8, 12.9 and 13.0 against this driver: which path each takes, and
+/// that what it hands out is the right ABI or the documented refusal.
+#[test]
+fn libcudart_matrix_resolves_or_refuses_with_the_documented_error() {
+    let lib = libcuda();
+    let matrix = cudart_matrix();
+    assert!(
+        matrix.len() >= 3,
+        "stage libcudart 11.8, 12.9 and 13.0: {matrix:?}"
+    );
+    for path in matrix {
+        let config = Config::runtime().library_owned(path.clone());
+        let resolver = config.resolver().expect("loads");
+        let versioning = resolver.versioning();
+        eprintln!("{}: {versioning:?}", resolver.describe());
+        for (name, version, export) in [
+            ("cuInit", 2000, "cuInit"),
+            ("cuCtxCreate", 3020, "cuCtxCreate_v2"),
+            ("cuCtxCreate", 12050, "cuCtxCreate_v4"),
+        ] {
+            let got = resolve(&config, name, version, None);
+            let want = dlsym(&lib, export).expect(export);
+            match (&versioning, got) {
+                (_, Ok(p)) => assert_eq!(p.as_ptr(), want, "{}: {name}@{version}", path.display()),
+                (Versioning::Unversioned(v), Err(e)) => {
+                    // Refused only when the newest ABI up to the runtime's version is another.
+                    assert!(
+                        matches!(e.kind(), ErrorKind::UnversionedLookupUnsafe { .. }),
+                        "{}: {name}@{version}: {e}",
+                        path.display()
+                    );
+                    let newest = manifest::find(name).and_then(|f| {
+                        f.abis
+                            .iter()
+                            .filter(|a| a.version <= *v)
+                            .map(|a| a.version)
+                            .max()
+                    });
+                    assert_ne!(newest, Some(version), "{e}");
+                    eprintln!("  refused as documented: {e}");
+                }
+                (Versioning::Versioned, Err(e)) => {
+                    panic!("{}: {name}@{version}: {e}", path.display())
+                }
+                (other, Err(e)) => panic!("{}: {other:?}: {e}", path.display()),
+            }
+        }
+    }
+}
+
+const VECTOR_ADD_PTX: &str = r#"
+.version 7.0
+.target sm_52
+.address_size 64
+.visible .entry vadd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<6>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<11>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.param.u64 %rd3, [c];
+    ld.param.u32 %r2, [n];
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mov.u32 %r5, %tid.x;
+    mad.lo.s32 %r1, %r3, %r4, %r5;
+    setp.ge.u32 %p1, %r1, %r2;
+    @%p1 bra DONE;
+    cvta.to.global.u64 %rd4, %rd1;
+    cvta.to.global.u64 %rd5, %rd2;
+    cvta.to.global.u64 %rd6, %rd3;
+    mul.wide.u32 %rd7, %r1, 4;
+    add.s64 %rd8, %rd4, %rd7;
+    add.s64 %rd9, %rd5, %rd7;
+    add.s64 %rd10, %rd6, %rd7;
+    ld.global.f32 %f1, [%rd8];
+    ld.global.f32 %f2, [%rd9];
+    add.f32 %f3, %f1, %f2;
+    st.global.f32 [%rd10], %f3;
+DONE:
+    ret;
+}
+"#;
+
+/// The kernel functions, with `cuCtxCreate` at its old ABI 3020.
+#[driver_table(
+    cuInit,
+    cuDeviceGet,
+    cuCtxCreate = 3020,
+    cuCtxDestroy,
+    cuMemAlloc,
+    cuMemFree,
+    cuMemcpyHtoD,
+    cuMemcpyDtoH,
+    cuModuleLoadData,
+    cuModuleGetFunction,
+    cuLaunchKernel,
+    cuCtxSynchronize = 2000
+)]
+struct Old;
+
+/// The same with `cuCtxCreate` at its default ABI (12050 in CUDA 13.0).
+#[driver_table(
+    cuInit,
+    cuDeviceGet,
+    cuCtxCreate,
+    cuCtxDestroy,
+    cuMemAlloc,
+    cuMemFree,
+    cuMemcpyHtoD,
+    cuMemcpyDtoH,
+    cuModuleLoadData,
+    cuModuleGetFunction,
+    cuLaunchKernel,
+    cuCtxSynchronize = 2000
+)]
+struct New;
+
+macro_rules! run_vector_add {
+    ($t:expr, $create:expr) => {{
+        let t = $t;
+        let n: usize = 1 << 20;
+        let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();
+        let mut c = vec![0f32; n];
+        let bytes = n * 4;
+        // SAFETY: every pointer below is valid for the sizes passed; the context is created,
+        // used and destroyed on this thread; the kernel's parameters match its PTX signature.
+        unsafe {
+            t.cuInit(0).expect("cuInit");
+            let mut dev = 0;
+            t.cuDeviceGet(&mut dev, 0).expect("cuDeviceGet");
+            let mut ctx: sys::CUcontext = std::ptr::null_mut();
+            ($create)(t, &mut ctx, dev).expect("cuCtxCreate");
+            let (mut da, mut db, mut dc) = (0, 0, 0);
+            t.cuMemAlloc(&mut da, bytes).expect("alloc");
+            t.cuMemAlloc(&mut db, bytes).expect("alloc");
+            t.cuMemAlloc(&mut dc, bytes).expect("alloc");
+            t.cuMemcpyHtoD(da, a.as_ptr().cast(), bytes).expect("HtoD");
+            t.cuMemcpyHtoD(db, b.as_ptr().cast(), bytes).expect("HtoD");
+            let ptx = std::ffi::CString::new(VECTOR_ADD_PTX).expect("no NUL");
+            let mut module: sys::CUmodule = std::ptr::null_mut();
+            t.cuModuleLoadData(&mut module, ptx.as_ptr().cast())
+                .expect("load PTX");
+            let mut func: sys::CUfunction = std::ptr::null_mut();
+            t.cuModuleGetFunction(&mut func, module, c"vadd".as_ptr())
+                .expect("function");
+            let mut n32 = n as u32;
+            let mut params: [*mut c_void; 4] = [
+                (&mut da as *mut sys::CUdeviceptr).cast(),
+                (&mut db as *mut sys::CUdeviceptr).cast(),
+                (&mut dc as *mut sys::CUdeviceptr).cast(),
+                (&mut n32 as *mut u32).cast(),
+            ];
+            let blocks = n.div_ceil(256) as u32;
+            t.cuLaunchKernel(
+                func,
+                blocks,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                std::ptr::null_mut(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+            .expect("launch");
+            t.cuCtxSynchronize().expect("sync");
+            t.cuMemcpyDtoH(c.as_mut_ptr().cast(), dc, bytes)
+                .expect("DtoH");
+            for p in [da, db, dc] {
+                t.cuMemFree(p).expect("free");
+            }
+            t.cuCtxDestroy(ctx).expect("destroy");
+        }
+        for i in 0..n {
+            assert_eq!(c[i], 3.0 * i as f32, "element {i}");
+        }
+        n
+    }};
+}
+
+/// Issue 4: a kernel from PTX text through generated tables, with `cuCtxCreate` pinned to 3020
+/// and at its default, in legacy and per-thread mode, through both backends.
+#[test]
+fn vector_add_kernel_in_legacy_and_per_thread_mode() {
+    for (label, base) in backends() {
+        for mode in MODES {
+            let old = Old::with_config(base.stream(mode));
+            let n = run_vector_add!(&old, |t: &Old, ctx: &mut sys::CUcontext, dev| t
+                .cuCtxCreate(ctx, 0, dev));
+            let new = New::with_config(base.stream(mode));
+            run_vector_add!(&new, |t: &New, ctx: &mut sys::CUcontext, dev| t
+                .cuCtxCreate(ctx, std::ptr::null_mut(), 0, dev));
+            // The per-thread mode really used the per-thread launch.
+            let lib = libcuda();
+            let want = match mode {
+                StreamMode::Legacy => "cuLaunchKernel",
+                StreamMode::PerThread => "cuLaunchKernel_ptsz",
+            };
+            let launch = new.pfn_cuLaunchKernel().expect("resolved") as *mut c_void;
+            assert_eq!(
+                Some(launch),
+                dlsym(&lib, want),
+                "{label} {}",
+                mode_name(mode)
+            );
+            eprintln!(
+                "{label} {}: {n} elements checked twice (cuCtxCreate 3020 and 12050)",
+                mode_name(mode)
+            );
+        }
+    }
+}
+
+/// Issue 5: every function of the default release, at its default ABI, through both backends and
+/// in both stream modes, through a generated table; plus every older ABI that has an exported
+/// name, and the libcudart matrix. Writes the report to `$CDT_GPU_RESULTS` when set.
+#[test]
+fn every_function_matches_the_driver_export() {
+    #[driver_table(all)]
+    struct All;
+
+    let lib = libcuda();
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    let driver_version = {
+        let mut v = 0;
+        let t = Racer::with_config(Config::driver());
+        // SAFETY: `v` is a valid place for the version.
+        unsafe { t.cuDriverGetVersion(&mut v) }.expect("driver version");
+        v
+    };
+    let gpu = std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=name,driver_version", "--format=csv,noheader"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let _ = writeln!(report, "# GPU results\n");
+    let _ = writeln!(
+        report,
+        "Written by `every_function_matches_the_driver_export` (tests/tests/gpu.rs).\n\n\
+         - date: {}\n- GPU, driver: {gpu}\n- cuDriverGetVersion: {driver_version}\n\
+         - bindings: CUDA {} ({} functions, {} ABIs)\n",
+        std::process::Command::new("date")
+            .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default(),
+        sys::RELEASE,
+        manifest::FUNCTIONS.len(),
+        manifest::FUNCTIONS
+            .iter()
+            .map(|f| f.abis.len())
+            .sum::<usize>(),
+    );
+
+    let _ = writeln!(
+        report,
+        "## Every function at its default ABI, through a `#[driver_table(all)]` table\n"
+    );
+    let _ = writeln!(report, "| backend | mode | resolved and equal | absent (status 1) | newer than the driver | wrong pointer |");
+    let _ = writeln!(report, "|---|---|---|---|---|---|");
+    for (label, base) in backends() {
+        for mode in MODES {
+            let table = All::with_config(base.stream(mode));
+            let (mut equal, mut absent, mut newer, mut wrong) =
+                (0, Vec::new(), Vec::new(), Vec::new());
+            for spec in All::FUNCTIONS {
+                let export = spec.expected_export(mode).expect("every ABI has an export");
+                let want = dlsym(&lib, export);
+                match (table.raw_pointer(spec.name).expect("in table"), want) {
+                    (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
+                    (Ok(p), w) => {
+                        wrong.push(format!("{} -> {p:?}, dlsym({export}) = {w:?}", spec.name))
+                    }
+                    (Err(e), w) => match e.kind() {
+                        ErrorKind::SymbolNotFound { .. } if w.is_none() => absent.push(spec.name),
+                        ErrorKind::VersionNotSufficient { .. } | ErrorKind::DriverTooOld { .. }
+                            if w.is_none() =>
+                        {
+                            newer.push(spec.name)
+                        }
+                        _ => wrong.push(format!("{}: {e} (dlsym({export}) = {w:?})", spec.name)),
+                    },
+                }
+            }
+            let _ = writeln!(
+                report,
+                "| {label} | {} | {equal} | {} {:?} | {} {:?} | {} |",
+                mode_name(mode),
+                absent.len(),
+                absent,
+                newer.len(),
+                newer,
+                wrong.len()
+            );
+            failures.extend(
+                wrong
+                    .into_iter()
+                    .map(|w| format!("{label} {}: {w}", mode_name(mode))),
+            );
+        }
+    }
+
+    let _ = writeln!(
+        report,
+        "\n## Every older ABI with an exported name (`resolve` at that version)\n"
+    );
+    let _ = writeln!(
+        report,
+        "| backend | mode | checked | equal | not handed out (driver does not export it) | wrong |"
+    );
+    let _ = writeln!(report, "|---|---|---|---|---|---|");
+    for (label, base) in backends() {
+        for mode in MODES {
+            let config = base.stream(mode);
+            let (mut checked, mut equal, mut gone, mut wrong) = (0, 0, Vec::new(), Vec::new());
+            for f in manifest::FUNCTIONS {
+                for abi in f.abis.iter().filter(|a| a.version != f.default) {
+                    let export = match (mode, abi.per_thread) {
+                        (StreamMode::PerThread, Some(p)) => p.export,
+                        _ => abi.export,
+                    };
+                    let Some(export) = export else { continue };
+                    checked += 1;
+                    let got = resolve(
+                        &config,
+                        f.name,
+                        abi.version,
+                        abi.per_thread.map(|p| p.version),
+                    );
+                    match (got, dlsym(&lib, export)) {
+                        (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
+                        (Err(_), None) => gone.push(format!("{}@{}", f.name, abi.version)),
+                        (got, w) => wrong.push(format!(
+                            "{}@{}: {got:?}, dlsym({export}) = {w:?}",
+                            f.name, abi.version
+                        )),
+                    }
+                }
+            }
+            let _ = writeln!(
+                report,
+                "| {label} | {} | {checked} | {equal} | {} {:?} | {} |",
+                mode_name(mode),
+                gone.len(),
+                gone,
+                wrong.len()
+            );
+            failures.extend(
+                wrong
+                    .into_iter()
+                    .map(|w| format!("{label} {} older: {w}", mode_name(mode))),
+            );
+        }
+    }
+
+    let _ = writeln!(
+        report,
+        "\n## Runtime backend x this driver: every function at its default ABI, legacy\n"
+    );
+    let _ = writeln!(report, "| libcudart | lookup | resolved and equal | refused (unversioned, other ABI) | absent or newer | wrong |");
+    let _ = writeln!(report, "|---|---|---|---|---|---|");
+    for path in cudart_matrix() {
+        let config = Config::runtime().library_owned(path.clone());
+        let resolver = config.resolver().expect("loads");
+        let table = All::with_config(config);
+        let (mut equal, mut refused, mut missing, mut wrong) = (0, Vec::new(), 0, Vec::new());
+        for spec in All::FUNCTIONS {
+            let export = spec.export.expect("export");
+            let want = dlsym(&lib, export);
+            match (table.raw_pointer(spec.name).expect("in table"), want) {
+                (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
+                (Ok(p), w) => {
+                    wrong.push(format!("{} -> {p:?}, dlsym({export}) = {w:?}", spec.name))
+                }
+                (Err(e), _) if matches!(e.kind(), ErrorKind::UnversionedLookupUnsafe { .. }) => {
+                    refused.push(spec.name)
+                }
+                (Err(_), None) => missing += 1,
+                (Err(e), Some(_)) => match e.kind() {
+                    // An old libcudart does not know functions newer than itself.
+                    ErrorKind::SymbolNotFound { .. } | ErrorKind::VersionNotSufficient { .. } => {
+                        missing += 1
+                    }
+                    _ => wrong.push(format!("{}: {e}", spec.name)),
+                },
+            }
+        }
+        let _ = writeln!(
+            report,
+            "| {} | {:?} | {equal} | {} | {missing} | {} |",
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+                + &format!(
+                    " ({})",
+                    path.parent()
+                        .and_then(|p| p.file_name())
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                ),
+            resolver.versioning(),
+            refused.len(),
+            wrong.len()
+        );
+        if !refused.is_empty() {
+            let _ = writeln!(report, "\n  refused: {}\n", refused.join(", "));
+        }
+        failures.extend(
+            wrong
+                .into_iter()
+                .map(|w| format!("{}: {w}", path.display())),
+        );
+    }
+    let _ = writeln!(report, "\nFailures: {}", failures.len());
+    println!("{report}");
+    if let Ok(path) = std::env::var("CDT_GPU_RESULTS") {
+        std::fs::write(&path, &report).expect("write results");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let _ = cudart13();
+}

@@ -58,3 +58,16 @@ pub mod gpu {
     /// Both stream modes.
     pub const MODES: [StreamMode; 2] = [StreamMode::Legacy, StreamMode::PerThread];
 }
+
+/// A documented public table, so `cargo doc -D warnings` checks the docs the macro generates.
+pub mod documented {
+    /// Every kind of function: a pin, a per-thread twin, a long `cuda.h` text.
+    #[cuda_driver_table::driver_table(
+        cuInit,
+        cuCtxCreate = 3020,
+        cuLaunchKernel,
+        cuLibraryLoadData,
+        cuStreamGetCaptureInfo
+    )]
+    pub struct Documented;
+}

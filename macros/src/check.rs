@@ -3,7 +3,7 @@
 //! user's code still type-checks.
 
 use crate::manifest::{self, Abi, Function};
-use crate::model::{Errors, Request};
+use crate::model::{Errors, Pin, Request};
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::Ident;
@@ -50,28 +50,42 @@ pub fn check(request: &Request, errors: &mut Errors) -> Vec<Checked> {
             errors.at(entry.name.span(), missing(&name, release));
             continue;
         };
-        let abi = match entry.pin {
+        let abi = match &entry.pin {
             None => function.abi(function.default),
-            Some((version, span)) => match function.abi(version) {
+            Some(Pin::Version(version, span)) => match function.abi(*version) {
                 Some(abi) => Some(abi),
                 None => {
-                    let versions: Vec<String> = function
+                    let nearest = function
                         .abis
                         .iter()
-                        .map(|a| a.version.to_string())
-                        .collect();
+                        .min_by_key(|a| a.version.abs_diff(*version))
+                        .map(|a| a.version)
+                        .unwrap_or(function.default);
                     errors.at(
-                        span,
+                        *span,
                         format!(
-                            "`{name}` has no ABI {version} in CUDA {}; its ABIs are {} (default {})",
+                            "`{name}` has no ABI {version} in CUDA {}; its ABIs are {} (default {}): did you mean `{name} = {nearest}`?",
                             manifest::release_name(release),
-                            versions.join(", "),
+                            abi_list(function),
                             function.default
                         ),
                     );
                     None
                 }
             },
+            Some(Pin::Invalid(tokens)) => {
+                let example = pin_example(function, &tokens.to_string());
+                errors.spanned(
+                    tokens,
+                    format!(
+                        "pin `{name}` to an ABI version, written as a number: `{name} = {example}` (the `_v{example}` of `PFN_{name}_v{example}`); its ABIs in CUDA {} are {} (default {})",
+                        manifest::release_name(release),
+                        abi_list(function),
+                        function.default
+                    ),
+                );
+                None
+            }
         };
         let Some(abi) = abi else { continue };
         if request.all.is_some() {
@@ -103,15 +117,56 @@ pub fn check(request: &Request, errors: &mut Errors) -> Vec<Checked> {
     out
 }
 
+/// `2000, 3020, 11040, 12050`.
+fn abi_list(function: &Function) -> String {
+    let versions: Vec<String> = function
+        .abis
+        .iter()
+        .map(|a| a.version.to_string())
+        .collect();
+    versions.join(", ")
+}
+
+/// The version to show in the fix for a pin that is not a number: the ABI whose exported symbol
+/// it names (`"v3"` for `cuCtxCreate_v3`), else the one its digits spell (`"v3020"`), else the
+/// newest ABI older than the default, else the default.
+fn pin_example(function: &Function, written: &str) -> u32 {
+    let suffix = written.trim_matches('"').trim_start_matches('_');
+    let export = format!("{}_{suffix}", function.name);
+    if let Some(abi) = function
+        .abis
+        .iter()
+        .find(|a| a.export == Some(export.as_str()))
+    {
+        return abi.version;
+    }
+    let digits: String = written.chars().filter(char::is_ascii_digit).collect();
+    if let Some(abi) = digits.parse().ok().and_then(|v| function.abi(v)) {
+        return abi.version;
+    }
+    function
+        .abis
+        .iter()
+        .rev()
+        .map(|a| a.version)
+        .find(|v| *v != function.default)
+        .unwrap_or(function.default)
+}
+
 /// The message for a name the selected release does not have.
 fn missing(name: &str, release: u32) -> String {
     let selected = manifest::release_name(release);
     let have = manifest::releases_with(name);
     if !have.is_empty() {
         let names: Vec<String> = have.iter().map(|v| manifest::release_name(*v)).collect();
-        let newest = have.iter().max().copied().unwrap_or(release);
+        // The release to suggest: the one closest to the selected release.
+        let closest = have
+            .iter()
+            .copied()
+            .min_by_key(|v| v.abs_diff(release))
+            .unwrap_or(release);
         return format!(
-            "`{name}` is not in the CUDA {selected} headers (feature `cuda-{release}`); it is in CUDA {}: select one of those with the `cuda-{newest}`-style feature of cuda-driver-table",
+            "`{name}` is not in the CUDA {selected} headers (feature `cuda-{release}` of cuda-driver-table); it is in CUDA {}: select one of those releases instead, e.g. feature `cuda-{closest}`",
             names.join(", ")
         );
     }

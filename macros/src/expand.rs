@@ -20,9 +20,10 @@ pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
     let input: DeriveInput = match syn::parse2(item.clone()) {
         Ok(input) => input,
         Err(_) => {
+            let (span, what) = not_a_struct(&item);
             errors.at(
-                item.span(),
-                "#[driver_table] goes on a unit struct, e.g. `pub struct Cuda;`; the attribute adds the fields and methods",
+                span,
+                format!("#[driver_table] goes on a unit struct (`pub struct Cuda;`), not {what}; the attribute adds the fields and methods"),
             );
             let errors = errors.to_compile_errors();
             return quote!(#errors #item);
@@ -55,8 +56,8 @@ pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     if !input.generics.params.is_empty() {
-        errors.at(
-            input.generics.span(),
+        errors.spanned(
+            &input.generics,
             "#[driver_table] tables take no generic parameters: remove them",
         );
     }
@@ -64,6 +65,51 @@ pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
     let table = expand(&input, &request, &checked, &mut errors);
     let errors = errors.to_compile_errors();
     quote!(#errors #table)
+}
+
+/// For an item that is not a struct, enum or union: the span of its keyword and what it is.
+/// A token scan (attributes, visibility and qualifiers skipped), so that syn's `full` feature
+/// is not needed for an error message.
+fn not_a_struct(item: &TokenStream) -> (Span, &'static str) {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut tokens = item.clone().into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match &token {
+            // `#[...]`, `pub(crate)`, `extern "C"`: skip the group or literal that follows.
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                tokens.next();
+            }
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {}
+            TokenTree::Literal(_) => {}
+            TokenTree::Ident(ident) => {
+                let what = match ident.to_string().as_str() {
+                    // `const X: u32 = 1;` is a constant; `const fn`, `const unsafe fn` are not.
+                    "const"
+                        if !matches!(tokens.peek(), Some(TokenTree::Ident(next))
+                            if ["fn", "unsafe", "async", "extern"].iter().any(|k| next == k)) =>
+                    {
+                        "a constant"
+                    }
+                    "pub" | "const" | "async" | "unsafe" | "extern" | "default" | "safe" => {
+                        continue
+                    }
+                    "fn" => "a function",
+                    "impl" => "an impl block",
+                    "trait" => "a trait",
+                    "mod" => "a module",
+                    "type" => "a type alias",
+                    "static" => "a static",
+                    "use" => "a `use` declaration",
+                    "crate" => "an `extern crate`",
+                    "macro_rules" => "a macro",
+                    _ => break,
+                };
+                return (ident.span(), what);
+            }
+            _ => break,
+        }
+    }
+    (item.span(), "this item")
 }
 
 fn krate() -> TokenStream {
@@ -304,12 +350,14 @@ fn expand(
     let attrs = &input.attrs;
     let vis = &input.vis;
     let ident = &input.ident;
-    let emitted: Vec<Emitted> = checked
-        .iter()
-        .filter_map(|c| emit_function(0, c, errors).map(|_| c))
-        .enumerate()
-        .filter_map(|(i, c)| emit_function(i, c, &mut Errors::default()))
-        .collect();
+    // A function whose types cannot be read is left out (with an error), so a field's index in
+    // `FUNCTIONS` is the number of functions emitted before it.
+    let mut emitted: Vec<Emitted> = Vec::with_capacity(checked.len());
+    for c in checked {
+        if let Some(e) = emit_function(emitted.len(), c, errors) {
+            emitted.push(e);
+        }
+    }
     let fields = emitted.iter().map(|e| &e.field);
     let inits = emitted.iter().map(|e| &e.init);
     let specs = emitted.iter().map(|e| &e.spec);

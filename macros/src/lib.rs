@@ -6,6 +6,8 @@ mod check;
 mod expand;
 mod manifest;
 mod model;
+#[cfg(test)]
+mod tests;
 
 use proc_macro::TokenStream;
 

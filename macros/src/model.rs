@@ -1,6 +1,7 @@
 //! Phase 1: the attribute's arguments parsed into a typed request. No manifest lookups here.
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -22,6 +23,11 @@ impl Errors {
         self.push(syn::Error::new(span, message));
     }
 
+    /// An error that covers all of `tokens` (from the first token to the last, also on stable).
+    pub fn spanned(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
     pub fn to_compile_errors(&self) -> TokenStream {
         self.0
             .as_ref()
@@ -33,7 +39,16 @@ impl Errors {
 /// One listed function, with its ABI pin if any (`cuCtxCreate = 3020`).
 pub struct Entry {
     pub name: Ident,
-    pub pin: Option<(u32, Span)>,
+    pub pin: Option<Pin>,
+}
+
+/// What follows `=` after a function's name.
+pub enum Pin {
+    /// An ABI version (`3020` in `cuCtxCreate = 3020`), with the literal's span.
+    Version(u32, Span),
+    /// Anything that is not one (`"v3"`, `v3020`, `-1`): reported in `check`, where the
+    /// function's ABIs are known and can be listed.
+    Invalid(TokenStream),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -83,8 +98,8 @@ pub fn parse(args: TokenStream, errors: &mut Errors) -> Request {
         match meta {
             Meta::Path(path) => {
                 let Some(ident) = path.get_ident() else {
-                    errors.at(
-                        path.span(),
+                    errors.spanned(
+                        &path,
                         format!(
                             "expected a driver function or an option, not a path; {OPTIONS_HELP}"
                         ),
@@ -106,26 +121,26 @@ pub fn parse(args: TokenStream, errors: &mut Errors) -> Request {
             }
             Meta::NameValue(nv) => {
                 let Some(ident) = nv.path.get_ident() else {
-                    errors.at(
-                        nv.path.span(),
+                    errors.spanned(
+                        &nv.path,
                         format!("expected a driver function or an option; {OPTIONS_HELP}"),
                     );
                     continue;
                 };
                 if is_function_name(ident) {
-                    match &nv.value {
-                        Expr::Lit(ExprLit { lit: Lit::Int(int), .. }) => match int.base10_parse::<u32>() {
-                            Ok(v) => request.entries.push(Entry {
-                                name: ident.clone(),
-                                pin: Some((v, int.span())),
-                            }),
-                            Err(e) => errors.at(int.span(), format!("an ABI version is a number like 3020: {e}")),
+                    let pin = match &nv.value {
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Int(int), ..
+                        }) => match int.base10_parse::<u32>() {
+                            Ok(v) => Pin::Version(v, int.span()),
+                            Err(_) => Pin::Invalid(nv.value.to_token_stream()),
                         },
-                        other => errors.at(
-                            other.span(),
-                            format!("pin `{ident}` to an ABI version number, e.g. `{ident} = 3020` (the `_v3020` of `PFN_{ident}_v3020`)"),
-                        ),
-                    }
+                        other => Pin::Invalid(other.to_token_stream()),
+                    };
+                    request.entries.push(Entry {
+                        name: ident.clone(),
+                        pin: Some(pin),
+                    });
                 } else if ident == "backend" {
                     let value = match &nv.value {
                         Expr::Path(p) => p.path.get_ident().map(Ident::to_string),
@@ -142,9 +157,12 @@ pub fn parse(args: TokenStream, errors: &mut Errors) -> Request {
                     match backend {
                         Some(b) if request.backend.is_none() => request.backend = Some(b),
                         Some(_) => errors.at(ident.span(), "`backend` is given twice"),
-                        None => errors.at(
-                            nv.value.span(),
-                            "`backend` is `runtime` (libcudart, the default) or `driver` (libcuda.so.1)",
+                        None => errors.spanned(
+                            &nv.value,
+                            format!(
+                                "unknown backend `{}`: write `backend = runtime` (libcudart, the default) or `backend = driver` (libcuda.so.1)",
+                                nv.value.to_token_stream()
+                            ),
                         ),
                     }
                 } else {
@@ -152,10 +170,7 @@ pub fn parse(args: TokenStream, errors: &mut Errors) -> Request {
                 }
             }
             Meta::List(list) => {
-                errors.at(
-                    list.span(),
-                    format!("unexpected parentheses; {OPTIONS_HELP}"),
-                );
+                errors.spanned(&list, format!("unexpected parentheses; {OPTIONS_HELP}"));
             }
         }
     }

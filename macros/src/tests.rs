@@ -1,0 +1,380 @@
+//! Targeted assertions on the expansion of `#[driver_table]` (no whole-file snapshots): each test
+//! expands a small table and checks the few tokens that carry the behaviour under test.
+//!
+//! The manifest is the selected release's, so run these with one release enabled:
+//! `cargo test -p cuda-driver-table-macros --features cuda-13000`. The versions asserted are the
+//! same in every supported release, except where a test reads them from the manifest.
+
+use crate::manifest;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The expansion as one line of tokens separated by single spaces (`:: cuda_driver_table :: sys`).
+fn expand(args: TokenStream, item: TokenStream) -> String {
+    assert_ne!(
+        manifest::RELEASE,
+        0,
+        "no CUDA release selected: run `cargo test -p cuda-driver-table-macros --features cuda-13000`"
+    );
+    let out = crate::expand::driver_table(args, item).to_string();
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn table(args: TokenStream) -> String {
+    expand(
+        args,
+        quote!(
+            pub struct Cuda;
+        ),
+    )
+}
+
+/// Fails with the expansion in the message, so a failure shows what was generated instead.
+#[track_caller]
+fn assert_has(out: &str, needle: &str) {
+    assert!(
+        out.contains(needle),
+        "expected `{needle}` in the expansion:\n{out}"
+    );
+}
+
+#[track_caller]
+fn assert_lacks(out: &str, needle: &str) {
+    assert!(
+        !out.contains(needle),
+        "did not expect `{needle}` in the expansion:\n{out}"
+    );
+}
+
+fn compile_errors(out: &str) -> Vec<&str> {
+    out.match_indices("compile_error !")
+        .map(|(i, _)| {
+            let rest = &out[i..];
+            &rest[..rest.find("}").unwrap_or(rest.len())]
+        })
+        .collect()
+}
+
+#[test]
+fn a_pin_types_the_field_with_its_typedef() {
+    let out = table(quote!(cuCtxCreate = 3020));
+    assert_has(
+        &out,
+        "cuCtxCreate : :: cuda_driver_table :: __private :: Lazy < :: cuda_driver_table :: sys :: PFN_cuCtxCreate_v3020 >",
+    );
+    assert!(compile_errors(&out).is_empty(), "{out}");
+}
+
+#[test]
+fn no_pin_is_the_default_abi_of_the_release() {
+    let default = manifest::find("cuCtxCreate").unwrap().default;
+    assert_ne!(default, 3020);
+    let out = table(quote!(cuCtxCreate));
+    assert_has(&out, &format!("sys :: PFN_cuCtxCreate_v{default} >"));
+    assert_has(&out, &format!("version : {default}u32"));
+    assert_lacks(&out, "PFN_cuCtxCreate_v3020");
+}
+
+#[test]
+fn the_spec_requests_the_pinned_version() {
+    let out = table(quote!(cuCtxCreate = 3020));
+    assert_has(
+        &out,
+        r#"FunctionSpec { name : "cuCtxCreate" , version : 3020u32 , typedef : "PFN_cuCtxCreate_v3020" , export : :: core :: option :: Option :: Some ("cuCtxCreate_v2") , per_thread : :: core :: option :: Option :: None , }"#,
+    );
+}
+
+#[test]
+fn the_spec_carries_the_per_thread_twin() {
+    let out = table(quote!(cuLaunchKernel));
+    assert_has(&out, r#"name : "cuLaunchKernel" , version : 4000u32"#);
+    assert_has(
+        &out,
+        r#"per_thread : :: core :: option :: Option :: Some (:: cuda_driver_table :: PerThreadSpec { version : 7000u32 , typedef : "PFN_cuLaunchKernel_v7000_ptsz" , export : :: core :: option :: Option :: Some ("cuLaunchKernel_ptsz") })"#,
+    );
+    // The per-thread typedef must be the same function type as the legacy one: checked at
+    // compile time in the user's crate, since one field holds either.
+    assert_has(
+        &out,
+        "let _ : fn (:: cuda_driver_table :: sys :: PFN_cuLaunchKernel_v7000_ptsz) -> :: cuda_driver_table :: sys :: PFN_cuLaunchKernel_v4000 = | f | f ;",
+    );
+}
+
+#[test]
+fn the_method_signature_is_checked_against_its_typedef() {
+    let out = table(quote!(cuMemAlloc));
+    assert_has(
+        &out,
+        r#"let _ : fn (:: cuda_driver_table :: sys :: PFN_cuMemAlloc_v3020) -> :: core :: option :: Option < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , usize) -> :: cuda_driver_table :: sys :: CUresult > = | f | f ;"#,
+    );
+}
+
+#[test]
+fn the_stream_mode_and_backend_options_choose_the_config_of_new() {
+    let plain = table(quote!(cuInit));
+    assert_has(
+        &plain,
+        "pub const fn new () -> Self { Self :: with_config (:: cuda_driver_table :: Config :: runtime ()) }",
+    );
+
+    let per_thread = table(quote!(cuInit, per_thread));
+    assert_has(
+        &per_thread,
+        "Self :: with_config (:: cuda_driver_table :: Config :: runtime () . per_thread ())",
+    );
+
+    let driver = table(quote!(cuInit, backend = driver));
+    assert_has(
+        &driver,
+        "Self :: with_config (:: cuda_driver_table :: Config :: driver ())",
+    );
+
+    let both = table(quote!(backend = "driver", per_thread, cuInit));
+    assert_has(
+        &both,
+        "Self :: with_config (:: cuda_driver_table :: Config :: driver () . per_thread ())",
+    );
+
+    let runtime = table(quote!(cuInit, backend = runtime));
+    assert_has(
+        &runtime,
+        "Self :: with_config (:: cuda_driver_table :: Config :: runtime ())",
+    );
+}
+
+#[test]
+fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
+    let out = table(quote!(cuMemAlloc));
+    assert_has(
+        &out,
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , bytesize : usize) -> :: core :: result :: Result < () , :: cuda_driver_table :: Error >",
+    );
+    // The raw accessor returns the typed function pointer.
+    assert_has(
+        &out,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: core :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , usize) -> :: cuda_driver_table :: sys :: CUresult , :: cuda_driver_table :: Error >"#,
+    );
+    // The docs carry the prototype, the ABI and a safety section.
+    assert_has(
+        &out,
+        "`CUresult cuMemAlloc(CUdeviceptr_v2 *dptr, size_t bytesize)`",
+    );
+    assert_has(
+        &out,
+        "Pinned to ABI 3020 (`PFN_cuMemAlloc_v3020`, exported as `cuMemAlloc_v2`)",
+    );
+    assert_has(&out, "# Safety");
+}
+
+#[test]
+fn functions_keeps_the_order_listed_and_indexes_match() {
+    let out = table(quote!(cuMemAlloc, cuInit));
+    let alloc = out.find(r#"name : "cuMemAlloc""#).unwrap();
+    let init = out.find(r#"name : "cuInit""#).unwrap();
+    assert!(alloc < init, "{out}");
+    assert_has(
+        &out,
+        "self . cuMemAlloc . get (& self . __cdt_config , & Self :: FUNCTIONS [0usize])",
+    );
+    assert_has(
+        &out,
+        "self . cuInit . get (& self . __cdt_config , & Self :: FUNCTIONS [1usize])",
+    );
+}
+
+#[test]
+fn the_struct_keeps_its_name_visibility_attributes_and_docs() {
+    let out = expand(
+        quote!(cuInit),
+        quote! {
+            /// The table.
+            #[derive(Debug)]
+            pub(crate) struct Gpu;
+        },
+    );
+    assert_has(&out, "The table.");
+    assert_has(&out, "# [derive (Debug)]");
+    assert_has(&out, "pub (crate) struct Gpu {");
+    assert_has(&out, "impl Gpu {");
+    assert_has(
+        &out,
+        "impl :: core :: default :: Default for Gpu { fn default () -> Self { Self :: new () } }",
+    );
+    // Braces without fields are accepted like a unit struct.
+    let braces = expand(
+        quote!(cuInit),
+        quote!(
+            struct Gpu {}
+        ),
+    );
+    assert!(compile_errors(&braces).is_empty(), "{braces}");
+}
+
+#[test]
+fn errors_are_collected_and_valid_entries_still_expanded() {
+    let out = table(quote!(cuMemAloc, cuInit, cuDeviceGett));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(errors[0].contains("`cuMemAloc`") && errors[0].contains("did you mean `cuMemAlloc`"));
+    assert!(errors[1].contains("`cuDeviceGett`") && errors[1].contains("`cuDeviceGet`"));
+    // The good function is still in the table, alone, at index 0.
+    assert_has(
+        &out,
+        "pub unsafe fn cuInit (& self , Flags : :: core :: ffi :: c_uint)",
+    );
+    assert_has(&out, "& Self :: FUNCTIONS [0usize]");
+    assert_lacks(&out, "FUNCTIONS [1usize]");
+    assert_lacks(&out, "fn cuMemAloc");
+}
+
+#[test]
+fn option_and_check_errors_are_reported_together() {
+    let out = table(quote!(
+        cuInit,
+        per_thred,
+        cuCtxCreate = 3000,
+        backend = gpu,
+        cuInit
+    ));
+    let errors = compile_errors(&out);
+    // `cuInit` listed twice gives two errors: the repeat and where it was first listed.
+    assert_eq!(errors.len(), 5, "{out}");
+    assert_has(&out, "did you mean `per_thread`?");
+    assert_has(&out, "unknown backend `gpu`");
+    assert_has(&out, "`cuCtxCreate` has no ABI 3000");
+    assert_has(&out, "did you mean `cuCtxCreate = 3020`?");
+    assert_has(&out, "`cuInit` is listed twice");
+    assert_has(&out, "first listed here");
+    // The first `cuInit` is expanded once.
+    assert_eq!(out.matches("pub unsafe fn cuInit").count(), 1, "{out}");
+}
+
+#[test]
+fn a_pin_that_is_not_a_number_lists_the_abis() {
+    let out = table(quote!(cuCtxCreate = "v2"));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    // `v2` names the exported `cuCtxCreate_v2`, which is ABI 3020.
+    assert_has(&out, "`cuCtxCreate = 3020`");
+    assert_has(&out, "its ABIs in CUDA");
+    assert_has(&out, "2000, 3020, 11040");
+    assert_lacks(&out, "fn cuCtxCreate");
+
+    let digits = table(quote!(cuCtxCreate = v11040));
+    assert_has(&digits, "`cuCtxCreate = 11040`");
+}
+
+#[test]
+fn a_function_of_another_release_names_the_releases_that_have_it() {
+    // In one release's headers only (present from 13.1); skipped when that is the selected one.
+    let name = "cuGraphGetId";
+    let have = manifest::releases_with(name);
+    assert!(!have.is_empty());
+    if manifest::find(name).is_some() {
+        return;
+    }
+    let ident = syn::Ident::new(name, proc_macro2::Span::call_site());
+    let out = table(quote!(#ident));
+    assert_has(&out, "is not in the CUDA");
+    assert_has(
+        &out,
+        &format!("it is in CUDA {}", manifest::release_name(have[0])),
+    );
+}
+
+#[test]
+fn empty_list_is_an_error() {
+    let out = table(quote!());
+    assert_eq!(compile_errors(&out).len(), 1, "{out}");
+    assert_has(&out, "needs at least one driver function");
+}
+
+#[test]
+fn all_lists_every_function_with_pins_applied() {
+    let out = table(quote!(all, cuCtxCreate = 3020));
+    assert!(compile_errors(&out).is_empty());
+    assert_eq!(
+        out.matches(":: cuda_driver_table :: FunctionSpec {")
+            .count(),
+        manifest::functions().len()
+    );
+    assert_has(&out, "sys :: PFN_cuCtxCreate_v3020 >");
+}
+
+#[test]
+fn not_a_struct_is_an_error_and_the_item_is_kept() {
+    let cases = [
+        (
+            quote!(
+                pub enum Cuda {
+                    A,
+                }
+            ),
+            "not an enum",
+        ),
+        (quote!(union Cuda { a: u32 }), "not a union"),
+        (
+            quote!(
+                pub fn cuda() {}
+            ),
+            "not a function",
+        ),
+        (
+            quote!(
+                pub const unsafe fn cuda() {}
+            ),
+            "not a function",
+        ),
+        (
+            quote!(
+                const CUDA: u32 = 1;
+            ),
+            "not a constant",
+        ),
+        (quote!(impl Cuda {}), "not an impl block"),
+        (
+            quote!(
+                #[inline]
+                pub(crate) mod cuda {}
+            ),
+            "not a module",
+        ),
+        (
+            quote!(
+                pub struct Cuda(u32);
+            ),
+            "needs a struct without fields",
+        ),
+        (
+            quote!(
+                pub struct Cuda {
+                    device: i32,
+                }
+            ),
+            "needs a struct without fields",
+        ),
+        (
+            quote!(
+                pub struct Cuda<T>;
+            ),
+            "take no generic parameters",
+        ),
+    ];
+    for (item, message) in cases {
+        let out = expand(quote!(cuInit), item.clone());
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{item}: {out}");
+        assert!(errors[0].contains(message), "{item}: {out}");
+    }
+    // An item that is not a struct is emitted unchanged after the error, so code using it still
+    // type-checks.
+    let out = expand(
+        quote!(cuInit),
+        quote!(
+            pub fn cuda() -> u32 {
+                1
+            }
+        ),
+    );
+    assert_has(&out, "pub fn cuda () -> u32 { 1 }");
+}

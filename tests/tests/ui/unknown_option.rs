@@ -1,0 +1,6 @@
+use cuda_driver_table::driver_table;
+
+#[driver_table(cuInit, per_thred)]
+pub struct Cuda;
+
+fn main() {}

@@ -69,6 +69,10 @@ pub fn files(parsed: &[ParsedRelease], history: bool) -> Vec<(PathBuf, String)> 
     if history {
         let all: Vec<&ParsedRelease> = parsed.iter().collect();
         out.push((PathBuf::from(emit::HISTORY_PATH), emit::history_text(&all)));
+        out.push((
+            PathBuf::from(emit::AVAILABILITY_PATH),
+            emit::availability_text(&all),
+        ));
     }
     out
 }
@@ -101,7 +105,7 @@ pub fn check(root: &Path, files: &[(PathBuf, String)]) -> Vec<String> {
                     .lines()
                     .zip(text.lines())
                     .position(|(a, b)| a != b)
-                    .map_or_else(|| old.lines().count().min(text.lines().count()), |i| i);
+                    .unwrap_or_else(|| old.lines().count().min(text.lines().count()));
                 problems.push(format!(
                     "{} differs (first at line {})",
                     rel.display(),

@@ -41,10 +41,20 @@ pub fn run_bindgen(include: &Path) -> Result<String, String> {
 /// clang attaches no doc comment to a declaration whose name comes from a macro, and `cuda.h`
 /// renames most versioned functions that way (`#define cuMemAlloc cuMemAlloc_v2`). After the
 /// preprocessor has run, the names are plain tokens and the comments attach.
+///
+/// This pass leaves `__CUDA_API_VERSION_INTERNAL` undefined: every documented declaration is
+/// public, so each comment attaches to the symbol a user's build calls (`cuMemAlloc_v2`,
+/// `cuLaunchKernel`), and the comment-less internal block, with the comment in front of its `#if`
+/// that the preprocessor would otherwise leave next to its first declaration, is not there.
 pub fn documented_decls(include: &Path) -> Result<Vec<Decl>, String> {
+    // One folder per call: two parses of the same headers may run at once in one process
+    // (`parse_sources` on every core, parallel tests), and a shared folder lets one call read a
+    // half-written `expanded.h` or delete it under the other.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
-        "cuda-driver-table-codegen-{}-{}",
+        "cuda-driver-table-codegen-{}-{}-{}",
         std::process::id(),
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         include.display().to_string().replace(['/', '\\', ':'], "_")
     ));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -59,9 +69,11 @@ pub fn documented_decls(include: &Path) -> Result<Vec<Decl>, String> {
             .map_err(|e| format!("cannot write a stub header: {e}"))?;
     }
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    // No `-P`: besides line markers it drops blank lines, and clang merges doc comments left on
+    // adjacent lines, so a group's `\defgroup ... @{` comment became part of the next function's
+    // doc (`cuCtxCreate`, `cuMemGetInfo`).
     let status = std::process::Command::new(&cc)
-        .args(["-E", "-C", "-P", "-x", "c", "-nostdinc"])
-        .args(CLANG_DEFINES)
+        .args(["-E", "-C", "-x", "c", "-nostdinc"])
         .arg(format!("-I{}", include.display()))
         .arg(format!("-I{}", dir.display()))
         .arg(&wrapper)
@@ -195,6 +207,11 @@ pub fn param_name(pat: &syn::Pat, index: usize) -> String {
 
 /// Joins the `#[doc = "..."]` attributes into one text with the leading space of each line removed
 /// and blank edges trimmed; `None` when there is no text.
+///
+/// Doxygen group markup is not a function's documentation: clang attaches `/** @} */` to the next
+/// declaration when only blank lines follow it (`cuGetExportTable` after
+/// `/** @} */ /* END CUDA_DRIVER_ENTRY_POINT */`), so lines that only open or close a group are
+/// dropped, and a comment that defines a group (`\defgroup`, `\addtogroup`) yields `None`.
 pub fn doc_of(attrs: &[syn::Attribute]) -> Option<String> {
     let mut lines = Vec::new();
     for attr in attrs {
@@ -209,6 +226,9 @@ pub fn doc_of(attrs: &[syn::Attribute]) -> Option<String> {
             {
                 for line in s.value().lines() {
                     let line = line.strip_prefix(' ').unwrap_or(line);
+                    if matches!(line.trim(), "@{" | "@}" | "\\{" | "\\}") {
+                        continue;
+                    }
                     lines.push(line.trim_end().to_string());
                 }
             }
@@ -219,6 +239,10 @@ pub fn doc_of(attrs: &[syn::Attribute]) -> Option<String> {
     }
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
+    }
+    let first = lines.first().map_or("", |l| l.trim_start());
+    if first.starts_with("\\defgroup") || first.starts_with("\\addtogroup") {
+        return None;
     }
     (!lines.is_empty()).then(|| lines.join("\n"))
 }

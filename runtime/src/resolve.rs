@@ -183,12 +183,31 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
     per_thread_version: Option<u32>,
 ) -> Result<NonNull<c_void>, Error> {
     let (version, flag) = request(mode, version, per_thread_version);
-    let Ok(symbol) = CString::new(name) else {
-        return Err(ErrorKind::SymbolNotFound {
-            function: name,
-            version,
+    // Driver function names are short: build the C string on the stack, not the heap.
+    let mut buf = [0u8; 128];
+    let heap;
+    let symbol: &CStr = if name.len() < buf.len() && !name.as_bytes().contains(&0) {
+        buf[..name.len()].copy_from_slice(name.as_bytes());
+        match CStr::from_bytes_until_nul(&buf) {
+            Ok(s) => s,
+            Err(_) => {
+                return Err(ErrorKind::SymbolNotFound {
+                    function: name,
+                    version,
+                }
+                .into())
+            }
         }
-        .into());
+    } else {
+        let Ok(s) = CString::new(name) else {
+            return Err(ErrorKind::SymbolNotFound {
+                function: name,
+                version,
+            }
+            .into());
+        };
+        heap = s;
+        &heap
     };
     let (query, asked) = match resolver.versioning() {
         Versioning::Versioned => (Query::ByVersion(version), version),
@@ -211,7 +230,7 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
             .into())
         }
     };
-    let kind = match resolver.lookup(&symbol, query, flag) {
+    let kind = match resolver.lookup(symbol, query, flag) {
         Lookup::Found(p) => return Ok(p),
         Lookup::SymbolNotFound => ErrorKind::SymbolNotFound {
             function: name,

@@ -4,9 +4,8 @@
 
 use crate::manifest::{self, Abi, Function};
 use crate::model::{Errors, Pin, Request};
-use proc_macro2::Span;
+use proc_macro2::{Ident, Span};
 use std::collections::HashMap;
-use syn::Ident;
 
 /// A function that passed every check, with the ABI it is pinned to.
 pub struct Checked {
@@ -37,12 +36,11 @@ pub fn check(request: &Request, errors: &mut Errors) -> Vec<Checked> {
     for entry in &request.entries {
         let name = entry.name.to_string();
         if let Some(first) = seen.get(&name) {
-            let mut e = syn::Error::new(
+            errors.at(
                 entry.name.span(),
                 format!("`{name}` is listed twice; list each function once"),
             );
-            e.combine(syn::Error::new(*first, "first listed here"));
-            errors.push(e);
+            errors.at(*first, format!("`{name}` is first listed here"));
             continue;
         }
         seen.insert(name.clone(), entry.name.span());

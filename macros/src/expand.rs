@@ -7,20 +7,120 @@
 
 use crate::check::{self, Checked};
 use crate::manifest;
-use crate::model::{self, BackendOption, Errors, Request};
-use proc_macro2::{Span, TokenStream};
+use crate::model::{self, span_range, BackendOption, Errors, Request};
+use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, Ident, Type};
+use std::str::FromStr;
+
+/// The struct the attribute is on, taken apart: everything is re-emitted as written.
+struct Input {
+    /// Outer attributes (`#[derive(Debug)]`, doc comments), as tokens.
+    attrs: TokenStream,
+    /// `pub`, `pub(crate)`, or nothing.
+    vis: TokenStream,
+    ident: Ident,
+}
+
+/// What the item is, when it is not a struct this attribute can take.
+enum NotATable {
+    /// Not a struct at all: the span of its keyword and what it is.
+    Other(Span, &'static str),
+}
+
+fn is_punct(t: &TokenTree, c: char) -> bool {
+    matches!(t, TokenTree::Punct(p) if p.as_char() == c)
+}
+
+/// Reads `attrs vis struct Name generics? (; | {} | (...);)` off the item's tokens. Problems with
+/// the generics or fields are reported and the table is still expanded, so the rest of the user's
+/// code type-checks; an item that is not a struct is returned as `Err` and re-emitted unchanged.
+fn parse_input(item: &TokenStream, errors: &mut Errors) -> Result<Input, NotATable> {
+    let tokens: Vec<TokenTree> = item.clone().into_iter().collect();
+    let mut i = 0;
+    let mut attrs = TokenStream::new();
+    while i + 1 < tokens.len() && is_punct(&tokens[i], '#') {
+        attrs.extend(tokens[i..i + 2].iter().cloned());
+        i += 2;
+    }
+    let mut vis = TokenStream::new();
+    if matches!(&tokens.get(i), Some(TokenTree::Ident(id)) if id == "pub") {
+        vis.extend([tokens[i].clone()]);
+        i += 1;
+        if let Some(TokenTree::Group(g)) = tokens.get(i) {
+            if g.delimiter() == Delimiter::Parenthesis {
+                vis.extend([tokens[i].clone()]);
+                i += 1;
+            }
+        }
+    }
+    match tokens.get(i) {
+        Some(TokenTree::Ident(kw)) if kw == "struct" => {}
+        Some(TokenTree::Ident(kw)) if kw == "enum" => {
+            return Err(NotATable::Other(kw.span(), "an enum"))
+        }
+        Some(TokenTree::Ident(kw)) if kw == "union" => {
+            return Err(NotATable::Other(kw.span(), "a union"))
+        }
+        _ => {
+            let (span, what) = not_a_struct(item);
+            return Err(NotATable::Other(span, what));
+        }
+    }
+    let Some(TokenTree::Ident(ident)) = tokens.get(i + 1) else {
+        let (span, what) = not_a_struct(item);
+        return Err(NotATable::Other(span, what));
+    };
+    i += 2;
+    // Generics: `<` ... the matching `>` (a `>` of `->` does not close).
+    if tokens.get(i).is_some_and(|t| is_punct(t, '<')) {
+        let start = i;
+        let mut depth = 0usize;
+        while let Some(t) = tokens.get(i) {
+            if let TokenTree::Punct(p) = t {
+                let arrow = p.as_char() == '>' && i > 0 && is_punct(&tokens[i - 1], '-');
+                match p.as_char() {
+                    '<' => depth += 1,
+                    '>' if !arrow => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            i += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        let generics: TokenStream = tokens[start..i].iter().cloned().collect();
+        errors.spanned(
+            &generics,
+            "#[driver_table] tables take no generic parameters: remove them",
+        );
+    }
+    match tokens.get(i) {
+        Some(t) if is_punct(t, ';') => {}
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace && g.stream().is_empty() => {}
+        Some(TokenTree::Group(g)) => errors.spanned(
+            &TokenTree::Group(g.clone()).into(),
+            "#[driver_table] needs a struct without fields (`pub struct Cuda;`): the attribute adds one private field per function",
+        ),
+        _ => errors.at(
+            ident.span(),
+            "#[driver_table] needs a unit struct such as `pub struct Cuda;`",
+        ),
+    }
+    Ok(Input {
+        attrs,
+        vis,
+        ident: ident.clone(),
+    })
+}
 
 /// The whole attribute: parse, check, expand; errors are collected and emitted with the table.
 pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let request = model::parse(args, &mut errors);
-    let input: DeriveInput = match syn::parse2(item.clone()) {
+    let input = match parse_input(&item, &mut errors) {
         Ok(input) => input,
-        Err(_) => {
-            let (span, what) = not_a_struct(&item);
+        Err(NotATable::Other(span, what)) => {
             errors.at(
                 span,
                 format!("#[driver_table] goes on a unit struct (`pub struct Cuda;`), not {what}; the attribute adds the fields and methods"),
@@ -29,38 +129,6 @@ pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#errors #item);
         }
     };
-    match &input.data {
-        Data::Struct(s) => match &s.fields {
-            Fields::Unit => {}
-            Fields::Named(f) if f.named.is_empty() => {}
-            fields => errors.at(
-                fields.span(),
-                "#[driver_table] needs a struct without fields (`pub struct Cuda;`): the attribute adds one private field per function",
-            ),
-        },
-        Data::Enum(e) => {
-            errors.at(
-                e.enum_token.span,
-                "#[driver_table] goes on a unit struct (`pub struct Cuda;`), not an enum",
-            );
-            let errors = errors.to_compile_errors();
-            return quote!(#errors #item);
-        }
-        Data::Union(u) => {
-            errors.at(
-                u.union_token.span,
-                "#[driver_table] goes on a unit struct (`pub struct Cuda;`), not a union",
-            );
-            let errors = errors.to_compile_errors();
-            return quote!(#errors #item);
-        }
-    }
-    if !input.generics.params.is_empty() {
-        errors.spanned(
-            &input.generics,
-            "#[driver_table] tables take no generic parameters: remove them",
-        );
-    }
     let checked = check::check(&request, &mut errors);
     let table = expand(&input, &request, &checked, &mut errors);
     let errors = errors.to_compile_errors();
@@ -68,8 +136,7 @@ pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// For an item that is not a struct, enum or union: the span of its keyword and what it is.
-/// A token scan (attributes, visibility and qualifiers skipped), so that syn's `full` feature
-/// is not needed for an error message.
+/// A token scan (attributes, visibility and qualifiers skipped).
 fn not_a_struct(item: &TokenStream) -> (Span, &'static str) {
     use proc_macro2::{Delimiter, TokenTree};
     let mut tokens = item.clone().into_iter().peekable();
@@ -109,7 +176,7 @@ fn not_a_struct(item: &TokenStream) -> (Span, &'static str) {
             _ => break,
         }
     }
-    (item.span(), "this item")
+    (span_range(item).0, "this item")
 }
 
 fn krate() -> TokenStream {
@@ -121,55 +188,41 @@ const PRIMITIVES: &[&str] = &[
     "f64", "bool", "char",
 ];
 
-/// Takes single-name types (`CUdeviceptr_v2`) from `cuda_driver_table::sys`.
-fn qualify(ty: &mut Type) {
-    match ty {
-        Type::Ptr(p) => qualify(&mut p.elem),
-        Type::Array(a) => qualify(&mut a.elem),
-        Type::Slice(s) => qualify(&mut s.elem),
-        Type::Paren(p) => qualify(&mut p.elem),
-        Type::Group(g) => qualify(&mut g.elem),
-        Type::Reference(r) => qualify(&mut r.elem),
-        Type::BareFn(f) => {
-            for input in f.inputs.iter_mut() {
-                qualify(&mut input.ty);
+const KEYWORDS: &[&str] = &["mut", "const", "unsafe", "extern", "fn", "dyn", "for"];
+
+/// Takes single-name types (`CUdeviceptr_v2`) from `cuda_driver_table::sys`: every identifier
+/// that does not follow `::` and is neither a keyword nor a primitive. Paths such as
+/// `::core::ffi::c_uint` stay as they are.
+fn qualify(tokens: TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut after_colon = false;
+    for t in tokens {
+        let next_after_colon = is_punct(&t, ':');
+        match t {
+            TokenTree::Ident(id)
+                if !after_colon
+                    && !KEYWORDS.iter().any(|k| id == k)
+                    && !PRIMITIVES.iter().any(|p| id == p) =>
+            {
+                let k = krate();
+                out.extend(quote!(#k::sys::#id));
             }
-            if let syn::ReturnType::Type(_, out) = &mut f.output {
-                qualify(out);
+            TokenTree::Group(g) => {
+                let mut inner = proc_macro2::Group::new(g.delimiter(), qualify(g.stream()));
+                inner.set_span(g.span());
+                out.extend([TokenTree::Group(inner)]);
             }
+            other => out.extend([other]),
         }
-        Type::Path(p) if p.qself.is_none() => {
-            if p.path.leading_colon.is_none() && p.path.segments.len() == 1 {
-                let seg = &p.path.segments[0];
-                if matches!(seg.arguments, syn::PathArguments::None)
-                    && !PRIMITIVES.contains(&seg.ident.to_string().as_str())
-                {
-                    let ident = &seg.ident;
-                    let k = krate();
-                    *ty = syn::parse_quote!(#k::sys::#ident);
-                    return;
-                }
-            }
-            for seg in p.path.segments.iter_mut() {
-                if let syn::PathArguments::AngleBracketed(args) = &mut seg.arguments {
-                    for arg in args.args.iter_mut() {
-                        if let syn::GenericArgument::Type(t) = arg {
-                            qualify(t);
-                        }
-                    }
-                }
-            }
-        }
-        _ => {}
+        after_colon = next_after_colon;
     }
+    out
 }
 
-fn parse_type(text: &str, span: Span, errors: &mut Errors) -> Option<Type> {
-    match syn::parse_str::<Type>(text) {
-        Ok(mut ty) => {
-            qualify(&mut ty);
-            Some(ty)
-        }
+/// A type of the manifest (Rust text, as the bindings spell it), ready to emit.
+fn parse_type(text: &str, span: Span, errors: &mut Errors) -> Option<TokenStream> {
+    match TokenStream::from_str(text) {
+        Ok(tokens) => Some(qualify(tokens)),
         Err(e) => {
             errors.at(
                 span,
@@ -202,9 +255,11 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
     let mut params = Vec::new();
     let mut types = Vec::new();
     for (pname, pty) in abi.params {
-        let ident =
-            syn::parse_str::<Ident>(pname).unwrap_or_else(|_| format_ident!("arg{}", params.len()));
-        let ident = Ident::new(&ident.to_string(), span);
+        let ident = if is_identifier(pname) {
+            Ident::new(pname, span)
+        } else {
+            format_ident!("arg{}", params.len(), span = span)
+        };
         params.push(ident);
         types.push(parse_type(pty, span, errors)?);
     }
@@ -340,8 +395,18 @@ fn option_str(s: Option<&str>) -> TokenStream {
     }
 }
 
+/// A plain (not raw) Rust identifier that is not a keyword bindgen would have renamed.
+fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && text != "_"
+}
+
 fn expand(
-    input: &DeriveInput,
+    input: &Input,
     request: &Request,
     checked: &[Checked],
     errors: &mut Errors,
@@ -382,7 +447,7 @@ fn expand(
         "A table that uses {backend} and {mode}, searching for the library in the documented order. Nothing is loaded until the first call."
     );
     quote! {
-        #(#attrs)*
+        #attrs
         #[allow(non_snake_case, dead_code)]
         #vis struct #ident {
             __cdt_config: #k::Config,

@@ -273,7 +273,7 @@ fn a_function_of_another_release_names_the_releases_that_have_it() {
     if manifest::find(name).is_some() {
         return;
     }
-    let ident = syn::Ident::new(name, proc_macro2::Span::call_site());
+    let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
     let out = table(quote!(#ident));
     assert_has(&out, "is not in the CUDA");
     assert_has(

@@ -5,14 +5,25 @@
 //! tried and what to do. [`Error`] is one pointer wide so that `Result<NonNull<_>, Error>` stays
 //! small on the hot path.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use crate::config::Config;
 
 /// An error from this crate. Match on [`kind`](Error::kind) for the details.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(transparent)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error(Box<ErrorKind>);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
 
 impl Error {
     /// What went wrong.
@@ -41,12 +52,11 @@ impl From<ErrorKind> for Error {
 }
 
 /// The ways finding, resolving or calling a driver function can fail.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// No candidate library could be loaded. `tried` holds every path (or loader name) tried,
     /// with the loader's message for it, in search order.
-    #[error("{}", not_found_message(library, tried))]
     LibraryNotFound {
         /// `"libcudart"` or `"libcuda"`.
         library: &'static str,
@@ -55,11 +65,6 @@ pub enum ErrorKind {
     },
 
     /// The library given explicitly loaded, but it lacks the lookup functions of a CUDA library.
-    #[error(
-        "{path} loaded, but it is not a usable CUDA {} library: it exports none of {}",
-        if *library == "libcuda" { "driver" } else { "runtime" },
-        missing.join(", ")
-    )]
     NotACudaLibrary {
         /// `"libcudart"` or `"libcuda"`.
         library: &'static str,
@@ -70,12 +75,6 @@ pub enum ErrorKind {
     },
 
     /// The requested version is newer than the installed driver.
-    #[error(
-        "{function}: requested at version {requested} (CUDA {}), but the driver is {}; \
-         update the NVIDIA driver, or pin an older ABI of {function}",
-        cuda_version(*requested),
-        match driver { Some(d) => format!("older (CUDA {})", cuda_version(*d)), None => "older (its version is unknown)".to_owned() }
-    )]
     DriverTooOld {
         /// The driver function.
         function: &'static str,
@@ -86,9 +85,6 @@ pub enum ErrorKind {
     },
 
     /// The driver does not know this function at all.
-    #[error(
-        "{function} (ABI {version}) was not found in the driver; the driver may be too old for it"
-    )]
     SymbolNotFound {
         /// The driver function.
         function: &'static str,
@@ -97,10 +93,6 @@ pub enum ErrorKind {
     },
 
     /// The driver has the function, but only in ABIs newer than the pinned one.
-    #[error(
-        "{function}: the driver has it, but only in an ABI newer than the pinned ABI {version}; \
-         pin a newer ABI"
-    )]
     VersionNotSufficient {
         /// The driver function.
         function: &'static str,
@@ -110,7 +102,6 @@ pub enum ErrorKind {
 
     /// Only the unversioned `cudaGetDriverEntryPoint` is available (libcudart 11.x or 12.0–12.4),
     /// and it would not return the pinned ABI, or that cannot be proven.
-    #[error("{}", unversioned_message(function, *requested, *runtime_version, *would_get))]
     UnversionedLookupUnsafe {
         /// The driver function.
         function: &'static str,
@@ -124,7 +115,6 @@ pub enum ErrorKind {
 
     /// The lookup call itself failed (for example libcudart's `cudaErrorInsufficientDriver` when
     /// no driver is installed).
-    #[error("looking up {function} through {backend} failed: {name} ({code}): {description}")]
     LookupFailed {
         /// The driver function.
         function: &'static str,
@@ -139,11 +129,6 @@ pub enum ErrorKind {
     },
 
     /// A driver function returned a failing `CUresult`.
-    #[error(
-        "{function} failed: {} ({code}){}",
-        name.as_deref().unwrap_or("unknown CUresult"),
-        description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
-    )]
     Cuda {
         /// The driver function.
         function: &'static str,
@@ -155,6 +140,96 @@ pub enum ErrorKind {
         description: Option<String>,
     },
 }
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::LibraryNotFound { library, tried } => {
+                f.write_str(&not_found_message(library, tried))
+            }
+            Self::NotACudaLibrary {
+                library,
+                path,
+                missing,
+            } => write!(
+                f,
+                "{path} loaded, but it is not a usable CUDA {} library: it exports none of {}",
+                if *library == "libcuda" {
+                    "driver"
+                } else {
+                    "runtime"
+                },
+                missing.join(", ")
+            ),
+            Self::DriverTooOld {
+                function,
+                requested,
+                driver,
+            } => {
+                let driver = match driver {
+                    Some(d) => format!("older (CUDA {})", cuda_version(*d)),
+                    None => "older (its version is unknown)".to_owned(),
+                };
+                write!(
+                    f,
+                    "{function}: requested at version {requested} (CUDA {}), but the driver is \
+                     {driver}; update the NVIDIA driver, or pin an older ABI of {function}",
+                    cuda_version(*requested)
+                )
+            }
+            Self::SymbolNotFound { function, version } => write!(
+                f,
+                "{function} (ABI {version}) was not found in the driver; the driver may be too \
+                 old for it"
+            ),
+            Self::VersionNotSufficient { function, version } => write!(
+                f,
+                "{function}: the driver has it, but only in an ABI newer than the pinned ABI \
+                 {version}; pin a newer ABI"
+            ),
+            Self::UnversionedLookupUnsafe {
+                function,
+                requested,
+                runtime_version,
+                would_get,
+            } => f.write_str(&unversioned_message(
+                function,
+                *requested,
+                *runtime_version,
+                *would_get,
+            )),
+            Self::LookupFailed {
+                function,
+                code,
+                name,
+                description,
+                backend,
+            } => write!(
+                f,
+                "looking up {function} through {backend} failed: {name} ({code}): {description}"
+            ),
+            Self::Cuda {
+                function,
+                code,
+                name,
+                description,
+            } => {
+                write!(
+                    f,
+                    "{function} failed: {} ({code})",
+                    name.as_deref().unwrap_or("unknown CUresult")
+                )?;
+                match description {
+                    Some(d) => write!(f, ": {d}"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// The error has no underlying cause: `source()` is `None` for every kind.
+impl std::error::Error for ErrorKind {}
 
 /// `12050` -> `"12.5"`.
 pub(crate) fn cuda_version(v: u32) -> String {
@@ -290,5 +365,183 @@ mod tests {
         }
         .into();
         assert_eq!(e.code(), None);
+    }
+
+    /// The message of every variant, pinned byte for byte (`Display` is written by hand).
+    #[test]
+    fn display_messages() {
+        const UNVERSIONED_TAIL: &str = "only has the unversioned cudaGetDriverEntryPoint, which \
+             returns the newest ABI up to its own version. Use libcudart 12.5 or newer \
+             (cudaGetDriverEntryPointByVersion), or the driver backend Config::driver()";
+        let cases: Vec<(ErrorKind, String)> = vec![
+            (
+                ErrorKind::LibraryNotFound {
+                    library: "libcudart",
+                    tried: vec![
+                        ("libcudart.so.12".into(), "not found".into()),
+                        ("/opt/cuda/lib64/libcudart.so".into(), "bad ELF".into()),
+                    ],
+                },
+                "could not load the CUDA runtime library (libcudart); tried:\n  \
+                 libcudart.so.12: not found\n  /opt/cuda/lib64/libcudart.so: bad ELF\n\
+                 To fix: install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime \
+                 wheel), set CUDA_DRIVER_TABLE_CUDART to the library's full path, or give it in \
+                 code with Config::library(..), or use the driver backend Config::driver()"
+                    .into(),
+            ),
+            (
+                ErrorKind::LibraryNotFound {
+                    library: "libcuda",
+                    tried: vec![],
+                },
+                "could not load the CUDA driver library (libcuda.so.1); tried: nothing\n\
+                 To fix: install the NVIDIA driver, set CUDA_DRIVER_TABLE_LIBCUDA to the \
+                 library's full path, or give it in code with Config::library(..)"
+                    .into(),
+            ),
+            (
+                ErrorKind::NotACudaLibrary {
+                    library: "libcuda",
+                    path: "/x/libcuda.so".into(),
+                    missing: vec!["cuGetProcAddress_v2", "cuGetProcAddress"],
+                },
+                "/x/libcuda.so loaded, but it is not a usable CUDA driver library: it exports \
+                 none of cuGetProcAddress_v2, cuGetProcAddress"
+                    .into(),
+            ),
+            (
+                ErrorKind::NotACudaLibrary {
+                    library: "libcudart",
+                    path: "/x/libfoo.so".into(),
+                    missing: vec!["cudaGetDriverEntryPoint"],
+                },
+                "/x/libfoo.so loaded, but it is not a usable CUDA runtime library: it exports \
+                 none of cudaGetDriverEntryPoint"
+                    .into(),
+            ),
+            (
+                ErrorKind::DriverTooOld {
+                    function: "cuMemAlloc",
+                    requested: 12050,
+                    driver: Some(12020),
+                },
+                "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
+                 (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuMemAlloc"
+                    .into(),
+            ),
+            (
+                ErrorKind::DriverTooOld {
+                    function: "cuMemAlloc",
+                    requested: 12050,
+                    driver: None,
+                },
+                "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
+                 (its version is unknown); update the NVIDIA driver, or pin an older ABI of \
+                 cuMemAlloc"
+                    .into(),
+            ),
+            (
+                ErrorKind::SymbolNotFound {
+                    function: "cuFoo",
+                    version: 2000,
+                },
+                "cuFoo (ABI 2000) was not found in the driver; the driver may be too old for it"
+                    .into(),
+            ),
+            (
+                ErrorKind::VersionNotSufficient {
+                    function: "cuFoo",
+                    version: 2000,
+                },
+                "cuFoo: the driver has it, but only in an ABI newer than the pinned ABI 2000; \
+                 pin a newer ABI"
+                    .into(),
+            ),
+            (
+                ErrorKind::UnversionedLookupUnsafe {
+                    function: "cuCtxCreate",
+                    requested: 3020,
+                    runtime_version: 12040,
+                    would_get: Some(11040),
+                },
+                format!(
+                    "cuCtxCreate is pinned to ABI 3020 but libcudart 12.4 would return ABI \
+                     11040: libcudart 12.4 {UNVERSIONED_TAIL}"
+                ),
+            ),
+            (
+                ErrorKind::UnversionedLookupUnsafe {
+                    function: "cuNoSuchFunction",
+                    requested: 12000,
+                    runtime_version: 12000,
+                    would_get: None,
+                },
+                format!(
+                    "cuNoSuchFunction is pinned to ABI 12000, but the ABI history does not know \
+                     it, so it cannot be proven that libcudart 12.0 would return that ABI: \
+                     libcudart 12.0 {UNVERSIONED_TAIL}"
+                ),
+            ),
+            (
+                ErrorKind::UnversionedLookupUnsafe {
+                    function: "cuCtxCreate",
+                    requested: 3020,
+                    runtime_version: 1000,
+                    would_get: None,
+                },
+                format!(
+                    "cuCtxCreate is pinned to ABI 3020, but libcudart 1.0 has no ABI of it at or \
+                     below its own version: libcudart 1.0 {UNVERSIONED_TAIL}"
+                ),
+            ),
+            (
+                ErrorKind::LookupFailed {
+                    function: "cuMemAlloc",
+                    code: 35,
+                    name: "cudaErrorInsufficientDriver".into(),
+                    description: "CUDA driver version is insufficient for CUDA runtime version"
+                        .into(),
+                    backend: "libcudart 12.4 (/usr/lib/libcudart.so.12)".into(),
+                },
+                "looking up cuMemAlloc through libcudart 12.4 (/usr/lib/libcudart.so.12) failed: \
+                 cudaErrorInsufficientDriver (35): CUDA driver version is insufficient for CUDA \
+                 runtime version"
+                    .into(),
+            ),
+            (
+                ErrorKind::Cuda {
+                    function: "cuMemAlloc",
+                    code: 2,
+                    name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
+                    description: Some("out of memory".into()),
+                },
+                "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory".into(),
+            ),
+            (
+                ErrorKind::Cuda {
+                    function: "cuFoo",
+                    code: 999,
+                    name: Some("CUDA_ERROR_UNKNOWN".into()),
+                    description: None,
+                },
+                "cuFoo failed: CUDA_ERROR_UNKNOWN (999)".into(),
+            ),
+            (
+                ErrorKind::Cuda {
+                    function: "cuFoo",
+                    code: 12345,
+                    name: None,
+                    description: None,
+                },
+                "cuFoo failed: unknown CUresult (12345)".into(),
+            ),
+        ];
+        for (kind, expected) in cases {
+            assert_eq!(kind.to_string(), expected);
+            assert!(std::error::Error::source(&kind).is_none());
+            let e = Error::from(kind);
+            assert_eq!(e.to_string(), expected);
+            assert!(std::error::Error::source(&e).is_none());
+        }
     }
 }

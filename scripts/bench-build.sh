@@ -162,7 +162,7 @@ ndiff=0; extra=""
 while read -r f; do
   cmp -s "$WORK/codegen-1/$f" "$SRC/$f" || ndiff=$((ndiff + 1))
 done < <(cd "$WORK/codegen-1" && find . -type f | sed 's|^\./||')
-for d in runtime/src/generated macros/src/generated; do
+for d in sys/src/generated runtime/src/generated macros/src/generated; do
   while read -r f; do [[ -e "$WORK/codegen-1/$f" ]] || extra+=" $f"; done < <(cd "$SRC" && find "$d" -type f)
 done
 same="$ndiff of them differ from the committed files"

@@ -100,7 +100,7 @@ fn header(source_line: &str, regenerate: &str, what: &str) -> String {
 /// Relative paths (from the workspace root) of one release's files.
 pub fn release_paths(version: u32) -> [PathBuf; 3] {
     [
-        PathBuf::from(format!("runtime/src/generated/bindings_{version}.rs")),
+        PathBuf::from(format!("sys/src/generated/bindings_{version}.rs")),
         PathBuf::from(format!("runtime/src/generated/abis_{version}.rs")),
         PathBuf::from(format!("macros/src/generated/manifest_{version}.rs")),
     ]

@@ -91,7 +91,11 @@ pub fn write(root: &Path, files: &[(PathBuf, String)]) -> Result<(), String> {
 }
 
 /// The generated folders, relative to the root.
-pub const GENERATED_DIRS: &[&str] = &["runtime/src/generated", "macros/src/generated"];
+pub const GENERATED_DIRS: &[&str] = &[
+    "sys/src/generated",
+    "runtime/src/generated",
+    "macros/src/generated",
+];
 
 /// Compares freshly generated files with those under `root`; returns one line per difference
 /// (changed, missing, or a committed generated file that nothing generates any more).

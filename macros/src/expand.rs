@@ -326,7 +326,10 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
     let index_lit = index;
     let body = if returns_result {
         quote! {
-            let __cdt_f = self.#accessor()?;
+            let __cdt_f = match self.#name.loaded() {
+                ::core::option::Option::Some(f) => f,
+                ::core::option::Option::None => self.#accessor()?,
+            };
             // SAFETY: `__cdt_f` is the driver's `#name` at exactly the ABI of its typedef; the
             // caller upholds the C function's contract (see `# Safety`).
             let __cdt_r = unsafe { __cdt_f(#(#params),*) };
@@ -334,7 +337,10 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
         }
     } else {
         quote! {
-            let __cdt_f = self.#accessor()?;
+            let __cdt_f = match self.#name.loaded() {
+                ::core::option::Option::Some(f) => f,
+                ::core::option::Option::None => self.#accessor()?,
+            };
             // SAFETY: as above.
             ::core::result::Result::Ok(unsafe { __cdt_f(#(#params),*) })
         }
@@ -367,7 +373,10 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
             #[doc = #accessor_doc]
             #[inline]
             pub fn #accessor(&self) -> ::core::result::Result<#fn_type, #k::Error> {
-                match self.#name.get(&self.__cdt_config, &Self::FUNCTIONS[#index_lit])? {
+                if let ::core::option::Option::Some(f) = self.#name.loaded() {
+                    return ::core::result::Result::Ok(f);
+                }
+                match self.#name.resolve(&self.__cdt_config, &Self::FUNCTIONS[#index_lit])? {
                     ::core::option::Option::Some(f) => ::core::result::Result::Ok(f),
                     ::core::option::Option::None => ::core::result::Result::Err(#k::__private::null_pointer(#name_str)),
                 }
@@ -459,7 +468,13 @@ fn expand(
             #(#checks)*
         };
 
-        #[allow(non_snake_case, dead_code, clippy::too_many_arguments, clippy::type_complexity)]
+        #[allow(
+            non_snake_case,
+            dead_code,
+            clippy::too_many_arguments,
+            clippy::type_complexity,
+            clippy::self_named_constructors
+        )]
         impl #ident {
             /// Every function of this table, in the order listed, with the ABI it is pinned to.
             pub const FUNCTIONS: &'static [#k::FunctionSpec] = &[#(#specs),*];

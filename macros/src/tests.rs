@@ -174,11 +174,11 @@ fn functions_keeps_the_order_listed_and_indexes_match() {
     assert!(alloc < init, "{out}");
     assert_has(
         &out,
-        "self . cuMemAlloc . get (& self . __cdt_config , & Self :: FUNCTIONS [0usize])",
+        "self . cuMemAlloc . resolve (& self . __cdt_config , & Self :: FUNCTIONS [0usize])",
     );
     assert_has(
         &out,
-        "self . cuInit . get (& self . __cdt_config , & Self :: FUNCTIONS [1usize])",
+        "self . cuInit . resolve (& self . __cdt_config , & Self :: FUNCTIONS [1usize])",
     );
 }
 

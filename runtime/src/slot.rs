@@ -41,9 +41,20 @@ impl Slot {
         }
     }
 
+    /// The pointer if this slot is filled; never resolves. The fast path of generated methods.
+    #[inline(always)]
+    pub fn load(&self) -> Option<NonNull<c_void>> {
+        NonNull::new(self.0.load(Ordering::Acquire))
+    }
+
+    /// Resolves the pointer through `config` and stores it (the slow path of [`Slot::get`]).
+    ///
+    /// # Errors
+    ///
+    /// When the function cannot be resolved; nothing is stored then.
     #[cold]
     #[inline(never)]
-    fn fill(
+    pub fn fill(
         &self,
         config: &Config,
         name: &'static str,

@@ -93,6 +93,37 @@ impl<F: Copy> Lazy<F> {
         Ok(unsafe { std::mem::transmute_copy::<NonNull<c_void>, F>(&p) })
     }
 
+    /// The function if it is resolved already (`None` before); never resolves. Generated methods
+    /// call through this first, so their fast path is one load and one branch, and resolution
+    /// ([`Lazy::resolve`]) stays out of line.
+    #[inline(always)]
+    pub fn loaded(&self) -> F {
+        let p = self
+            .slot
+            .load()
+            .map_or(std::ptr::null_mut(), NonNull::as_ptr);
+        // SAFETY: `F` is an `Option<extern "C" fn>` of pointer size (checked in `new`) whose
+        // representation is the function's address, null for `None`; a non-null `p` is the
+        // driver's function for exactly the ABI of `F` (the contract of `new`).
+        unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
+    }
+
+    /// Resolves the function through `config` and stores it (the slow path).
+    ///
+    /// # Errors
+    ///
+    /// When it cannot be resolved (see [`ErrorKind`](crate::ErrorKind)).
+    #[cold]
+    #[inline(never)]
+    pub fn resolve(&self, config: &Config, spec: &FunctionSpec) -> Result<F, Error> {
+        let per_thread = spec.per_thread.map(|p| p.version);
+        let p = self
+            .slot
+            .fill(config, spec.name, spec.version, per_thread)?;
+        // SAFETY: as in `get`.
+        Ok(unsafe { std::mem::transmute_copy::<NonNull<c_void>, F>(&p) })
+    }
+
     /// The function's address, resolving it through `config` on first use.
     ///
     /// # Errors

@@ -287,7 +287,7 @@ struct Old;
     cuLaunchKernel,
     cuCtxSynchronize = 2000
 )]
-struct New;
+struct Current;
 
 macro_rules! run_vector_add {
     ($t:expr, $create:expr) => {{
@@ -364,8 +364,8 @@ fn vector_add_kernel_in_legacy_and_per_thread_mode() {
             let old = Old::with_config(base.stream(mode));
             let n = run_vector_add!(&old, |t: &Old, ctx: &mut sys::CUcontext, dev| t
                 .cuCtxCreate(ctx, 0, dev));
-            let new = New::with_config(base.stream(mode));
-            run_vector_add!(&new, |t: &New, ctx: &mut sys::CUcontext, dev| t
+            let new = Current::with_config(base.stream(mode));
+            run_vector_add!(&new, |t: &Current, ctx: &mut sys::CUcontext, dev| t
                 .cuCtxCreate(ctx, std::ptr::null_mut(), 0, dev));
             // The per-thread mode really used the per-thread launch.
             let lib = libcuda();

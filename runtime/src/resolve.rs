@@ -156,8 +156,17 @@ pub(crate) fn request(
 }
 
 /// Resolves driver function `name`, pinned at ABI `version` (per-thread ABI `per_thread_version`,
-/// if the function has one), through `config`'s backend. Loads the library on first use.
-#[doc(hidden)]
+/// if the function has one), through `config`'s backend, by the same rules as a table's fields;
+/// loads the library on first use. Each call asks again (nothing is cached): tables are the way to
+/// call functions; this is for tools and tests that check ABIs one by one.
+///
+/// The pointer is the driver's function for exactly that ABI (in per-thread mode, its
+/// per-thread twin); casting it to any other `PFN_*` type is undefined behaviour.
+///
+/// # Errors
+///
+/// When the library cannot be loaded or the function cannot be resolved at that ABI (see
+/// [`ErrorKind`](crate::ErrorKind)).
 pub fn resolve(
     config: &Config,
     name: &'static str,

@@ -64,8 +64,12 @@ pub fn parse_sources(jobs: Vec<(Source, PathBuf)>) -> Result<Vec<ParsedRelease>,
 }
 
 /// Every file for these releases; with the ABI history when `history` is set (all releases).
+/// The selection files always cover the pinned releases plus any local one being generated.
 pub fn files(parsed: &[ParsedRelease], history: bool) -> Vec<(PathBuf, String)> {
     let mut out: Vec<(PathBuf, String)> = parsed.iter().flat_map(emit::release_files).collect();
+    let mut versions: Vec<u32> = releases::RELEASES.iter().map(|r| r.version).collect();
+    versions.extend(parsed.iter().map(|p| p.source.version()));
+    out.extend(emit::select_files(&versions));
     if history {
         let all: Vec<&ParsedRelease> = parsed.iter().collect();
         out.push((PathBuf::from(emit::HISTORY_PATH), emit::history_text(&all)));
@@ -117,6 +121,17 @@ pub fn check(root: &Path, files: &[(PathBuf, String)]) -> Vec<String> {
                 ));
             }
             Err(_) => problems.push(format!("{} is missing", rel.display())),
+        }
+    }
+    let pinned: Vec<u32> = releases::RELEASES.iter().map(|r| r.version).collect();
+    for manifest in emit::FEATURE_MANIFESTS {
+        let text = std::fs::read_to_string(root.join(manifest)).unwrap_or_default();
+        let mut declared = emit::declared_features(&text);
+        declared.sort_unstable();
+        if declared != pinned {
+            problems.push(format!(
+                "{manifest} declares the cuda-XXXXX features {declared:?}, but the pinned releases are {pinned:?}: declare one per release"
+            ));
         }
     }
     for dir in GENERATED_DIRS {

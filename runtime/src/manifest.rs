@@ -32,6 +32,17 @@ pub struct PerThreadAbi {
     pub export: Option<&'static str>,
 }
 
+impl AbiInfo {
+    /// The symbol the driver should hand out for this ABI in `mode`: the per-thread twin's in
+    /// per-thread mode where there is one, else this ABI's own (compare with `dlsym`).
+    pub fn expected_export(&self, mode: crate::StreamMode) -> Option<&'static str> {
+        match (mode, self.per_thread) {
+            (crate::StreamMode::PerThread, Some(pt)) => pt.export,
+            _ => self.export,
+        }
+    }
+}
+
 // `include!("abis_XXXXX.rs")` of the release behind its `cuda-XXXXX` feature.
 include!("generated/select.rs");
 

@@ -96,10 +96,7 @@ fn every_abi_of_key_functions_matches_its_export() {
             for abi in f.abis {
                 for mode in MODES {
                     let pt = abi.per_thread.map(|p| p.version);
-                    let export = match (mode, abi.per_thread) {
-                        (StreamMode::PerThread, Some(p)) => p.export,
-                        _ => abi.export,
-                    };
+                    let export = abi.expected_export(mode);
                     let Some(export) = export else { continue };
                     let got = resolve(&base.stream(mode), name, abi.version, pt);
                     match (dlsym(&lib, export), got) {
@@ -493,10 +490,7 @@ fn every_function_matches_the_driver_export() {
             let (mut checked, mut equal, mut gone, mut wrong) = (0, 0, Vec::new(), Vec::new());
             for f in manifest::FUNCTIONS {
                 for abi in f.abis.iter().filter(|a| a.version != f.default) {
-                    let export = match (mode, abi.per_thread) {
-                        (StreamMode::PerThread, Some(p)) => p.export,
-                        _ => abi.export,
-                    };
+                    let export = abi.expected_export(mode);
                     let Some(export) = export else { continue };
                     checked += 1;
                     let got = resolve(

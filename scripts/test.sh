@@ -38,6 +38,20 @@ step "tests"
 cargo test --workspace --all-targets
 cargo test --workspace --doc
 
+step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
+if [[ ! -e /dev/nvidiactl ]]; then
+  set +e
+  err=$(env -u CUDA_DRIVER_TABLE_CUDART -u CUDA_DRIVER_TABLE_LIBCUDA cargo run -q -p cuda-driver-table --example vector_add 2>&1 >/dev/null)
+  rc=$?
+  set -e
+  printf '%s\n' "$err"
+  lines=$(printf '%s\n' "$err" | wc -l)
+  if [[ $rc -ne 1 || $lines -gt 2 ]] || grep -q panicked <<<"$err"; then
+    echo "vector_add without a driver: expected exit 1 and at most two lines, got exit $rc and $lines lines" >&2
+    exit 1
+  fi
+fi
+
 step "GPU tests compile (run them on a GPU machine: tests/README.md)"
 cargo build -p cuda-driver-table-tests --features gpu --tests
 

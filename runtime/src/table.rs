@@ -79,20 +79,6 @@ impl<F: Copy> Lazy<F> {
         }
     }
 
-    /// The function, resolving it through `config` on first use.
-    ///
-    /// # Errors
-    ///
-    /// When it cannot be resolved (see [`ErrorKind`](crate::ErrorKind)).
-    #[inline(always)]
-    pub fn get(&self, config: &Config, spec: &FunctionSpec) -> Result<F, Error> {
-        let p = self.pointer(config, spec)?;
-        // SAFETY: `F` is an `Option<extern "C" fn>` of pointer size (checked in `new`), whose
-        // representation is the function's address; `p` is the driver's function for exactly the
-        // ABI of `F` (the contract of `new`).
-        Ok(unsafe { std::mem::transmute_copy::<NonNull<c_void>, F>(&p) })
-    }
-
     /// The function if it is resolved already (`None` before); never resolves. Generated methods
     /// call through this first, so their fast path is one load and one branch, and resolution
     /// ([`Lazy::resolve`]) stays out of line.
@@ -120,7 +106,9 @@ impl<F: Copy> Lazy<F> {
         let p = self
             .slot
             .fill(config, spec.name, spec.version, per_thread)?;
-        // SAFETY: as in `get`.
+        // SAFETY: `F` is an `Option<extern "C" fn>` of pointer size (checked in `new`), whose
+        // representation is the function's address; `p` is the driver's function for exactly the
+        // ABI of `F` (the contract of `new`).
         Ok(unsafe { std::mem::transmute_copy::<NonNull<c_void>, F>(&p) })
     }
 

@@ -31,11 +31,16 @@ fn main() {
     let n = All::FUNCTIONS.len();
     let requests: Vec<(CString, u32)> = All::FUNCTIONS
         .iter()
-        .map(|f| (CString::new(f.name).expect("no NUL in names"), f.version))
+        .map(|f| {
+            (
+                CString::new(f.name).expect("no NUL in names"),
+                f.abi.version,
+            )
+        })
         .collect();
     let exports: Vec<CString> = All::FUNCTIONS
         .iter()
-        .filter_map(|f| f.export)
+        .filter_map(|f| f.abi.export)
         .map(|e| CString::new(e).expect("no NUL in names"))
         .collect();
 

@@ -239,6 +239,7 @@ fn parse_type(text: &str, span: Span, errors: &mut Errors) -> Option<TokenStream
 struct Emitted {
     field: TokenStream,
     init: TokenStream,
+    binding: TokenStream,
     spec: TokenStream,
     methods: TokenStream,
     checks: TokenStream,
@@ -246,7 +247,7 @@ struct Emitted {
     pointer_arm: TokenStream,
 }
 
-fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitted> {
+fn emit_function(table: &Ident, index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitted> {
     let k = krate();
     let name = &c.name;
     let name_str = c.function.name;
@@ -270,14 +271,15 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
     let accessor = format_ident!("pfn_{}", name);
     let export = option_str(abi.export);
     let typedef_str = abi.typedef;
-    let (per_thread_spec, pt_check, pt_doc) = match &abi.per_thread {
+    let (per_thread_abi, per_thread_typedef, pt_check, pt_doc) = match &abi.per_thread {
         Some(pt) => {
             let pt_typedef = Ident::new(pt.typedef, span);
             let pt_typedef_str = pt.typedef;
             let pt_version = pt.version;
             let pt_export = option_str(pt.export);
             (
-                quote!(::core::option::Option::Some(#k::PerThreadSpec { version: #pt_version, typedef: #pt_typedef_str, export: #pt_export })),
+                quote!(::core::option::Option::Some(#k::manifest::PerThreadAbi { version: #pt_version, export: #pt_export })),
+                quote!(::core::option::Option::Some(#pt_typedef_str)),
                 quote_spanned!(span=> let _: fn(#k::sys::#pt_typedef) -> #k::sys::#typedef = |f| f;),
                 format!(
                     "In per-thread mode: `{}` (ABI {}{}), requested with the per-thread flag.",
@@ -290,6 +292,7 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
             )
         }
         None => (
+            quote!(::core::option::Option::None),
             quote!(::core::option::Option::None),
             TokenStream::new(),
             "No per-thread variant: requested with the legacy flag in both stream modes."
@@ -323,7 +326,7 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
         "The resolved `{name_str}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name_str}`].\n\n# Errors\n\nAn [`Error`](::cuda_driver_table::Error) when it cannot be resolved.",
         abi.typedef
     );
-    let index_lit = index;
+    let index_lit = proc_macro2::Literal::usize_unsuffixed(index);
     let body = if returns_result {
         quote! {
             let __cdt_f = match self.#name.loaded() {
@@ -351,18 +354,27 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
         quote!(#ret)
     };
     Some(Emitted {
-        field: quote_spanned!(span=> #name: #k::__private::Lazy<#k::sys::#typedef>),
-        // SAFETY (of `Lazy::new`): the field's type is the PFN typedef of exactly this spec's ABI.
-        init: quote!(#name: unsafe { #k::__private::Lazy::new() }),
-        spec: quote! {
-            #k::FunctionSpec {
-                name: #name_str,
-                version: #version,
-                typedef: #typedef_str,
-                export: #export,
-                per_thread: #per_thread_spec,
+        field: quote_spanned!(span=> #name: #k::__private::Lazy<#table, #index_lit>),
+        init: quote!(#name: #k::__private::Lazy::new()),
+        binding: quote! {
+            // SAFETY: `Pfn` is the typedef of exactly `SPEC.abi` (both come from the same entry
+            // of the manifest), and the per-thread twin's typedef is the same type (asserted
+            // below, next to the method's signature).
+            unsafe impl #k::__private::Field<#index_lit> for #table {
+                type Pfn = #k::sys::#typedef;
+                const SPEC: #k::FunctionSpec = #k::FunctionSpec {
+                    name: #name_str,
+                    typedef: #typedef_str,
+                    per_thread_typedef: #per_thread_typedef,
+                    abi: #k::manifest::AbiInfo {
+                        version: #version,
+                        export: #export,
+                        per_thread: #per_thread_abi,
+                    },
+                };
             }
         },
+        spec: quote!(<Self as #k::__private::Field<#index_lit>>::SPEC),
         methods: quote_spanned! {span=>
             #[doc = #method_doc]
             #[inline]
@@ -376,7 +388,7 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
                 if let ::core::option::Option::Some(f) = self.#name.loaded() {
                     return ::core::result::Result::Ok(f);
                 }
-                match self.#name.resolve(&self.__cdt_config, &Self::FUNCTIONS[#index_lit])? {
+                match self.#name.resolve(&self.__cdt_config)? {
                     ::core::option::Option::Some(f) => ::core::result::Result::Ok(f),
                     ::core::option::Option::None => ::core::result::Result::Err(#k::__private::null_pointer(#name_str)),
                 }
@@ -387,12 +399,12 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
             #pt_check
         },
         resolve: quote! {
-            if let ::core::result::Result::Err(e) = self.#name.pointer(&self.__cdt_config, &Self::FUNCTIONS[#index_lit]) {
+            if let ::core::result::Result::Err(e) = self.#name.address(&self.__cdt_config) {
                 errors.push(e);
             }
         },
         pointer_arm: quote! {
-            #name_str => ::core::option::Option::Some(self.#name.pointer(&self.__cdt_config, &Self::FUNCTIONS[#index_lit])),
+            #name_str => ::core::option::Option::Some(self.#name.address(&self.__cdt_config)),
         },
     })
 }
@@ -428,12 +440,13 @@ fn expand(
     // `FUNCTIONS` is the number of functions emitted before it.
     let mut emitted: Vec<Emitted> = Vec::with_capacity(checked.len());
     for c in checked {
-        if let Some(e) = emit_function(emitted.len(), c, errors) {
+        if let Some(e) = emit_function(ident, emitted.len(), c, errors) {
             emitted.push(e);
         }
     }
     let fields = emitted.iter().map(|e| &e.field);
     let inits = emitted.iter().map(|e| &e.init);
+    let bindings = emitted.iter().map(|e| &e.binding);
     let specs = emitted.iter().map(|e| &e.spec);
     let methods = emitted.iter().map(|e| &e.methods);
     let checks = emitted.iter().map(|e| &e.checks);
@@ -462,6 +475,8 @@ fn expand(
             __cdt_config: #k::Config,
             #(#fields,)*
         }
+
+        #(#bindings)*
 
         #[allow(clippy::type_complexity)]
         const _: () = {

@@ -60,7 +60,11 @@ fn a_pin_types_the_field_with_its_typedef() {
     let out = table(quote!(cuCtxCreate = 3020));
     assert_has(
         &out,
-        "cuCtxCreate : :: cuda_driver_table :: __private :: Lazy < :: cuda_driver_table :: sys :: PFN_cuCtxCreate_v3020 >",
+        "cuCtxCreate : :: cuda_driver_table :: __private :: Lazy < Cuda , 0 >",
+    );
+    assert_has(
+        &out,
+        "unsafe impl :: cuda_driver_table :: __private :: Field < 0 > for Cuda { type Pfn = :: cuda_driver_table :: sys :: PFN_cuCtxCreate_v3020 ;",
     );
     assert!(compile_errors(&out).is_empty(), "{out}");
 }
@@ -70,7 +74,10 @@ fn no_pin_is_the_default_abi_of_the_release() {
     let default = manifest::find("cuCtxCreate").unwrap().default;
     assert_ne!(default, 3020);
     let out = table(quote!(cuCtxCreate));
-    assert_has(&out, &format!("sys :: PFN_cuCtxCreate_v{default} >"));
+    assert_has(
+        &out,
+        &format!("type Pfn = :: cuda_driver_table :: sys :: PFN_cuCtxCreate_v{default} ;"),
+    );
     assert_has(&out, &format!("version : {default}u32"));
     assert_lacks(&out, "PFN_cuCtxCreate_v3020");
 }
@@ -80,17 +87,20 @@ fn the_spec_requests_the_pinned_version() {
     let out = table(quote!(cuCtxCreate = 3020));
     assert_has(
         &out,
-        r#"FunctionSpec { name : "cuCtxCreate" , version : 3020u32 , typedef : "PFN_cuCtxCreate_v3020" , export : :: core :: option :: Option :: Some ("cuCtxCreate_v2") , per_thread : :: core :: option :: Option :: None , }"#,
+        r#"FunctionSpec { name : "cuCtxCreate" , typedef : "PFN_cuCtxCreate_v3020" , per_thread_typedef : :: core :: option :: Option :: None , abi : :: cuda_driver_table :: manifest :: AbiInfo { version : 3020u32 , export : :: core :: option :: Option :: Some ("cuCtxCreate_v2") , per_thread : :: core :: option :: Option :: None , } , }"#,
     );
 }
 
 #[test]
 fn the_spec_carries_the_per_thread_twin() {
     let out = table(quote!(cuLaunchKernel));
-    assert_has(&out, r#"name : "cuLaunchKernel" , version : 4000u32"#);
     assert_has(
         &out,
-        r#"per_thread : :: core :: option :: Option :: Some (:: cuda_driver_table :: PerThreadSpec { version : 7000u32 , typedef : "PFN_cuLaunchKernel_v7000_ptsz" , export : :: core :: option :: Option :: Some ("cuLaunchKernel_ptsz") })"#,
+        r#"name : "cuLaunchKernel" , typedef : "PFN_cuLaunchKernel_v4000" , per_thread_typedef : :: core :: option :: Option :: Some ("PFN_cuLaunchKernel_v7000_ptsz") , abi : :: cuda_driver_table :: manifest :: AbiInfo { version : 4000u32"#,
+    );
+    assert_has(
+        &out,
+        r#"per_thread : :: core :: option :: Option :: Some (:: cuda_driver_table :: manifest :: PerThreadAbi { version : 7000u32 , export : :: core :: option :: Option :: Some ("cuLaunchKernel_ptsz") })"#,
     );
     // The per-thread typedef must be the same function type as the legacy one: checked at
     // compile time in the user's crate, since one field holds either.
@@ -172,13 +182,26 @@ fn functions_keeps_the_order_listed_and_indexes_match() {
     let alloc = out.find(r#"name : "cuMemAlloc""#).unwrap();
     let init = out.find(r#"name : "cuInit""#).unwrap();
     assert!(alloc < init, "{out}");
+    // Each field is bound, by its type, to the spec at its index in `FUNCTIONS`.
     assert_has(
         &out,
-        "self . cuMemAlloc . resolve (& self . __cdt_config , & Self :: FUNCTIONS [0usize])",
+        "cuMemAlloc : :: cuda_driver_table :: __private :: Lazy < Cuda , 0 >",
     );
     assert_has(
         &out,
-        "self . cuInit . resolve (& self . __cdt_config , & Self :: FUNCTIONS [1usize])",
+        "cuInit : :: cuda_driver_table :: __private :: Lazy < Cuda , 1 >",
+    );
+    assert_has(
+        &out,
+        "FUNCTIONS : & 'static [:: cuda_driver_table :: FunctionSpec] = & [< Self as :: cuda_driver_table :: __private :: Field < 0 >> :: SPEC , < Self as :: cuda_driver_table :: __private :: Field < 1 >> :: SPEC]",
+    );
+    assert_has(
+        &out,
+        r#"Field < 0 > for Cuda { type Pfn = :: cuda_driver_table :: sys :: PFN_cuMemAlloc_v3020 ; const SPEC : :: cuda_driver_table :: FunctionSpec = :: cuda_driver_table :: FunctionSpec { name : "cuMemAlloc""#,
+    );
+    assert_has(
+        &out,
+        r#"Field < 1 > for Cuda { type Pfn = :: cuda_driver_table :: sys :: PFN_cuInit_v2000 ; const SPEC : :: cuda_driver_table :: FunctionSpec = :: cuda_driver_table :: FunctionSpec { name : "cuInit""#,
     );
 }
 
@@ -222,8 +245,11 @@ fn errors_are_collected_and_valid_entries_still_expanded() {
         &out,
         "pub unsafe fn cuInit (& self , Flags : :: core :: ffi :: c_uint)",
     );
-    assert_has(&out, "& Self :: FUNCTIONS [0usize]");
-    assert_lacks(&out, "FUNCTIONS [1usize]");
+    assert_has(
+        &out,
+        "cuInit : :: cuda_driver_table :: __private :: Lazy < Cuda , 0 >",
+    );
+    assert_lacks(&out, "Field < 1 >");
     assert_lacks(&out, "fn cuMemAloc");
 }
 
@@ -298,7 +324,10 @@ fn all_lists_every_function_with_pins_applied() {
             .count(),
         manifest::functions().len()
     );
-    assert_has(&out, "sys :: PFN_cuCtxCreate_v3020 >");
+    assert_has(
+        &out,
+        "type Pfn = :: cuda_driver_table :: sys :: PFN_cuCtxCreate_v3020 ;",
+    );
 }
 
 #[test]

@@ -27,9 +27,8 @@ fn run(cu: &Cuda) -> Result<(), Error> {
         cu.cuDeviceGetCount(&mut count)?;
     }
     println!(
-        "driver:  CUDA {}.{} ({version})",
-        version / 1000,
-        (version % 1000) / 10
+        "driver:  CUDA {} ({version})",
+        cuda_driver_table::CudaVersion(version as u32),
     );
     println!("backend: {}", cu.config().resolver()?.describe());
     println!("devices: {count}");

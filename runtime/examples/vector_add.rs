@@ -133,9 +133,8 @@ fn run(cu: &Cuda) -> Result<(), Error> {
     let name = unsafe { CStr::from_ptr(name.as_ptr()) }.to_string_lossy();
     let library = cu.config().resolver()?.describe();
     println!(
-        "driver:   CUDA {}.{} ({version})",
-        version / 1000,
-        (version % 1000) / 10
+        "driver:   CUDA {} ({version})",
+        cuda_driver_table::CudaVersion(version as u32),
     );
     println!("device:   {name}");
     println!("backend:  {library}");
@@ -163,7 +162,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             match e.kind() {
-                ErrorKind::LibraryNotFound { library, tried } => {
+                ErrorKind::LibraryNotFound { library, tried, .. } => {
                     let paths: Vec<&str> = tried.iter().map(|(p, _)| p.as_str()).collect();
                     eprintln!(
                         "vector_add: no {library} could be loaded; looked for {}",

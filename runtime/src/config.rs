@@ -3,11 +3,13 @@
 //! A [`Config`] is a small `Copy` value built by `const fn`s, so that
 //! `static T: Table = Table::new();` works. It holds no library handle and does no work: loading
 //! happens in `library` on the first resolution. It must never hold per-instance state.
+//! [`Config::resolver`] is defined beside the loading, in `library`.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::resolve::Resolver;
+use crate::stream::StreamMode;
 
 /// Where driver function pointers come from.
 #[derive(Clone, Copy)]
@@ -31,19 +33,6 @@ impl fmt::Debug for Backend {
             Backend::Custom(r) => f.debug_tuple("Custom").field(&r.describe()).finish(),
         }
     }
-}
-
-/// Which default stream the table's stream-ordered functions use.
-///
-/// `PerThread` requests the `_ptds`/`_ptsz` ABI of every function that has one, at that ABI's own
-/// version. Functions without a per-thread variant are requested as legacy in both modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum StreamMode {
-    /// The legacy default stream (`CU_GET_PROC_ADDRESS_LEGACY_STREAM`).
-    #[default]
-    Legacy,
-    /// The per-thread default stream (`CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`).
-    PerThread,
 }
 
 /// An explicit library path: a `&'static str` from a `const` context or a leaked path.

@@ -7,7 +7,7 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::config::Config;
+use crate::version::CudaVersion;
 
 /// An error from this crate. Match on [`kind`](Error::kind) for the details.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +60,9 @@ pub enum ErrorKind {
     LibraryNotFound {
         /// `"libcudart"` or `"libcuda"`.
         library: &'static str,
+        /// The environment variable that names the library to load (`CUDA_DRIVER_TABLE_CUDART`
+        /// or `CUDA_DRIVER_TABLE_LIBCUDA`), for the advice in the message.
+        env_var: &'static str,
         /// `(path or name, why it failed)` for every candidate, in order.
         tried: Vec<(String, String)>,
     },
@@ -144,9 +147,11 @@ pub enum ErrorKind {
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::LibraryNotFound { library, tried } => {
-                f.write_str(&not_found_message(library, tried))
-            }
+            Self::LibraryNotFound {
+                library,
+                env_var,
+                tried,
+            } => f.write_str(&not_found_message(library, env_var, tried)),
             Self::NotACudaLibrary {
                 library,
                 path,
@@ -167,14 +172,14 @@ impl fmt::Display for ErrorKind {
                 driver,
             } => {
                 let driver = match driver {
-                    Some(d) => format!("older (CUDA {})", cuda_version(*d)),
+                    Some(d) => format!("older (CUDA {})", CudaVersion(*d)),
                     None => "older (its version is unknown)".to_owned(),
                 };
                 write!(
                     f,
                     "{function}: requested at version {requested} (CUDA {}), but the driver is \
                      {driver}; update the NVIDIA driver, or pin an older ABI of {function}",
-                    cuda_version(*requested)
+                    CudaVersion(*requested)
                 )
             }
             Self::SymbolNotFound { function, version } => write!(
@@ -231,22 +236,15 @@ impl fmt::Display for ErrorKind {
 /// The error has no underlying cause: `source()` is `None` for every kind.
 impl std::error::Error for ErrorKind {}
 
-/// `12050` -> `"12.5"`.
-pub(crate) fn cuda_version(v: u32) -> String {
-    format!("{}.{}", v / 1000, (v % 1000) / 10)
-}
-
-fn not_found_message(library: &str, tried: &[(String, String)]) -> String {
-    let (what, var, hint) = if library == "libcuda" {
+fn not_found_message(library: &str, var: &str, tried: &[(String, String)]) -> String {
+    let (what, hint) = if library == "libcuda" {
         (
             "the CUDA driver library (libcuda.so.1)",
-            crate::library::ENV_LIBCUDA,
             "install the NVIDIA driver, set",
         )
     } else {
         (
             "the CUDA runtime library (libcudart)",
-            crate::library::ENV_CUDART,
             "install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime wheel), set",
         )
     };
@@ -274,7 +272,7 @@ fn unversioned_message(
     runtime_version: u32,
     would_get: Option<u32>,
 ) -> String {
-    let rt = cuda_version(runtime_version);
+    let rt = CudaVersion(runtime_version);
     let why = match would_get {
         Some(got) => format!(
             "{function} is pinned to ABI {requested} but libcudart {rt} would return ABI {got}"
@@ -295,36 +293,6 @@ fn unversioned_message(
     )
 }
 
-/// Turns a `CUresult` into `Ok(())` or [`ErrorKind::Cuda`].
-///
-/// The error carries the code's name and description from `cuGetErrorName`/`cuGetErrorString`,
-/// resolved lazily through `config`'s resolver (ABI 6000, legacy stream). Generated code calls
-/// this after every driver call. It never panics; when the names cannot be had they are `None`.
-#[inline]
-pub fn cuda_result(config: &Config, function: &'static str, code: u32) -> Result<(), Error> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(cuda_error(config, function, code))
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
-    let (name, description) = match crate::library::resolver_for(config) {
-        Ok(resolver) => resolver.error_strings(code),
-        Err(_) => (None, None),
-    };
-    ErrorKind::Cuda {
-        function,
-        code,
-        name,
-        description,
-    }
-    .into()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,13 +304,6 @@ mod tests {
             std::mem::size_of::<Result<std::ptr::NonNull<std::ffi::c_void>, Error>>(),
             2 * std::mem::size_of::<usize>()
         );
-    }
-
-    #[test]
-    fn versions_print_as_releases() {
-        assert_eq!(cuda_version(12050), "12.5");
-        assert_eq!(cuda_version(11080), "11.8");
-        assert_eq!(cuda_version(3020), "3.2");
     }
 
     #[test]
@@ -377,6 +338,7 @@ mod tests {
             (
                 ErrorKind::LibraryNotFound {
                     library: "libcudart",
+                    env_var: "CUDA_DRIVER_TABLE_CUDART",
                     tried: vec![
                         ("libcudart.so.12".into(), "not found".into()),
                         ("/opt/cuda/lib64/libcudart.so".into(), "bad ELF".into()),
@@ -392,6 +354,7 @@ mod tests {
             (
                 ErrorKind::LibraryNotFound {
                     library: "libcuda",
+                    env_var: "CUDA_DRIVER_TABLE_LIBCUDA",
                     tried: vec![],
                 },
                 "could not load the CUDA driver library (libcuda.so.1); tried: nothing\n\

@@ -23,15 +23,17 @@
 //! at its own version), so the pointer a table hands out always matches its type, whatever the
 //! versions of the headers, the runtime and the driver.
 //!
-//! Module layout:
-//! - `sys`: the bindings of the selected CUDA release (generated).
-//! - `manifest`: every function's ABIs and exported names in that release (generated).
-//! - `config`: [`Config`], [`Backend`], [`StreamMode`] (const-constructible).
+//! The crate is layered in one direction, each module using only those above it (the
+//! repository's `docs/ARCHITECTURE.md` walks through them):
+//! - `version`, `stream`: [`CudaVersion`], [`StreamMode`].
+//! - `abi_history`, [`manifest`]: generated facts about every function's ABIs.
 //! - `error`: [`Error`] and [`ErrorKind`].
-//! - `library`: finding and loading libcudart / libcuda once per process.
-//! - `resolve`: the [`Resolver`] trait, the two real backends and the resolution rules.
-//! - `slot`, `table`: the lazily filled fields generated tables are made of.
-//! - `abi_history`: every ABI version of every driver function across all supported releases.
+//! - `resolve`: the [`Resolver`] seam and the rule that turns an ABI into a lookup.
+//! - `config`: [`Config`], [`Backend`] (const-constructible, no state).
+//! - `backend`: the two built-in resolvers, libcudart and libcuda.
+//! - `library`: finding and loading them once per process; [`resolve`].
+//! - `table`: what generated tables are made of ([`FunctionSpec`], the lazily filled field).
+//! - [`sys`]: the bindings of the selected CUDA release (generated).
 
 pub use cuda_driver_table_macros::driver_table;
 
@@ -39,30 +41,27 @@ pub mod manifest;
 pub mod sys;
 
 mod abi_history;
+mod backend;
 mod config;
 mod error;
 mod library;
 mod resolve;
-mod slot;
+mod stream;
 mod table;
+mod version;
+
+#[cfg(test)]
+mod testing;
 
 #[doc(hidden)]
 #[path = "__private.rs"]
 pub mod __private;
 
-pub use config::{Backend, Config, StreamMode};
+pub use backend::{ENV_CUDART, ENV_LIBCUDA};
+pub use config::{Backend, Config};
 pub use error::{Error, ErrorKind};
-pub use resolve::{resolve, Lookup, Query, Resolver, StreamFlag, Versioning};
-pub use table::{Errors, FunctionSpec, PerThreadSpec};
-
-impl Config {
-    /// The loaded backend this configuration resolves through, loading its library on first use
-    /// (once per process). Its [`Resolver::describe`] names the library and lookup in use.
-    ///
-    /// # Errors
-    ///
-    /// When the library cannot be found or is not a CUDA library (the error lists every path tried).
-    pub fn resolver(&self) -> Result<&'static dyn Resolver, Error> {
-        library::resolver_for(self)
-    }
-}
+pub use library::resolve;
+pub use resolve::{LookupResult, Query, Resolver, Versioning};
+pub use stream::StreamMode;
+pub use table::{Errors, FunctionSpec};
+pub use version::CudaVersion;

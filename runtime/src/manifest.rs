@@ -1,8 +1,10 @@
 //! The ABIs of every driver function in the selected release, with the symbol `cuda.h` exports
 //! for each: what tests and tools need to check resolved pointers (generated, see `generated/`).
 
+use crate::stream::StreamMode;
+
 /// A driver function and every ABI it has in the selected release, oldest first.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FunctionAbis {
     /// The C name (`cuCtxCreate`).
     pub name: &'static str,
@@ -13,7 +15,7 @@ pub struct FunctionAbis {
 }
 
 /// One ABI of a function.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AbiInfo {
     /// The version in its typedef (`PFN_cuCtxCreate_v12050` -> 12050).
     pub version: u32,
@@ -24,7 +26,7 @@ pub struct AbiInfo {
 }
 
 /// The per-thread default stream twin of an ABI.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PerThreadAbi {
     /// The version in its typedef (`PFN_cuLaunchKernel_v7000_ptsz` -> 7000).
     pub version: u32,
@@ -33,11 +35,21 @@ pub struct PerThreadAbi {
 }
 
 impl AbiInfo {
-    /// The symbol the driver should hand out for this ABI in `mode`: the per-thread twin's in
-    /// per-thread mode where there is one, else this ABI's own (compare with `dlsym`).
-    pub fn expected_export(&self, mode: crate::StreamMode) -> Option<&'static str> {
+    /// What is asked of the driver for this ABI in `mode`: the version and the stream flag. In
+    /// per-thread mode that is the per-thread twin where there is one; every other case is this
+    /// ABI with the legacy flag. Resolution asks exactly this, nothing else.
+    pub const fn request(&self, mode: StreamMode) -> (u32, StreamMode) {
         match (mode, self.per_thread) {
-            (crate::StreamMode::PerThread, Some(pt)) => pt.export,
+            (StreamMode::PerThread, Some(pt)) => (pt.version, StreamMode::PerThread),
+            _ => (self.version, StreamMode::Legacy),
+        }
+    }
+
+    /// The symbol the driver should hand out for [`request`](Self::request) in `mode` (compare
+    /// with `dlsym`).
+    pub const fn expected_export(&self, mode: StreamMode) -> Option<&'static str> {
+        match (self.request(mode).1, self.per_thread) {
+            (StreamMode::PerThread, Some(pt)) => pt.export,
             _ => self.export,
         }
     }

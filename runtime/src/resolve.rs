@@ -1,50 +1,23 @@
-//! Turning (function, pinned ABI version, stream mode) into a function pointer.
+//! The rule that turns (function, pinned ABI, stream mode) into a lookup, and the [`Resolver`]
+//! seam a lookup goes through.
 //!
-//! The one rule (see `CUDA-ENTRY-POINTS.md`): a field typed `PFN_X_vN` is requested at exactly
-//! version `N`, with an explicit stream flag (legacy, or per-thread at the `_ptds`/`_ptsz` ABI's
-//! own version), never `DEFAULT`, never at the runtime's, header's or driver's version. Where only
-//! the unversioned `cudaGetDriverEntryPoint` exists, it is used only when the ABI history proves
-//! it returns exactly ABI `N`. This module must never hand out a pointer of another ABI.
+//! The one rule: a field typed `PFN_X_vN` is requested at exactly version `N`, with an explicit
+//! stream flag (legacy, or per-thread at the `_ptds`/`_ptsz` ABI's own version), never `DEFAULT`,
+//! never at the runtime's, header's or driver's version. Where only the unversioned
+//! `cudaGetDriverEntryPoint` exists, it is used only when the ABI history proves it returns
+//! exactly ABI `N`. This module must never hand out a pointer of another ABI.
 //!
-//! [`Resolver`] is the seam between the rule and a lookup function; the two real backends live in
-//! `cudart` (libcudart) and `libcuda` (the driver). Loading them is `library`'s job.
-
-pub(crate) mod cudart;
-pub(crate) mod libcuda;
-
-#[cfg(test)]
-mod tests;
-
-pub(crate) use cudart::Cudart;
-pub(crate) use libcuda::Libcuda;
+//! It knows nothing of libraries: the two built-in resolvers live in `backend`, loading them in
+//! `library`.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::abi_history;
-use crate::config::{Config, StreamMode};
 use crate::error::{Error, ErrorKind};
-
-/// The stream flag passed to the lookup. Never `DEFAULT` (0): a Rust caller has no
-/// `--default-stream` switch that would give it a meaning.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamFlag {
-    /// `CU_GET_PROC_ADDRESS_LEGACY_STREAM` / `cudaEnableLegacyStream` (1).
-    Legacy,
-    /// `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM` / `cudaEnablePerThreadDefaultStream` (2).
-    PerThread,
-}
-
-impl StreamFlag {
-    /// The flag's value for `cuGetProcAddress` and `cudaGetDriverEntryPoint*`: 1 or 2.
-    pub const fn bits(self) -> u64 {
-        match self {
-            StreamFlag::Legacy => 1,
-            StreamFlag::PerThread => 2,
-        }
-    }
-}
+use crate::manifest::AbiInfo;
+use crate::stream::StreamMode;
 
 /// Which version a lookup asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,9 +28,9 @@ pub enum Query {
     Unversioned,
 }
 
-/// The outcome of one lookup.
+/// What one lookup found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Lookup {
+pub enum LookupResult {
     /// The call succeeded, the status said found, and the pointer is not null.
     Found(NonNull<c_void>),
     /// The driver does not know the symbol (status 1, or success with a null pointer).
@@ -101,7 +74,7 @@ pub enum Versioning {
 ///
 /// # Safety
 ///
-/// Generated code calls every pointer returned in [`Lookup::Found`] through the function type of
+/// Generated code calls every pointer returned in [`LookupResult::Found`] through the function type of
 /// the requested ABI. An implementation must therefore guarantee that such a pointer:
 /// - is the driver function `symbol` with exactly the ABI a CUDA driver's `cuGetProcAddress`
 ///   returns for that query and stream flag (for [`Query::Unversioned`]: at the version that
@@ -118,8 +91,9 @@ pub unsafe trait Resolver: Send + Sync {
     /// Which queries [`lookup`](Resolver::lookup) answers. Asked before every resolution.
     fn versioning(&self) -> Versioning;
 
-    /// Looks up `symbol` (a base name such as `cuCtxCreate`).
-    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamFlag) -> Lookup;
+    /// Looks up `symbol` (a base name such as `cuCtxCreate`) with `mode`'s stream flag
+    /// ([`StreamMode::flag`]).
+    fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult;
 
     /// The driver's version, if known; only used in error messages.
     fn driver_version(&self) -> Option<u32> {
@@ -136,62 +110,28 @@ pub unsafe trait Resolver: Send + Sync {
         // ABI, here the ABI 6000 of cuGetErrorName / cuGetErrorString.
         unsafe {
             fns.strings(code, |name| {
-                resolve_with(self, StreamMode::Legacy, name, 6000, None).ok()
+                resolve_with(self, StreamMode::Legacy, name, &ERROR_STRING_ABI).ok()
             })
         }
     }
 }
 
-/// What to request: `(version, flag)` for a function pinned at `version`, whose per-thread ABI
-/// (if it has one) is `per_thread_version`.
-pub(crate) fn request(
-    mode: StreamMode,
-    version: u32,
-    per_thread_version: Option<u32>,
-) -> (u32, StreamFlag) {
-    match (mode, per_thread_version) {
-        (StreamMode::PerThread, Some(v)) => (v, StreamFlag::PerThread),
-        _ => (version, StreamFlag::Legacy),
-    }
-}
+/// The ABI of `cuGetErrorName` and `cuGetErrorString` that error messages use.
+pub(crate) const ERROR_STRING_ABI: AbiInfo = AbiInfo {
+    version: 6000,
+    export: None,
+    per_thread: None,
+};
 
-/// Resolves driver function `name`, pinned at ABI `version` (per-thread ABI `per_thread_version`,
-/// if the function has one), through `config`'s backend, by the same rules as a table's fields;
-/// loads the library on first use. Each call asks again (nothing is cached): tables are the way to
-/// call functions; this is for tools and tests that check ABIs one by one.
-///
-/// The pointer is the driver's function for exactly that ABI (in per-thread mode, its
-/// per-thread twin); casting it to any other `PFN_*` type is undefined behaviour.
-///
-/// # Errors
-///
-/// When the library cannot be loaded or the function cannot be resolved at that ABI (see
-/// [`ErrorKind`](crate::ErrorKind)).
-pub fn resolve(
-    config: &Config,
-    name: &'static str,
-    version: u32,
-    per_thread_version: Option<u32>,
-) -> Result<NonNull<c_void>, Error> {
-    let resolver = crate::library::resolver_for(config)?;
-    resolve_with(
-        resolver,
-        config.stream_mode(),
-        name,
-        version,
-        per_thread_version,
-    )
-}
-
-/// [`resolve`] with a given resolver.
+/// Resolves driver function `name` at `abi` through `resolver`, in stream mode `mode`: the
+/// request is [`AbiInfo::request`], and nothing else is ever asked.
 pub(crate) fn resolve_with<R: Resolver + ?Sized>(
     resolver: &R,
     mode: StreamMode,
     name: &'static str,
-    version: u32,
-    per_thread_version: Option<u32>,
+    abi: &AbiInfo,
 ) -> Result<NonNull<c_void>, Error> {
-    let (version, flag) = request(mode, version, per_thread_version);
+    let (version, flag) = abi.request(mode);
     // Driver function names are short: build the C string on the stack, not the heap.
     let mut buf = [0u8; 128];
     let heap;
@@ -240,21 +180,21 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
         }
     };
     let kind = match resolver.lookup(symbol, query, flag) {
-        Lookup::Found(p) => return Ok(p),
-        Lookup::SymbolNotFound => ErrorKind::SymbolNotFound {
+        LookupResult::Found(p) => return Ok(p),
+        LookupResult::SymbolNotFound => ErrorKind::SymbolNotFound {
             function: name,
             version,
         },
-        Lookup::VersionNotSufficient => ErrorKind::VersionNotSufficient {
+        LookupResult::VersionNotSufficient => ErrorKind::VersionNotSufficient {
             function: name,
             version,
         },
-        Lookup::VersionTooNew => ErrorKind::DriverTooOld {
+        LookupResult::VersionTooNew => ErrorKind::DriverTooOld {
             function: name,
             requested: asked,
             driver: resolver.driver_version(),
         },
-        Lookup::Failed {
+        LookupResult::Failed {
             code,
             name: code_name,
             description,
@@ -274,13 +214,13 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
 fn check_unversioned(
     name: &'static str,
     version: u32,
-    flag: StreamFlag,
+    flag: StreamMode,
     runtime: u32,
 ) -> Result<(), Error> {
     let would_get = abi_history::abis(name).and_then(|(legacy, per_thread)| {
         let list = match flag {
-            StreamFlag::Legacy => legacy,
-            StreamFlag::PerThread => per_thread,
+            StreamMode::Legacy => legacy,
+            StreamMode::PerThread => per_thread,
         };
         abi_history::newest_at_or_below(list, runtime)
     });
@@ -310,27 +250,29 @@ pub(crate) fn classify(
     asked: u32,
     driver_version: impl FnOnce() -> Option<u32>,
     describe_code: impl FnOnce(c_int) -> (String, String),
-) -> Lookup {
+) -> LookupResult {
     const INVALID_VALUE: c_int = 1;
     const NOT_FOUND: c_int = 500;
     match (rc, status) {
         // -1: a status argument the call left untouched; judge by the pointer alone.
         (0, None | Some(0) | Some(-1)) => match NonNull::new(ptr) {
-            Some(p) => Lookup::Found(p),
-            None => Lookup::SymbolNotFound,
+            Some(p) => LookupResult::Found(p),
+            None => LookupResult::SymbolNotFound,
         },
-        (0, Some(1)) => Lookup::SymbolNotFound,
-        (0, Some(2)) => Lookup::VersionNotSufficient,
-        (0, Some(other)) => Lookup::Failed {
+        (0, Some(1)) => LookupResult::SymbolNotFound,
+        (0, Some(2)) => LookupResult::VersionNotSufficient,
+        (0, Some(other)) => LookupResult::Failed {
             code: 0,
             name: "unexpected status".to_owned(),
             description: format!("the lookup succeeded but reported status {other}"),
         },
-        (NOT_FOUND, None) => Lookup::SymbolNotFound,
-        (INVALID_VALUE, _) if driver_version().is_some_and(|d| asked > d) => Lookup::VersionTooNew,
+        (NOT_FOUND, None) => LookupResult::SymbolNotFound,
+        (INVALID_VALUE, _) if driver_version().is_some_and(|d| asked > d) => {
+            LookupResult::VersionTooNew
+        }
         (rc, _) => {
             let (name, description) = describe_code(rc);
-            Lookup::Failed {
+            LookupResult::Failed {
                 code: rc,
                 name,
                 description,
@@ -414,3 +356,6 @@ pub(crate) unsafe fn c_string(p: *const c_char) -> Option<String> {
         Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
     }
 }
+
+#[cfg(test)]
+mod tests;

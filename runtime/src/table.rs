@@ -1,81 +1,77 @@
-//! What generated tables are made of: the per-function description ([`FunctionSpec`]), the typed
-//! lazy field ([`Lazy`]) and the error list of `resolve_all` ([`Errors`]).
+//! What generated tables are made of: the description of each function ([`FunctionSpec`]), the
+//! trait that binds a field to it ([`Field`]), the lazily filled field itself ([`Lazy`]), the
+//! `CUresult` check of every call and the error list of `resolve_all` ([`Errors`]).
+//!
+//! A field cannot be told which function it holds: its type, `Lazy<Table, I>`, names the table
+//! and the field's index, and the table's `unsafe impl Field<I>` (written by the macro) names the
+//! spec and the `PFN_*` typedef. So no safe code can put another function, or another ABI, in a
+//! field, and two fields of the same C signature are still different types.
 
-use crate::config::{Config, StreamMode};
-use crate::error::Error;
-use crate::resolve::StreamFlag;
-use crate::slot::Slot;
 use std::ffi::c_void;
 use std::fmt;
 use std::marker::PhantomData;
-use std::ptr::NonNull;
+use std::ptr::{null_mut, NonNull};
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use crate::config::Config;
+use crate::error::{Error, ErrorKind};
+use crate::library::{resolve, resolver_for};
+use crate::manifest::AbiInfo;
+use crate::sys::CUresult;
 
 /// One function of a table and the ABI it is pinned to (`Table::FUNCTIONS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FunctionSpec {
     /// The C name (`cuMemAlloc`).
     pub name: &'static str,
-    /// The pinned ABI (`3020` for `PFN_cuMemAlloc_v3020`).
-    pub version: u32,
-    /// The typedef of that ABI.
+    /// The typedef of the pinned ABI (`PFN_cuMemAlloc_v3020`).
     pub typedef: &'static str,
-    /// The symbol `cuda.h` exports for that ABI (`cuMemAlloc_v2`).
-    pub export: Option<&'static str>,
-    /// The per-thread default stream twin, where the headers have one.
-    pub per_thread: Option<PerThreadSpec>,
+    /// The typedef of its per-thread twin (`PFN_cuLaunchKernel_v7000_ptsz`), if it has one.
+    pub per_thread_typedef: Option<&'static str>,
+    /// The pinned ABI: its version, exported symbol and per-thread twin. What is requested is
+    /// [`AbiInfo::request`].
+    pub abi: AbiInfo,
 }
 
-/// The `_ptds`/`_ptsz` twin of a pinned ABI.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PerThreadSpec {
-    /// Its typedef's version (`7000` for `PFN_cuLaunchKernel_v7000_ptsz`).
-    pub version: u32,
-    /// Its typedef.
-    pub typedef: &'static str,
-    /// Its exported symbol (`cuLaunchKernel_ptsz`).
-    pub export: Option<&'static str>,
+/// Binds field `I` of a table to its function: implemented by `#[driver_table]` for the table
+/// type, once per field.
+///
+/// # Safety
+///
+/// `Pfn` must be the `PFN_*` typedef (an `Option` of an `extern "C"` function pointer) of exactly
+/// `SPEC.abi`, and, where `SPEC.abi` has a per-thread twin, of the twin as well (the same Rust
+/// type): [`Lazy<Self, I>`](Lazy) hands out what the backend resolves for `SPEC` as a `Pfn`.
+pub unsafe trait Field<const I: usize> {
+    /// The `PFN_*` typedef of the field.
+    type Pfn: Copy;
+    /// The function and ABI of the field.
+    const SPEC: FunctionSpec;
 }
 
-impl FunctionSpec {
-    /// What is asked of the driver in `mode`: the version and the stream flag. Per-thread mode
-    /// uses the per-thread twin where there is one; every other case is the pinned ABI with the
-    /// legacy flag.
-    pub fn request(&self, mode: StreamMode) -> (u32, StreamFlag) {
-        crate::resolve::request(mode, self.version, self.per_thread.map(|p| p.version))
-    }
-
-    /// The symbol the driver should hand out in `mode` (compare with `dlsym`).
-    pub fn expected_export(&self, mode: StreamMode) -> Option<&'static str> {
-        match (mode, self.per_thread) {
-            (StreamMode::PerThread, Some(pt)) => pt.export,
-            _ => self.export,
-        }
-    }
+/// Field `I` of table `T`: the driver function `T`'s [`Field<I>`] names, resolved on first use.
+///
+/// After the first successful resolution a call costs one `Acquire` load and a predictable
+/// branch; the fast path never locks, allocates or calls into a library. A failed resolution
+/// stores nothing, so the next call asks the backend again (the library search itself runs once
+/// per process, see `library`). Any number of threads may race the first call; all get the
+/// pointer stored first.
+pub struct Lazy<T, const I: usize> {
+    ptr: AtomicPtr<c_void>,
+    _field: PhantomData<fn() -> T>,
 }
 
-/// A field of a generated table: a driver function pointer of typedef `F`, resolved on first use.
-pub struct Lazy<F> {
-    slot: Slot,
-    _typedef: PhantomData<F>,
-}
-
-impl<F: Copy> Lazy<F> {
+impl<T: Field<I>, const I: usize> Lazy<T, I> {
     /// An unresolved field.
-    ///
-    /// # Safety
-    ///
-    /// `F` must be the `PFN_*` typedef (an `Option` of an `extern "C"` function pointer) of
-    /// exactly the ABI of every [`FunctionSpec`] this field is later asked with.
-    pub const unsafe fn new() -> Self {
+    pub const fn new() -> Self {
         const {
             assert!(
-                size_of::<F>() == size_of::<*mut c_void>(),
+                size_of::<T::Pfn>() == size_of::<*mut c_void>(),
                 "a table field must be a PFN_* typedef"
-            )
-        };
+            );
+        }
         Self {
-            slot: Slot::new(),
-            _typedef: PhantomData,
+            ptr: AtomicPtr::new(null_mut()),
+            _field: PhantomData,
         }
     }
 
@@ -83,33 +79,27 @@ impl<F: Copy> Lazy<F> {
     /// call through this first, so their fast path is one load and one branch, and resolution
     /// ([`Lazy::resolve`]) stays out of line.
     #[inline(always)]
-    pub fn loaded(&self) -> F {
-        let p = self
-            .slot
-            .load()
-            .map_or(std::ptr::null_mut(), NonNull::as_ptr);
-        // SAFETY: `F` is an `Option<extern "C" fn>` of pointer size (checked in `new`) whose
-        // representation is the function's address, null for `None`; a non-null `p` is the
-        // driver's function for exactly the ABI of `F` (the contract of `new`).
-        unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
+    pub fn loaded(&self) -> T::Pfn {
+        let p = self.ptr.load(Ordering::Acquire);
+        // SAFETY: `T::Pfn` is an `Option<extern "C" fn>` of pointer size (checked in `new`),
+        // whose representation is the function's address, null for `None`. Only `fill` stores,
+        // and it stores what the backend resolved for `T::SPEC`, which by `Field`'s contract is
+        // of type `T::Pfn`.
+        unsafe { std::mem::transmute_copy::<*mut c_void, T::Pfn>(&p) }
     }
 
-    /// Resolves the function through `config` and stores it (the slow path).
+    /// The function, resolving it through `config` and storing it if it is not resolved yet
+    /// (the slow path of generated methods).
     ///
     /// # Errors
     ///
-    /// When it cannot be resolved (see [`ErrorKind`](crate::ErrorKind)).
+    /// When it cannot be resolved (see [`ErrorKind`]).
     #[cold]
     #[inline(never)]
-    pub fn resolve(&self, config: &Config, spec: &FunctionSpec) -> Result<F, Error> {
-        let per_thread = spec.per_thread.map(|p| p.version);
-        let p = self
-            .slot
-            .fill(config, spec.name, spec.version, per_thread)?;
-        // SAFETY: `F` is an `Option<extern "C" fn>` of pointer size (checked in `new`), whose
-        // representation is the function's address; `p` is the driver's function for exactly the
-        // ABI of `F` (the contract of `new`).
-        Ok(unsafe { std::mem::transmute_copy::<NonNull<c_void>, F>(&p) })
+    pub fn resolve(&self, config: &Config) -> Result<T::Pfn, Error> {
+        let p = self.address(config)?;
+        // SAFETY: as in `loaded`: `p` is the backend's function for `T::SPEC`, of type `T::Pfn`.
+        Ok(unsafe { std::mem::transmute_copy::<NonNull<c_void>, T::Pfn>(&p) })
     }
 
     /// The function's address, resolving it through `config` on first use.
@@ -117,17 +107,85 @@ impl<F: Copy> Lazy<F> {
     /// # Errors
     ///
     /// When it cannot be resolved.
-    #[inline(always)]
-    pub fn pointer(&self, config: &Config, spec: &FunctionSpec) -> Result<NonNull<c_void>, Error> {
-        let per_thread = spec.per_thread.map(|p| p.version);
-        self.slot.get(config, spec.name, spec.version, per_thread)
+    #[inline]
+    pub fn address(&self, config: &Config) -> Result<NonNull<c_void>, Error> {
+        match NonNull::new(self.ptr.load(Ordering::Acquire)) {
+            Some(p) => Ok(p),
+            None => self.fill(config),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fill(&self, config: &Config) -> Result<NonNull<c_void>, Error> {
+        let spec = &T::SPEC;
+        let p = resolve(config, spec.name, &spec.abi)?;
+        // Resolution is deterministic, so racing threads found the same pointer; still, everyone
+        // returns the one stored first.
+        match self
+            .ptr
+            .compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Ok(p),
+            Err(winner) => Ok(NonNull::new(winner).unwrap_or(p)),
+        }
     }
 }
 
-impl<F> fmt::Debug for Lazy<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Lazy").field(&self.slot).finish()
+impl<T: Field<I>, const I: usize> Default for Lazy<T, I> {
+    fn default() -> Self {
+        Self::new()
     }
+}
+
+impl<T, const I: usize> fmt::Debug for Lazy<T, I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Lazy")
+            .field(&self.ptr.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+/// `Ok(())` for `CUDA_SUCCESS`, else [`ErrorKind::Cuda`] with the code's name and description
+/// from `cuGetErrorName`/`cuGetErrorString`, resolved lazily through `config`'s backend (ABI
+/// 6000, legacy stream). Generated methods call this after every driver call. It never panics;
+/// when the names cannot be had they are `None`.
+///
+/// # Errors
+///
+/// Any code but `CUDA_SUCCESS`.
+#[inline(always)]
+pub fn check(config: &Config, function: &'static str, result: CUresult) -> Result<(), Error> {
+    if result.0 == 0 {
+        Ok(())
+    } else {
+        Err(cuda_error(config, function, result.0))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
+    let (name, description) = match resolver_for(config) {
+        Ok(resolver) => resolver.error_strings(code),
+        Err(_) => (None, None),
+    };
+    ErrorKind::Cuda {
+        function,
+        code,
+        name,
+        description,
+    }
+    .into()
+}
+
+/// The error for a field that resolved to a null function (a resolver broke its contract).
+#[cold]
+pub fn null_pointer(function: &'static str) -> Error {
+    Error::from(ErrorKind::SymbolNotFound {
+        function,
+        version: 0,
+    })
 }
 
 /// Every failure of a table's `resolve_all`, in the table's order.
@@ -174,3 +232,6 @@ impl fmt::Display for Errors {
 }
 
 impl std::error::Error for Errors {}
+
+#[cfg(test)]
+mod tests;

@@ -40,7 +40,7 @@ pub mod gpu {
         cudart_matrix()
             .into_iter()
             .find(|p| p.to_string_lossy().ends_with(".so.13"))
-            .expect("CUDART_MATRIX holds a libcudart.so.13 (stage with ../shared/gpu/stage)")
+            .expect("CUDART_MATRIX holds a libcudart.so.13 (staged by the GPU staging command, see tests/README.md)")
     }
 
     /// The backends under test, named: the driver and libcudart 13.

@@ -11,6 +11,6 @@ fn the_all_table_has_every_function_of_the_release_at_its_default_abi() {
     assert_eq!(All::FUNCTIONS.len(), manifest::FUNCTIONS.len());
     for (spec, f) in All::FUNCTIONS.iter().zip(manifest::FUNCTIONS) {
         assert_eq!(spec.name, f.name);
-        assert_eq!(spec.version, f.default, "{}", f.name);
+        assert_eq!(spec.abi.version, f.default, "{}", f.name);
     }
 }

@@ -3,7 +3,7 @@
 //! accessors, `resolve_all` and the `CUresult` errors run for real, and every request is recorded.
 
 use cuda_driver_table::{
-    driver_table, sys, Config, ErrorKind, Lookup, Query, Resolver, StreamFlag, Versioning,
+    driver_table, sys, Config, ErrorKind, LookupResult, Query, Resolver, StreamMode, Versioning,
 };
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::ptr::NonNull;
@@ -42,7 +42,7 @@ extern "C" fn fake_error_string(_: sys::CUresult, out: *mut *const c_char) -> sy
 
 /// Knows four functions at fixed ABIs, and records every request.
 struct FakeDriver {
-    requests: Mutex<Vec<(String, Query, StreamFlag)>>,
+    requests: Mutex<Vec<(String, Query, StreamMode)>>,
 }
 
 // SAFETY: every pointer handed out is a function of exactly the C signature of the ABI it is
@@ -55,26 +55,26 @@ unsafe impl Resolver for FakeDriver {
     fn versioning(&self) -> Versioning {
         Versioning::Versioned
     }
-    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamFlag) -> Lookup {
+    fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         let name = symbol.to_str().unwrap_or_default();
         self.requests
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push((name.to_string(), query, flag));
+            .push((name.to_string(), query, mode));
         let Query::ByVersion(version) = query else {
-            return Lookup::SymbolNotFound;
+            return LookupResult::SymbolNotFound;
         };
         let (at, f): (u32, *mut c_void) = match name {
             "cuInit" => (2000, fake_init as *mut c_void),
             "cuDriverGetVersion" => (2020, fake_driver_get_version as *mut c_void),
             "cuGetErrorName" => (6000, fake_error_name as *mut c_void),
             "cuGetErrorString" => (6000, fake_error_string as *mut c_void),
-            _ => return Lookup::SymbolNotFound,
+            _ => return LookupResult::SymbolNotFound,
         };
         if version < at {
-            return Lookup::VersionNotSufficient;
+            return LookupResult::VersionNotSufficient;
         }
-        NonNull::new(f).map_or(Lookup::SymbolNotFound, Lookup::Found)
+        NonNull::new(f).map_or(LookupResult::SymbolNotFound, LookupResult::Found)
     }
 }
 
@@ -91,7 +91,7 @@ static FAKE: FakeDriver = FakeDriver::new();
 static FAKE_PARTLY: FakeDriver = FakeDriver::new();
 static FAKE_PER_THREAD: FakeDriver = FakeDriver::new();
 
-fn requests_of(fake: &FakeDriver, name: &str) -> Vec<(Query, StreamFlag)> {
+fn requests_of(fake: &FakeDriver, name: &str) -> Vec<(Query, StreamMode)> {
     fake.requests
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -118,7 +118,7 @@ fn a_generated_method_calls_the_resolved_function_with_the_arguments() {
     // Requested once, at exactly its pinned ABI, with the legacy flag.
     assert_eq!(
         requests_of(&FAKE, "cuDriverGetVersion"),
-        [(Query::ByVersion(2020), StreamFlag::Legacy)]
+        [(Query::ByVersion(2020), StreamMode::Legacy)]
     );
     // Later calls do not ask again.
     // SAFETY: as above.
@@ -179,10 +179,10 @@ fn per_thread_mode_asks_for_the_per_thread_abi_only_where_there_is_one() {
     let _ = table.resolve_all();
     assert_eq!(
         requests_of(&FAKE_PER_THREAD, "cuInit"),
-        [(Query::ByVersion(2000), StreamFlag::Legacy)]
+        [(Query::ByVersion(2000), StreamMode::Legacy)]
     );
     assert_eq!(
         requests_of(&FAKE_PER_THREAD, "cuLaunchKernel"),
-        [(Query::ByVersion(7000), StreamFlag::PerThread)]
+        [(Query::ByVersion(7000), StreamMode::PerThread)]
     );
 }

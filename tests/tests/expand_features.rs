@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use cuda_driver_table::{
-    sys, Backend, Config, Error, ErrorKind, FunctionSpec, PerThreadSpec, StreamFlag, StreamMode,
+    manifest::PerThreadAbi, sys, Backend, Config, Error, ErrorKind, FunctionSpec, StreamMode,
 };
 
 /// The tables live in a module so that using them from outside checks that the struct keeps
@@ -81,14 +81,14 @@ fn tables_with_different_pins_coexist() {
     assert_eq!(names(Latest::FUNCTIONS), names(Pinned::FUNCTIONS));
 
     let pinned = spec(Pinned::FUNCTIONS, "cuCtxCreate");
-    assert_eq!(pinned.version, 3020);
+    assert_eq!(pinned.abi.version, 3020);
     assert_eq!(pinned.typedef, "PFN_cuCtxCreate_v3020");
-    assert_eq!(pinned.export, Some("cuCtxCreate_v2"));
+    assert_eq!(pinned.abi.export, Some("cuCtxCreate_v2"));
 
     let latest = spec(Latest::FUNCTIONS, "cuCtxCreate");
-    assert_eq!(latest.version, 12050);
+    assert_eq!(latest.abi.version, 12050);
     assert_eq!(latest.typedef, "PFN_cuCtxCreate_v12050");
-    assert_eq!(latest.export, Some("cuCtxCreate_v4"));
+    assert_eq!(latest.abi.export, Some("cuCtxCreate_v4"));
 
     // Unpinned functions are the same in both.
     assert_eq!(
@@ -150,29 +150,32 @@ fn struct_keeps_its_attributes_and_is_send_and_sync() {
 #[test]
 fn per_thread_spec_of_cu_launch_kernel() {
     let launch = spec(PerThread::FUNCTIONS, "cuLaunchKernel");
-    assert_eq!(launch.version, 4000);
+    assert_eq!(launch.abi.version, 4000);
     assert_eq!(
-        launch.per_thread,
-        Some(PerThreadSpec {
+        launch.abi.per_thread,
+        Some(PerThreadAbi {
             version: 7000,
-            typedef: "PFN_cuLaunchKernel_v7000_ptsz",
             export: Some("cuLaunchKernel_ptsz"),
         })
     );
     assert_eq!(
-        launch.request(StreamMode::PerThread),
-        (7000, StreamFlag::PerThread)
+        launch.per_thread_typedef,
+        Some("PFN_cuLaunchKernel_v7000_ptsz")
     );
     assert_eq!(
-        launch.request(StreamMode::Legacy),
-        (4000, StreamFlag::Legacy)
+        launch.abi.request(StreamMode::PerThread),
+        (7000, StreamMode::PerThread)
     );
     assert_eq!(
-        launch.expected_export(StreamMode::PerThread),
+        launch.abi.request(StreamMode::Legacy),
+        (4000, StreamMode::Legacy)
+    );
+    assert_eq!(
+        launch.abi.expected_export(StreamMode::PerThread),
         Some("cuLaunchKernel_ptsz")
     );
     assert_eq!(
-        launch.expected_export(StreamMode::Legacy),
+        launch.abi.expected_export(StreamMode::Legacy),
         Some("cuLaunchKernel")
     );
     // The spec does not depend on the table's stream mode: the mode picks at resolution.
@@ -180,12 +183,15 @@ fn per_thread_spec_of_cu_launch_kernel() {
 
     // A function without a per-thread twin is requested as legacy in both modes.
     let init = spec(PerThread::FUNCTIONS, "cuInit");
-    assert_eq!(init.per_thread, None);
+    assert_eq!(init.abi.per_thread, None);
     assert_eq!(
-        init.request(StreamMode::PerThread),
-        (2000, StreamFlag::Legacy)
+        init.abi.request(StreamMode::PerThread),
+        (2000, StreamMode::Legacy)
     );
-    assert_eq!(init.request(StreamMode::Legacy), (2000, StreamFlag::Legacy));
+    assert_eq!(
+        init.abi.request(StreamMode::Legacy),
+        (2000, StreamMode::Legacy)
+    );
 }
 
 #[test]

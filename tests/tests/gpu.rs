@@ -1,6 +1,6 @@
-//! GPU tests (`--features gpu`): run on a machine with an NVIDIA driver, built here and staged with
-//! `../shared/gpu/stage test --no-run -p cuda-driver-table-tests --features gpu`, then
-//! `bash .gpu/run.sh` there. Every pointer a table hands out is compared with `dlsym` of the symbol
+//! GPU tests (`--features gpu`, the one gate for tests that need an NVIDIA driver): built on a
+//! machine with Rust, staged with the CUDA runtime libraries and run on a machine with a driver
+//! (tests/README.md has the commands). Every pointer a table hands out is compared with `dlsym` of the symbol
 //! `cuda.h` exports for that ABI.
 #![cfg(feature = "gpu")]
 
@@ -11,6 +11,15 @@ use cuda_driver_table_tests::gpu::{backends, cudart13, cudart_matrix, dlsym, lib
 use std::ffi::c_void;
 use std::fmt::Write as _;
 
+/// An ABI without a per-thread twin, for lookups by version alone.
+fn abi(version: u32) -> manifest::AbiInfo {
+    manifest::AbiInfo {
+        version,
+        export: None,
+        per_thread: None,
+    }
+}
+
 fn mode_name(m: StreamMode) -> &'static str {
     match m {
         StreamMode::Legacy => "legacy",
@@ -18,74 +27,14 @@ fn mode_name(m: StreamMode) -> &'static str {
     }
 }
 
-/// Issue 3: every ABI of four functions, both backends, both modes, equals the matching export;
-/// the names are also spelled out as `cuda.h` declares them.
+/// Every ABI of four functions with several ABIs and per-thread twins, both backends, both
+/// modes, equals `dlsym` of the export the manifest names for it (`cuCtxCreate_v2`/`_v3`/`_v4`,
+/// `cuStreamGetCaptureInfo_v2_ptsz`, `cuLaunchKernel_ptsz`, ...).
 #[test]
 fn every_abi_of_key_functions_matches_its_export() {
     let lib = libcuda();
-    let spelled: &[(&str, u32, StreamMode, &str)] = &[
-        ("cuCtxCreate", 3020, StreamMode::Legacy, "cuCtxCreate_v2"),
-        ("cuCtxCreate", 11040, StreamMode::Legacy, "cuCtxCreate_v3"),
-        ("cuCtxCreate", 12050, StreamMode::Legacy, "cuCtxCreate_v4"),
-        ("cuMemAlloc", 3020, StreamMode::Legacy, "cuMemAlloc_v2"),
-        (
-            "cuStreamGetCaptureInfo",
-            10010,
-            StreamMode::Legacy,
-            "cuStreamGetCaptureInfo",
-        ),
-        (
-            "cuStreamGetCaptureInfo",
-            11030,
-            StreamMode::Legacy,
-            "cuStreamGetCaptureInfo_v2",
-        ),
-        (
-            "cuStreamGetCaptureInfo",
-            12030,
-            StreamMode::Legacy,
-            "cuStreamGetCaptureInfo_v3",
-        ),
-        (
-            "cuStreamGetCaptureInfo",
-            11030,
-            StreamMode::PerThread,
-            "cuStreamGetCaptureInfo_v2_ptsz",
-        ),
-        (
-            "cuStreamGetCaptureInfo",
-            12030,
-            StreamMode::PerThread,
-            "cuStreamGetCaptureInfo_v3_ptsz",
-        ),
-        ("cuLaunchKernel", 4000, StreamMode::Legacy, "cuLaunchKernel"),
-        (
-            "cuLaunchKernel",
-            4000,
-            StreamMode::PerThread,
-            "cuLaunchKernel_ptsz",
-        ),
-    ];
     let mut failures = Vec::new();
     for (label, base) in backends() {
-        for &(name, version, mode, export) in spelled {
-            let f = manifest::find(name).expect(name);
-            let abi = f
-                .abis
-                .iter()
-                .find(|a| a.version == version)
-                .expect("ABI in manifest");
-            let pt = abi.per_thread.map(|p| p.version);
-            let want = dlsym(&lib, export).expect(export);
-            match resolve(&base.stream(mode), name, version, pt) {
-                Ok(p) if p.as_ptr() == want => {}
-                other => failures.push(format!(
-                    "{label} {name}@{version} {}: want {export} got {other:?}",
-                    mode_name(mode)
-                )),
-            }
-        }
-        // And every ABI the manifest lists for the four, from the manifest's export names.
         for name in [
             "cuCtxCreate",
             "cuMemAlloc",
@@ -95,10 +44,9 @@ fn every_abi_of_key_functions_matches_its_export() {
             let f = manifest::find(name).expect(name);
             for abi in f.abis {
                 for mode in MODES {
-                    let pt = abi.per_thread.map(|p| p.version);
                     let export = abi.expected_export(mode);
                     let Some(export) = export else { continue };
-                    let got = resolve(&base.stream(mode), name, abi.version, pt);
+                    let got = resolve(&base.stream(mode), name, abi);
                     match (dlsym(&lib, export), got) {
                         (Some(want), Ok(p)) if p.as_ptr() == want => {}
                         (None, Err(_)) => {} // not exported by this driver, and not handed out
@@ -115,11 +63,11 @@ fn every_abi_of_key_functions_matches_its_export() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Issue 3: a version newer than the driver gives the driver-too-old error naming both versions.
+/// a version newer than the driver gives the driver-too-old error naming both versions.
 #[test]
 fn a_version_newer_than_the_driver_is_driver_too_old() {
     for (label, config) in backends() {
-        let err = resolve(&config, "cuInit", 99_990, None).expect_err(&label);
+        let err = resolve(&config, "cuInit", &abi(99_990)).expect_err(&label);
         match err.kind() {
             ErrorKind::DriverTooOld {
                 requested, driver, ..
@@ -138,7 +86,7 @@ struct Racer;
 
 static RACER_DRIVER: Racer = Racer::with_config(Config::driver());
 
-/// Issue 3: 64 threads racing the first call of one field all succeed with one pointer.
+/// 64 threads racing the first call of one field all succeed with one pointer.
 #[test]
 fn sixty_four_threads_racing_the_first_call_get_one_pointer() {
     let lib = libcuda();
@@ -166,7 +114,7 @@ fn sixty_four_threads_racing_the_first_call_get_one_pointer() {
     assert!(got.iter().all(|&p| p == want), "{got:x?} vs {want:x}");
 }
 
-/// Issue 3 / 5: libcudart 11.8, 12.9 and 13.0 against this driver: which path each takes, and
+/// libcudart 11.8, 12.9 and 13.0 against this driver: which path each takes, and
 /// that what it hands out is the right ABI or the documented refusal.
 #[test]
 fn libcudart_matrix_resolves_or_refuses_with_the_documented_error() {
@@ -186,7 +134,7 @@ fn libcudart_matrix_resolves_or_refuses_with_the_documented_error() {
             ("cuCtxCreate", 3020, "cuCtxCreate_v2"),
             ("cuCtxCreate", 12050, "cuCtxCreate_v4"),
         ] {
-            let got = resolve(&config, name, version, None);
+            let got = resolve(&config, name, &abi(version));
             let want = dlsym(&lib, export).expect(export);
             match (&versioning, got) {
                 (_, Ok(p)) => assert_eq!(p.as_ptr(), want, "{}: {name}@{version}", path.display()),
@@ -352,7 +300,7 @@ macro_rules! run_vector_add {
     }};
 }
 
-/// Issue 4: a kernel from PTX text through generated tables, with `cuCtxCreate` pinned to 3020
+/// a kernel from PTX text through generated tables, with `cuCtxCreate` pinned to 3020
 /// and at its default, in legacy and per-thread mode, through both backends.
 #[test]
 fn vector_add_kernel_in_legacy_and_per_thread_mode() {
@@ -385,7 +333,7 @@ fn vector_add_kernel_in_legacy_and_per_thread_mode() {
     }
 }
 
-/// Issue 5: every function of the default release, at its default ABI, through both backends and
+/// every function of the default release, at its default ABI, through both backends and
 /// in both stream modes, through a generated table; plus every older ABI that has an exported
 /// name, and the libcudart matrix. Writes the report to `$CDT_GPU_RESULTS` when set.
 #[test]
@@ -439,7 +387,10 @@ fn every_function_matches_the_driver_export() {
             let (mut equal, mut absent, mut newer, mut wrong) =
                 (0, Vec::new(), Vec::new(), Vec::new());
             for spec in All::FUNCTIONS {
-                let export = spec.expected_export(mode).expect("every ABI has an export");
+                let export = spec
+                    .abi
+                    .expected_export(mode)
+                    .expect("every ABI has an export");
                 let want = dlsym(&lib, export);
                 match (table.raw_pointer(spec.name).expect("in table"), want) {
                     (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
@@ -493,12 +444,7 @@ fn every_function_matches_the_driver_export() {
                     let export = abi.expected_export(mode);
                     let Some(export) = export else { continue };
                     checked += 1;
-                    let got = resolve(
-                        &config,
-                        f.name,
-                        abi.version,
-                        abi.per_thread.map(|p| p.version),
-                    );
+                    let got = resolve(&config, f.name, abi);
                     match (got, dlsym(&lib, export)) {
                         (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
                         (Err(_), None) => gone.push(format!("{}@{}", f.name, abi.version)),
@@ -537,7 +483,7 @@ fn every_function_matches_the_driver_export() {
         let table = All::with_config(config);
         let (mut equal, mut refused, mut missing, mut wrong) = (0, Vec::new(), 0, Vec::new());
         for spec in All::FUNCTIONS {
-            let export = spec.export.expect("export");
+            let export = spec.abi.export.expect("export");
             let want = dlsym(&lib, export);
             match (table.raw_pointer(spec.name).expect("in table"), want) {
                 (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
@@ -590,4 +536,63 @@ fn every_function_matches_the_driver_export() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     let _ = cudart13();
+}
+
+#[driver_table(cuInit, cuCtxSetCurrent, cuMemAlloc)]
+struct NoContext;
+
+/// The lookup's own failures and a failing `CUresult`, through every backend and the libcudart
+/// matrix: an unknown function is `SymbolNotFound`, a per-thread ABI older than the twin is
+/// `VersionNotSufficient`, and a `CUresult` is named by the driver's `cuGetErrorName` and
+/// `cuGetErrorString` as resolved through that backend.
+#[test]
+fn lookup_failures_and_cuda_errors_are_named_through_every_backend() {
+    let mut configs = backends();
+    for path in cudart_matrix() {
+        configs.push((
+            format!("libcudart {}", path.display()),
+            Config::runtime().library_owned(path),
+        ));
+    }
+    for (label, config) in configs {
+        match config.resolver().and_then(|r| Ok(r.versioning())) {
+            Ok(Versioning::Versioned) => {
+                let e = resolve(&config, "cuNoSuchFunction", &abi(12000)).unwrap_err();
+                assert!(
+                    matches!(e.kind(), ErrorKind::SymbolNotFound { .. }),
+                    "{label}: {e}"
+                );
+                let twin_too_old = manifest::AbiInfo {
+                    version: 4000,
+                    export: None,
+                    per_thread: Some(manifest::PerThreadAbi {
+                        version: 4000,
+                        export: None,
+                    }),
+                };
+                let e = resolve(&config.per_thread(), "cuLaunchKernel", &twin_too_old).unwrap_err();
+                assert!(
+                    matches!(e.kind(), ErrorKind::VersionNotSufficient { .. }),
+                    "{label}: {e}"
+                );
+            }
+            other => eprintln!("{label}: {other:?} (versioned lookups not checked)"),
+        }
+        let table = NoContext::with_config(config);
+        // SAFETY: cuInit(0) has no preconditions.
+        unsafe { table.cuInit(0) }.unwrap_or_else(|e| panic!("{label}: {e}"));
+        // SAFETY: a null context unbinds whatever another test left current on this thread.
+        unsafe { table.cuCtxSetCurrent(std::ptr::null_mut()) }
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let mut p: sys::CUdeviceptr = 0;
+        // SAFETY: `p` is a valid out-parameter; without a current context the driver refuses.
+        let e = unsafe { table.cuMemAlloc(&mut p, 1) }.unwrap_err();
+        eprintln!("{label}: {e}");
+        assert_eq!(e.code(), Some(201), "{label}: {e}");
+        assert_eq!(
+            e.to_string(),
+            "cuMemAlloc failed: CUDA_ERROR_INVALID_CONTEXT (201): invalid device context",
+            "{label}"
+        );
+    }
 }

@@ -5,11 +5,15 @@
 //! Everything else (the driver's version, error names) is looked up only when an error needs it.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::PathBuf;
 use std::ptr::{null_mut, NonNull};
+use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{classify, ErrorStringFns, Lookup, Query, Resolver, StreamFlag, Versioning};
+use super::{BuiltIn, Env, Loaded};
+use crate::resolve::{classify, ErrorStringFns, LookupResult, Query, Resolver, Versioning};
+use crate::stream::StreamMode;
 
 /// `CUresult cuGetProcAddress_v2(const char*, void**, int, cuuint64_t,
 /// CUdriverProcAddressQueryResult*)` (12.0+).
@@ -20,52 +24,26 @@ type PfnGetProcAddress = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c
 /// `CUresult cuDriverGetVersion(int*)` (ABI 2020).
 type PfnDriverGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
 
-/// The lookup functions, in order of preference.
-pub(crate) const LOOKUP_SYMBOLS: &[&str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
-
 #[derive(Clone, Copy)]
 enum GetProc {
     V2(PfnGetProcAddressV2),
     V1(PfnGetProcAddress),
 }
 
-/// A loaded libcuda.
-pub(crate) struct Libcuda {
+/// A loaded libcuda: [`Backend::Driver`](crate::Backend::Driver).
+pub(crate) struct Driver {
     path: String,
     get_proc: GetProc,
     cu_errors: ErrorStringFns,
 }
 
-impl Libcuda {
-    /// Wraps a loaded library. `None` when it exports no `cuGetProcAddress*` (not a libcuda, or
-    /// a driver older than 11.3).
-    ///
-    /// # Safety
-    ///
-    /// `lib` must be the CUDA driver library, or at least export the names used here with its
-    /// signatures.
-    pub(crate) unsafe fn new(lib: &'static Library, path: String) -> Option<Self> {
-        // SAFETY: the caller guarantees the driver's signatures, which are these types; the
-        // library is leaked, so the copied-out pointers stay valid.
-        let get_proc = if let Ok(f) = unsafe { lib.get::<PfnGetProcAddressV2>(LOOKUP_SYMBOLS[0]) } {
-            GetProc::V2(*f)
-        } else {
-            // SAFETY: as above.
-            GetProc::V1(*unsafe { lib.get::<PfnGetProcAddress>(LOOKUP_SYMBOLS[1]) }.ok()?)
-        };
-        Some(Self {
-            path,
-            get_proc,
-            cu_errors: ErrorStringFns::new(),
-        })
-    }
-
+impl Driver {
     /// One raw call: `(result, status or None, pointer)`.
     fn call(
         &self,
         symbol: &CStr,
         version: u32,
-        flag: StreamFlag,
+        mode: StreamMode,
     ) -> (c_int, Option<c_int>, *mut c_void) {
         let mut ptr: *mut c_void = null_mut();
         let version = c_int::try_from(version).unwrap_or(c_int::MAX);
@@ -73,12 +51,12 @@ impl Libcuda {
             GetProc::V2(f) => {
                 let mut status: c_int = -1;
                 // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
-                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, flag.bits(), &mut status) };
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag(), &mut status) };
                 (rc, Some(status), ptr)
             }
             GetProc::V1(f) => {
                 // SAFETY: as above, without the status argument.
-                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, flag.bits()) };
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag()) };
                 (rc, None, ptr)
             }
         }
@@ -88,7 +66,7 @@ impl Libcuda {
     /// a failure there cannot recurse into more error handling.
     fn helper(&self, name: &str, version: u32) -> Option<NonNull<c_void>> {
         let symbol = CString::new(name).ok()?;
-        match self.call(&symbol, version, StreamFlag::Legacy) {
+        match self.call(&symbol, version, StreamMode::Legacy) {
             (0, None | Some(0) | Some(-1), p) => NonNull::new(p),
             _ => None,
         }
@@ -97,7 +75,7 @@ impl Libcuda {
 
 // SAFETY: every pointer comes from the driver's own cuGetProcAddress at exactly the queried
 // version and flag; libcuda is never unloaded.
-unsafe impl Resolver for Libcuda {
+unsafe impl Resolver for Driver {
     fn describe(&self) -> String {
         let which = match self.get_proc {
             GetProc::V2(_) => "cuGetProcAddress_v2",
@@ -110,15 +88,15 @@ unsafe impl Resolver for Libcuda {
         Versioning::Versioned
     }
 
-    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamFlag) -> Lookup {
+    fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         let Query::ByVersion(version) = query else {
-            return Lookup::Failed {
+            return LookupResult::Failed {
                 code: -1,
                 name: "unsupported query".to_owned(),
                 description: "the driver backend only answers versioned lookups".to_owned(),
             };
         };
-        let (rc, status, ptr) = self.call(symbol, version, flag);
+        let (rc, status, ptr) = self.call(symbol, version, mode);
         classify(
             rc,
             status,
@@ -148,5 +126,46 @@ unsafe impl Resolver for Libcuda {
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
         // SAFETY: `helper` returns the driver's own cuGetErrorName/cuGetErrorString at ABI 6000.
         unsafe { self.cu_errors.strings(code, |name| self.helper(name, 6000)) }
+    }
+}
+
+impl BuiltIn for Driver {
+    const LIBRARY: &'static str = "libcuda";
+    const ENV_VAR: &'static str = "CUDA_DRIVER_TABLE_LIBCUDA";
+    const LOOKUP_SYMBOLS: &'static [&'static str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
+
+    /// The loader's `libcuda.so.1` only: the driver is installed system-wide, and a toolkit's
+    /// `stubs/libcuda.so` fails every call.
+    fn candidates(_env: Env<'_>, _skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
+        vec![PathBuf::from("libcuda.so.1")]
+    }
+
+    /// Wraps a loaded library. `None` when it exports no `cuGetProcAddress*` (not a libcuda, or
+    /// a driver older than 11.3).
+    ///
+    /// # Safety
+    ///
+    /// `lib` must be the CUDA driver library, or at least export the names used here with its
+    /// signatures.
+    unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self> {
+        // SAFETY: the caller guarantees the driver's signatures, which are these types; the
+        // library is leaked, so the copied-out pointers stay valid.
+        let get_proc =
+            if let Ok(f) = unsafe { lib.get::<PfnGetProcAddressV2>(Self::LOOKUP_SYMBOLS[0]) } {
+                GetProc::V2(*f)
+            } else {
+                // SAFETY: as above.
+                GetProc::V1(*unsafe { lib.get::<PfnGetProcAddress>(Self::LOOKUP_SYMBOLS[1]) }.ok()?)
+            };
+        Some(Self {
+            path,
+            get_proc,
+            cu_errors: ErrorStringFns::new(),
+        })
+    }
+
+    fn searched() -> &'static OnceLock<Loaded> {
+        static SEARCHED: OnceLock<Loaded> = OnceLock::new();
+        &SEARCHED
     }
 }

@@ -5,14 +5,20 @@
 //! whether that is safe. This module only calls the library; it never picks versions itself.
 
 use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void, CStr};
+use std::path::{Path, PathBuf};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{c_string, classify, ErrorStringFns, Lookup, Query, Resolver, StreamFlag, Versioning};
-use crate::config::StreamMode;
-use crate::error::cuda_version;
+use super::{absolute_dirs, BuiltIn, Env, Loaded};
+use crate::resolve::{
+    c_string, classify, resolve_with, ErrorStringFns, LookupResult, Query, Resolver, Versioning,
+    ERROR_STRING_ABI,
+};
+use crate::stream::StreamMode;
+use crate::version::CudaVersion;
 
 /// `cudaError_t cudaGetDriverEntryPointByVersion(const char*, void**, unsigned int,
 /// unsigned long long, cudaDriverEntryPointQueryResult*)` (12.5+).
@@ -31,11 +37,8 @@ type PfnGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
 /// `const char* cudaGetErrorName(cudaError_t)`, likewise `cudaGetErrorString`.
 type PfnErrorText = unsafe extern "C" fn(c_int) -> *const c_char;
 
-/// The lookup functions, in order of preference.
-pub(crate) const LOOKUP_SYMBOLS: &[&str] = &[
-    "cudaGetDriverEntryPointByVersion",
-    "cudaGetDriverEntryPoint",
-];
+/// The loader names of libcudart, newest first.
+const LOADER_NAMES: &[&str] = &["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"];
 
 #[derive(Clone, Copy)]
 enum EntryPoint {
@@ -46,8 +49,8 @@ enum EntryPoint {
     Unversioned(PfnUntyped),
 }
 
-/// A loaded libcudart.
-pub(crate) struct Cudart {
+/// A loaded libcudart: [`Backend::Runtime`](crate::Backend::Runtime).
+pub(crate) struct Runtime {
     path: String,
     entry: EntryPoint,
     /// The runtime's version once read; 0 until then. libcudart 11.x fails to tell it
@@ -69,35 +72,7 @@ unsafe fn symbol<T: Copy>(lib: &'static Library, name: &str) -> Option<T> {
     unsafe { lib.get::<T>(name) }.ok().map(|s| *s)
 }
 
-impl Cudart {
-    /// Wraps a loaded library. `None` when it exports no lookup function (not a libcudart).
-    /// Does no call into the library.
-    ///
-    /// # Safety
-    ///
-    /// `lib` must be a CUDA runtime library, or at least export the `cuda*` names used here with
-    /// libcudart's signatures.
-    pub(crate) unsafe fn new(lib: &'static Library, path: String) -> Option<Self> {
-        // SAFETY: the caller guarantees libcudart's signatures, which are the types named here.
-        // The unversioned entry point stays untyped until the runtime's major version is known.
-        unsafe {
-            let entry = match symbol::<PfnByVersion>(lib, LOOKUP_SYMBOLS[0]) {
-                Some(f) => EntryPoint::ByVersion(f),
-                None => EntryPoint::Unversioned(symbol(lib, LOOKUP_SYMBOLS[1])?),
-            };
-            Some(Self {
-                path,
-                entry,
-                version: AtomicU32::new(0),
-                runtime_get_version: symbol(lib, "cudaRuntimeGetVersion"),
-                driver_get_version: symbol(lib, "cudaDriverGetVersion"),
-                error_name: symbol(lib, "cudaGetErrorName"),
-                error_string: symbol(lib, "cudaGetErrorString"),
-                cu_errors: ErrorStringFns::new(),
-            })
-        }
-    }
-
+impl Runtime {
     /// The runtime's version (`cudaRuntimeGetVersion`), or the failing call's result.
     fn runtime_version(&self) -> Result<u32, c_int> {
         let cached = self.version.load(Ordering::Relaxed);
@@ -147,10 +122,10 @@ fn call_get_version(f: PfnGetVersion) -> Option<u32> {
 // SAFETY: the lookups return what libcudart returns for exactly the query made: ByVersion at the
 // given version, or the unversioned lookup at the version that `versioning` reports. libcudart's
 // pointers stay valid because the library is never unloaded.
-unsafe impl Resolver for Cudart {
+unsafe impl Resolver for Runtime {
     fn describe(&self) -> String {
         match self.runtime_version() {
-            Ok(v) => format!("libcudart {} ({})", cuda_version(v), self.path),
+            Ok(v) => format!("libcudart {} ({})", CudaVersion(v), self.path),
             Err(_) => format!("libcudart ({})", self.path),
         }
     }
@@ -175,13 +150,13 @@ unsafe impl Resolver for Cudart {
         }
     }
 
-    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamFlag) -> Lookup {
+    fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         let mut ptr: *mut c_void = null_mut();
         let mut status: c_int = -1;
         let (rc, status, asked) = match (self.entry, query) {
             (EntryPoint::ByVersion(f), Query::ByVersion(v)) => {
                 // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
-                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, v, flag.bits(), &mut status) };
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, v, mode.flag(), &mut status) };
                 (rc, Some(status), v)
             }
             (EntryPoint::Unversioned(f), Query::Unversioned) => match self.runtime_version() {
@@ -189,19 +164,19 @@ unsafe impl Resolver for Cudart {
                     // SAFETY: libcudart 12.x exports the 4-argument form.
                     let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint12>(f) };
                     // SAFETY: NUL-terminated symbol, valid out-parameters.
-                    let rc = unsafe { f(symbol.as_ptr(), &mut ptr, flag.bits(), &mut status) };
+                    let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag(), &mut status) };
                     (rc, Some(status), r)
                 }
                 Ok(r) => {
                     // SAFETY: libcudart 11.x exports the 3-argument form.
                     let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint11>(f) };
                     // SAFETY: NUL-terminated symbol, valid out-parameter (no status in 11.x).
-                    let rc = unsafe { f(symbol.as_ptr(), &mut ptr, flag.bits()) };
+                    let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag()) };
                     (rc, None, r)
                 }
                 Err(rc) => {
                     let (name, description) = self.describe_code(rc);
-                    return Lookup::Failed {
+                    return LookupResult::Failed {
                         code: rc,
                         name,
                         description,
@@ -209,7 +184,7 @@ unsafe impl Resolver for Cudart {
                 }
             },
             (_, query) => {
-                return Lookup::Failed {
+                return LookupResult::Failed {
                     code: -1,
                     name: "unsupported query".to_owned(),
                     description: format!("{} cannot answer {query:?}", self.describe()),
@@ -234,8 +209,92 @@ unsafe impl Resolver for Cudart {
         // SAFETY: `resolve_with` returns only the requested ABI 6000 of the named function.
         unsafe {
             self.cu_errors.strings(code, |name| {
-                super::resolve_with(self, StreamMode::Legacy, name, 6000, None).ok()
+                resolve_with(self, StreamMode::Legacy, name, &ERROR_STRING_ABI).ok()
             })
         }
     }
+}
+
+impl BuiltIn for Runtime {
+    const LIBRARY: &'static str = "libcudart";
+    const ENV_VAR: &'static str = "CUDA_DRIVER_TABLE_CUDART";
+    const LOOKUP_SYMBOLS: &'static [&'static str] = &[
+        "cudaGetDriverEntryPointByVersion",
+        "cudaGetDriverEntryPoint",
+    ];
+
+    /// `$CUDA_PATH` and `$CUDA_HOME` (`lib64`, then `lib`), the loader's names, then the pip
+    /// wheel layouts of the active Python environment (`$VIRTUAL_ENV`, `$CONDA_PREFIX`). Never
+    /// the toolkit's `lib64/stubs`.
+    fn candidates(env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
+        let mut candidates = Vec::new();
+        for root in absolute_dirs(env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
+            for sub in ["lib64", "lib"] {
+                for name in LOADER_NAMES {
+                    candidates.push(root.join(sub).join(name));
+                }
+            }
+        }
+        candidates.extend(LOADER_NAMES.iter().map(PathBuf::from));
+        for prefix in absolute_dirs(env, &["VIRTUAL_ENV", "CONDA_PREFIX"], skipped) {
+            for site in site_packages(&prefix) {
+                let nvidia = site.join("nvidia");
+                candidates.push(nvidia.join("cu13/lib/libcudart.so.13"));
+                candidates.push(nvidia.join("cuda_runtime/lib/libcudart.so.12"));
+                candidates.push(nvidia.join("cuda_runtime/lib/libcudart.so.11.0"));
+            }
+        }
+        candidates
+    }
+
+    /// Wraps a loaded library. `None` when it exports no lookup function (not a libcudart).
+    /// Does no call into the library.
+    ///
+    /// # Safety
+    ///
+    /// `lib` must be a CUDA runtime library, or at least export the `cuda*` names used here with
+    /// libcudart's signatures.
+    unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self> {
+        // SAFETY: the caller guarantees libcudart's signatures, which are the types named here.
+        // The unversioned entry point stays untyped until the runtime's major version is known.
+        unsafe {
+            let entry = match symbol::<PfnByVersion>(lib, Self::LOOKUP_SYMBOLS[0]) {
+                Some(f) => EntryPoint::ByVersion(f),
+                None => EntryPoint::Unversioned(symbol(lib, Self::LOOKUP_SYMBOLS[1])?),
+            };
+            Some(Self {
+                path,
+                entry,
+                version: AtomicU32::new(0),
+                runtime_get_version: symbol(lib, "cudaRuntimeGetVersion"),
+                driver_get_version: symbol(lib, "cudaDriverGetVersion"),
+                error_name: symbol(lib, "cudaGetErrorName"),
+                error_string: symbol(lib, "cudaGetErrorString"),
+                cu_errors: ErrorStringFns::new(),
+            })
+        }
+    }
+
+    fn searched() -> &'static OnceLock<Loaded> {
+        static SEARCHED: OnceLock<Loaded> = OnceLock::new();
+        &SEARCHED
+    }
+}
+
+/// `prefix/lib/python3.*/site-packages`, newest Python first (only existing folders).
+fn site_packages(prefix: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u32, PathBuf)> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name();
+            let minor: u32 = name.to_str()?.strip_prefix("python3.")?.parse().ok()?;
+            let site = e.path().join("site-packages");
+            site.is_dir().then_some((minor, site))
+        })
+        .collect();
+    found.sort_by_key(|(minor, _)| std::cmp::Reverse(*minor));
+    found.into_iter().map(|(_, p)| p).collect()
 }

@@ -1,0 +1,121 @@
+//! Test support shared by the unit tests: an in-process resolver that records every request.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::manifest::{AbiInfo, PerThreadAbi};
+use crate::resolve::{LookupResult, Query, Resolver, Versioning};
+use crate::stream::StreamMode;
+
+/// An ABI at `version` with, optionally, a per-thread twin at `per_thread`.
+pub(crate) const fn abi(version: u32, per_thread: Option<u32>) -> AbiInfo {
+    AbiInfo {
+        version,
+        export: None,
+        per_thread: match per_thread {
+            Some(version) => Some(PerThreadAbi {
+                version,
+                export: None,
+            }),
+            None => None,
+        },
+    }
+}
+
+pub(crate) type Respond = fn(&CStr, Query, StreamMode) -> LookupResult;
+
+/// Records `(symbol, query, flag)` of every lookup and answers with `respond`.
+pub(crate) struct Recorder {
+    pub(crate) unversioned: Option<u32>,
+    pub(crate) driver: Option<u32>,
+    pub(crate) respond: Respond,
+    pub(crate) requests: Mutex<Vec<(String, Query, StreamMode)>>,
+    pub(crate) calls: AtomicUsize,
+}
+
+impl Recorder {
+    pub(crate) fn versioned(respond: Respond) -> &'static Self {
+        Box::leak(Box::new(Self {
+            unversioned: None,
+            driver: Some(13000),
+            respond,
+            requests: Mutex::new(Vec::new()),
+            calls: AtomicUsize::new(0),
+        }))
+    }
+
+    /// Like an old libcudart: only the unversioned lookup, answering for `runtime`.
+    pub(crate) fn unversioned(runtime: u32, respond: Respond) -> &'static Self {
+        Box::leak(Box::new(Self {
+            unversioned: Some(runtime),
+            driver: Some(13000),
+            respond,
+            requests: Mutex::new(Vec::new()),
+            calls: AtomicUsize::new(0),
+        }))
+    }
+
+    pub(crate) fn requests(&self) -> Vec<(String, Query, StreamMode)> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+// SAFETY: the pointers handed out are `fake_*` functions below; tests that call them through a
+// type (cuGetErrorName/String) give functions of exactly that type, the others never call them.
+unsafe impl Resolver for Recorder {
+    fn describe(&self) -> String {
+        "recording resolver".to_owned()
+    }
+    fn versioning(&self) -> Versioning {
+        match self.unversioned {
+            Some(v) => Versioning::Unversioned(v),
+            None => Versioning::Versioned,
+        }
+    }
+    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamMode) -> LookupResult {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.requests
+            .lock()
+            .unwrap()
+            .push((symbol.to_str().unwrap().to_owned(), query, flag));
+        (self.respond)(symbol, query, flag)
+    }
+    fn driver_version(&self) -> Option<u32> {
+        self.driver
+    }
+}
+
+pub(crate) extern "C" fn fake_function() {}
+
+pub(crate) fn fake_ptr() -> NonNull<c_void> {
+    NonNull::new(fake_function as *mut c_void).unwrap()
+}
+
+pub(crate) fn found(_: &CStr, _: Query, _: StreamMode) -> LookupResult {
+    LookupResult::Found(fake_ptr())
+}
+
+/// `CUresult cuGetErrorName(CUresult, const char**)` knowing one code.
+pub(crate) unsafe extern "C" fn fake_get_error_name(code: c_int, out: *mut *const c_char) -> c_int {
+    if code != 2 {
+        return 1;
+    }
+    // SAFETY: the caller passes a valid out-parameter.
+    unsafe { *out = c"CUDA_ERROR_OUT_OF_MEMORY".as_ptr() };
+    0
+}
+
+/// Likewise `cuGetErrorString`.
+pub(crate) unsafe extern "C" fn fake_get_error_string(
+    code: c_int,
+    out: *mut *const c_char,
+) -> c_int {
+    if code != 2 {
+        return 1;
+    }
+    // SAFETY: the caller passes a valid out-parameter.
+    unsafe { *out = c"out of memory".as_ptr() };
+    0
+}

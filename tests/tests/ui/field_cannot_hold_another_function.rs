@@ -1,0 +1,22 @@
+// Safe code beside a table cannot make a field hold another function: resolution takes no spec,
+// and every field has a type of its own, even where two functions share one C signature
+// (`cuCtxSetCurrent` and `cuCtxPushCurrent` both take a `CUcontext`).
+use cuda_driver_table::driver_table;
+
+#[driver_table(cuCtxSetCurrent, cuCtxPushCurrent)]
+struct Table;
+
+#[driver_table(cuMemAlloc)]
+struct Other;
+
+fn main() {
+    let mut a = Table::new();
+    let mut b = Table::new();
+    // Asking a field to resolve another table's function.
+    let _ = a.cuCtxSetCurrent.resolve(a.config(), &Other::FUNCTIONS[0]);
+    // Swapping fields of the same C signature.
+    std::mem::swap(&mut a.cuCtxSetCurrent, &mut b.cuCtxPushCurrent);
+    // Assigning a field of another table.
+    let other = Other::new();
+    a.cuCtxSetCurrent = other.cuMemAlloc;
+}

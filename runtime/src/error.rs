@@ -10,8 +10,21 @@ use std::fmt::{self, Write as _};
 use crate::version::CudaVersion;
 
 /// An error from this crate. Match on [`kind`](Error::kind) for the details.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// `{}` and `{:?}` both print the message, so that `fn main() -> Result<(), Error>` and
+/// `.unwrap()` show what was tried and what to do; `{:#?}` prints the structure.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<ErrorKind>);
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_tuple("Error").field(&self.0).finish()
+        } else {
+            fmt::Display::fmt(self, f)
+        }
+    }
+}
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -209,10 +222,10 @@ impl fmt::Display for ErrorKind {
                 name,
                 description,
                 backend,
-            } => write!(
-                f,
-                "looking up {function} through {backend} failed: {name} ({code}): {description}"
-            ),
+            } => {
+                write!(f, "looking up {function} through {backend} failed: ")?;
+                write_code(f, name, *code, description)
+            }
             Self::Cuda {
                 function,
                 code,
@@ -230,6 +243,58 @@ impl fmt::Display for ErrorKind {
                 }
             }
         }
+    }
+}
+
+impl ErrorKind {
+    /// The driver function this error is about; `None` for failures of the library itself.
+    pub fn function(&self) -> Option<&'static str> {
+        match self {
+            Self::LibraryNotFound { .. } | Self::NotACudaLibrary { .. } => None,
+            Self::DriverTooOld { function, .. }
+            | Self::SymbolNotFound { function, .. }
+            | Self::VersionNotSufficient { function, .. }
+            | Self::UnversionedLookupUnsafe { function, .. }
+            | Self::LookupFailed { function, .. }
+            | Self::Cuda { function, .. } => Some(function),
+        }
+    }
+
+    /// The message without the function's name, for a failure that does not depend on the
+    /// function (no library, not a CUDA library, a lookup call that fails for every name); `None`
+    /// for a failure of this function alone. `resolve_all` reports a shared cause once.
+    pub(crate) fn shared_cause(&self) -> Option<String> {
+        match self {
+            Self::LibraryNotFound { .. } | Self::NotACudaLibrary { .. } => Some(self.to_string()),
+            Self::LookupFailed {
+                code,
+                name,
+                description,
+                backend,
+                ..
+            } => {
+                let mut s = format!("looking them up through {backend} failed: ");
+                // Writing to a String cannot fail.
+                let _ = write_code(&mut s, name, *code, description);
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `name (code): description`, without the colon when there is no description.
+fn write_code(
+    out: &mut impl fmt::Write,
+    name: &str,
+    code: i32,
+    description: &str,
+) -> fmt::Result {
+    write!(out, "{name} ({code})")?;
+    if description.is_empty() {
+        Ok(())
+    } else {
+        write!(out, ": {description}")
     }
 }
 
@@ -506,5 +571,64 @@ mod tests {
             assert_eq!(e.to_string(), expected);
             assert!(std::error::Error::source(&e).is_none());
         }
+    }
+
+    #[test]
+    fn lookup_failure_without_description_has_no_trailing_colon() {
+        let e = Error::from(ErrorKind::LookupFailed {
+            function: "cuInit",
+            code: 12345,
+            name: "unknown CUresult".into(),
+            description: String::new(),
+            backend: "the CUDA driver (libcuda.so.1, cuGetProcAddress_v2)".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "looking up cuInit through the CUDA driver (libcuda.so.1, cuGetProcAddress_v2) \
+             failed: unknown CUresult (12345)"
+        );
+    }
+
+    /// `fn main() -> Result<(), Error>` prints `Error: {:?}`: that must be the message, with
+    /// its lines; `{:#?}` still shows the structure.
+    #[test]
+    fn debug_is_the_message_and_alternate_debug_the_structure() {
+        let e = Error::from(ErrorKind::SymbolNotFound {
+            function: "cuFoo",
+            version: 2000,
+        });
+        assert_eq!(format!("{e:?}"), e.to_string());
+        let structure = format!("{e:#?}");
+        assert!(structure.starts_with("Error(\n    SymbolNotFound {"), "{structure}");
+        assert!(structure.contains("function: \"cuFoo\""), "{structure}");
+    }
+
+    #[test]
+    fn function_and_shared_cause() {
+        let not_found = ErrorKind::LibraryNotFound {
+            library: "libcuda",
+            env_var: "CUDA_DRIVER_TABLE_LIBCUDA",
+            tried: vec![],
+        };
+        assert_eq!(not_found.function(), None);
+        assert_eq!(not_found.shared_cause(), Some(not_found.to_string()));
+        let lookup = |function| ErrorKind::LookupFailed {
+            function,
+            code: 35,
+            name: "cudaErrorInsufficientDriver".into(),
+            description: "CUDA driver version is insufficient".into(),
+            backend: "libcudart 12.9 (/x)".into(),
+        };
+        assert_eq!(lookup("cuInit").function(), Some("cuInit"));
+        assert_eq!(
+            lookup("cuInit").shared_cause(),
+            lookup("cuMemAlloc").shared_cause()
+        );
+        let own = ErrorKind::SymbolNotFound {
+            function: "cuFoo",
+            version: 2000,
+        };
+        assert_eq!(own.function(), Some("cuFoo"));
+        assert_eq!(own.shared_cause(), None);
     }
 }

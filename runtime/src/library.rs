@@ -2,8 +2,11 @@
 //! [`resolve`], the public way to resolve one function through a [`Config`].
 //!
 //! Tables hold no handles: the loaded backend lives in a process-wide cache and is never unloaded
-//! (resolved pointers must stay valid). The outcome of a search, success or failure, is cached
-//! too, so the environment is read once, at the first resolution.
+//! (resolved pointers must stay valid). The outcome of loading, success or failure, is kept for
+//! the rest of the process (per search, and per path given in code), so the environment is read
+//! once, at the first resolution: a program that installs or fixes its CUDA library while
+//! running must restart to use it. Only a function's resolution is retried: a field whose lookup
+//! failed asks the loaded backend again on its next call.
 //!
 //! # Search order
 //!
@@ -13,8 +16,11 @@
 //! 1. The path given in code: [`Config::library`] (used as given).
 //! 2. The environment variable `CUDA_DRIVER_TABLE_CUDART` (runtime backend) or
 //!    `CUDA_DRIVER_TABLE_LIBCUDA` (driver backend): an absolute path, or a bare file name for the
-//!    system loader. A relative path with a `/` is refused (it would depend on the current
-//!    directory).
+//!    system loader.
+//!
+//! In both, an empty path and a relative path with a `/` (`lib/x.so`, `x/`, `./x.so`) are
+//! refused: `dlopen("")` returns the program itself, and a relative path would depend on the
+//! current directory.
 //!
 //! Otherwise the libraries below are tried in order, and the first that loads and exports a
 //! lookup function wins:
@@ -107,14 +113,13 @@ fn explicit<L: BuiltIn>(path: &'static Path) -> Loaded {
     let mut cache = EXPLICIT.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((_, _, loaded)) = cache
         .iter()
-        .find(|(lib, p, _)| *lib == L::LIBRARY && *p == path)
+        // Compared as strings: `Path` equality ignores a trailing `/` or `/.`, which the rules do
+        // not.
+        .find(|(lib, p, _)| *lib == L::LIBRARY && p.as_os_str() == path.as_os_str())
     {
         return loaded.clone();
     }
-    let loaded = load_plan::<L>(Plan::Exact {
-        path: path.to_path_buf(),
-        origin: "Config::library".to_owned(),
-    });
+    let loaded = load_plan::<L>(named(path.to_path_buf(), "Config::library".to_owned()));
     cache.push((L::LIBRARY, path, loaded.clone()));
     loaded
 }
@@ -137,19 +142,7 @@ enum Plan {
 fn plan<L: BuiltIn>(env: Env<'_>) -> Plan {
     let var = L::ENV_VAR;
     if let Some(value) = env(var).filter(|v| !v.is_empty()) {
-        let path = PathBuf::from(value);
-        if path.is_relative() && path.components().count() > 1 {
-            return Plan::Refused {
-                what: format!("{} (from ${var})", path.display()),
-                why: "a relative path is not used (it would depend on the current directory); \
-                      give an absolute path or a bare file name"
-                    .to_owned(),
-            };
-        }
-        return Plan::Exact {
-            path,
-            origin: format!("${var}"),
-        };
+        return named(PathBuf::from(value), format!("${var}"));
     }
     let mut skipped = Vec::new();
     let mut candidates = L::candidates(env, &mut skipped);
@@ -159,6 +152,28 @@ fn plan<L: BuiltIn>(env: Env<'_>) -> Plan {
         candidates,
         skipped,
     }
+}
+
+/// The plan for a path the user named (in code or in the environment): used alone, if it is
+/// absolute or a bare file name for the system loader. An empty path would make `dlopen` return
+/// the program itself, and a relative path with a separator (`lib/x.so`, `x/`, `x/.`) would
+/// depend on the current directory: both are refused.
+fn named(path: PathBuf, origin: String) -> Plan {
+    let refuse = |why: &str| Plan::Refused {
+        what: format!("{:?} (from {origin})", path.display().to_string()),
+        why: why.to_owned(),
+    };
+    if path.as_os_str().is_empty() {
+        return refuse("an empty path names no library; give an absolute path or a bare file name");
+    }
+    let has_separator = path.as_os_str().as_encoded_bytes().contains(&b'/');
+    if path.is_relative() && has_separator {
+        return refuse(
+            "a relative path is not used (it would depend on the current directory); give an \
+             absolute path or a bare file name",
+        );
+    }
+    Plan::Exact { path, origin }
 }
 
 fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {
@@ -209,11 +224,17 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {
     }
 }
 
-/// The loader's own message (`dlerror`), which libloading keeps in the error's source.
-fn loader_message(e: &libloading::Error) -> String {
-    match std::error::Error::source(e) {
+/// The loader's own message (`dlerror`), which libloading keeps in the error's source, without
+/// the `path: ` it starts with (the error names the path already).
+fn loader_message(e: &libloading::Error, path: &Path) -> String {
+    let message = match std::error::Error::source(e) {
         Some(source) => source.to_string(),
         None => e.to_string(),
+    };
+    let prefix = format!("{}: ", path.display());
+    match message.strip_prefix(&prefix) {
+        Some(rest) if !rest.is_empty() => rest.to_owned(),
+        _ => message,
     }
 }
 
@@ -228,7 +249,7 @@ fn open<L: BuiltIn>(path: &Path) -> Opened {
     // location, or one the user named as such; running its initialisers is what using CUDA means.
     let lib = match unsafe { Library::new(path) } {
         Ok(lib) => lib,
-        Err(e) => return Opened::LoadFailed(loader_message(&e)),
+        Err(e) => return Opened::LoadFailed(loader_message(&e, path)),
     };
     let exports = |name: &str| {
         // SAFETY: only the symbol's presence is checked; the pointer is not used.

@@ -262,7 +262,7 @@ pub(crate) fn classify(
         (0, Some(1)) => LookupResult::SymbolNotFound,
         (0, Some(2)) => LookupResult::VersionNotSufficient,
         (0, Some(other)) => LookupResult::Failed {
-            code: 0,
+            code: other,
             name: "unexpected status".to_owned(),
             description: format!("the lookup succeeded but reported status {other}"),
         },

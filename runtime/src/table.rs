@@ -189,7 +189,7 @@ pub fn null_pointer(function: &'static str) -> Error {
 }
 
 /// Every failure of a table's `resolve_all`, in the table's order.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Errors(Vec<Error>);
 
 impl Errors {
@@ -217,17 +217,77 @@ impl Errors {
     }
 }
 
+/// A failure shared by several functions is written once, with how many it affects and which;
+/// each other failure takes one line.
 impl fmt::Display for Errors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} driver function(s) could not be resolved:",
-            self.0.len()
-        )?;
+        // (cause, functions, first error), in order of first appearance.
+        let mut shared: Vec<(String, Vec<&'static str>, &Error)> = Vec::new();
+        let mut own = Vec::new();
         for e in &self.0 {
+            match e.kind().shared_cause() {
+                Some(cause) => {
+                    let function = e.kind().function().unwrap_or("?");
+                    match shared.iter_mut().find(|(c, _, _)| *c == cause) {
+                        Some((_, functions, _)) => functions.push(function),
+                        None => shared.push((cause, vec![function], e)),
+                    }
+                }
+                None => own.push(e),
+            }
+        }
+        let n = self.0.len();
+        write!(f, "{n} driver function{} could not be resolved", plural(n))?;
+        if let ([(cause, functions, _)], []) = (shared.as_slice(), own.as_slice()) {
+            if functions.len() > 1 {
+                return write!(f, ", all for one reason:\n{cause}");
+            }
+        }
+        f.write_str(":")?;
+        for (cause, functions, first) in &shared {
+            match functions.as_slice() {
+                [_] => write!(f, "\n  - {first}")?,
+                _ => write!(f, "\n  - {}: {cause}", function_list(functions))?,
+            }
+        }
+        for e in own {
             write!(f, "\n  - {e}")?;
         }
         Ok(())
+    }
+}
+
+/// `Errors` prints like `Error`: `{:?}` is the message, `{:#?}` the list.
+impl fmt::Debug for Errors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_tuple("Errors").field(&self.0).finish()
+        } else {
+            fmt::Display::fmt(self, f)
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `cuInit` / `3 functions (cuA, cuB, cuC)` / `447 functions (cuA, cuB, cuC, cuD, cuE, ...)`.
+fn function_list(functions: &[&str]) -> String {
+    const SHOWN: usize = 5;
+    match functions {
+        [one] => (*one).to_owned(),
+        _ => {
+            let mut names = functions[..functions.len().min(SHOWN)].join(", ");
+            if functions.len() > SHOWN {
+                names.push_str(", ...");
+            }
+            format!("{} functions ({names})", functions.len())
+        }
     }
 }
 

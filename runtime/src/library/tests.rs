@@ -138,6 +138,33 @@ fn environment_variable_is_used_alone() {
     ));
     // Empty means unset.
     assert!(matches!(exact::<Runtime>(""), Plan::Search { .. }));
+    // Any relative path with a separator depends on the current directory, however spelled.
+    for relative in ["x/", "x/.", "./libcudart.so.12", "../lib/libcudart.so.12", "a//b"] {
+        assert!(
+            matches!(exact::<Runtime>(relative), Plan::Refused { .. }),
+            "{relative}"
+        );
+    }
+}
+
+/// Paths given in code follow the same rules: an empty path (which `dlopen` would take for the
+/// program itself) and relative paths with a separator are refused before anything is loaded.
+#[test]
+fn unusable_paths_in_code_are_refused() {
+    for (path, reason) in [
+        ("", "an empty path names no library"),
+        ("x/", "would depend on the current directory"),
+        ("x/.", "would depend on the current directory"),
+        ("lib/libcuda.so.1", "would depend on the current directory"),
+    ] {
+        let e = resolve(&Config::driver().library(path), "cuInit", &abi(2000, None)).unwrap_err();
+        let ErrorKind::LibraryNotFound { tried, .. } = e.kind() else {
+            panic!("{path:?}: {e:#?}")
+        };
+        assert_eq!(tried.len(), 1, "{path:?}: {e}");
+        assert_eq!(tried[0].0, format!("{path:?} (from Config::library)"));
+        assert!(tried[0].1.contains(reason), "{path:?}: {e}");
+    }
 }
 
 #[test]
@@ -181,6 +208,8 @@ fn missing_explicit_library_lists_the_path_tried() {
         "/nonexistent/libcudart.so.12 (from Config::library)"
     );
     assert!(tried[0].1.contains("No such file"), "{}", tried[0].1);
+    // The loader's message without the path it starts with: the path is named once.
+    assert!(!tried[0].1.contains("libcudart.so.12"), "{}", tried[0].1);
     let msg = e.to_string();
     assert!(msg.contains("CUDA_DRIVER_TABLE_CUDART"), "{msg}");
     assert!(msg.contains("Config::library"), "{msg}");
@@ -206,7 +235,7 @@ fn driver_backend_without_a_driver_lists_the_paths_tried() {
     assert_eq!(*library, "libcuda");
     assert_eq!(tried.len(), 1);
     assert_eq!(tried[0].0, "libcuda.so.1");
-    assert!(tried[0].1.contains("libcuda.so.1"), "{}", tried[0].1);
+    assert!(tried[0].1.contains("cannot open"), "{}", tried[0].1);
     assert!(e.to_string().contains("install the NVIDIA driver"), "{e}");
 
     let e = resolve(
@@ -275,20 +304,35 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The folder with the extracted wheels' libcudart, or `None` when deliberately skipped.
+/// The folder with the wheels' libcudart copies: `$CUDA_DRIVER_TABLE_TEST_CUDART_DIR`, else the
+/// one the test command lays out in its cache: `$CUDA_DRIVER_TABLE_CACHE/cudart`, else
+/// `$XDG_CACHE_HOME/cuda-driver-table/cudart`, else `~/.cache/cuda-driver-table/cudart`. `None`
+/// when deliberately skipped.
 fn cudart_dir() -> Option<PathBuf> {
     match std::env::var_os(TEST_DIR_VAR) {
         Some(v) if v == "skip" => {
             eprintln!("{TEST_DIR_VAR}=skip: real-libcudart test skipped");
-            None
+            return None;
         }
-        Some(v) => Some(PathBuf::from(v)),
-        None => panic!(
-            "{TEST_DIR_VAR} is not set. Point it at a folder holding 11.8/libcudart.so.11.0, \
-             12.9/libcudart.so.12 and 13.0/libcudart.so.13, extracted from the \
-             nvidia-cuda-runtime-cu11 11.8, nvidia-cuda-runtime-cu12 12.9 and \
-             nvidia-cuda-runtime 13.0 wheels (nvidia/cuda_runtime/lib, nvidia/cu13/lib), \
-             or set it to `skip` to skip these tests on purpose"
+        Some(v) => return Some(PathBuf::from(v)),
+        None => {}
+    }
+    let cache = std::env::var_os("CUDA_DRIVER_TABLE_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let base = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            Some(base.join("cuda-driver-table"))
+        });
+    match cache.map(|c| c.join("cudart")) {
+        Some(dir) if dir.is_dir() => Some(dir),
+        other => panic!(
+            "{TEST_DIR_VAR} is not set and {} does not exist. Run `bash scripts/test.sh` once \
+             (it fetches the nvidia-cuda-runtime wheels and lays out 11.8/libcudart.so.11.0, \
+             12.4/libcudart.so.12, 12.9/libcudart.so.12 and 13.0/libcudart.so.13 there), point \
+             {TEST_DIR_VAR} at such a folder, or set it to `skip` to skip these tests on purpose",
+            other.map_or_else(|| "the cache".to_owned(), |d| d.display().to_string())
         ),
     }
 }
@@ -458,6 +502,23 @@ fn libcudart_13_0() {
         ),
         "{e:?}"
     );
+}
+
+/// The outcome of loading a library is kept for the rest of the process, failure included: a
+/// library that appears later at a path that failed is not picked up (the environment is read
+/// once, at the first resolution). Resolving a function that failed is retried on every call.
+#[test]
+fn a_failed_load_is_kept_for_the_process() {
+    let Some(dir) = cudart_dir() else { return };
+    let folder = temp_dir("appears-later");
+    let path = folder.join("libcudart.so.13");
+    let config = Config::runtime().library_owned(&path);
+    let first = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
+    assert!(matches!(first.kind(), ErrorKind::LibraryNotFound { .. }), "{first}");
+    std::fs::copy(dir.join("13.0/libcudart.so.13"), &path).unwrap();
+    let again = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
+    assert_eq!(again, first);
+    let _ = std::fs::remove_dir_all(&folder);
 }
 
 #[test]

@@ -324,10 +324,15 @@ fn classify_checks_result_status_and_pointer() {
         classify(0, Some(2), p, 2000, no_driver, name),
         LookupResult::VersionNotSufficient
     );
-    assert!(matches!(
+    // An unknown status is reported as that status, not as the call's result.
+    assert_eq!(
         classify(0, Some(7), p, 2000, no_driver, name),
-        LookupResult::Failed { .. }
-    ));
+        LookupResult::Failed {
+            code: 7,
+            name: "unexpected status".into(),
+            description: "the lookup succeeded but reported status 7".into()
+        }
+    );
     // INVALID_VALUE is "too new" only when the version is above the driver's.
     assert_eq!(
         classify(1, Some(-1), null_mut(), 13010, driver_13, name),

@@ -12,14 +12,16 @@ mod runtime;
 pub(crate) use driver::Driver;
 pub(crate) use runtime::Runtime;
 
-use std::ffi::OsString;
+use std::ffi::{c_char, c_int, c_void, CStr, CString, OsString};
 use std::path::PathBuf;
+use std::ptr::{null_mut, NonNull};
 use std::sync::OnceLock;
 
 use libloading::Library;
 
 use crate::error::Error;
 use crate::resolve::Resolver;
+use crate::stream::StreamMode;
 
 /// The environment variable naming the libcudart to load (runtime backend), as an absolute path
 /// or a bare file name for the system loader.
@@ -83,4 +85,67 @@ pub(crate) fn absolute_dirs(
         }
     }
     dirs
+}
+
+/// `CUresult cuGetProcAddress_v2(const char*, void**, int, cuuint64_t,
+/// CUdriverProcAddressQueryResult*)` (ABI 12000).
+pub(crate) type PfnGetProcAddressV2 =
+    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
+/// `CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t)` (ABI 11030).
+pub(crate) type PfnGetProcAddress =
+    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64) -> c_int;
+
+/// The driver's own `cuGetProcAddress`, at one of its two ABIs: taken from `libcuda.so.1` by the
+/// driver backend, or handed out by an old libcudart's `cudaGetDriverEntryPoint` to the runtime
+/// backend. Either way every lookup through it is made at exactly the pinned version.
+#[derive(Clone, Copy)]
+pub(crate) enum GetProc {
+    /// ABI 12000, with a status argument.
+    V2(PfnGetProcAddressV2),
+    /// ABI 11030.
+    V1(PfnGetProcAddress),
+}
+
+impl GetProc {
+    /// The symbol name of this ABI, for descriptions.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            GetProc::V2(_) => "cuGetProcAddress_v2",
+            GetProc::V1(_) => "cuGetProcAddress",
+        }
+    }
+
+    /// One raw call: `(result, status or None, pointer)`.
+    pub(crate) fn call(
+        self,
+        symbol: &CStr,
+        version: u32,
+        mode: StreamMode,
+    ) -> (c_int, Option<c_int>, *mut c_void) {
+        let mut ptr: *mut c_void = null_mut();
+        let version = c_int::try_from(version).unwrap_or(c_int::MAX);
+        match self {
+            GetProc::V2(f) => {
+                let mut status: c_int = -1;
+                // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag(), &mut status) };
+                (rc, Some(status), ptr)
+            }
+            GetProc::V1(f) => {
+                // SAFETY: as above, without the status argument.
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag()) };
+                (rc, None, ptr)
+            }
+        }
+    }
+
+    /// `name` at `version` (legacy stream) on clear success only; for the helper functions of
+    /// error messages, so that a failure there cannot recurse into more error handling.
+    pub(crate) fn found(self, name: &str, version: u32) -> Option<NonNull<c_void>> {
+        let symbol = CString::new(name).ok()?;
+        match self.call(&symbol, version, StreamMode::Legacy) {
+            (0, None | Some(0 | -1), p) => NonNull::new(p),
+            _ => None,
+        }
+    }
 }

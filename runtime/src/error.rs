@@ -284,12 +284,7 @@ impl ErrorKind {
 }
 
 /// `name (code): description`, without the colon when there is no description.
-fn write_code(
-    out: &mut impl fmt::Write,
-    name: &str,
-    code: i32,
-    description: &str,
-) -> fmt::Result {
+fn write_code(out: &mut impl fmt::Write, name: &str, code: i32, description: &str) -> fmt::Result {
     write!(out, "{name} ({code})")?;
     if description.is_empty() {
         Ok(())
@@ -599,7 +594,10 @@ mod tests {
         });
         assert_eq!(format!("{e:?}"), e.to_string());
         let structure = format!("{e:#?}");
-        assert!(structure.starts_with("Error(\n    SymbolNotFound {"), "{structure}");
+        assert!(
+            structure.starts_with("Error(\n    SymbolNotFound {"),
+            "{structure}"
+        );
         assert!(structure.contains("function: \"cuFoo\""), "{structure}");
     }
 

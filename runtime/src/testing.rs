@@ -87,10 +87,12 @@ unsafe impl Resolver for Recorder {
     }
 }
 
-pub(crate) extern "C" fn fake_function() {}
+/// What the recorder hands out as "the function": never called, so any stable address will do.
+/// A static's (a function's address may differ between two casts under Miri).
+static FAKE_FUNCTION: u8 = 0;
 
 pub(crate) fn fake_ptr() -> NonNull<c_void> {
-    NonNull::new(fake_function as *mut c_void).unwrap()
+    NonNull::from(&FAKE_FUNCTION).cast()
 }
 
 pub(crate) fn found(_: &CStr, _: Query, _: StreamMode) -> LookupResult {

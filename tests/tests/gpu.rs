@@ -117,49 +117,35 @@ fn sixty_four_threads_racing_the_first_call_get_one_pointer() {
 /// libcudart 11.8, 12.9 and 13.0 against this driver: which path each takes, and
 /// that what it hands out is the right ABI or the documented refusal.
 #[test]
-fn libcudart_matrix_resolves_or_refuses_with_the_documented_error() {
+fn libcudart_matrix_resolves_exact_abis() {
     let lib = libcuda();
     let matrix = cudart_matrix();
     assert!(
-        matrix.len() >= 3,
-        "stage libcudart 11.8, 12.9 and 13.0: {matrix:?}"
+        matrix.len() >= 4,
+        "stage libcudart 11.8, 12.4, 12.9 and 13.0: {matrix:?}"
     );
     for path in matrix {
         let config = Config::runtime().library_owned(path.clone());
         let resolver = config.resolver().expect("loads");
-        let versioning = resolver.versioning();
-        eprintln!("{}: {versioning:?}", resolver.describe());
+        // 12.5+ through cudaGetDriverEntryPointByVersion, 11.3-12.4 through the driver's own
+        // cuGetProcAddress that their unversioned entry point hands out: versioned either way.
+        assert_eq!(
+            resolver.versioning(),
+            Versioning::Versioned,
+            "{}",
+            resolver.describe()
+        );
+        eprintln!("{}", resolver.describe());
         for (name, version, export) in [
             ("cuInit", 2000, "cuInit"),
             ("cuCtxCreate", 3020, "cuCtxCreate_v2"),
+            ("cuCtxCreate", 11040, "cuCtxCreate_v3"),
             ("cuCtxCreate", 12050, "cuCtxCreate_v4"),
         ] {
-            let got = resolve(&config, name, &abi(version));
+            let got = resolve(&config, name, &abi(version))
+                .unwrap_or_else(|e| panic!("{}: {name}@{version}: {e}", path.display()));
             let want = dlsym(&lib, export).expect(export);
-            match (&versioning, got) {
-                (_, Ok(p)) => assert_eq!(p.as_ptr(), want, "{}: {name}@{version}", path.display()),
-                (Versioning::Unversioned(v), Err(e)) => {
-                    // Refused only when the newest ABI up to the runtime's version is another.
-                    assert!(
-                        matches!(e.kind(), ErrorKind::UnversionedLookupUnsafe { .. }),
-                        "{}: {name}@{version}: {e}",
-                        path.display()
-                    );
-                    let newest = manifest::find(name).and_then(|f| {
-                        f.abis
-                            .iter()
-                            .filter(|a| a.version <= *v)
-                            .map(|a| a.version)
-                            .max()
-                    });
-                    assert_ne!(newest, Some(version), "{e}");
-                    eprintln!("  refused as documented: {e}");
-                }
-                (Versioning::Versioned, Err(e)) => {
-                    panic!("{}: {name}@{version}: {e}", path.display())
-                }
-                (other, Err(e)) => panic!("{}: {other:?}: {e}", path.display()),
-            }
+            assert_eq!(got.as_ptr(), want, "{}: {name}@{version}", path.display());
         }
     }
 }
@@ -473,61 +459,87 @@ fn every_function_matches_the_driver_export() {
 
     let _ = writeln!(
         report,
-        "\n## Runtime backend x this driver: every function at its default ABI, legacy\n"
+        "\n## Every libcudart x this driver: every function at its default ABI and every older ABI, both stream modes\n"
     );
-    let _ = writeln!(report, "| libcudart | lookup | resolved and equal | refused (unversioned, other ABI) | absent or newer | wrong |");
-    let _ = writeln!(report, "|---|---|---|---|---|---|");
+    let _ = writeln!(
+        report,
+        "| libcudart | lookup | mode | default ABIs equal | older ABIs equal | absent from the driver (status 1) | refused | wrong |"
+    );
+    let _ = writeln!(report, "|---|---|---|---|---|---|---|---|");
     for path in cudart_matrix() {
         let config = Config::runtime().library_owned(path.clone());
         let resolver = config.resolver().expect("loads");
-        let table = All::with_config(config);
-        let (mut equal, mut refused, mut missing, mut wrong) = (0, Vec::new(), 0, Vec::new());
-        for spec in All::FUNCTIONS {
-            let export = spec.abi.export.expect("export");
-            let want = dlsym(&lib, export);
-            match (table.raw_pointer(spec.name).expect("in table"), want) {
-                (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
-                (Ok(p), w) => {
-                    wrong.push(format!("{} -> {p:?}, dlsym({export}) = {w:?}", spec.name))
-                }
-                (Err(e), _) if matches!(e.kind(), ErrorKind::UnversionedLookupUnsafe { .. }) => {
-                    refused.push(spec.name)
-                }
-                (Err(_), None) => missing += 1,
-                (Err(e), Some(_)) => match e.kind() {
-                    // An old libcudart does not know functions newer than itself.
-                    ErrorKind::SymbolNotFound { .. } | ErrorKind::VersionNotSufficient { .. } => {
-                        missing += 1
-                    }
-                    _ => wrong.push(format!("{}: {e}", spec.name)),
-                },
-            }
-        }
-        let _ = writeln!(
-            report,
-            "| {} | {:?} | {equal} | {} | {missing} | {} |",
+        let name = format!(
+            "{} ({})",
             path.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            path.parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
-                + &format!(
-                    " ({})",
-                    path.parent()
-                        .and_then(|p| p.file_name())
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                ),
-            resolver.versioning(),
-            refused.len(),
-            wrong.len()
         );
-        if !refused.is_empty() {
-            let _ = writeln!(report, "\n  refused: {}\n", refused.join(", "));
+        for mode in MODES {
+            let config = config.stream(mode);
+            let table = All::with_config(config);
+            let (mut defaults, mut older, mut absent, mut refused, mut wrong) =
+                (0, 0, 0, Vec::new(), Vec::new());
+            let mut judge = |name: &str,
+                             version: u32,
+                             export: &str,
+                             got: Result<std::ptr::NonNull<c_void>, cuda_driver_table::Error>,
+                             count: &mut usize| {
+                match (got, dlsym(&lib, export)) {
+                    (Ok(p), Some(w)) if p.as_ptr() == w => *count += 1,
+                    (Err(e), None) if matches!(e.kind(), ErrorKind::SymbolNotFound { .. }) => {
+                        absent += 1
+                    }
+                    (Err(e), _)
+                        if matches!(e.kind(), ErrorKind::UnversionedLookupUnsafe { .. }) =>
+                    {
+                        refused.push(format!("{name}@{version}"))
+                    }
+                    (got, w) => wrong.push(format!(
+                        "{name}@{version}: {got:?}, dlsym({export}) = {w:?}"
+                    )),
+                }
+            };
+            for spec in All::FUNCTIONS {
+                let export = spec
+                    .abi
+                    .expected_export(mode)
+                    .expect("every ABI has an export");
+                let got = table.raw_pointer(spec.name).expect("in table");
+                judge(spec.name, spec.abi.version, export, got, &mut defaults);
+            }
+            for f in manifest::FUNCTIONS {
+                for abi in f.abis.iter().filter(|a| a.version != f.default) {
+                    let Some(export) = abi.expected_export(mode) else {
+                        continue;
+                    };
+                    judge(
+                        f.name,
+                        abi.version,
+                        export,
+                        resolve(&config, f.name, abi),
+                        &mut older,
+                    );
+                }
+            }
+            let _ = writeln!(
+                report,
+                "| {name} | {:?} | {} | {defaults} of {} | {older} | {absent} | {} | {} |",
+                resolver.versioning(),
+                mode_name(mode),
+                All::FUNCTIONS.len(),
+                refused.len(),
+                wrong.len()
+            );
+            // Every libcudart from 11.3 on reaches the driver's cuGetProcAddress: nothing is
+            // refused any more, and nothing is handed out wrong.
+            failures.extend(refused.into_iter().map(|r| format!("{name}: refused {r}")));
+            failures.extend(wrong.into_iter().map(|w| format!("{name}: {w}")));
         }
-        failures.extend(
-            wrong
-                .into_iter()
-                .map(|w| format!("{}: {w}", path.display())),
-        );
     }
     let _ = writeln!(report, "\nFailures: {}", failures.len());
     println!("{report}");
@@ -555,7 +567,7 @@ fn lookup_failures_and_cuda_errors_are_named_through_every_backend() {
         ));
     }
     for (label, config) in configs {
-        match config.resolver().and_then(|r| Ok(r.versioning())) {
+        match config.resolver().map(|r| r.versioning()) {
             Ok(Versioning::Versioned) => {
                 let e = resolve(&config, "cuNoSuchFunction", &abi(12000)).unwrap_err();
                 assert!(

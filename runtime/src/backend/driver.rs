@@ -4,31 +4,19 @@
 //! does nothing but find the lookup function: cold start stays one `dlopen` and one `dlsym`.
 //! Everything else (the driver's version, error names) is looked up only when an error needs it.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_int, c_void, CStr};
 use std::path::PathBuf;
-use std::ptr::{null_mut, NonNull};
+use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{BuiltIn, Env, Loaded};
+use super::{BuiltIn, Env, GetProc, Loaded, PfnGetProcAddress, PfnGetProcAddressV2};
 use crate::resolve::{classify, ErrorStringFns, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
 
-/// `CUresult cuGetProcAddress_v2(const char*, void**, int, cuuint64_t,
-/// CUdriverProcAddressQueryResult*)` (12.0+).
-type PfnGetProcAddressV2 =
-    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
-/// `CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t)` (11.3+).
-type PfnGetProcAddress = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64) -> c_int;
 /// `CUresult cuDriverGetVersion(int*)` (ABI 2020).
 type PfnDriverGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
-
-#[derive(Clone, Copy)]
-enum GetProc {
-    V2(PfnGetProcAddressV2),
-    V1(PfnGetProcAddress),
-}
 
 /// A loaded libcuda: [`Backend::Driver`](crate::Backend::Driver).
 pub(crate) struct Driver {
@@ -38,38 +26,10 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
-    /// One raw call: `(result, status or None, pointer)`.
-    fn call(
-        &self,
-        symbol: &CStr,
-        version: u32,
-        mode: StreamMode,
-    ) -> (c_int, Option<c_int>, *mut c_void) {
-        let mut ptr: *mut c_void = null_mut();
-        let version = c_int::try_from(version).unwrap_or(c_int::MAX);
-        match self.get_proc {
-            GetProc::V2(f) => {
-                let mut status: c_int = -1;
-                // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
-                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag(), &mut status) };
-                (rc, Some(status), ptr)
-            }
-            GetProc::V1(f) => {
-                // SAFETY: as above, without the status argument.
-                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag()) };
-                (rc, None, ptr)
-            }
-        }
-    }
-
     /// A pointer only on clear success; used for the helper functions of error messages, so that
     /// a failure there cannot recurse into more error handling.
     fn helper(&self, name: &str, version: u32) -> Option<NonNull<c_void>> {
-        let symbol = CString::new(name).ok()?;
-        match self.call(&symbol, version, StreamMode::Legacy) {
-            (0, None | Some(0) | Some(-1), p) => NonNull::new(p),
-            _ => None,
-        }
+        self.get_proc.found(name, version)
     }
 }
 
@@ -77,11 +37,7 @@ impl Driver {
 // version and flag; libcuda is never unloaded.
 unsafe impl Resolver for Driver {
     fn describe(&self) -> String {
-        let which = match self.get_proc {
-            GetProc::V2(_) => "cuGetProcAddress_v2",
-            GetProc::V1(_) => "cuGetProcAddress",
-        };
-        format!("the CUDA driver ({}, {which})", self.path)
+        format!("the CUDA driver ({}, {})", self.path, self.get_proc.name())
     }
 
     fn versioning(&self) -> Versioning {
@@ -96,7 +52,7 @@ unsafe impl Resolver for Driver {
                 description: "the driver backend only answers versioned lookups".to_owned(),
             };
         };
-        let (rc, status, ptr) = self.call(symbol, version, mode);
+        let (rc, status, ptr) = self.get_proc.call(symbol, version, mode);
         classify(
             rc,
             status,

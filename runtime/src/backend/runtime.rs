@@ -1,8 +1,12 @@
 //! The runtime backend: driver entry points through a loaded `libcudart`.
 //!
-//! `cudaGetDriverEntryPointByVersion` (12.5+) takes the pinned version. Older libraries only have
-//! `cudaGetDriverEntryPoint`, which answers for the runtime's own version; `resolve` decides
-//! whether that is safe. This module only calls the library; it never picks versions itself.
+//! `cudaGetDriverEntryPointByVersion` (12.5+) takes the pinned version. Older libraries (11.3 to
+//! 12.4) only have `cudaGetDriverEntryPoint`, which answers for the runtime's own version; it is
+//! asked once for the driver's `cuGetProcAddress` (whose ABI at that version the history proves:
+//! 11030 or 12000), and every function is then asked of that at exactly its pinned version,
+//! still through the driver libcudart loaded. Only when that cannot be had (11.x without a
+//! driver cannot even tell its version) is the unversioned lookup used directly, and `resolve`
+//! decides whether that is safe. This module only calls the library; it never picks versions.
 
 use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void, CStr};
 use std::path::{Path, PathBuf};
@@ -12,7 +16,8 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{absolute_dirs, BuiltIn, Env, Loaded};
+use super::{absolute_dirs, BuiltIn, Env, GetProc, Loaded, PfnGetProcAddress, PfnGetProcAddressV2};
+use crate::abi_history;
 use crate::resolve::{
     c_string, classify, resolve_with, ErrorStringFns, LookupResult, Query, Resolver, Versioning,
     ERROR_STRING_ABI,
@@ -61,6 +66,10 @@ pub(crate) struct Runtime {
     error_name: Option<PfnErrorText>,
     error_string: Option<PfnErrorText>,
     cu_errors: ErrorStringFns,
+    /// With only the unversioned entry point: the driver's `cuGetProcAddress`, obtained through
+    /// it once (it needs a driver, and for 11.x the runtime's version), so that every function
+    /// is then asked at exactly its pinned version.
+    get_proc: OnceLock<GetProc>,
 }
 
 /// # Safety
@@ -109,6 +118,88 @@ impl Runtime {
         };
         (text(self.error_name), text(self.error_string))
     }
+
+    /// Name and description of a driver `CUresult`, from the driver's `cuGetErrorName` and
+    /// `cuGetErrorString` (ABI 6000) asked of its `cuGetProcAddress`; `None`s without it.
+    fn cu_errors_of(&self, code: u32) -> (Option<String>, Option<String>) {
+        let Some(g) = self.get_proc.get().copied() else {
+            return (None, None);
+        };
+        // SAFETY: `found` returns the driver's own function of that name at ABI 6000 (the type
+        // `strings` calls it through) or nothing.
+        unsafe {
+            self.cu_errors
+                .strings(code, |name| g.found(name, ERROR_STRING_ABI.version))
+        }
+    }
+
+    /// The unversioned `cudaGetDriverEntryPoint`, which answers for the runtime's version `r`.
+    fn unversioned_lookup(
+        &self,
+        f: PfnUntyped,
+        symbol: &CStr,
+        r: u32,
+        mode: StreamMode,
+    ) -> LookupResult {
+        let mut ptr: *mut c_void = null_mut();
+        let mut status: c_int = -1;
+        let (rc, status) = if r >= 12000 {
+            // SAFETY: libcudart 12.x exports the 4-argument form.
+            let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint12>(f) };
+            // SAFETY: NUL-terminated symbol, valid out-parameters.
+            let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag(), &mut status) };
+            (rc, Some(status))
+        } else {
+            // SAFETY: libcudart 11.x exports the 3-argument form.
+            let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint11>(f) };
+            // SAFETY: NUL-terminated symbol, valid out-parameter (no status in 11.x).
+            let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag()) };
+            (rc, None)
+        };
+        classify(
+            rc,
+            status,
+            ptr,
+            r,
+            || self.driver_version(),
+            |rc| self.describe_code(rc),
+        )
+    }
+
+    /// The driver's `cuGetProcAddress`, asked of the unversioned entry point (libcudart 11.3 to
+    /// 12.4), if the ABI history proves which of its ABIs that returns: the newest at or below the
+    /// runtime's version, 11030 for 11.x and 12000 for 12.x. `None` without the unversioned entry
+    /// point, without a driver, or when nothing can be proven. Kept once found.
+    fn get_proc(&self) -> Option<GetProc> {
+        if let Some(g) = self.get_proc.get() {
+            return Some(*g);
+        }
+        let EntryPoint::Unversioned(f) = self.entry else {
+            return None;
+        };
+        let r = self.runtime_version().ok()?;
+        let (legacy, _) = abi_history::abis("cuGetProcAddress")?;
+        let abi = abi_history::newest_at_or_below(legacy, r)?;
+        let LookupResult::Found(p) =
+            self.unversioned_lookup(f, c"cuGetProcAddress", r, StreamMode::Legacy)
+        else {
+            return None;
+        };
+        let g = match abi {
+            // SAFETY: the unversioned lookup at `r` returns the newest ABI at or below `r`,
+            // which the history says is 11030: `CUresult cuGetProcAddress(const char*, void**,
+            // int, cuuint64_t)`.
+            11030 => GetProc::V1(unsafe {
+                std::mem::transmute::<*mut c_void, PfnGetProcAddress>(p.as_ptr())
+            }),
+            // SAFETY: likewise ABI 12000, `cuGetProcAddress_v2` with its status argument.
+            12000 => GetProc::V2(unsafe {
+                std::mem::transmute::<*mut c_void, PfnGetProcAddressV2>(p.as_ptr())
+            }),
+            _ => return None,
+        };
+        Some(*self.get_proc.get_or_init(|| g))
+    }
 }
 
 /// Calls `cudaRuntimeGetVersion` or `cudaDriverGetVersion`; 0 (no driver) gives `None`.
@@ -120,19 +211,26 @@ fn call_get_version(f: PfnGetVersion) -> Option<u32> {
 }
 
 // SAFETY: the lookups return what libcudart returns for exactly the query made: ByVersion at the
-// given version, or the unversioned lookup at the version that `versioning` reports. libcudart's
-// pointers stay valid because the library is never unloaded.
+// given version (through cudaGetDriverEntryPointByVersion, or the driver's own cuGetProcAddress
+// that the unversioned entry point handed out, at the ABI the history proves), or the unversioned
+// lookup at the version that `versioning` reports. libcudart and the driver are never unloaded,
+// so their pointers stay valid.
 unsafe impl Resolver for Runtime {
     fn describe(&self) -> String {
-        match self.runtime_version() {
+        let runtime = match self.runtime_version() {
             Ok(v) => format!("libcudart {} ({})", CudaVersion(v), self.path),
             Err(_) => format!("libcudart ({})", self.path),
+        };
+        match self.get_proc.get() {
+            Some(g) => format!("{runtime}, through the driver's {} it hands out", g.name()),
+            None => runtime,
         }
     }
 
     fn versioning(&self) -> Versioning {
         match self.entry {
             EntryPoint::ByVersion(_) => Versioning::Versioned,
+            EntryPoint::Unversioned(_) if self.get_proc().is_some() => Versioning::Versioned,
             EntryPoint::Unversioned(_) => match self.runtime_version() {
                 Ok(v) => Versioning::Unversioned(v),
                 Err(rc) => {
@@ -151,54 +249,66 @@ unsafe impl Resolver for Runtime {
     }
 
     fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
-        let mut ptr: *mut c_void = null_mut();
-        let mut status: c_int = -1;
-        let (rc, status, asked) = match (self.entry, query) {
+        match (self.entry, query) {
             (EntryPoint::ByVersion(f), Query::ByVersion(v)) => {
+                let mut ptr: *mut c_void = null_mut();
+                let mut status: c_int = -1;
                 // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
                 let rc = unsafe { f(symbol.as_ptr(), &mut ptr, v, mode.flag(), &mut status) };
-                (rc, Some(status), v)
+                classify(
+                    rc,
+                    Some(status),
+                    ptr,
+                    v,
+                    || self.driver_version(),
+                    |rc| self.describe_code(rc),
+                )
+            }
+            (EntryPoint::Unversioned(_), Query::ByVersion(v)) => {
+                let Some(g) = self.get_proc() else {
+                    return LookupResult::Failed {
+                        code: -1,
+                        name: "unsupported query".to_owned(),
+                        description: format!(
+                            "{} has no versioned lookup without the driver's cuGetProcAddress",
+                            self.describe()
+                        ),
+                    };
+                };
+                let (rc, status, ptr) = g.call(symbol, v, mode);
+                classify(
+                    rc,
+                    status,
+                    ptr,
+                    v,
+                    || self.driver_version(),
+                    |rc| {
+                        // The driver's CUresult, named by the driver's own functions.
+                        let (name, description) = self.cu_errors_of(rc as u32);
+                        (
+                            name.unwrap_or_else(|| "unknown CUresult".to_owned()),
+                            description.unwrap_or_default(),
+                        )
+                    },
+                )
             }
             (EntryPoint::Unversioned(f), Query::Unversioned) => match self.runtime_version() {
-                Ok(r) if r >= 12000 => {
-                    // SAFETY: libcudart 12.x exports the 4-argument form.
-                    let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint12>(f) };
-                    // SAFETY: NUL-terminated symbol, valid out-parameters.
-                    let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag(), &mut status) };
-                    (rc, Some(status), r)
-                }
-                Ok(r) => {
-                    // SAFETY: libcudart 11.x exports the 3-argument form.
-                    let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint11>(f) };
-                    // SAFETY: NUL-terminated symbol, valid out-parameter (no status in 11.x).
-                    let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag()) };
-                    (rc, None, r)
-                }
+                Ok(r) => self.unversioned_lookup(f, symbol, r, mode),
                 Err(rc) => {
                     let (name, description) = self.describe_code(rc);
-                    return LookupResult::Failed {
+                    LookupResult::Failed {
                         code: rc,
                         name,
                         description,
-                    };
+                    }
                 }
             },
-            (_, query) => {
-                return LookupResult::Failed {
-                    code: -1,
-                    name: "unsupported query".to_owned(),
-                    description: format!("{} cannot answer {query:?}", self.describe()),
-                }
-            }
-        };
-        classify(
-            rc,
-            status,
-            ptr,
-            asked,
-            || self.driver_version(),
-            |rc| self.describe_code(rc),
-        )
+            (_, query) => LookupResult::Failed {
+                code: -1,
+                name: "unsupported query".to_owned(),
+                description: format!("{} cannot answer {query:?}", self.describe()),
+            },
+        }
     }
 
     fn driver_version(&self) -> Option<u32> {
@@ -206,6 +316,9 @@ unsafe impl Resolver for Runtime {
     }
 
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
+        if self.get_proc().is_some() {
+            return self.cu_errors_of(code);
+        }
         // SAFETY: `resolve_with` returns only the requested ABI 6000 of the named function.
         unsafe {
             self.cu_errors.strings(code, |name| {
@@ -271,6 +384,7 @@ impl BuiltIn for Runtime {
                 error_name: symbol(lib, "cudaGetErrorName"),
                 error_string: symbol(lib, "cudaGetErrorString"),
                 cu_errors: ErrorStringFns::new(),
+                get_proc: OnceLock::new(),
             })
         }
     }

@@ -139,7 +139,13 @@ fn environment_variable_is_used_alone() {
     // Empty means unset.
     assert!(matches!(exact::<Runtime>(""), Plan::Search { .. }));
     // Any relative path with a separator depends on the current directory, however spelled.
-    for relative in ["x/", "x/.", "./libcudart.so.12", "../lib/libcudart.so.12", "a//b"] {
+    for relative in [
+        "x/",
+        "x/.",
+        "./libcudart.so.12",
+        "../lib/libcudart.so.12",
+        "a//b",
+    ] {
         assert!(
             matches!(exact::<Runtime>(relative), Plan::Refused { .. }),
             "{relative}"
@@ -397,18 +403,14 @@ fn libcudart_11_8() {
     };
     let r = resolver_for(&config).unwrap();
     check_cuinit(&config, "11.8");
-    let e = resolve(&config, "cuCtxCreate", &abi(3020, None)).unwrap_err();
-    eprintln!("--- libcudart 11.8, cuCtxCreate at 3020:\n{e}");
     if driver_installed() {
-        // The unversioned lookup answers for 11.8, which would return ABI 11040: refused.
-        assert_eq!(r.versioning(), Versioning::Unversioned(11080));
-        assert!(matches!(
-            e.kind(),
-            ErrorKind::UnversionedLookupUnsafe {
-                would_get: Some(11040),
-                ..
-            }
-        ));
+        // The unversioned entry point hands out the driver's cuGetProcAddress (ABI 11030 at
+        // 11.8), and every function is asked of it at exactly its pinned version.
+        assert_eq!(r.versioning(), Versioning::Versioned);
+        resolve(&config, "cuCtxCreate", &abi(3020, None)).unwrap();
+        assert!(r
+            .describe()
+            .ends_with("through the driver's cuGetProcAddress it hands out"));
     } else {
         // libcudart 11.8 only has the unversioned lookup, and without a driver it cannot even
         // tell its own version (cudaRuntimeGetVersion fails with cudaErrorInsufficientDriver),
@@ -418,6 +420,8 @@ fn libcudart_11_8() {
             r.versioning(),
             Versioning::Unavailable { code: 35, .. }
         ));
+        let e = resolve(&config, "cuCtxCreate", &abi(3020, None)).unwrap_err();
+        eprintln!("--- libcudart 11.8, cuCtxCreate at 3020:\n{e}");
         assert!(
             matches!(e.kind(), ErrorKind::LookupFailed { code: 35, .. }),
             "{e:?}"
@@ -438,17 +442,26 @@ fn libcudart_12_4_if_present() {
     }
     let config = Config::runtime().library_owned(path);
     let r = resolver_for(&config).unwrap();
-    assert_eq!(r.versioning(), Versioning::Unversioned(12040));
     check_cuinit(&config, "12.4");
-    let e = resolve(&config, "cuCtxCreate", &abi(3020, None)).unwrap_err();
-    eprintln!("--- libcudart 12.4, cuCtxCreate at 3020:\n{e}");
-    assert!(matches!(
-        e.kind(),
-        ErrorKind::UnversionedLookupUnsafe {
-            would_get: Some(11040),
-            ..
-        }
-    ));
+    let result = resolve(&config, "cuCtxCreate", &abi(3020, None));
+    if driver_installed() {
+        // Through the driver's cuGetProcAddress_v2 (ABI 12000 at 12.4): the exact ABI.
+        assert_eq!(r.versioning(), Versioning::Versioned);
+        result.unwrap();
+    } else {
+        // Without a driver the unversioned lookup is all there is; at 12.4 it would return ABI
+        // 11040 of cuCtxCreate, so pinned 3020 is refused before anything is asked.
+        assert_eq!(r.versioning(), Versioning::Unversioned(12040));
+        let e = result.unwrap_err();
+        eprintln!("--- libcudart 12.4, cuCtxCreate at 3020:\n{e}");
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::UnversionedLookupUnsafe {
+                would_get: Some(11040),
+                ..
+            }
+        ));
+    }
 }
 
 #[test]
@@ -514,7 +527,10 @@ fn a_failed_load_is_kept_for_the_process() {
     let path = folder.join("libcudart.so.13");
     let config = Config::runtime().library_owned(&path);
     let first = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
-    assert!(matches!(first.kind(), ErrorKind::LibraryNotFound { .. }), "{first}");
+    assert!(
+        matches!(first.kind(), ErrorKind::LibraryNotFound { .. }),
+        "{first}"
+    );
     std::fs::copy(dir.join("13.0/libcudart.so.13"), &path).unwrap();
     let again = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
     assert_eq!(again, first);

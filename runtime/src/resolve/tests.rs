@@ -1,13 +1,13 @@
 //! The resolution rule, tested against an in-process resolver that records every request.
 //! CPU only; no CUDA library is loaded.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_int, CStr};
 use std::ptr::null_mut;
 
 use super::*;
 use crate::config::Config;
 use crate::library::resolve;
-use crate::testing::{abi, fake_function, fake_ptr, found, Recorder};
+use crate::testing::{abi, fake_ptr, found, Recorder};
 
 fn err(config: &Config, name: &'static str, version: u32, pt: Option<u32>) -> Error {
     resolve(config, name, &abi(version, pt)).expect_err("resolution should fail")
@@ -298,7 +298,7 @@ fn each_lookup_outcome_maps_to_its_error() {
 
 #[test]
 fn classify_checks_result_status_and_pointer() {
-    let p = fake_function as *mut c_void;
+    let p = fake_ptr().as_ptr();
     let no_driver = || None;
     let driver_13 = || Some(13000);
     let name = |rc: c_int| (format!("E{rc}"), "desc".to_owned());

@@ -19,8 +19,8 @@ use crate::testing::{fake_get_error_name, fake_get_error_string, fake_ptr, found
 /// A table of two functions with the same C signature, as the macro would write it.
 struct Table;
 
-// SAFETY: `fake_function` is the only function the recording resolver hands out for these specs,
-// and it is never called through these types in the tests.
+// SAFETY: `Pfn` is the typedef of exactly `SPEC.abi` (cuCtxSetCurrent, ABI 4000, no per-thread
+// twin). The recording resolver hands out a marker address that the tests never call.
 unsafe impl Field<0> for Table {
     type Pfn = crate::sys::PFN_cuCtxSetCurrent_v4000;
     const SPEC: FunctionSpec = FunctionSpec {
@@ -35,7 +35,8 @@ unsafe impl Field<0> for Table {
     };
 }
 
-// SAFETY: as above.
+// SAFETY: `Pfn` is the typedef of cuLaunchKernel's ABI 4000, and its per-thread twin (ABI 7000)
+// has the same type. As above, the marker address is never called.
 unsafe impl Field<1> for Table {
     type Pfn = crate::sys::PFN_cuLaunchKernel_v4000;
     const SPEC: FunctionSpec = FunctionSpec {
@@ -195,7 +196,10 @@ fn library_not_found() -> Error {
     ErrorKind::LibraryNotFound {
         library: "libcudart",
         env_var: "CUDA_DRIVER_TABLE_CUDART",
-        tried: vec![("libcudart.so.13".into(), "cannot open shared object file".into())],
+        tried: vec![(
+            "libcudart.so.13".into(),
+            "cannot open shared object file".into(),
+        )],
     }
     .into()
 }

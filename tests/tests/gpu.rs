@@ -583,8 +583,14 @@ fn lookup_failures_and_cuda_errors_are_named_through_every_backend() {
                     }),
                 };
                 let e = resolve(&config.per_thread(), "cuLaunchKernel", &twin_too_old).unwrap_err();
+                // The 11030 ABI of cuGetProcAddress (what libcudart 11.x hands out) has no status
+                // argument, so "only in a newer ABI" reads as "not found" there.
+                let status_less = config
+                    .resolver()
+                    .is_ok_and(|r| r.describe().ends_with("cuGetProcAddress it hands out"));
                 assert!(
-                    matches!(e.kind(), ErrorKind::VersionNotSufficient { .. }),
+                    matches!(e.kind(), ErrorKind::VersionNotSufficient { .. })
+                        || (status_less && matches!(e.kind(), ErrorKind::SymbolNotFound { .. })),
                     "{label}: {e}"
                 );
             }

@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::error::{Error, ErrorKind};
 use crate::library::{resolve, resolver_for};
 use crate::manifest::AbiInfo;
+use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
 /// One function of a table and the ABI it is pinned to (`Table::FUNCTIONS`).
@@ -144,6 +145,30 @@ impl<T, const I: usize> fmt::Debug for Lazy<T, I> {
             .field(&self.ptr.load(Ordering::Relaxed))
             .finish()
     }
+}
+
+/// The driver version the lookup itself needs: `cuGetProcAddress` appeared in CUDA 11.3 (both
+/// backends reach every function through it; libcudart 12.5+ through its `_v2`, which 12.0+
+/// drivers have).
+pub const LOOKUP_DRIVER_FLOOR: u32 = 11030;
+
+/// The lowest driver version (`cuDriverGetVersion`'s number) on which every function of
+/// `functions` resolves in stream mode `mode`: the newest version any of them is requested at
+/// ([`AbiInfo::request`]), and at least [`LOOKUP_DRIVER_FLOOR`]. A driver older than a requested
+/// version refuses it ([`ErrorKind::DriverTooOld`]), so below this floor some field cannot
+/// resolve; at or above it, every field's ABI exists. Generated tables expose it as
+/// `MIN_DRIVER_VERSION` and `min_driver_version()`.
+pub const fn min_driver_version(functions: &[FunctionSpec], mode: StreamMode) -> u32 {
+    let mut floor = LOOKUP_DRIVER_FLOOR;
+    let mut i = 0;
+    while i < functions.len() {
+        let (version, _) = functions[i].abi.request(mode);
+        if version > floor {
+            floor = version;
+        }
+        i += 1;
+    }
+    floor
 }
 
 /// `Ok(())` for `CUDA_SUCCESS`, else [`ErrorKind::Cuda`] with the code's name and description

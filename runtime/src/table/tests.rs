@@ -261,3 +261,42 @@ fn errors_list_shared_causes_and_own_failures() {
         )
     );
 }
+
+/// The floor is the newest version a field is requested at in that mode, never below what the
+/// lookup needs.
+#[test]
+fn min_driver_version_is_the_newest_request_in_the_mode() {
+    let both = [<Table as Field<0>>::SPEC, <Table as Field<1>>::SPEC];
+    // Legacy: 4000 and 4000; per-thread: 4000 and cuLaunchKernel's twin at 7000. Both below
+    // cuGetProcAddress's 11030.
+    assert_eq!(
+        min_driver_version(&both, StreamMode::Legacy),
+        LOOKUP_DRIVER_FLOOR
+    );
+    assert_eq!(
+        min_driver_version(&both, StreamMode::PerThread),
+        LOOKUP_DRIVER_FLOOR
+    );
+    let newer = |version, per_thread: Option<u32>| FunctionSpec {
+        name: "cuX",
+        typedef: "PFN_cuX",
+        per_thread_typedef: None,
+        abi: AbiInfo {
+            version,
+            export: None,
+            per_thread: per_thread.map(|version| PerThreadAbi {
+                version,
+                export: None,
+            }),
+        },
+    };
+    let list = [newer(12050, None), newer(11030, Some(12080)), both[1]];
+    assert_eq!(min_driver_version(&list, StreamMode::Legacy), 12050);
+    assert_eq!(min_driver_version(&list, StreamMode::PerThread), 12080);
+    assert_eq!(
+        min_driver_version(&[], StreamMode::Legacy),
+        LOOKUP_DRIVER_FLOOR
+    );
+    const AT_COMPILE_TIME: u32 = min_driver_version(&[], StreamMode::PerThread);
+    assert_eq!(AT_COMPILE_TIME, 11030);
+}

@@ -48,7 +48,7 @@ pub(crate) trait BuiltIn: Resolver + Sized + 'static {
     /// The candidates of the search (used when neither code nor the environment variable names a
     /// library), in order. Variables that cannot be used are noted in `skipped` as
     /// `(what, why)` for the error message.
-    fn candidates(env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf>;
+    fn candidates(os: Os, env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf>;
 
     /// Wraps a loaded library; `None` when it lacks what this backend needs. Does no call into
     /// the library.
@@ -63,23 +63,79 @@ pub(crate) trait BuiltIn: Resolver + Sized + 'static {
     fn searched() -> &'static OnceLock<Loaded>;
 }
 
+/// The system whose library layout a search plan is for: the one this crate is built for, or
+/// another in tests (the Windows plan is tested on Linux too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Os {
+    /// Linux and other Unix systems: `libcudart.so.N`, `libcuda.so.1`, `/` separators.
+    Unix,
+    /// Windows: `cudart64_N.dll`, `nvcuda.dll`, `\` (or `/`) separators, drive letters.
+    Windows,
+}
+
+impl Os {
+    /// The system this crate is compiled for.
+    pub(crate) const CURRENT: Os = if cfg!(windows) { Os::Windows } else { Os::Unix };
+
+    /// Whether `path` is absolute on this system: `/x` on Unix; `C:\x`, `C:/x` or `\\server\x`
+    /// on Windows (not `C:x` nor `\x`, which depend on the current drive or directory).
+    pub(crate) fn is_absolute(self, path: &str) -> bool {
+        let b = path.as_bytes();
+        match self {
+            Os::Unix => b.first() == Some(&b'/'),
+            Os::Windows => {
+                let drive = b.len() >= 3
+                    && b[0].is_ascii_alphabetic()
+                    && b[1] == b':'
+                    && matches!(b[2], b'\\' | b'/');
+                let unc = b.len() >= 2 && matches!(b[0], b'\\' | b'/') && b[0] == b[1];
+                drive || unc
+            }
+        }
+    }
+
+    /// Whether `path` names a folder at all (a separator, or on Windows a drive prefix): a path
+    /// that is not absolute and does this depends on the current directory.
+    pub(crate) fn has_folder(self, path: &str) -> bool {
+        match self {
+            Os::Unix => path.contains('/'),
+            Os::Windows => path.contains(['\\', '/', ':']),
+        }
+    }
+
+    /// `base` followed by `parts`, with this system's separator.
+    pub(crate) fn join(self, base: &str, parts: &[&str]) -> PathBuf {
+        let sep = match self {
+            Os::Unix => '/',
+            Os::Windows => '\\',
+        };
+        let mut s = base.trim_end_matches(['/', sep]).to_owned();
+        for part in parts {
+            s.push(sep);
+            s.push_str(part);
+        }
+        PathBuf::from(s)
+    }
+}
+
 /// The absolute directories named by `vars` (in order); the others are noted in `skipped`.
 pub(crate) fn absolute_dirs(
+    os: Os,
     env: Env<'_>,
     vars: &[&str],
     skipped: &mut Vec<(String, String)>,
-) -> Vec<PathBuf> {
+) -> Vec<String> {
     let mut dirs = Vec::new();
     for var in vars {
         let Some(value) = env(var).filter(|v| !v.is_empty()) else {
             continue;
         };
-        let dir = PathBuf::from(value);
-        if dir.is_absolute() {
+        let dir = value.to_string_lossy().into_owned();
+        if os.is_absolute(&dir) {
             dirs.push(dir);
         } else {
             skipped.push((
-                format!("${var}={}", dir.display()),
+                format!("${var}={dir}"),
                 "skipped: not an absolute path".to_owned(),
             ));
         }

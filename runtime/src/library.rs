@@ -45,7 +45,7 @@ use std::sync::{Mutex, PoisonError};
 
 use libloading::Library;
 
-use crate::backend::{BuiltIn, Driver, Env, Loaded, Runtime};
+use crate::backend::{BuiltIn, Driver, Env, Loaded, Os, Runtime};
 use crate::config::{Backend, Config};
 use crate::error::{Error, ErrorKind};
 use crate::manifest::AbiInfo;
@@ -100,7 +100,7 @@ fn load<L: BuiltIn>(path: Option<&'static Path>) -> Loaded {
     match path {
         Some(path) => explicit::<L>(path),
         None => L::searched()
-            .get_or_init(|| load_plan::<L>(plan::<L>(&|var| std::env::var_os(var))))
+            .get_or_init(|| load_plan::<L>(plan::<L>(Os::CURRENT, &|var| std::env::var_os(var))))
             .clone(),
     }
 }
@@ -119,7 +119,11 @@ fn explicit<L: BuiltIn>(path: &'static Path) -> Loaded {
     {
         return loaded.clone();
     }
-    let loaded = load_plan::<L>(named(path.to_path_buf(), "Config::library".to_owned()));
+    let loaded = load_plan::<L>(named(
+        Os::CURRENT,
+        path.to_path_buf(),
+        "Config::library".to_owned(),
+    ));
     cache.push((L::LIBRARY, path, loaded.clone()));
     loaded
 }
@@ -138,14 +142,14 @@ enum Plan {
     Refused { what: String, why: String },
 }
 
-/// The plan for `L` without an explicit path in code. `env` reads environment variables.
-fn plan<L: BuiltIn>(env: Env<'_>) -> Plan {
+/// The plan for `L` on `os` without an explicit path in code. `env` reads environment variables.
+fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
     let var = L::ENV_VAR;
     if let Some(value) = env(var).filter(|v| !v.is_empty()) {
-        return named(PathBuf::from(value), format!("${var}"));
+        return named(os, PathBuf::from(value), format!("${var}"));
     }
     let mut skipped = Vec::new();
-    let mut candidates = L::candidates(env, &mut skipped);
+    let mut candidates = L::candidates(os, env, &mut skipped);
     let mut seen = std::collections::HashSet::new();
     candidates.retain(|c| seen.insert(c.clone()));
     Plan::Search {
@@ -158,16 +162,16 @@ fn plan<L: BuiltIn>(env: Env<'_>) -> Plan {
 /// absolute or a bare file name for the system loader. An empty path would make `dlopen` return
 /// the program itself, and a relative path with a separator (`lib/x.so`, `x/`, `x/.`) would
 /// depend on the current directory: both are refused.
-fn named(path: PathBuf, origin: String) -> Plan {
+fn named(os: Os, path: PathBuf, origin: String) -> Plan {
     let refuse = |why: &str| Plan::Refused {
         what: format!("{:?} (from {origin})", path.display().to_string()),
         why: why.to_owned(),
     };
-    if path.as_os_str().is_empty() {
+    let text = path.to_string_lossy();
+    if text.is_empty() {
         return refuse("an empty path names no library; give an absolute path or a bare file name");
     }
-    let has_separator = path.as_os_str().as_encoded_bytes().contains(&b'/');
-    if path.is_relative() && has_separator {
+    if !os.is_absolute(&text) && os.has_folder(&text) {
         return refuse(
             "a relative path is not used (it would depend on the current directory); give an \
              absolute path or a bare file name",
@@ -244,10 +248,45 @@ enum Opened {
     NotCuda,
 }
 
+/// Loads `path` with the system loader.
+///
+/// # Safety
+///
+/// Loading runs the library's initialisers: `path` must name a library whose initialisers are
+/// safe to run (here: a CUDA library, or one the user named as such).
+#[cfg(not(windows))]
+unsafe fn load_library(path: &Path) -> Result<Library, libloading::Error> {
+    // SAFETY: the caller's contract.
+    unsafe { Library::new(path) }
+}
+
+/// Loads `path` with `LoadLibraryExW` and flags that leave the current directory and `PATH` out of
+/// the search: `LOAD_LIBRARY_SEARCH_DEFAULT_DIRS` (the program's folder, System32, folders the
+/// program added) for a bare name, and the DLL's own folder too for a full path (where its
+/// dependencies sit). Plain `LoadLibraryW` would search the current directory.
+///
+/// # Safety
+///
+/// As the Unix variant.
+#[cfg(windows)]
+unsafe fn load_library(path: &Path) -> Result<Library, libloading::Error> {
+    use libloading::os::windows::{
+        Library as WindowsLibrary, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS,
+        LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR,
+    };
+    let flags = if path.is_absolute() {
+        LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
+    } else {
+        LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
+    };
+    // SAFETY: the caller's contract.
+    unsafe { WindowsLibrary::load_with_flags(path, flags) }.map(Library::from)
+}
+
 fn open<L: BuiltIn>(path: &Path) -> Opened {
-    // SAFETY: loading runs the library's initialisers. The path is a CUDA library's name or
-    // location, or one the user named as such; running its initialisers is what using CUDA means.
-    let lib = match unsafe { Library::new(path) } {
+    // SAFETY: the path is a CUDA library's name or location, or one the user named as such;
+    // running its initialisers is what using CUDA means.
+    let lib = match unsafe { load_library(path) } {
         Ok(lib) => lib,
         Err(e) => return Opened::LoadFailed(loader_message(&e, path)),
     };

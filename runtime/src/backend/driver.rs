@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{BuiltIn, Env, GetProc, Loaded, PfnGetProcAddress, PfnGetProcAddressV2};
+use super::{BuiltIn, Env, GetProc, Loaded, Os, PfnGetProcAddress, PfnGetProcAddressV2};
 use crate::resolve::{classify, ErrorStringFns, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
 
@@ -90,10 +90,13 @@ impl BuiltIn for Driver {
     const ENV_VAR: &'static str = "CUDA_DRIVER_TABLE_LIBCUDA";
     const LOOKUP_SYMBOLS: &'static [&'static str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
 
-    /// The loader's `libcuda.so.1` only: the driver is installed system-wide, and a toolkit's
-    /// `stubs/libcuda.so` fails every call.
-    fn candidates(_env: Env<'_>, _skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
-        vec![PathBuf::from("libcuda.so.1")]
+    /// The loader's `libcuda.so.1` (`nvcuda.dll` on Windows) only: the driver is installed
+    /// system-wide, and a toolkit's `stubs/libcuda.so` fails every call.
+    fn candidates(os: Os, _env: Env<'_>, _skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
+        vec![PathBuf::from(match os {
+            Os::Unix => "libcuda.so.1",
+            Os::Windows => "nvcuda.dll",
+        })]
     }
 
     /// Wraps a loaded library. `None` when it exports no `cuGetProcAddress*` (not a libcuda, or

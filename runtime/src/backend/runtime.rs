@@ -16,7 +16,9 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{absolute_dirs, BuiltIn, Env, GetProc, Loaded, PfnGetProcAddress, PfnGetProcAddressV2};
+use super::{
+    absolute_dirs, BuiltIn, Env, GetProc, Loaded, Os, PfnGetProcAddress, PfnGetProcAddressV2,
+};
 use crate::abi_history;
 use crate::resolve::{
     c_string, classify, resolve_with, ErrorStringFns, LookupResult, Query, Resolver, Versioning,
@@ -44,6 +46,8 @@ type PfnErrorText = unsafe extern "C" fn(c_int) -> *const c_char;
 
 /// The loader names of libcudart, newest first.
 const LOADER_NAMES: &[&str] = &["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"];
+/// The same on Windows.
+const DLL_NAMES: &[&str] = &["cudart64_13.dll", "cudart64_12.dll", "cudart64_110.dll"];
 
 #[derive(Clone, Copy)]
 enum EntryPoint {
@@ -336,25 +340,49 @@ impl BuiltIn for Runtime {
         "cudaGetDriverEntryPoint",
     ];
 
-    /// `$CUDA_PATH` and `$CUDA_HOME` (`lib64`, then `lib`), the loader's names, then the pip
-    /// wheel layouts of the active Python environment (`$VIRTUAL_ENV`, `$CONDA_PREFIX`). Never
-    /// the toolkit's `lib64/stubs`.
-    fn candidates(env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
+    /// `$CUDA_PATH` and `$CUDA_HOME` (Unix: `lib64`, then `lib`; Windows: `bin\x64` (13.x),
+    /// then `bin`), the loader's names, then the pip wheel layouts of the active Python
+    /// environment (`$VIRTUAL_ENV`, `$CONDA_PREFIX`). Never the toolkit's `stubs`.
+    fn candidates(os: Os, env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
+        let (names, toolkit_dirs): (&[&str], &[&[&str]]) = match os {
+            Os::Unix => (LOADER_NAMES, &[&["lib64"], &["lib"]]),
+            Os::Windows => (DLL_NAMES, &[&["bin", "x64"], &["bin"]]),
+        };
         let mut candidates = Vec::new();
-        for root in absolute_dirs(env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
-            for sub in ["lib64", "lib"] {
-                for name in LOADER_NAMES {
-                    candidates.push(root.join(sub).join(name));
+        for root in absolute_dirs(os, env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
+            for dir in toolkit_dirs {
+                for name in names {
+                    let mut parts = dir.to_vec();
+                    parts.push(name);
+                    candidates.push(os.join(&root, &parts));
                 }
             }
         }
-        candidates.extend(LOADER_NAMES.iter().map(PathBuf::from));
-        for prefix in absolute_dirs(env, &["VIRTUAL_ENV", "CONDA_PREFIX"], skipped) {
-            for site in site_packages(&prefix) {
-                let nvidia = site.join("nvidia");
-                candidates.push(nvidia.join("cu13/lib/libcudart.so.13"));
-                candidates.push(nvidia.join("cuda_runtime/lib/libcudart.so.12"));
-                candidates.push(nvidia.join("cuda_runtime/lib/libcudart.so.11.0"));
+        candidates.extend(names.iter().map(PathBuf::from));
+        for prefix in absolute_dirs(os, env, &["VIRTUAL_ENV", "CONDA_PREFIX"], skipped) {
+            match os {
+                Os::Unix => {
+                    for site in site_packages(Path::new(&prefix)) {
+                        let site = site.to_string_lossy();
+                        for wheel in [
+                            &["nvidia", "cu13", "lib", "libcudart.so.13"],
+                            &["nvidia", "cuda_runtime", "lib", "libcudart.so.12"],
+                            &["nvidia", "cuda_runtime", "lib", "libcudart.so.11.0"],
+                        ] {
+                            candidates.push(os.join(&site, wheel));
+                        }
+                    }
+                }
+                Os::Windows => {
+                    let site = ["Lib", "site-packages", "nvidia"];
+                    for wheel in [
+                        &["cu13", "bin", "x86_64", "cudart64_13.dll"][..],
+                        &["cuda_runtime", "bin", "cudart64_12.dll"],
+                        &["cuda_runtime", "bin", "cudart64_110.dll"],
+                    ] {
+                        candidates.push(os.join(&prefix, &[&site[..], wheel].concat()));
+                    }
+                }
             }
         }
         candidates

@@ -13,7 +13,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::backend::ENV_LIBCUDA;
+use crate::backend::{Os, ENV_CUDART, ENV_LIBCUDA};
 use crate::resolve::Versioning;
 use crate::sys::CUresult;
 use crate::table::check;
@@ -30,7 +30,7 @@ fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
 }
 
 fn search<L: BuiltIn>(pairs: &[(&str, &str)]) -> (Vec<PathBuf>, Vec<(String, String)>) {
-    match plan::<L>(&env_of(pairs)) {
+    match plan::<L>(Os::Unix, &env_of(pairs)) {
         Plan::Search {
             candidates,
             skipped,
@@ -113,10 +113,94 @@ fn driver_search_is_libcuda_so_1_only() {
     assert_eq!(candidates, paths(&["libcuda.so.1"]));
 }
 
+fn windows_search<L: BuiltIn>(pairs: &[(&str, &str)]) -> (Vec<PathBuf>, Vec<(String, String)>) {
+    match plan::<L>(Os::Windows, &env_of(pairs)) {
+        Plan::Search {
+            candidates,
+            skipped,
+        } => (candidates, skipped),
+        other => panic!("expected a search, got {other:?}"),
+    }
+}
+
+/// The Windows plan (tested here on any system): the toolkit's `bin\x64` (13.x) and `bin`, the
+/// DLL names newest first, then the pip wheel layouts under `Lib\site-packages`.
+#[test]
+fn windows_runtime_search_order() {
+    let (candidates, skipped) = windows_search::<Runtime>(&[
+        (
+            "CUDA_PATH",
+            r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0\",
+        ),
+        ("VIRTUAL_ENV", r"D:\venv"),
+        ("CUDA_HOME", r"relative\cuda"),
+        ("CONDA_PREFIX", "C:relative"),
+    ]);
+    let toolkit = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0";
+    let mut expected = Vec::new();
+    for dir in [r"bin\x64", "bin"] {
+        for name in ["cudart64_13.dll", "cudart64_12.dll", "cudart64_110.dll"] {
+            expected.push(format!(r"{toolkit}\{dir}\{name}"));
+        }
+    }
+    expected.extend(["cudart64_13.dll", "cudart64_12.dll", "cudart64_110.dll"].map(String::from));
+    expected.extend([
+        r"D:\venv\Lib\site-packages\nvidia\cu13\bin\x86_64\cudart64_13.dll".to_owned(),
+        r"D:\venv\Lib\site-packages\nvidia\cuda_runtime\bin\cudart64_12.dll".to_owned(),
+        r"D:\venv\Lib\site-packages\nvidia\cuda_runtime\bin\cudart64_110.dll".to_owned(),
+    ]);
+    let expected: Vec<PathBuf> = expected.into_iter().map(PathBuf::from).collect();
+    assert_eq!(candidates, expected);
+    // Drive-relative and relative folders are never joined.
+    assert_eq!(
+        skipped
+            .iter()
+            .map(|(what, _)| what.as_str())
+            .collect::<Vec<_>>(),
+        [r"$CUDA_HOME=relative\cuda", "$CONDA_PREFIX=C:relative"]
+    );
+}
+
+#[test]
+fn windows_driver_search_is_nvcuda_dll_only() {
+    let (candidates, _) = windows_search::<Driver>(&[("CUDA_PATH", r"C:\CUDA")]);
+    assert_eq!(candidates, paths(&["nvcuda.dll"]));
+}
+
+/// On Windows a path depends on the current directory when it has a separator (either one) or
+/// a drive letter without a root; those are refused, absolute and UNC paths and bare names pass.
+#[test]
+fn windows_paths_that_depend_on_the_current_directory_are_refused() {
+    let plan_of = |value: &str| plan::<Runtime>(Os::Windows, &env_of(&[(ENV_CUDART, value)]));
+    for refused in [
+        r"lib\cudart64_12.dll",
+        "lib/cudart64_12.dll",
+        "C:cudart64_12.dll",
+        r".\x.dll",
+        r"\x.dll",
+    ] {
+        assert!(
+            matches!(plan_of(refused), Plan::Refused { .. }),
+            "{refused}"
+        );
+    }
+    for used in [
+        r"C:\CUDA\bin\cudart64_12.dll",
+        "C:/CUDA/bin/cudart64_12.dll",
+        r"\\server\share\cudart64_12.dll",
+        "cudart64_12.dll",
+    ] {
+        assert!(matches!(plan_of(used), Plan::Exact { .. }), "{used}");
+    }
+}
+
 #[test]
 fn environment_variable_is_used_alone() {
     fn exact<L: BuiltIn>(value: &str) -> Plan {
-        plan::<L>(&env_of(&[(L::ENV_VAR, value), ("CUDA_PATH", "/opt")]))
+        plan::<L>(
+            Os::Unix,
+            &env_of(&[(L::ENV_VAR, value), ("CUDA_PATH", "/opt")]),
+        )
     }
     assert_eq!(
         exact::<Runtime>("/x/libcudart.so.12"),
@@ -552,7 +636,7 @@ fn search_finds_libcudart_in_a_python_environment() {
     let Plan::Search {
         mut candidates,
         skipped,
-    } = plan::<Runtime>(&env)
+    } = plan::<Runtime>(Os::CURRENT, &env)
     else {
         panic!("expected a search")
     };

@@ -2,3 +2,8 @@
 //! with the macro, which always comes in the same version as this crate.
 
 pub use crate::table::{check, min_driver_version, null_pointer, Field, Lazy};
+
+#[cfg(feature = "tracing")]
+pub use crate::trace::{nanos, result_name, Arg, DebugArg, OpaqueArg};
+#[cfg(feature = "tracing")]
+pub use tracing;

@@ -33,6 +33,7 @@
 //! - `backend`: the two built-in resolvers, libcudart and libcuda.
 //! - `library`: finding and loading them once per process; [`resolve`].
 //! - `table`: what generated tables are made of ([`FunctionSpec`], the lazily filled field).
+//! - `trace`: what a generated method's call expands to, traced with the `tracing` feature.
 //! - [`sys`]: the bindings of the selected CUDA release (generated).
 
 pub use cuda_driver_table_macros::driver_table;
@@ -48,6 +49,7 @@ mod library;
 mod resolve;
 mod stream;
 mod table;
+mod trace;
 mod version;
 
 #[cfg(test)]

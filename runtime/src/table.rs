@@ -120,7 +120,12 @@ impl<T: Field<I>, const I: usize> Lazy<T, I> {
     #[inline(never)]
     fn fill(&self, config: &Config) -> Result<NonNull<c_void>, Error> {
         let spec = &T::SPEC;
-        let p = resolve(config, spec.name, &spec.abi)?;
+        #[cfg(feature = "tracing")]
+        let start = std::time::Instant::now();
+        let p = resolve(config, spec.name, &spec.abi);
+        #[cfg(feature = "tracing")]
+        crate::trace::resolution(config, spec, &p, start.elapsed());
+        let p = p?;
         // Resolution is deterministic, so racing threads found the same pointer; still, everyone
         // returns the one stored first.
         match self

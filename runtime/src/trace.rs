@@ -1,0 +1,196 @@
+//! Call tracing (the `tracing` feature): what generated methods expand their driver call into.
+//!
+//! Every method's call goes through [`__cdt_call!`](crate::__cdt_call). Without the feature that
+//! is the call and the `CUresult` check, nothing else: no code, no cost. With it, when a
+//! subscriber is interested in target `cuda_driver_table`, the call is timed and an event records
+//! the function's C name, each argument under its C parameter name, the result and the time the
+//! driver took: level TRACE, or DEBUG for a failing `CUresult`. Resolution emits its own event
+//! (`table::Lazy`). Raw `pfn_*` accessors are not traced: that is their point.
+
+/// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
+/// traced when the `tracing` feature is on.
+#[cfg(not(feature = "tracing"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_call {
+    (check: $config:expr, $name:literal, ($($arg:ident),*), $call:expr) => {
+        $crate::__private::check($config, $name, $call)
+    };
+    (value: $config:expr, $name:literal, ($($arg:ident),*), $call:expr) => {
+        ::core::result::Result::Ok($call)
+    };
+}
+
+/// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
+/// traced when the `tracing` feature is on.
+#[cfg(feature = "tracing")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_call {
+    (check: $config:expr, $name:literal, ($($arg:ident),*), $call:expr) => {{
+        if $crate::__private::tracing::enabled!(
+            target: "cuda_driver_table",
+            $crate::__private::tracing::Level::DEBUG
+        ) {
+            let start = ::std::time::Instant::now();
+            let code = $call;
+            let elapsed_ns = $crate::__private::nanos(start.elapsed());
+            let result = $crate::__private::check($config, $name, code);
+            #[allow(unused_imports)]
+            use $crate::__private::{DebugArg as _, OpaqueArg as _};
+            match &result {
+                ::core::result::Result::Ok(()) => $crate::__private::tracing::event!(
+                    target: "cuda_driver_table",
+                    $crate::__private::tracing::Level::TRACE,
+                    function = $name,
+                    $($arg = ?(&$crate::__private::Arg(&$arg)).arg(),)*
+                    result = "CUDA_SUCCESS",
+                    elapsed_ns,
+                ),
+                ::core::result::Result::Err(error) => $crate::__private::tracing::event!(
+                    target: "cuda_driver_table",
+                    $crate::__private::tracing::Level::DEBUG,
+                    function = $name,
+                    $($arg = ?(&$crate::__private::Arg(&$arg)).arg(),)*
+                    result = $crate::__private::result_name(error),
+                    code = code.0,
+                    elapsed_ns,
+                ),
+            }
+            result
+        } else {
+            $crate::__private::check($config, $name, $call)
+        }
+    }};
+    (value: $config:expr, $name:literal, ($($arg:ident),*), $call:expr) => {{
+        if $crate::__private::tracing::enabled!(
+            target: "cuda_driver_table",
+            $crate::__private::tracing::Level::TRACE
+        ) {
+            let start = ::std::time::Instant::now();
+            let value = $call;
+            let elapsed_ns = $crate::__private::nanos(start.elapsed());
+            #[allow(unused_imports)]
+            use $crate::__private::{DebugArg as _, OpaqueArg as _};
+            $crate::__private::tracing::event!(
+                target: "cuda_driver_table",
+                $crate::__private::tracing::Level::TRACE,
+                function = $name,
+                $($arg = ?(&$crate::__private::Arg(&$arg)).arg(),)*
+                result = ?(&$crate::__private::Arg(&value)).arg(),
+                elapsed_ns,
+            );
+            ::core::result::Result::Ok(value)
+        } else {
+            ::core::result::Result::Ok($call)
+        }
+    }};
+}
+
+#[cfg(feature = "tracing")]
+pub use self::on::*;
+
+#[cfg(feature = "tracing")]
+mod on {
+    use std::any::type_name;
+    use std::fmt;
+    use std::time::Duration;
+
+    use crate::error::{Error, ErrorKind};
+
+    /// An argument of a traced call, shown by [`DebugArg`] where its type has `Debug` (pointers
+    /// in hex, integers and the bindings' enums by value), else by [`OpaqueArg`] as its type's
+    /// name. The choice is made at the call site, by method resolution (an impl on `Arg` wins
+    /// over one on `&Arg`).
+    pub struct Arg<'a, T>(pub &'a T);
+
+    /// `Debug` arguments: shown as they are.
+    pub trait DebugArg {
+        /// The value to record.
+        fn arg(&self) -> &dyn fmt::Debug;
+    }
+
+    impl<T: fmt::Debug> DebugArg for Arg<'_, T> {
+        fn arg(&self) -> &dyn fmt::Debug {
+            self.0
+        }
+    }
+
+    /// Arguments without `Debug` (some by-value structs of the bindings): their type's name.
+    pub trait OpaqueArg {
+        /// The value to record.
+        fn arg(&self) -> Opaque;
+    }
+
+    impl<T> OpaqueArg for &Arg<'_, T> {
+        fn arg(&self) -> Opaque {
+            Opaque(type_name::<T>())
+        }
+    }
+
+    /// A value shown as `<its type>`.
+    pub struct Opaque(&'static str);
+
+    impl fmt::Debug for Opaque {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let short = self.0.rsplit("::").next().unwrap_or(self.0);
+            write!(f, "<{short}>")
+        }
+    }
+
+    /// A duration in whole nanoseconds, saturating.
+    pub fn nanos(d: Duration) -> u64 {
+        u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// The event of one resolution: the function, the ABI version and flag asked, the backend,
+    /// the time it took and, for a failure (at DEBUG), the error.
+    pub(crate) fn resolution(
+        config: &crate::Config,
+        spec: &crate::FunctionSpec,
+        result: &Result<std::ptr::NonNull<std::ffi::c_void>, Error>,
+        elapsed: Duration,
+    ) {
+        if !tracing::enabled!(target: "cuda_driver_table", tracing::Level::DEBUG) {
+            return;
+        }
+        let (abi, mode) = spec.abi.request(config.stream_mode());
+        let backend = match config.resolver() {
+            Ok(r) => r.describe(),
+            Err(_) => "no library".to_owned(),
+        };
+        let elapsed_ns = nanos(elapsed);
+        match result {
+            Ok(p) => tracing::event!(
+                target: "cuda_driver_table",
+                tracing::Level::TRACE,
+                resolved = spec.name,
+                abi,
+                flag = ?mode,
+                backend,
+                pointer = ?p,
+                elapsed_ns,
+            ),
+            Err(e) => tracing::event!(
+                target: "cuda_driver_table",
+                tracing::Level::DEBUG,
+                resolved = spec.name,
+                abi,
+                flag = ?mode,
+                backend,
+                error = %e,
+                elapsed_ns,
+            ),
+        }
+    }
+
+    /// The `CUresult`'s name for an event (`CUDA_ERROR_INVALID_VALUE`), or `unknown CUresult`.
+    pub fn result_name(error: &Error) -> &str {
+        match error.kind() {
+            ErrorKind::Cuda {
+                name: Some(name), ..
+            } => name,
+            _ => "unknown CUresult",
+        }
+    }
+}

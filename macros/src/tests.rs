@@ -16,7 +16,7 @@ fn expand(args: TokenStream, item: TokenStream) -> String {
         0,
         "no CUDA release selected: run `cargo test -p cuda-driver-table-macros --features cuda-13000`"
     );
-    let out = crate::expand::driver_table(args, item).to_string();
+    let out = crate::table(args, item).to_string();
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -115,7 +115,7 @@ fn the_method_signature_is_checked_against_its_typedef() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        r#"let _ : fn (:: cuda_driver_table :: sys :: PFN_cuMemAlloc_v3020) -> :: core :: option :: Option < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , usize) -> :: cuda_driver_table :: sys :: CUresult > = | f | f ;"#,
+        r#"let _ : fn (:: cuda_driver_table :: sys :: PFN_cuMemAlloc_v3020) -> :: core :: option :: Option < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , :: core :: primitive :: usize) -> :: cuda_driver_table :: sys :: CUresult > = | f | f ;"#,
     );
 }
 
@@ -157,12 +157,12 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , bytesize : usize) -> :: core :: result :: Result < () , :: cuda_driver_table :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , bytesize : :: core :: primitive :: usize) -> :: core :: result :: Result < () , :: cuda_driver_table :: Error >",
     );
     // The raw accessor returns the typed function pointer.
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: core :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , usize) -> :: cuda_driver_table :: sys :: CUresult , :: cuda_driver_table :: Error >"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: core :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , :: core :: primitive :: usize) -> :: cuda_driver_table :: sys :: CUresult , :: cuda_driver_table :: Error >"#,
     );
     // The docs carry the prototype, the ABI and a safety section.
     assert_has(

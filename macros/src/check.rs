@@ -199,13 +199,15 @@ fn derive_problem(name: &str, table: &Ident) -> Option<String> {
             "`{table}` already implements `Default` (as `{table}::new()`): remove `Default` from the derive"
         ),
         "Clone" | "Copy" => format!(
-            "a table cannot be `{name}`: it holds function pointers resolved on first use, shared by every user of the table; \
-             share one table by reference instead (`static CU: {table} = {table}::new();`), \
-             or make another with `{table}::with_config(*cu.config())`: remove `{name}` from the derive"
+            "a table cannot be `{name}`: it holds the function pointers it resolves on first use; \
+             share one table by reference instead (e.g. `static CU: {table} = {table}::new();`), \
+             or make another with the same configuration: `{table}::with_config(*table.config())`. \
+             Remove `{name}` from the derive"
         ),
         "PartialEq" | "Eq" | "PartialOrd" | "Ord" | "Hash" => format!(
-            "a table cannot be `{name}`: it holds function pointers resolved on first use, not a value; \
-             compare or hash what you need instead, such as `{table}::FUNCTIONS`: remove `{name}` from the derive"
+            "a table cannot be `{name}`: it holds the function pointers it resolves on first use, not a value; \
+             compare what you need instead (e.g. `{table}::FUNCTIONS`, a list of `FunctionSpec`s). \
+             Remove `{name}` from the derive"
         ),
         _ => return None,
     };

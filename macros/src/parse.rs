@@ -164,6 +164,12 @@ fn valued(ident: &Ident, value: TokenStream, request: &mut Request, diag: &mut D
                 diag.at(ident.span(), "`crate` is given twice; give it once");
             }
             Some(path) => request.krate = Some(path),
+            None if value.to_string().contains('-') => diag.spanned(
+                &value,
+                format!(
+                    "`{value}` is a package name, not a path: paths spell crate names with `_` (`crate = cuda_driver_table`, or the name the dependency is renamed to); {CRATE_HELP}"
+                ),
+            ),
             None => diag.spanned(
                 &value,
                 format!("`{value}` is not a path to cuda-driver-table; {CRATE_HELP}"),

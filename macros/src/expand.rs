@@ -269,10 +269,9 @@ fn emit_function(
                 if let ::core::option::Option::Some(f) = self.#name.loaded() {
                     return ::core::result::Result::Ok(f);
                 }
-                match self.#name.resolve(&self.__cdt_config)? {
-                    ::core::option::Option::Some(f) => ::core::result::Result::Ok(f),
-                    ::core::option::Option::None => ::core::result::Result::Err(#k::__private::null_pointer(#name_str)),
-                }
+                self.#name
+                    .resolve(&self.__cdt_config)?
+                    .ok_or_else(|| #k::__private::null_pointer(#name_str))
             }
         },
         checks: quote_spanned! {span=>
@@ -386,8 +385,6 @@ pub fn expand(
             clippy::too_many_arguments,
             clippy::type_complexity,
             clippy::self_named_constructors,
-            clippy::large_stack_arrays,
-            clippy::option_if_let_else
         )]
         const _: () = {
             #(#shadows)*
@@ -400,6 +397,8 @@ pub fn expand(
 
             impl #ident {
                 /// Every function of this table, in the order listed, with the ABI it is pinned to.
+                // A constant's array is promoted to static memory, never built on the stack.
+                #[allow(clippy::large_stack_arrays)]
                 pub const FUNCTIONS: &'static [#k::FunctionSpec] = &[#(#specs),*];
 
                 #[doc = #new_doc]

@@ -10,6 +10,8 @@
 mod check;
 mod diagnostics;
 mod expand;
+#[cfg(test)]
+mod fuzz;
 mod manifest;
 mod model;
 mod parse;

@@ -29,6 +29,17 @@ use quote::quote;
 /// #[driver_table(cuInit, cuDeviceGet, cuCtxCreate = 3020, cuMemAlloc)]
 /// pub struct Cuda;
 /// ```
+///
+/// Besides the functions (named as in C, optionally pinned to an ABI version) it takes:
+/// - `all`: every function of the selected CUDA release;
+/// - `per_thread`: `new()` uses the per-thread default stream (the `_ptds`/`_ptsz` ABIs);
+/// - `backend = runtime` (the default) or `backend = driver`: the backend `new()` uses;
+/// - `crate = path` (or `crate = "path"`): how your crate names `cuda-driver-table`, when it is
+///   a renamed dependency (`crate = cdt`) or reached through another crate's re-export
+///   (`crate = ::my_wrapper::cdt`).
+///
+/// The table implements `Default` (as `new()`) and can derive `Debug`; it cannot be `Clone`,
+/// `Copy` or compared, since it holds the pointers it resolves: share one, e.g. in a `static`.
 #[proc_macro_attribute]
 pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
     table(args.into(), item.into()).into()

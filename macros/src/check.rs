@@ -1,10 +1,11 @@
-//! Phase 2: the request checked against the manifest of the selected release. Every problem
-//! becomes an error at the user's token; what is valid goes on to expansion, so the rest of the
-//! user's code still type-checks.
+//! Checking: the request against the manifest of the selected release, and the struct's own
+//! attributes against what a table is. Every problem becomes an error at the user's token; what is
+//! valid goes on to expansion, so the rest of the user's code still type-checks.
 
+use crate::diagnostics::{did_you_mean, Diagnostics};
 use crate::manifest::{self, Abi, Function};
-use crate::model::{Errors, Pin, Request};
-use proc_macro2::{Ident, Span};
+use crate::model::{Attr, Item, Pin, Request};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 use std::collections::HashMap;
 
 /// A function that passed every check, with the ABI it is pinned to.
@@ -15,17 +16,18 @@ pub struct Checked {
 }
 
 /// Checks the listed functions; returns the valid ones in the order given.
-pub fn check(request: &Request, errors: &mut Errors) -> Vec<Checked> {
+pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
     let release = manifest::RELEASE;
     if release == 0 {
-        errors.at(
+        diag.at(
             request.span.unwrap_or_else(Span::call_site),
             "no CUDA release is selected: enable one `cuda-XXXXX` feature of cuda-driver-table (e.g. `cuda-13000`)",
         );
         return Vec::new();
     }
-    if request.entries.is_empty() && request.all.is_none() {
-        errors.at(
+    // A list none of whose parts could be read was reported part by part already.
+    if request.entries.is_empty() && request.all.is_none() && !request.malformed {
+        diag.at(
             request.span.unwrap_or_else(Span::call_site),
             "#[driver_table] needs at least one driver function, e.g. `#[driver_table(cuInit, cuDeviceGet)]`, or `all`",
         );
@@ -36,16 +38,16 @@ pub fn check(request: &Request, errors: &mut Errors) -> Vec<Checked> {
     for entry in &request.entries {
         let name = entry.name.to_string();
         if let Some(first) = seen.get(&name) {
-            errors.at(
+            diag.at(
                 entry.name.span(),
                 format!("`{name}` is listed twice; list each function once"),
             );
-            errors.at(*first, format!("`{name}` is first listed here"));
+            diag.at(*first, format!("`{name}` is first listed here"));
             continue;
         }
         seen.insert(name.clone(), entry.name.span());
         let Some(function) = manifest::find(&name) else {
-            errors.at(entry.name.span(), missing(&name, release));
+            diag.at(entry.name.span(), missing(&name, release));
             continue;
         };
         let abi = match &entry.pin {
@@ -59,7 +61,7 @@ pub fn check(request: &Request, errors: &mut Errors) -> Vec<Checked> {
                         .min_by_key(|a| a.version.abs_diff(*version))
                         .map(|a| a.version)
                         .unwrap_or(function.default);
-                    errors.at(
+                    diag.at(
                         *span,
                         format!(
                             "`{name}` has no ABI {version} in CUDA {}; its ABIs are {} (default {}): did you mean `{name} = {nearest}`?",
@@ -73,7 +75,7 @@ pub fn check(request: &Request, errors: &mut Errors) -> Vec<Checked> {
             },
             Some(Pin::Invalid(tokens)) => {
                 let example = pin_example(function, &tokens.to_string());
-                errors.spanned(
+                diag.spanned(
                     tokens,
                     format!(
                         "pin `{name}` to an ABI version, written as a number: `{name} = {example}` (the `_v{example}` of `PFN_{name}_v{example}`); its ABIs in CUDA {} are {} (default {})",
@@ -168,28 +170,105 @@ fn missing(name: &str, release: u32) -> String {
             names.join(", ")
         );
     }
-    let lower = name.to_lowercase();
-    let mut near: Vec<(usize, &str)> = manifest::functions()
-        .iter()
-        .map(|f| {
-            let d = if f.name.to_lowercase() == lower {
-                0
-            } else {
-                strsim::levenshtein(f.name, name)
-            };
-            (d, f.name)
-        })
-        .filter(|(d, f)| *d <= (f.len() / 3).max(2))
-        .collect();
-    near.sort();
-    near.truncate(3);
-    if near.is_empty() {
+    if let Some(base) = name
+        .strip_suffix("_ptds")
+        .or_else(|| name.strip_suffix("_ptsz"))
+    {
+        let stream = if manifest::find(base).is_some() {
+            format!("list `{base}` and")
+        } else {
+            "list the function by its own name and".to_string()
+        };
+        return format!(
+            "`{name}` is the per-thread default stream export of `{base}`, not a function of its own: {stream} add the `per_thread` option (`#[driver_table({base}, per_thread)]`), or build the table with `Config::per_thread()`"
+        );
+    }
+    let hint = did_you_mean(name, manifest::functions().iter().map(|f| f.name));
+    if hint.is_empty() {
         format!("no driver function `{name}` in the CUDA {selected} headers")
     } else {
-        let list: Vec<String> = near.iter().map(|(_, n)| format!("`{n}`")).collect();
-        format!(
-            "no driver function `{name}` in the CUDA {selected} headers; did you mean {}?",
-            list.join(" or ")
-        )
+        format!("no driver function `{name}` in the CUDA {selected} headers; {hint}")
     }
+}
+
+/// What a table cannot derive, and why: the table writes `Default` itself, and holds function
+/// pointers resolved on first use, which are neither values to copy nor to compare.
+fn derive_problem(name: &str, table: &Ident) -> Option<String> {
+    let problem = match name {
+        "Default" => format!(
+            "`{table}` already implements `Default` (as `{table}::new()`): remove `Default` from the derive"
+        ),
+        "Clone" | "Copy" => format!(
+            "a table cannot be `{name}`: it holds the function pointers it resolves on first use; \
+             share one table by reference instead (e.g. `static CU: {table} = {table}::new();`), \
+             or make another with the same configuration: `{table}::with_config(*table.config())`. \
+             Remove `{name}` from the derive"
+        ),
+        "PartialEq" | "Eq" | "PartialOrd" | "Ord" | "Hash" => format!(
+            "a table cannot be `{name}`: it holds the function pointers it resolves on first use, not a value; \
+             compare what you need instead (e.g. `{table}::FUNCTIONS`, a list of `FunctionSpec`s). \
+             Remove `{name}` from the derive"
+        ),
+        _ => return None,
+    };
+    Some(problem)
+}
+
+/// The struct's attributes to re-emit: derives the table cannot have and a second
+/// `#[driver_table]` are reported and left out, so they add no errors of their own.
+pub fn check_attrs(item: &Item, diag: &mut Diagnostics) -> TokenStream {
+    let mut out = TokenStream::new();
+    for attr in &item.attrs {
+        match attr {
+            Attr::Other(tokens) => out.extend(tokens.clone()),
+            Attr::DriverTable(tokens) => diag.spanned(
+                tokens,
+                format!(
+                    "`{}` has two `#[driver_table]` attributes: list every function and option in one, e.g. `#[driver_table(cuInit, cuMemAlloc)]`",
+                    item.ident
+                ),
+            ),
+            Attr::Derive {
+                pound,
+                derive,
+                paths,
+            } => {
+                let mut kept = TokenStream::new();
+                for path in paths {
+                    let name = path
+                        .clone()
+                        .into_iter()
+                        .filter_map(|t| match t {
+                            TokenTree::Ident(i) => Some(i.to_string()),
+                            _ => None,
+                        })
+                        .last()
+                        .unwrap_or_default();
+                    if let Some(problem) = derive_problem(&name, &item.ident) {
+                        diag.spanned(path, problem);
+                        continue;
+                    }
+                    if !kept.is_empty() {
+                        kept.extend([TokenTree::Punct(proc_macro2::Punct::new(
+                            ',',
+                            proc_macro2::Spacing::Alone,
+                        ))]);
+                    }
+                    kept.extend(path.clone());
+                }
+                if kept.is_empty() {
+                    continue;
+                }
+                let list = Group::new(Delimiter::Parenthesis, kept);
+                let body = Group::new(
+                    Delimiter::Bracket,
+                    [TokenTree::Ident(derive.clone()), TokenTree::Group(list)]
+                        .into_iter()
+                        .collect(),
+                );
+                out.extend([pound.clone(), TokenTree::Group(body)]);
+            }
+        }
+    }
+    out
 }

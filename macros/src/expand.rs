@@ -1,187 +1,27 @@
-//! Phase 3: the checked request turned into the table: the struct with one typed, lazily resolved
-//! field per function, the constructors, one method and one raw accessor per function.
+//! Emitting: the checked request turned into the table: the struct with one typed, lazily
+//! resolved field per function, the constructors, one method and one raw accessor per function.
 //!
 //! Types come from the manifest as text and are re-parsed here; single-name types are taken from
-//! `cuda_driver_table::sys`. Every expansion also asserts, at compile time, that the method's
-//! parameter list is exactly its `PFN_*` typedef's and that a per-thread twin has the same type.
+//! the runtime crate's `sys` module (the bindings of the `cuda-driver-table-sys` crate). Every
+//! expansion also asserts, at compile time, that the method's parameter list is exactly its
+//! `PFN_*` typedef's and that a per-thread twin has the same type.
+//!
+//! Hygiene: everything but the struct is emitted inside one `const _: () = { ... };` block that
+//! also declares a function for every name a generated pattern binds (the C parameter names,
+//! the locals). A pattern that names a function binds a new variable, so no constant or unit
+//! struct of the user's module can be taken for a parameter; the parameters keep their C names,
+//! which rustdoc shows. Every other name is a path from the crate root (`::core::...`, the
+//! runtime crate's path) or `Self`.
 
-use crate::check::{self, Checked};
+use crate::check::Checked;
+use crate::diagnostics::Diagnostics;
 use crate::manifest;
-use crate::model::{self, span_range, BackendOption, Errors, Request};
-use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use crate::model::{BackendOption, CratePath, Request};
+use crate::parse::is_punct;
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
+use std::collections::BTreeSet;
 use std::str::FromStr;
-
-/// The struct the attribute is on, taken apart: everything is re-emitted as written.
-struct Input {
-    /// Outer attributes (`#[derive(Debug)]`, doc comments), as tokens.
-    attrs: TokenStream,
-    /// `pub`, `pub(crate)`, or nothing.
-    vis: TokenStream,
-    ident: Ident,
-}
-
-/// What the item is, when it is not a struct this attribute can take.
-enum NotATable {
-    /// Not a struct at all: the span of its keyword and what it is.
-    Other(Span, &'static str),
-}
-
-fn is_punct(t: &TokenTree, c: char) -> bool {
-    matches!(t, TokenTree::Punct(p) if p.as_char() == c)
-}
-
-/// Reads `attrs vis struct Name generics? (; | {} | (...);)` off the item's tokens. Problems with
-/// the generics or fields are reported and the table is still expanded, so the rest of the user's
-/// code type-checks; an item that is not a struct is returned as `Err` and re-emitted unchanged.
-fn parse_input(item: &TokenStream, errors: &mut Errors) -> Result<Input, NotATable> {
-    let tokens: Vec<TokenTree> = item.clone().into_iter().collect();
-    let mut i = 0;
-    let mut attrs = TokenStream::new();
-    while i + 1 < tokens.len() && is_punct(&tokens[i], '#') {
-        attrs.extend(tokens[i..i + 2].iter().cloned());
-        i += 2;
-    }
-    let mut vis = TokenStream::new();
-    if matches!(&tokens.get(i), Some(TokenTree::Ident(id)) if id == "pub") {
-        vis.extend([tokens[i].clone()]);
-        i += 1;
-        if let Some(TokenTree::Group(g)) = tokens.get(i) {
-            if g.delimiter() == Delimiter::Parenthesis {
-                vis.extend([tokens[i].clone()]);
-                i += 1;
-            }
-        }
-    }
-    match tokens.get(i) {
-        Some(TokenTree::Ident(kw)) if kw == "struct" => {}
-        Some(TokenTree::Ident(kw)) if kw == "enum" => {
-            return Err(NotATable::Other(kw.span(), "an enum"))
-        }
-        Some(TokenTree::Ident(kw)) if kw == "union" => {
-            return Err(NotATable::Other(kw.span(), "a union"))
-        }
-        _ => {
-            let (span, what) = not_a_struct(item);
-            return Err(NotATable::Other(span, what));
-        }
-    }
-    let Some(TokenTree::Ident(ident)) = tokens.get(i + 1) else {
-        let (span, what) = not_a_struct(item);
-        return Err(NotATable::Other(span, what));
-    };
-    i += 2;
-    // Generics: `<` ... the matching `>` (a `>` of `->` does not close).
-    if tokens.get(i).is_some_and(|t| is_punct(t, '<')) {
-        let start = i;
-        let mut depth = 0usize;
-        while let Some(t) = tokens.get(i) {
-            if let TokenTree::Punct(p) = t {
-                let arrow = p.as_char() == '>' && i > 0 && is_punct(&tokens[i - 1], '-');
-                match p.as_char() {
-                    '<' => depth += 1,
-                    '>' if !arrow => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-            }
-            i += 1;
-            if depth == 0 {
-                break;
-            }
-        }
-        let generics: TokenStream = tokens[start..i].iter().cloned().collect();
-        errors.spanned(
-            &generics,
-            "#[driver_table] tables take no generic parameters: remove them",
-        );
-    }
-    match tokens.get(i) {
-        Some(t) if is_punct(t, ';') => {}
-        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace && g.stream().is_empty() => {}
-        Some(TokenTree::Group(g)) => errors.spanned(
-            &TokenTree::Group(g.clone()).into(),
-            "#[driver_table] needs a struct without fields (`pub struct Cuda;`): the attribute adds one private field per function",
-        ),
-        _ => errors.at(
-            ident.span(),
-            "#[driver_table] needs a unit struct such as `pub struct Cuda;`",
-        ),
-    }
-    Ok(Input {
-        attrs,
-        vis,
-        ident: ident.clone(),
-    })
-}
-
-/// The whole attribute: parse, check, expand; errors are collected and emitted with the table.
-pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let request = model::parse(args, &mut errors);
-    let input = match parse_input(&item, &mut errors) {
-        Ok(input) => input,
-        Err(NotATable::Other(span, what)) => {
-            errors.at(
-                span,
-                format!("#[driver_table] goes on a unit struct (`pub struct Cuda;`), not {what}; the attribute adds the fields and methods"),
-            );
-            let errors = errors.to_compile_errors();
-            return quote!(#errors #item);
-        }
-    };
-    let checked = check::check(&request, &mut errors);
-    let table = expand(&input, &request, &checked, &mut errors);
-    let errors = errors.to_compile_errors();
-    quote!(#errors #table)
-}
-
-/// For an item that is not a struct, enum or union: the span of its keyword and what it is.
-/// A token scan (attributes, visibility and qualifiers skipped).
-fn not_a_struct(item: &TokenStream) -> (Span, &'static str) {
-    use proc_macro2::{Delimiter, TokenTree};
-    let mut tokens = item.clone().into_iter().peekable();
-    while let Some(token) = tokens.next() {
-        match &token {
-            // `#[...]`, `pub(crate)`, `extern "C"`: skip the group or literal that follows.
-            TokenTree::Punct(p) if p.as_char() == '#' => {
-                tokens.next();
-            }
-            TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {}
-            TokenTree::Literal(_) => {}
-            TokenTree::Ident(ident) => {
-                let what = match ident.to_string().as_str() {
-                    // `const X: u32 = 1;` is a constant; `const fn`, `const unsafe fn` are not.
-                    "const"
-                        if !matches!(tokens.peek(), Some(TokenTree::Ident(next))
-                            if ["fn", "unsafe", "async", "extern"].iter().any(|k| next == k)) =>
-                    {
-                        "a constant"
-                    }
-                    "pub" | "const" | "async" | "unsafe" | "extern" | "default" | "safe" => {
-                        continue
-                    }
-                    "fn" => "a function",
-                    "impl" => "an impl block",
-                    "trait" => "a trait",
-                    "mod" => "a module",
-                    "type" => "a type alias",
-                    "static" => "a static",
-                    "use" => "a `use` declaration",
-                    "crate" => "an `extern crate`",
-                    "macro_rules" => "a macro",
-                    _ => break,
-                };
-                return (ident.span(), what);
-            }
-            _ => break,
-        }
-    }
-    (span_range(item).0, "this item")
-}
-
-fn krate() -> TokenStream {
-    quote!(::cuda_driver_table)
-}
 
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
@@ -190,25 +30,40 @@ const PRIMITIVES: &[&str] = &[
 
 const KEYWORDS: &[&str] = &["mut", "const", "unsafe", "extern", "fn", "dyn", "for"];
 
-/// Takes single-name types (`CUdeviceptr_v2`) from `cuda_driver_table::sys`: every identifier
-/// that does not follow `::` and is neither a keyword nor a primitive. Paths such as
-/// `::core::ffi::c_uint` stay as they are.
-fn qualify(tokens: TokenStream) -> TokenStream {
+/// The names generated patterns bind besides the C parameters (locals, closure and constructor
+/// parameters), shadowed like them (see the module docs).
+const LOCALS: &[&str] = &["__cdt_f", "__cdt_r", "f", "e", "errors", "config", "name"];
+
+/// What every part of one table's expansion needs.
+struct Ctx<'a> {
+    /// The runtime crate's path (`::cuda_driver_table`, or the `crate = ...` option).
+    k: TokenStream,
+    /// `[`Error`](<path>::Error)` for the docs, or plain `` `Error` `` where rustdoc cannot
+    /// resolve the path.
+    error_link: String,
+    table: &'a Ident,
+    /// Every name a generated pattern binds.
+    bound: BTreeSet<String>,
+}
+
+/// Takes single-name types (`CUdeviceptr_v2`) from the runtime crate's `sys` and primitives
+/// from `::core::primitive`: every identifier that does not follow `::` and is not a keyword.
+/// Paths such as `::core::ffi::c_uint` stay as they are.
+fn qualify(tokens: TokenStream, k: &TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     let mut after_colon = false;
     for t in tokens {
         let next_after_colon = is_punct(&t, ':');
         match t {
-            TokenTree::Ident(id)
-                if !after_colon
-                    && !KEYWORDS.iter().any(|k| id == k)
-                    && !PRIMITIVES.iter().any(|p| id == p) =>
-            {
-                let k = krate();
-                out.extend(quote!(#k::sys::#id));
+            TokenTree::Ident(id) if !after_colon && !KEYWORDS.iter().any(|kw| id == kw) => {
+                if PRIMITIVES.iter().any(|p| id == p) {
+                    out.extend(quote!(::core::primitive::#id));
+                } else {
+                    out.extend(quote!(#k::sys::#id));
+                }
             }
             TokenTree::Group(g) => {
-                let mut inner = proc_macro2::Group::new(g.delimiter(), qualify(g.stream()));
+                let mut inner = proc_macro2::Group::new(g.delimiter(), qualify(g.stream(), k));
                 inner.set_span(g.span());
                 out.extend([TokenTree::Group(inner)]);
             }
@@ -220,11 +75,16 @@ fn qualify(tokens: TokenStream) -> TokenStream {
 }
 
 /// A type of the manifest (Rust text, as the bindings spell it), ready to emit.
-fn parse_type(text: &str, span: Span, errors: &mut Errors) -> Option<TokenStream> {
+fn parse_type(
+    text: &str,
+    span: Span,
+    k: &TokenStream,
+    diag: &mut Diagnostics,
+) -> Option<TokenStream> {
     match TokenStream::from_str(text) {
-        Ok(tokens) => Some(qualify(tokens)),
+        Ok(tokens) => Some(qualify(tokens, k)),
         Err(e) => {
-            errors.at(
+            diag.at(
                 span,
                 format!(
                     "the manifest has a type this macro cannot read (`{text}`: {e}); regenerate it"
@@ -247,8 +107,61 @@ struct Emitted {
     pointer_arm: TokenStream,
 }
 
-fn emit_function(table: &Ident, index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitted> {
-    let k = krate();
+/// The docs of a function's method and of its raw accessor (`pfn_*`).
+fn function_docs(c: &Checked, error_link: &str) -> (String, String) {
+    let abi = c.abi;
+    let name = c.function.name;
+    let exported = |export: Option<&str>| {
+        export
+            .map(|e| format!(", exported as `{e}`"))
+            .unwrap_or_default()
+    };
+    let per_thread = match &abi.per_thread {
+        Some(pt) => format!(
+            "In per-thread mode: `{}` (ABI {}{}), requested with the per-thread flag.",
+            pt.typedef,
+            pt.version,
+            exported(pt.export)
+        ),
+        None => "No per-thread variant: requested with the legacy flag in both stream modes."
+            .to_string(),
+    };
+    let header = format!(
+        "`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}. {per_thread}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
+        abi.c_prototype,
+        abi.version,
+        abi.typedef,
+        exported(abi.export),
+        manifest::release_name(manifest::RELEASE),
+    );
+    let errors = if abi.ret == "CUresult" {
+        format!("# Errors\n\nAn {error_link} when the function cannot be resolved, or when it returns a `CUresult` other than `CUDA_SUCCESS` (with the code, its name and description).")
+    } else {
+        format!("# Errors\n\nAn {error_link} when the function cannot be resolved.")
+    };
+    let cuda = if abi.doc.is_empty() {
+        String::new()
+    } else {
+        format!("\n\nFrom `cuda.h`:\n\n```text\n{}\n```", abi.doc)
+    };
+    let method = format!(
+        "{header}{cuda}\n\n{errors}\n\n# Safety\n\nThis calls the C function `{name}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
+    );
+    let accessor = format!(
+        "The resolved `{name}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name}`].\n\n# Errors\n\nAn {error_link} when it cannot be resolved.",
+        abi.typedef
+    );
+    (method, accessor)
+}
+
+fn emit_function(
+    ctx: &mut Ctx<'_>,
+    index: usize,
+    c: &Checked,
+    diag: &mut Diagnostics,
+) -> Option<Emitted> {
+    let k = &ctx.k;
+    let table = ctx.table;
     let name = &c.name;
     let name_str = c.function.name;
     let abi = c.abi;
@@ -262,16 +175,19 @@ fn emit_function(table: &Ident, index: usize, c: &Checked, errors: &mut Errors) 
             format_ident!("arg{}", params.len(), span = span)
         };
         params.push(ident);
-        types.push(parse_type(pty, span, errors)?);
+        types.push(parse_type(pty, span, k, diag)?);
     }
-    let ret = parse_type(abi.ret, span, errors)?;
+    let ret = parse_type(abi.ret, span, k, diag)?;
+    for p in &params {
+        ctx.bound.insert(p.to_string());
+    }
     let typedef = Ident::new(abi.typedef, span);
     let version = abi.version;
     let fn_type = quote!(unsafe extern "C" fn(#(#types),*) -> #ret);
     let accessor = format_ident!("pfn_{}", name);
     let export = option_str(abi.export);
     let typedef_str = abi.typedef;
-    let (per_thread_abi, per_thread_typedef, pt_check, pt_doc) = match &abi.per_thread {
+    let (per_thread_abi, per_thread_typedef, pt_check) = match &abi.per_thread {
         Some(pt) => {
             let pt_typedef = Ident::new(pt.typedef, span);
             let pt_typedef_str = pt.typedef;
@@ -281,58 +197,26 @@ fn emit_function(table: &Ident, index: usize, c: &Checked, errors: &mut Errors) 
                 quote!(::core::option::Option::Some(#k::manifest::PerThreadAbi { version: #pt_version, export: #pt_export })),
                 quote!(::core::option::Option::Some(#pt_typedef_str)),
                 quote_spanned!(span=> let _: fn(#k::sys::#pt_typedef) -> #k::sys::#typedef = |f| f;),
-                format!(
-                    "In per-thread mode: `{}` (ABI {}{}), requested with the per-thread flag.",
-                    pt.typedef,
-                    pt.version,
-                    pt.export
-                        .map(|e| format!(", exported as `{e}`"))
-                        .unwrap_or_default()
-                ),
             )
         }
         None => (
             quote!(::core::option::Option::None),
             quote!(::core::option::Option::None),
             TokenStream::new(),
-            "No per-thread variant: requested with the legacy flag in both stream modes."
-                .to_string(),
         ),
     };
     let returns_result = abi.ret == "CUresult";
-    let doc_header = format!(
-        "`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}. {}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
-        abi.c_prototype,
-        version,
-        abi.typedef,
-        abi.export.map(|e| format!(", exported as `{e}`")).unwrap_or_default(),
-        manifest::release_name(manifest::RELEASE),
-        pt_doc,
-    );
-    let errors_doc = if returns_result {
-        "# Errors\n\nAn [`Error`](::cuda_driver_table::Error) when the function cannot be resolved, or when it returns a `CUresult` other than `CUDA_SUCCESS` (with the code, its name and description)."
-    } else {
-        "# Errors\n\nAn [`Error`](::cuda_driver_table::Error) when the function cannot be resolved."
-    };
-    let cuda_doc = if abi.doc.is_empty() {
-        String::new()
-    } else {
-        format!("\n\nFrom `cuda.h`:\n\n```text\n{}\n```", abi.doc)
-    };
-    let method_doc = format!(
-        "{doc_header}{cuda_doc}\n\n{errors_doc}\n\n# Safety\n\nThis calls the C function `{name_str}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
-    );
-    let accessor_doc = format!(
-        "The resolved `{name_str}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name_str}`].\n\n# Errors\n\nAn [`Error`](::cuda_driver_table::Error) when it cannot be resolved.",
-        abi.typedef
-    );
+    let (method_doc, accessor_doc) = function_docs(c, &ctx.error_link);
     let index_lit = proc_macro2::Literal::usize_unsuffixed(index);
+    let load = quote! {
+        let __cdt_f = match self.#name.loaded() {
+            ::core::option::Option::Some(__cdt_f) => __cdt_f,
+            ::core::option::Option::None => self.#accessor()?,
+        };
+    };
     let body = if returns_result {
         quote! {
-            let __cdt_f = match self.#name.loaded() {
-                ::core::option::Option::Some(f) => f,
-                ::core::option::Option::None => self.#accessor()?,
-            };
+            #load
             // SAFETY: `__cdt_f` is the driver's `#name` at exactly the ABI of its typedef; the
             // caller upholds the C function's contract (see `# Safety`).
             let __cdt_r = unsafe { __cdt_f(#(#params),*) };
@@ -340,10 +224,7 @@ fn emit_function(table: &Ident, index: usize, c: &Checked, errors: &mut Errors) 
         }
     } else {
         quote! {
-            let __cdt_f = match self.#name.loaded() {
-                ::core::option::Option::Some(f) => f,
-                ::core::option::Option::None => self.#accessor()?,
-            };
+            #load
             // SAFETY: as above.
             ::core::result::Result::Ok(unsafe { __cdt_f(#(#params),*) })
         }
@@ -388,10 +269,9 @@ fn emit_function(table: &Ident, index: usize, c: &Checked, errors: &mut Errors) 
                 if let ::core::option::Option::Some(f) = self.#name.loaded() {
                     return ::core::result::Result::Ok(f);
                 }
-                match self.#name.resolve(&self.__cdt_config)? {
-                    ::core::option::Option::Some(f) => ::core::result::Result::Ok(f),
-                    ::core::option::Option::None => ::core::result::Result::Err(#k::__private::null_pointer(#name_str)),
-                }
+                self.#name
+                    .resolve(&self.__cdt_config)?
+                    .ok_or_else(|| #k::__private::null_pointer(#name_str))
             }
         },
         checks: quote_spanned! {span=>
@@ -426,24 +306,43 @@ fn is_identifier(text: &str) -> bool {
         && text != "_"
 }
 
-fn expand(
-    input: &Input,
+/// The table: the struct (`attrs` are the struct's attributes as `check` let them through), then
+/// everything else inside one `const _` block (see the module docs).
+pub fn expand(
+    attrs: &TokenStream,
+    vis: &TokenStream,
+    ident: &Ident,
     request: &Request,
     checked: &[Checked],
-    errors: &mut Errors,
+    diag: &mut Diagnostics,
 ) -> TokenStream {
-    let k = krate();
-    let attrs = &input.attrs;
-    let vis = &input.vis;
-    let ident = &input.ident;
+    let path = request.krate.as_ref().map_or_else(
+        || CratePath::default_path().to_tokens(),
+        CratePath::to_tokens,
+    );
+    let error_link = match request.krate.as_ref() {
+        None => Some("::cuda_driver_table".to_string()),
+        Some(p) => p.doc_path(),
+    }
+    .map_or_else(
+        || "`Error`".to_string(),
+        |p| format!("[`Error`]({p}::Error)"),
+    );
+    let mut ctx = Ctx {
+        k: path,
+        error_link,
+        table: ident,
+        bound: LOCALS.iter().map(|l| (*l).to_string()).collect(),
+    };
     // A function whose types cannot be read is left out (with an error), so a field's index in
     // `FUNCTIONS` is the number of functions emitted before it.
     let mut emitted: Vec<Emitted> = Vec::with_capacity(checked.len());
     for c in checked {
-        if let Some(e) = emit_function(ident, emitted.len(), c, errors) {
+        if let Some(e) = emit_function(&mut ctx, emitted.len(), c, diag) {
             emitted.push(e);
         }
     }
+    let k = &ctx.k;
     let fields = emitted.iter().map(|e| &e.field);
     let inits = emitted.iter().map(|e| &e.init);
     let bindings = emitted.iter().map(|e| &e.binding);
@@ -452,6 +351,10 @@ fn expand(
     let checks = emitted.iter().map(|e| &e.checks);
     let resolves = emitted.iter().map(|e| &e.resolve);
     let arms = emitted.iter().map(|e| &e.pointer_arm);
+    let shadows = ctx.bound.iter().map(|name| {
+        let name = Ident::new(name, Span::call_site());
+        quote!(const fn #name() {})
+    });
     let mut config = match request.backend {
         Some(BackendOption::Driver) => quote!(#k::Config::driver()),
         Some(BackendOption::Runtime) | None => quote!(#k::Config::runtime()),
@@ -476,71 +379,76 @@ fn expand(
             #(#fields,)*
         }
 
-        #(#bindings)*
-
-        #[allow(clippy::type_complexity)]
-        const _: () = {
-            #(#checks)*
-        };
-
         #[allow(
             non_snake_case,
             dead_code,
             clippy::too_many_arguments,
             clippy::type_complexity,
-            clippy::self_named_constructors
+            clippy::self_named_constructors,
         )]
-        impl #ident {
-            /// Every function of this table, in the order listed, with the ABI it is pinned to.
-            pub const FUNCTIONS: &'static [#k::FunctionSpec] = &[#(#specs),*];
+        const _: () = {
+            #(#shadows)*
 
-            #[doc = #new_doc]
-            pub const fn new() -> Self {
-                Self::with_config(#config)
+            #(#bindings)*
+
+            const _: () = {
+                #(#checks)*
+            };
+
+            impl #ident {
+                /// Every function of this table, in the order listed, with the ABI it is pinned to.
+                // A constant's array is promoted to static memory, never built on the stack.
+                #[allow(clippy::large_stack_arrays)]
+                pub const FUNCTIONS: &'static [#k::FunctionSpec] = &[#(#specs),*];
+
+                #[doc = #new_doc]
+                pub const fn new() -> Self {
+                    Self::with_config(#config)
+                }
+
+                /// A table with an explicit configuration: backend, library path and stream mode.
+                /// Nothing is loaded until the first call.
+                pub const fn with_config(config: #k::Config) -> Self {
+                    Self {
+                        __cdt_config: config,
+                        #(#inits,)*
+                    }
+                }
+
+                /// The configuration this table resolves its functions with.
+                pub const fn config(&self) -> &#k::Config {
+                    &self.__cdt_config
+                }
+
+                /// Resolves every function now (loading the library if needed), for programs that
+                /// want to fail fast at start-up.
+                ///
+                /// # Errors
+                ///
+                /// Every function that could not be resolved, not only the first.
+                pub fn resolve_all(&self) -> ::core::result::Result<(), #k::Errors> {
+                    let mut errors = ::std::vec::Vec::new();
+                    #(#resolves)*
+                    #k::Errors::from_vec(errors)
+                }
+
+                /// Resolves the function named `name` and returns its raw address; `None` when this
+                /// table has no such function.
+                pub fn raw_pointer(&self, name: &::core::primitive::str) -> ::core::option::Option<::core::result::Result<::core::ptr::NonNull<::core::ffi::c_void>, #k::Error>> {
+                    match name {
+                        #(#arms)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+
+                #(#methods)*
             }
 
-            /// A table with an explicit configuration: backend, library path and stream mode.
-            /// Nothing is loaded until the first call.
-            pub const fn with_config(config: #k::Config) -> Self {
-                Self {
-                    __cdt_config: config,
-                    #(#inits,)*
+            impl ::core::default::Default for #ident {
+                fn default() -> Self {
+                    Self::new()
                 }
             }
-
-            /// The configuration this table resolves its functions with.
-            pub const fn config(&self) -> &#k::Config {
-                &self.__cdt_config
-            }
-
-            /// Resolves every function now (loading the library if needed), for programs that
-            /// want to fail fast at start-up.
-            ///
-            /// # Errors
-            ///
-            /// Every function that could not be resolved, not only the first.
-            pub fn resolve_all(&self) -> ::core::result::Result<(), #k::Errors> {
-                let mut errors = ::std::vec::Vec::new();
-                #(#resolves)*
-                #k::Errors::from_vec(errors)
-            }
-
-            /// Resolves the function named `name` and returns its raw address; `None` when this
-            /// table has no such function.
-            pub fn raw_pointer(&self, name: &str) -> ::core::option::Option<::core::result::Result<::core::ptr::NonNull<::core::ffi::c_void>, #k::Error>> {
-                match name {
-                    #(#arms)*
-                    _ => ::core::option::Option::None,
-                }
-            }
-
-            #(#methods)*
-        }
-
-        impl ::core::default::Default for #ident {
-            fn default() -> Self {
-                Self::new()
-            }
-        }
+        };
     }
 }

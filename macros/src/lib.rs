@@ -1,15 +1,25 @@
-//! The `#[driver_table(...)]` attribute of `cuda-driver-table`. This file only forwards: the
-//! attribute is parsed in `model`, checked against the manifest in `check` and expanded in
-//! `expand`. Use it through the `cuda-driver-table` crate, which re-exports it.
+//! The `#[driver_table(...)]` attribute of `cuda-driver-table`. This file only forwards, through
+//! four modules with one job each:
+//! - `parse` reads the attribute's arguments and the struct into the typed `model`,
+//! - `check` validates them against the manifest of the selected release (`manifest`),
+//! - `expand` emits the table,
+//! - `diagnostics` collects every error of the three, at the user's tokens.
+//!
+//! Use it through the `cuda-driver-table` crate, which re-exports it.
 
 mod check;
+mod diagnostics;
 mod expand;
+#[cfg(test)]
+mod fuzz;
 mod manifest;
 mod model;
+mod parse;
 #[cfg(test)]
 mod tests;
 
 use proc_macro::TokenStream;
+use quote::quote;
 
 /// Turns a unit struct into a table of lazily resolved, correctly typed CUDA driver functions.
 ///
@@ -19,7 +29,51 @@ use proc_macro::TokenStream;
 /// #[driver_table(cuInit, cuDeviceGet, cuCtxCreate = 3020, cuMemAlloc)]
 /// pub struct Cuda;
 /// ```
+///
+/// Besides the functions (named as in C, optionally pinned to an ABI version) it takes:
+/// - `all`: every function of the selected CUDA release;
+/// - `per_thread`: `new()` uses the per-thread default stream (the `_ptds`/`_ptsz` ABIs);
+/// - `backend = runtime` (the default) or `backend = driver`: the backend `new()` uses;
+/// - `crate = path` (or `crate = "path"`): how your crate names `cuda-driver-table`, when it is
+///   a renamed dependency (`crate = cdt`) or reached through another crate's re-export
+///   (`crate = ::my_wrapper::cdt`).
+///
+/// The table implements `Default` (as `new()`) and can derive `Debug`; it cannot be `Clone`,
+/// `Copy` or compared, since it holds the pointers it resolves: share one, e.g. in a `static`.
 #[proc_macro_attribute]
 pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::driver_table(args.into(), item.into()).into()
+    table(args.into(), item.into()).into()
+}
+
+/// The whole attribute: read, check, emit; the errors of every phase are emitted with the table,
+/// so the rest of the user's code still type-checks.
+fn table(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    let mut diag = diagnostics::Diagnostics::default();
+    let request = parse::parse_args(args, &mut diag);
+    let item_model = match parse::parse_item(&item, &mut diag) {
+        Ok(item_model) => item_model,
+        Err(model::NotATable(span, what)) => {
+            diag.at(
+                span,
+                format!("#[driver_table] goes on a unit struct (`pub struct Cuda;`), not {what}; the attribute adds the fields and methods"),
+            );
+            let errors = diag.to_compile_errors();
+            return quote!(#errors #item);
+        }
+    };
+    let attrs = check::check_attrs(&item_model, &mut diag);
+    let checked = check::check(&request, &mut diag);
+    let table = expand::expand(
+        &attrs,
+        &item_model.vis,
+        &item_model.ident,
+        &request,
+        &checked,
+        &mut diag,
+    );
+    let errors = diag.to_compile_errors();
+    quote!(#errors #table)
 }

@@ -16,7 +16,7 @@ fn expand(args: TokenStream, item: TokenStream) -> String {
         0,
         "no CUDA release selected: run `cargo test -p cuda-driver-table-macros --features cuda-13000`"
     );
-    let out = crate::expand::driver_table(args, item).to_string();
+    let out = crate::table(args, item).to_string();
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -115,7 +115,7 @@ fn the_method_signature_is_checked_against_its_typedef() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        r#"let _ : fn (:: cuda_driver_table :: sys :: PFN_cuMemAlloc_v3020) -> :: core :: option :: Option < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , usize) -> :: cuda_driver_table :: sys :: CUresult > = | f | f ;"#,
+        r#"let _ : fn (:: cuda_driver_table :: sys :: PFN_cuMemAlloc_v3020) -> :: core :: option :: Option < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , :: core :: primitive :: usize) -> :: cuda_driver_table :: sys :: CUresult > = | f | f ;"#,
     );
 }
 
@@ -157,12 +157,12 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , bytesize : usize) -> :: core :: result :: Result < () , :: cuda_driver_table :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , bytesize : :: core :: primitive :: usize) -> :: core :: result :: Result < () , :: cuda_driver_table :: Error >",
     );
     // The raw accessor returns the typed function pointer.
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: core :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , usize) -> :: cuda_driver_table :: sys :: CUresult , :: cuda_driver_table :: Error >"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: core :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , :: core :: primitive :: usize) -> :: cuda_driver_table :: sys :: CUresult , :: cuda_driver_table :: Error >"#,
     );
     // The docs carry the prototype, the ABI and a safety section.
     assert_has(
@@ -406,4 +406,186 @@ fn not_a_struct_is_an_error_and_the_item_is_kept() {
         ),
     );
     assert_has(&out, "pub fn cuda () -> u32 { 1 }");
+}
+
+#[test]
+fn the_crate_option_names_every_path_and_doc_link() {
+    for args in [
+        quote!(cuMemAlloc, crate = cdt),
+        quote!(cuMemAlloc, crate = "cdt"),
+        quote!(crate = r"cdt", cuMemAlloc),
+    ] {
+        let out = table(args.clone());
+        assert!(compile_errors(&out).is_empty(), "{args}: {out}");
+        assert_lacks(&out, "cuda_driver_table");
+        assert_has(&out, "cuMemAlloc : cdt :: __private :: Lazy < Cuda , 0 >");
+        assert_has(&out, "type Pfn = cdt :: sys :: PFN_cuMemAlloc_v3020 ;");
+        assert_has(&out, "dptr : * mut cdt :: sys :: CUdeviceptr_v2");
+        assert_has(&out, "[`Error`](cdt::Error)");
+    }
+    let wrapper = table(quote!(cuInit, crate = ::my_wrapper::cdt));
+    assert_lacks(&wrapper, "cuda_driver_table");
+    assert_has(&wrapper, ":: my_wrapper :: cdt :: Config :: runtime ()");
+    assert_has(&wrapper, "[`Error`](::my_wrapper::cdt::Error)");
+    let reexport = table(quote!(cuInit, crate = "crate::cdt"));
+    assert_has(&reexport, "crate :: cdt :: Config :: runtime ()");
+}
+
+#[test]
+fn a_crate_option_that_is_not_a_path_is_an_error() {
+    for (args, message) in [
+        (quote!(cuInit, crate = 42), "`42` is not a path"),
+        (
+            quote!(cuInit, crate = "cuda-driver-table"),
+            "is a package name",
+        ),
+        (quote!(cuInit, crate = "a::"), "is not a path"),
+        (quote!(cuInit, crate = "a\\x3a"), "is not a path"),
+        (quote!(cuInit, crate = ::crate::cdt), "is not a path"),
+        (quote!(cuInit, crate = a::fn), "is not a path"),
+        (quote!(cuInit, crate = a<T>), "is not a path"),
+        (quote!(cuInit, crate), "needs a path"),
+        (quote!(cuInit, crate =), "needs a path"),
+        (
+            quote!(cuInit, crate = a, crate = b),
+            "`crate` is given twice",
+        ),
+    ] {
+        let out = table(args.clone());
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{args}: {out}");
+        assert!(errors[0].contains(message), "{args}: {out}");
+        // The table is still emitted, with the default path.
+        assert_has(&out, "pub unsafe fn cuInit");
+    }
+}
+
+#[test]
+fn options_without_their_value_and_values_without_an_option_say_so() {
+    let out = table(quote!(cuInit, backend));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("the `backend` option needs a value"),
+        "{out}"
+    );
+    assert!(errors[0].contains("`backend = driver`"), "{out}");
+    assert_lacks(&out, "did you mean");
+
+    let out = table(quote!(cuInit, per_thread = true));
+    assert_has(&out, "`per_thread` takes no value");
+    let out = table(quote!(cuCtxCreate =));
+    assert_has(
+        &out,
+        "needs an ABI version after `=`, e.g. `cuCtxCreate = 3020`",
+    );
+}
+
+#[test]
+fn a_per_thread_export_name_points_to_the_per_thread_option() {
+    let out = table(quote!(cuLaunchKernel_ptsz, cuMemcpyHtoD_ptds));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(errors[0].contains("list `cuLaunchKernel` and add the `per_thread` option"));
+    assert!(errors[1].contains("list `cuMemcpyHtoD` and add the `per_thread` option"));
+    assert_lacks(&out, "did you mean");
+}
+
+#[test]
+fn an_empty_slot_is_reported_at_its_comma_and_only_there() {
+    let out = table(quote!(cuInit,, cuMemAlloc));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("nothing before this comma"), "{out}");
+    // Both functions are still expanded.
+    assert_has(&out, "pub unsafe fn cuInit");
+    assert_has(&out, "pub unsafe fn cuMemAlloc");
+}
+
+#[test]
+fn a_list_of_malformed_parts_is_not_also_called_empty() {
+    let out = table(quote!(cuInit(), "cuMemAlloc", ,));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 3, "{out}");
+    assert_lacks(&out, "needs at least one driver function");
+    // A list of options alone still needs a function.
+    let out = table(quote!(per_thread));
+    assert_has(&out, "needs at least one driver function");
+}
+
+#[test]
+fn derives_a_table_cannot_have_are_reported_and_left_out() {
+    let out = expand(
+        quote!(cuInit),
+        quote! {
+            #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, core::cmp::Ord)]
+            pub struct Cuda;
+        },
+    );
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 8, "{out}");
+    assert!(errors[0].contains("already implements `Default`"), "{out}");
+    assert!(errors[1].contains("cannot be `Clone`") && errors[1].contains("by reference"));
+    assert!(errors[7].contains("cannot be `Ord`"), "{out}");
+    // `Debug` works (every field implements it) and is kept; the rest are dropped.
+    assert_has(
+        &out,
+        "# [derive (Debug)] # [allow (non_snake_case , dead_code)] pub struct Cuda",
+    );
+    // A derive left empty is dropped whole.
+    let out = expand(
+        quote!(cuInit),
+        quote! {
+            #[derive(Clone)]
+            struct Cuda;
+        },
+    );
+    assert_lacks(&out, "# [derive");
+}
+
+#[test]
+fn a_second_driver_table_attribute_is_reported_and_left_out() {
+    for attr in [
+        quote!(#[driver_table(cuMemAlloc)]),
+        quote!(#[cuda_driver_table::driver_table]),
+    ] {
+        let out = expand(
+            quote!(cuInit),
+            quote! {
+                #attr
+                pub struct Cuda;
+            },
+        );
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{out}");
+        assert!(errors[0].contains("has two `#[driver_table]` attributes"));
+        assert_eq!(out.matches("driver_table (").count(), 0, "{out}");
+    }
+}
+
+#[test]
+fn every_name_a_pattern_binds_is_shadowed_by_a_function_in_the_block() {
+    let out = table(quote!(cuMemAlloc, cuLaunchKernel));
+    // The C parameter names stay (rustdoc shows them) ...
+    assert_has(&out, "pub unsafe fn cuLaunchKernel (& self , f :");
+    // ... and a function of each name, declared in the block, keeps a user's constant or unit
+    // struct of that name from being taken for the pattern.
+    for name in [
+        "dptr",
+        "bytesize",
+        "f",
+        "hStream",
+        "kernelParams",
+        "__cdt_f",
+        "__cdt_r",
+        "e",
+        "errors",
+        "config",
+        "name",
+    ] {
+        assert_has(&out, &format!("const fn {name} () {{ }}"));
+    }
+    // Primitives come from `::core::primitive`, so a user's `struct usize` is no matter.
+    assert_has(&out, "bytesize : :: core :: primitive :: usize");
+    assert_has(&out, "name : & :: core :: primitive :: str");
 }

@@ -1,0 +1,90 @@
+//! The macro's diagnostics: the collector every phase reports into, the spans an error covers,
+//! and the "did you mean" suggestions. An error always points at the user's tokens; nothing here
+//! panics, and nothing stops at the first error.
+
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+
+/// Collects every error instead of stopping at the first; each covers a range of the user's
+/// tokens (first and last span), like `syn::Error::new_spanned`.
+#[derive(Default)]
+pub struct Diagnostics(Vec<(Span, Span, String)>);
+
+impl Diagnostics {
+    /// An error at one token.
+    pub fn at(&mut self, span: Span, message: impl std::fmt::Display) {
+        self.0.push((span, span, message.to_string()));
+    }
+
+    /// An error that covers all of `tokens` (from the first token to the last).
+    pub fn spanned(&mut self, tokens: &TokenStream, message: impl std::fmt::Display) {
+        let (first, last) = span_range(tokens);
+        self.0.push((first, last, message.to_string()));
+    }
+
+    /// One `::core::compile_error!` per error, spanning its range.
+    pub fn to_compile_errors(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (first, last, message) in &self.0 {
+            let at_first = |mut t: TokenTree| {
+                t.set_span(*first);
+                t
+            };
+            let mut body = Group::new(
+                Delimiter::Brace,
+                TokenTree::Literal(Literal::string(message)).into(),
+            );
+            body.set_span(*last);
+            out.extend([
+                at_first(Punct::new(':', Spacing::Joint).into()),
+                at_first(Punct::new(':', Spacing::Alone).into()),
+                TokenTree::Ident(Ident::new("core", *first)),
+                at_first(Punct::new(':', Spacing::Joint).into()),
+                at_first(Punct::new(':', Spacing::Alone).into()),
+                TokenTree::Ident(Ident::new("compile_error", *first)),
+                at_first(Punct::new('!', Spacing::Alone).into()),
+                TokenTree::Group(body),
+            ]);
+        }
+        out
+    }
+}
+
+/// The spans of the first and the last token (the call site for no tokens).
+pub fn span_range(tokens: &TokenStream) -> (Span, Span) {
+    let mut iter = tokens.clone().into_iter();
+    let first = iter.next().map_or_else(Span::call_site, |t| t.span());
+    let last = iter.last().map_or(first, |t| t.span());
+    (first, last)
+}
+
+/// The candidates closest to `written` (at most three, closest first): a case-insensitive match,
+/// else those within an edit distance that grows with the candidate's length.
+pub fn near<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let lower = written.to_lowercase();
+    let mut near: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter(|c| *c != written)
+        .map(|c| {
+            let d = if c.to_lowercase() == lower {
+                0
+            } else {
+                strsim::levenshtein(c, written)
+            };
+            (d, c)
+        })
+        .filter(|(d, c)| *d <= (c.len() / 3).max(2))
+        .collect();
+    near.sort_unstable();
+    near.truncate(3);
+    near.into_iter().map(|(_, c)| c).collect()
+}
+
+/// `did you mean `a` or `b`?` for the candidates closest to `written`, or nothing.
+pub fn did_you_mean<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let near = near(written, candidates);
+    if near.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
+    format!("did you mean {}?", list.join(" or "))
+}

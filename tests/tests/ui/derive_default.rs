@@ -1,0 +1,10 @@
+use cuda_driver_table::driver_table;
+
+#[driver_table(cuInit)]
+#[derive(Debug, Default)]
+pub struct Cuda;
+
+fn main() {
+    // `Default` still works: the table implements it.
+    let _ = Cuda::default();
+}

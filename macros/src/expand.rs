@@ -214,20 +214,20 @@ fn emit_function(
             ::core::option::Option::None => self.#accessor()?,
         };
     };
-    let body = if returns_result {
-        quote! {
-            #load
+    // The call, checked (`CUresult`) or returned, through the runtime's `__cdt_call!`, which adds
+    // tracing when the runtime's `tracing` feature is on and nothing otherwise.
+    let how = if returns_result {
+        quote!(check)
+    } else {
+        quote!(value)
+    };
+    let body = quote! {
+        #load
+        #k::__cdt_call!(#how: &self.__cdt_config, #name_str, (#(#params),*),
             // SAFETY: `__cdt_f` is the driver's `#name` at exactly the ABI of its typedef; the
             // caller upholds the C function's contract (see `# Safety`).
-            let __cdt_r = unsafe { __cdt_f(#(#params),*) };
-            #k::__private::check(&self.__cdt_config, #name_str, __cdt_r)
-        }
-    } else {
-        quote! {
-            #load
-            // SAFETY: as above.
-            ::core::result::Result::Ok(unsafe { __cdt_f(#(#params),*) })
-        }
+            unsafe { __cdt_f(#(#params),*) }
+        )
     };
     let ok_type = if returns_result {
         quote!(())
@@ -360,10 +360,15 @@ pub fn expand(
         Some(BackendOption::Runtime) | None => quote!(#k::Config::runtime()),
     };
     let mut mode = "the legacy default stream";
+    let mut mode_value = quote!(#k::StreamMode::Legacy);
     if request.per_thread.is_some() {
         config = quote!(#config.per_thread());
         mode = "the per-thread default stream (`_ptds`/`_ptsz` ABIs where they exist)";
+        mode_value = quote!(#k::StreamMode::PerThread);
     }
+    let floor_doc = format!(
+        "The lowest driver version (`cuDriverGetVersion`'s number, e.g. `12050` for CUDA 12.5) on which every function of this table resolves with {mode}, as [`Self::new`] makes it: the newest ABI version a field is requested at, and at least what the lookup needs (`cuGetProcAddress`, 11030). Set by `min_driver_version`, the runtime crate's function of that name, at compile time.\n\nCompare it with `cuDriverGetVersion` at start-up to fail with a clear message on an older driver, or print it in `--version`. With the runtime backend, the libcudart in use also needs a driver of at least its own major release."
+    );
     let backend = match request.backend {
         Some(BackendOption::Driver) => "the driver backend (`libcuda.so.1`, `cuGetProcAddress`)",
         _ => "the CUDA runtime backend (libcudart, `cudaGetDriverEntryPointByVersion`)",
@@ -400,6 +405,16 @@ pub fn expand(
                 // A constant's array is promoted to static memory, never built on the stack.
                 #[allow(clippy::large_stack_arrays)]
                 pub const FUNCTIONS: &'static [#k::FunctionSpec] = &[#(#specs),*];
+
+                #[doc = #floor_doc]
+                pub const MIN_DRIVER_VERSION: ::core::primitive::u32 = #k::min_driver_version(Self::FUNCTIONS, #mode_value);
+
+                /// The lowest driver version on which every function of this table resolves with
+                /// the stream mode of its actual configuration ([`Self::config`]); see
+                /// [`Self::MIN_DRIVER_VERSION`].
+                pub const fn min_driver_version(&self) -> ::core::primitive::u32 {
+                    #k::min_driver_version(Self::FUNCTIONS, self.__cdt_config.stream_mode())
+                }
 
                 #[doc = #new_doc]
                 pub const fn new() -> Self {

@@ -3,6 +3,9 @@
 //!
 //! `cargo run --example vector_add [-- --driver]` (the runtime backend by default; `--driver` uses
 //! libcuda.so.1 directly). Without an NVIDIA driver it says what it looked for and exits with 1.
+//!
+//! `cargo run --example vector_add --features tracing -- --trace` prints every driver call the
+//! program makes (arguments, result, time) and every resolution, through a `tracing` subscriber.
 
 use cuda_driver_table::{driver_table, sys, Config, Error, ErrorKind};
 use std::ffi::{c_char, c_void, CStr};
@@ -151,7 +154,30 @@ fn run(cu: &Cuda) -> Result<(), Error> {
     }
 }
 
+/// `--trace`: a subscriber that prints the crate's events to standard error.
+fn trace(on: bool) -> Result<(), &'static str> {
+    if !on {
+        return Ok(());
+    }
+    #[cfg(feature = "tracing")]
+    {
+        tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .without_time()
+            .init();
+        Ok(())
+    }
+    #[cfg(not(feature = "tracing"))]
+    Err("--trace needs the tracing feature: cargo run --example vector_add --features tracing -- --trace")
+}
+
 fn main() -> ExitCode {
+    if let Err(e) = trace(std::env::args().any(|a| a == "--trace")) {
+        eprintln!("vector_add: {e}");
+        return ExitCode::from(2);
+    }
     let config = if std::env::args().any(|a| a == "--driver") {
         Config::driver()
     } else {

@@ -65,5 +65,5 @@ pub use error::{Error, ErrorKind};
 pub use library::resolve;
 pub use resolve::{LookupResult, Query, Resolver, Versioning};
 pub use stream::StreamMode;
-pub use table::{Errors, FunctionSpec};
+pub use table::{min_driver_version, Errors, FunctionSpec};
 pub use version::CudaVersion;

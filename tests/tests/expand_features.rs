@@ -223,3 +223,29 @@ fn a_missing_library_is_an_error_value() {
     assert!(MISSING_LIBRARY.pfn_cuInit().is_err());
     assert!(MISSING_LIBRARY.resolve_all().is_err());
 }
+
+/// The driver floor follows the pins and the stream mode: the newest version a field is
+/// requested at, never below the 11030 the lookup needs.
+#[test]
+fn the_driver_floor_of_a_table() {
+    // cuInit 2000, cuCtxCreate 3020, cuLaunchKernel 4000 (per-thread twin 7000): all below 11.3.
+    assert_eq!(Pinned::MIN_DRIVER_VERSION, 11030);
+    assert_eq!(PINNED.min_driver_version(), 11030);
+    // The default cuCtxCreate is ABI 12050.
+    assert_eq!(Latest::MIN_DRIVER_VERSION, 12050);
+    assert_eq!(PerThread::MIN_DRIVER_VERSION, 11030);
+    // Usable in const context, e.g. for a `--version` string.
+    const FLOOR: u32 = Latest::MIN_DRIVER_VERSION;
+    assert_eq!(cuda_driver_table::CudaVersion(FLOOR).to_string(), "12.5");
+
+    // The per-thread mode is the configuration's: a table made per-thread at run time counts
+    // the per-thread twins (cuStreamGetCaptureInfo's are at 12030 like its default ABI).
+    assert_eq!(
+        Latest::with_config(Config::runtime().per_thread()).min_driver_version(),
+        12050
+    );
+    /// cuStreamGetCaptureInfo's default ABI is 12030.
+    #[cuda_driver_table::driver_table(cuStreamGetCaptureInfo)]
+    struct CaptureLatest;
+    assert_eq!(CaptureLatest::MIN_DRIVER_VERSION, 12030);
+}

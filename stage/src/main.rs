@@ -130,12 +130,12 @@ fn run() -> Result<(), String> {
                 "--bin",
                 "bench-gpu",
             ]))?;
-            stage.cargo(&s(&[
-                "bench",
-                "--no-run",
-                "-p",
-                "cuda-driver-table-benches",
-            ]))?;
+            // `cargo bench` also builds the package's binaries (for benches that run them): only
+            // the bench binaries are wanted from this one.
+            stage.cargo_only(
+                &s(&["bench", "--no-run", "-p", "cuda-driver-table-benches"]),
+                Some(TargetKind::Bench),
+            )?;
             stage.c_programs()?;
         }
         "cargo" if args.len() > 1 => stage.cargo(&args[1..])?,
@@ -189,6 +189,11 @@ impl Stage {
     /// Runs `cargo ARGS --message-format=json-render-diagnostics` at the workspace root (the
     /// diagnostics still reach the terminal) and stages every executable it reports.
     fn cargo(&mut self, args: &[String]) -> Result<(), String> {
+        self.cargo_only(args, None)
+    }
+
+    /// [`Self::cargo`], staging only the executables of targets of kind `only` when given.
+    fn cargo_only(&mut self, args: &[String], only: Option<TargetKind>) -> Result<(), String> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         eprintln!("gpu-stage: cargo {}", args.join(" "));
         let mut child = Command::new(&cargo)
@@ -211,6 +216,12 @@ impl Stage {
             let Some(exe) = artifact.executable else {
                 continue;
             };
+            if only
+                .as_ref()
+                .is_some_and(|k| !artifact.target.kind.contains(k))
+            {
+                continue;
+            }
             let is_test =
                 artifact.profile.test && !artifact.target.kind.contains(&TargetKind::Bench);
             self.stage_executable(exe.as_std_path(), is_test)?;
@@ -353,8 +364,11 @@ impl Stage {
         Ok(())
     }
 
-    /// Writes `.gpu/tests` and `.gpu/run.sh` and says how much would be carried.
-    fn finish(&self) -> Result<(), String> {
+    /// Writes `.gpu/tests` (the test binaries still staged) and `.gpu/run.sh` and says how much
+    /// would be carried.
+    fn finish(&mut self) -> Result<(), String> {
+        let bin = self.bin();
+        self.tests.retain(|t| bin.join(t).is_file());
         let list: String = self.tests.iter().map(|t| format!("{t}\n")).collect();
         let tests = self.dir.join("tests");
         std::fs::write(&tests, list)

@@ -103,8 +103,12 @@ fn measure() -> Result<ExitCode, String> {
         .parent()
         .ok_or("this program has no folder")?
         .to_path_buf();
-    let cudart = std::env::var_os("BENCH_CUDART")
-        .map_or_else(|| bin.join("../cudart/13.0/libcudart.so.13"), PathBuf::from);
+    // The staged libcudart 13.0: `.gpu/cudart/13.0/` beside `.gpu/bin/`.
+    let staged = bin
+        .parent()
+        .unwrap_or(&bin)
+        .join("cudart/13.0/libcudart.so.13");
+    let cudart = std::env::var_os("BENCH_CUDART").map_or(staged, PathBuf::from);
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let log = Log::create(&out.join(gpu_report::files::LOG))?;
 
@@ -125,7 +129,7 @@ fn measure() -> Result<ExitCode, String> {
         missing.push(cudart.display().to_string());
     }
     let (Some(call), Some(resolve), true) = (call, resolve, missing.is_empty()) else {
-        log.line(&format!(
+        log.error(&format!(
             "bench-gpu: not staged in {}: {}; run `cargo gpu-stage benches` on the build machine and carry .gpu",
             bin.display(),
             missing.join(" ")
@@ -290,6 +294,12 @@ impl Log {
     /// A line of this program's own: `== TEXT`.
     fn line(&self, text: &str) {
         self.raw(&format!("== {text}"));
+    }
+
+    /// A line that says why nothing was measured: to standard error and the log.
+    fn error(&self, text: &str) {
+        eprintln!("{text}");
+        let _ = writeln!(&self.file, "{text}");
     }
 
     fn raw(&self, text: &str) {

@@ -96,6 +96,15 @@ fn run() -> Result<(), String> {
     let Some(what) = args.first().cloned() else {
         return Err(USAGE.to_string());
     };
+    match what.as_str() {
+        "-h" | "--help" => {
+            println!("{USAGE}");
+            return Ok(());
+        }
+        "tests" | "benches" => {}
+        "cargo" if args.len() > 1 => {}
+        other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
+    }
     let root = cuda_driver_table_codegen::workspace_root();
     let mut stage = Stage::open(&root, fresh)?;
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
@@ -138,12 +147,7 @@ fn run() -> Result<(), String> {
             )?;
             stage.c_programs()?;
         }
-        "cargo" if args.len() > 1 => stage.cargo(&args[1..])?,
-        "-h" | "--help" => {
-            println!("{USAGE}");
-            return Ok(());
-        }
-        other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
+        _ => stage.cargo(&args[1..])?,
     }
     stage.cudart()?;
     stage.finish()

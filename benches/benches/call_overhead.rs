@@ -272,8 +272,8 @@ fn variants(
 /// The paired measurement: ROUNDS rounds, each timing a block of BLOCK calls of every variant of
 /// a function in turn (starting at the next variant each round), so that drift of the machine
 /// hits all variants alike. Prints, per variant, the median ns per call and the median (p10, p90)
-/// of its per-round difference to `raw_pointer`, as tab-separated `paired` lines that
-/// `scripts/bench-gpu.sh` reads.
+/// of its per-round difference to `raw_pointer`, as tab-separated `paired` lines that the GPU
+/// report reads (`src/gpu_report.rs`).
 fn paired(variants: &[(&'static str, &'static str, Body)]) {
     const ROUNDS: usize = 300;
     const BLOCK: u64 = 100_000;

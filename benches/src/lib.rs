@@ -3,12 +3,16 @@
 //! `dlopen`ed libcudart, plain `dlsym`), a monotonic clock readable across processes, and the
 //! check that a driver is there at all.
 //!
+//! [`gpu_report`] turns the output of a GPU run into the report (see `src/bin/bench-gpu.rs`).
+//!
 //! See `BENCHMARKS.md` at the workspace root for what is measured and how to run it.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr::null_mut;
 
 use libloading::os::unix::Library;
+
+pub mod gpu_report;
 
 /// `CUresult cuGetProcAddress_v2(const char*, void**, int, cuuint64_t,
 /// CUdriverProcAddressQueryResult*)`.
@@ -30,7 +34,14 @@ pub const LEGACY_STREAM: u64 = 1;
 
 /// The environment variable the runtime backend reads for libcudart; the raw libcudart baseline
 /// reads it too, so both load the same file.
+///
+/// The runtime crate defines it (`library::ENV_CUDART`) but does not export it yet; this is the
+/// one copy in the benchmarks, to be replaced by the runtime's public constant once there is one.
 pub const ENV_CUDART: &str = "CUDA_DRIVER_TABLE_CUDART";
+
+/// The environment variable the driver backend reads for libcuda; `bench-gpu` unsets it so that
+/// every program loads the driver the system loader finds. Same caveat as [`ENV_CUDART`].
+pub const ENV_LIBCUDA: &str = "CUDA_DRIVER_TABLE_LIBCUDA";
 
 /// The driver library, loaded with `dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)` (the flags
 /// libloading and the C baseline use), and its `cuGetProcAddress_v2`.

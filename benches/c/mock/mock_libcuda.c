@@ -1,8 +1,8 @@
 /* A stand-in libcuda.so.1 for checking the benchmark pipeline on a machine without a GPU:
  *   gcc -O2 -shared -fPIC -o mock/libcuda.so.1 mock_libcuda.c
- *   LD_LIBRARY_PATH=$PWD/mock bash scripts/bench-gpu.sh
+ *   LD_LIBRARY_PATH=$PWD/mock bash scripts/bench-gpu.sh     (after `cargo gpu-stage benches`)
  * Every lookup succeeds with a function that writes zeros and returns CUDA_SUCCESS.
- * Its numbers mean nothing: it only proves the programs, the scripts and the summary run. */
+ * Its numbers mean nothing: it only proves the programs, the runner and the summary run. */
 #include <string.h>
 
 static int stub(void) { return 0; }

@@ -1,0 +1,27 @@
+//! The program whose clean build `bench-build` times (row 4 of `BENCHMARKS.md`): four calls
+//! through a 4-function table. `bench-build` copies this file as `src/main.rs` of a throw-away
+//! project that depends on `runtime/` by path with default features; it is an example here only
+//! so that the workspace build checks it.
+
+use cuda_driver_table::{driver_table, sys};
+
+#[driver_table(cuInit, cuDeviceGet, cuMemAlloc, cuMemFree)]
+pub struct Cuda;
+
+static CU: Cuda = Cuda::new();
+
+fn main() {
+    let mut dev: sys::CUdevice = 0;
+    let mut p: sys::CUdeviceptr = 0;
+    // SAFETY: valid out-parameters; the pointer is freed once.
+    let r = unsafe {
+        CU.cuInit(0)
+            .and_then(|()| CU.cuDeviceGet(&mut dev, 0))
+            .and_then(|()| CU.cuMemAlloc(&mut p, 1 << 20))
+            .and_then(|()| CU.cuMemFree(p))
+    };
+    match r {
+        Ok(()) => println!("ok"),
+        Err(e) => eprintln!("{e}"),
+    }
+}

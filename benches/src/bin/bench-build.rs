@@ -1,0 +1,828 @@
+//! The CPU benchmarks (rows 4–5 of `BENCHMARKS.md`), on the build machine:
+//!
+//! ```text
+//! cargo run -p cuda-driver-table-benches --bin bench-build -- [--worktree] [--runs N] [--out FILE]
+//! ```
+//!
+//! 4. Build cost: a clean debug `cargo build` of a small program with a 4-function table
+//!    (`examples/build_cost_table.rs`, default features) against the same program on cudarc
+//!    (`examples/build_cost_cudarc.rs`, with cudarc as this crate's manifest pins it). Each in its
+//!    own temporary project; `cargo fetch` first so downloads are not timed; every build gets a
+//!    fresh `CARGO_TARGET_DIR` and `CARGO_INCREMENTAL=0` (a dependency from crates.io is never
+//!    built incrementally; a path dependency would be, which costs time and size); `--runs` builds
+//!    of each (default 3), interleaved A B A B A B so both see the same machine load; the median
+//!    wall time and the median CPU time (user + sys of the build's processes) are reported. Size:
+//!    the sum of `target/debug/deps/*.rlib` of one build, and the part of it linked into the
+//!    program (without the rlibs only proc macros use); proc-macro `.so` files are listed apart.
+//!    Last, one more build runs every compiler invocation through this program as
+//!    `RUSTC_WRAPPER`, which times each one, to say which crates the time goes to.
+//! 5. Codegen: `cuda-driver-table-codegen generate --root <tmp>` over every release from the cached
+//!    wheels, `--runs` times, median; the generator is built first and the wheels fetched, both
+//!    untimed. The output is compared with the committed generated files.
+//!
+//! The source measured is the committed tree (`git archive HEAD`), as others may be editing the
+//! working tree; `--worktree` measures the working tree instead. Prints a summary ending with the
+//! rows of `BENCHMARKS.md` and writes it to `--out` (default `target/bench-build/summary.txt`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+const USAGE: &str = "\
+usage: bench-build [--worktree] [--runs N] [--out FILE]
+  --worktree  measure the working tree instead of the committed tree (git archive HEAD)
+  --runs N    builds of each program and runs of the generator (3)
+  --out FILE  where the summary goes too (target/bench-build/summary.txt)";
+
+/// What the build-cost goal asks: a clean build in at most this share of cudarc's time...
+const BUILD_TIME_GOAL: f64 = 0.5;
+/// ...and dependency rlibs of at most this share of cudarc's size.
+const RLIB_SIZE_GOAL: f64 = 0.1;
+
+/// In wrapper mode (the timing build), the file each compiler run appends a line to.
+const UNIT_LOG_VAR: &str = "CDT_BENCH_BUILD_UNIT_LOG";
+
+/// This crate's manifest: the cudarc dependency of the baseline is taken from it, so the pin and
+/// features have one home.
+const BENCHES_MANIFEST: &str = include_str!("../../Cargo.toml");
+const TABLE_MAIN: &str = include_str!("../../examples/build_cost_table.rs");
+const CUDARC_MAIN: &str = include_str!("../../examples/build_cost_cudarc.rs");
+
+/// Folders the generator writes to, checked for committed files it no longer generates.
+const GENERATED_DIRS: [&str; 3] = [
+    "sys/src/generated",
+    "runtime/src/generated",
+    "macros/src/generated",
+];
+
+fn main() -> ExitCode {
+    if let Some(log) = std::env::var_os(UNIT_LOG_VAR) {
+        return wrap_rustc(Path::new(&log));
+    }
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench-build: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+struct Args {
+    worktree: bool,
+    runs: usize,
+    out: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        worktree: false,
+        runs: 3,
+        out: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--worktree" => args.worktree = true,
+            "--runs" => {
+                let v = it.next().ok_or("--runs needs a number")?;
+                args.runs = v
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("--runs takes a number above 0, not {v:?}"))?;
+            }
+            "--out" => args.out = Some(it.next().ok_or("--out needs a file")?.into()),
+            "-h" | "--help" => return Err(USAGE.to_owned()),
+            other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
+        }
+    }
+    Ok(args)
+}
+
+fn run() -> Result<(), String> {
+    let args = parse_args()?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("the benches crate has no parent folder")?
+        .to_path_buf();
+    let work = TempDir::create()?;
+    let persist = root.join("target/bench-build");
+    mkdir(&persist)?;
+    let outfile = args
+        .out
+        .clone()
+        .unwrap_or_else(|| persist.join("summary.txt"));
+    let head = capture(
+        Command::new("git")
+            .args(["rev-parse", "--short", "HEAD"])
+            .current_dir(&root),
+    )?;
+    let (src, desc) = if args.worktree {
+        (
+            root.clone(),
+            format!("working tree of {head} (with uncommitted changes)"),
+        )
+    } else {
+        let src = work.0.join("src");
+        mkdir(&src)?;
+        let tar = work.0.join("src.tar");
+        check(
+            Command::new("git")
+                .args(["archive", "--format=tar", "-o"])
+                .arg(&tar)
+                .arg("HEAD")
+                .current_dir(&root),
+        )?;
+        check(Command::new("tar").arg("-xf").arg(&tar).arg("-C").arg(&src))?;
+        (src, format!("commit {head}"))
+    };
+
+    // --- 4. build cost ---------------------------------------------------------------------
+    let cudarc = cudarc_dependency()?;
+    let cudarc_version = cudarc
+        .get("version")
+        .and_then(|v| v.as_str())
+        .unwrap_or("?")
+        .to_owned();
+    let mut table_dep = toml::Table::new();
+    table_dep.insert(
+        "path".into(),
+        src.join("runtime").display().to_string().into(),
+    );
+    let apps = [
+        App::create(
+            &work.0,
+            "table-app",
+            "cuda-driver-table",
+            table_dep.into(),
+            TABLE_MAIN,
+        )?,
+        App::create(&work.0, "cudarc-app", "cudarc", cudarc.into(), CUDARC_MAIN)?,
+    ];
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    eprintln!(
+        "bench-build: measuring {desc} on {cores} cores; {} builds each, interleaved",
+        args.runs
+    );
+    let mut times: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    for i in 1..=args.runs {
+        for (k, app) in apps.iter().enumerate() {
+            let load = load_average(1);
+            let target = app.target(i);
+            let t = timed(
+                cargo(&app.dir)
+                    .args(["build", "-q", "--offline"])
+                    .env("CARGO_TARGET_DIR", &target),
+            )?;
+            eprintln!(
+                "bench-build: {} build {i}: {:.2} s wall, {:.2} s CPU (load average before: {load})",
+                app.name, t.0, t.1
+            );
+            times[k].push(round2(t));
+            if i < args.runs {
+                let _ = std::fs::remove_dir_all(&target);
+            }
+        }
+    }
+    let sizes: Vec<Sizes> = apps
+        .iter()
+        .map(|app| Sizes::measure(app, &app.target(args.runs)))
+        .collect::<Result<_, _>>()?;
+    let units = slowest_units(&apps[0], &work.0)?;
+
+    // --- 5. codegen ------------------------------------------------------------------------
+    eprintln!("bench-build: building the generator (release) and fetching the wheels, untimed");
+    let cg_target = persist.join("codegen-target");
+    check(
+        cargo(&src)
+            .args([
+                "build",
+                "-q",
+                "--release",
+                "-p",
+                "cuda-driver-table-codegen",
+            ])
+            .env("CARGO_TARGET_DIR", &cg_target),
+    )?;
+    let cg = cg_target.join("release/cuda-driver-table-codegen");
+    check(Command::new(&cg).arg("fetch").stdout(Stdio::null()))?;
+    let mut cg_times = Vec::new();
+    let mut said = String::new();
+    for i in 1..=args.runs {
+        let out = work.0.join(format!("codegen-{i}"));
+        mkdir(&out)?;
+        let log = work.0.join(format!("codegen-{i}.log"));
+        let load = load_average(1);
+        let stderr = std::fs::File::create(&log)
+            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let t = timed(
+            Command::new(&cg)
+                .arg("generate")
+                .arg("--root")
+                .arg(&out)
+                .stderr(stderr),
+        )?;
+        said = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_owned();
+        eprintln!(
+            "bench-build: codegen run {i}: {:.2} s wall, {:.2} s CPU (load average before: {load}; it says: {said})",
+            t.0, t.1
+        );
+        cg_times.push(round2(t));
+    }
+    let compare = compare_generated(&work.0.join("codegen-1"), &src)?;
+    // "generated 53 files for 17 release(s) in 12.3 s": the number of releases.
+    let releases = said
+        .split_once(" for ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .unwrap_or("all")
+        .to_owned();
+
+    // --- summary ---------------------------------------------------------------------------
+    let med = |v: &[(f64, f64)], k: usize| -> f64 {
+        cuda_driver_table_benches::gpu_report::median(
+            &v.iter()
+                .map(|t| if k == 0 { t.0 } else { t.1 })
+                .collect::<Vec<_>>(),
+        )
+    };
+    let list = |v: &[(f64, f64)], k: usize| -> String {
+        v.iter()
+            .map(|t| format!("{:.2} ", if k == 0 { t.0 } else { t.1 }))
+            .collect()
+    };
+    let (wt, wc) = (med(&times[0], 0), med(&times[1], 0));
+    let (ct, cc) = (med(&times[0], 1), med(&times[1], 1));
+    let (st, sc) = (&sizes[0], &sizes[1]);
+    let r_time = wt / wc;
+    let r_cpu = ct / cc;
+    let r_rlib = st.rlibs as f64 / sc.rlibs as f64;
+    let r_link = st.linked as f64 / sc.linked as f64;
+    let (cg_wall, cg_cpu) = (med(&cg_times, 0), med(&cg_times, 1));
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let mut s = String::new();
+    let mut line = |l: String| {
+        s.push_str(&l);
+        s.push('\n');
+    };
+    line(format!("# CPU benchmarks ({}Z, {desc})", &now[..16]));
+    line(format!(
+        "machine: {}, {cores} cores, {}; {}; {}",
+        cpu_model(),
+        mem_total(),
+        capture(Command::new("rustc").arg("--version"))?,
+        capture(cargo(&root).arg("--version"))?
+    ));
+    line(format!(
+        "load average at the end: {} (other work shares these cores)",
+        load_average(3)
+    ));
+    line(String::new());
+    line(format!(
+        "## 4. Build cost (clean debug build, CARGO_INCREMENTAL=0, {} runs each, interleaved, median)",
+        args.runs
+    ));
+    line(format!(
+        "table-app  (cuda-driver-table, 4-function table): wall {}-> {} s; CPU {}-> {} s",
+        list(&times[0], 0),
+        g(wt),
+        list(&times[0], 1),
+        g(ct)
+    ));
+    line(format!(
+        "cudarc-app (cudarc {cudarc_version}, driver only):         wall {}-> {} s; CPU {}-> {} s",
+        list(&times[1], 0),
+        g(wc),
+        list(&times[1], 1),
+        g(cc)
+    ));
+    line(format!(
+        "all dependency rlibs:  table-app {}, cudarc-app {}",
+        mib(st.rlibs),
+        mib(sc.rlibs)
+    ));
+    line(format!(
+        "rlibs linked into the program: table-app {}, cudarc-app {}",
+        mib(st.linked),
+        mib(sc.linked)
+    ));
+    line(format!(
+        "proc-macro .so (host only, not linked): table-app {}, cudarc-app {}",
+        mib(st.proc_macros),
+        mib(sc.proc_macros)
+    ));
+    line(format!(
+        "debug executables: table-app {}, cudarc-app {}",
+        mib(st.executable),
+        mib(sc.executable)
+    ));
+    line(format!("table-app artifacts:  {}", st.listing));
+    line(format!("cudarc-app artifacts: {}", sc.listing));
+    line(format!(
+        "table-app, slowest compiler runs (timed through RUSTC_WRAPPER, one more build): {units}"
+    ));
+    line(String::new());
+    line(format!(
+        "## 5. Codegen (generate, {releases} releases, {} runs, median)",
+        args.runs
+    ));
+    line(format!(
+        "wall: {}-> median {} s; CPU: {}-> median {} s",
+        list(&cg_times, 0),
+        g(cg_wall),
+        list(&cg_times, 1),
+        g(cg_cpu)
+    ));
+    line(compare);
+    line(String::new());
+    line("## Rows for BENCHMARKS.md".to_owned());
+    line(format!(
+        "| 4a | build time: clean debug build, 4-function table (wall) | {} s | cudarc: {} s | **{r_time:.3}×** | ≤ {BUILD_TIME_GOAL}× | {} |",
+        g(wt), g(wc), verdict(r_time, BUILD_TIME_GOAL)
+    ));
+    line(format!(
+        "| 4b | build time: the same builds, CPU time (user + sys) | {} s | cudarc: {} s | **{r_cpu:.3}×** | (≤ {BUILD_TIME_GOAL}×) | {} |",
+        g(ct), g(cc), verdict(r_cpu, BUILD_TIME_GOAL)
+    ));
+    line(format!(
+        "| 4c | size of all dependency rlibs | {} | cudarc: {} | **{r_rlib:.3}×** | ≤ {RLIB_SIZE_GOAL}× | {} |",
+        mib(st.rlibs), mib(sc.rlibs), verdict(r_rlib, RLIB_SIZE_GOAL)
+    ));
+    line(format!(
+        "| 4d | size of the rlibs linked into the program | {} | cudarc: {} | **{r_link:.3}×** | (≤ {RLIB_SIZE_GOAL}×) | {} |",
+        mib(st.linked), mib(sc.linked), verdict(r_link, RLIB_SIZE_GOAL)
+    ));
+    line(format!(
+        "| 5 | codegen: `generate` of all {releases} releases from cached wheels | {} s wall ({} s CPU) | — | — | — | — |",
+        g(cg_wall), g(cg_cpu)
+    ));
+    print!("{s}");
+    if let Some(parent) = outfile.parent() {
+        mkdir(parent)?;
+    }
+    std::fs::write(&outfile, s).map_err(|e| format!("cannot write {}: {e}", outfile.display()))
+}
+
+/// One throw-away project.
+struct App {
+    name: &'static str,
+    dir: PathBuf,
+}
+
+impl App {
+    /// Writes `Cargo.toml` (one dependency, its own workspace) and `src/main.rs`, then resolves
+    /// and downloads the dependencies, so that no build downloads anything.
+    fn create(
+        work: &Path,
+        name: &'static str,
+        dep_name: &str,
+        dep: toml::Value,
+        main: &str,
+    ) -> Result<Self, String> {
+        let dir = work.join(name);
+        mkdir(&dir.join("src"))?;
+        let mut package = toml::Table::new();
+        package.insert("name".into(), name.into());
+        package.insert("version".into(), "0.1.0".into());
+        package.insert("edition".into(), "2021".into());
+        package.insert("publish".into(), false.into());
+        let mut deps = toml::Table::new();
+        deps.insert(dep_name.into(), dep);
+        let mut manifest = toml::Table::new();
+        manifest.insert("package".into(), package.into());
+        manifest.insert("dependencies".into(), deps.into());
+        manifest.insert("workspace".into(), toml::Table::new().into());
+        let text = toml::to_string(&manifest).map_err(|e| format!("{name}/Cargo.toml: {e}"))?;
+        write(&dir.join("Cargo.toml"), &text)?;
+        write(&dir.join("src/main.rs"), main)?;
+        check(cargo(&dir).args(["generate-lockfile", "-q"]))?;
+        check(cargo(&dir).args(["fetch", "-q"]))?;
+        Ok(Self { name, dir })
+    }
+
+    fn target(&self, run: usize) -> PathBuf {
+        self.dir
+            .parent()
+            .unwrap_or(&self.dir)
+            .join(format!("target-{}-{run}", self.name))
+    }
+}
+
+/// The sizes of one build, in bytes, and the listing of its artifacts.
+struct Sizes {
+    rlibs: u64,
+    linked: u64,
+    proc_macros: u64,
+    executable: u64,
+    listing: String,
+}
+
+impl Sizes {
+    fn measure(app: &App, target: &Path) -> Result<Self, String> {
+        let deps = target.join("debug/deps");
+        let mut files: Vec<(u64, String)> = std::fs::read_dir(&deps)
+            .map_err(|e| format!("cannot list {}: {e}", deps.display()))?
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_owned();
+                Some((e.metadata().ok()?.len(), name))
+            })
+            .collect();
+        files.sort_by(|a, b| b.cmp(a));
+        let sum = |ext: &str| -> u64 {
+            files
+                .iter()
+                .filter(|(_, n)| n.ends_with(ext))
+                .map(|(s, _)| s)
+                .sum()
+        };
+        // The libraries reachable without going through a proc macro are the ones linked.
+        let tree = capture(cargo(&app.dir).args([
+            "tree",
+            "-q",
+            "--offline",
+            "-e",
+            "no-proc-macro",
+            "--prefix",
+            "none",
+            "--format",
+            "{lib}",
+        ]))?;
+        let libs: std::collections::BTreeSet<&str> = tree
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let linked = files
+            .iter()
+            .filter(|(_, n)| {
+                n.strip_prefix("lib")
+                    .and_then(|n| n.strip_suffix(".rlib"))
+                    .and_then(|n| n.rsplit_once('-'))
+                    .is_some_and(|(lib, _)| libs.contains(lib))
+            })
+            .map(|(s, _)| s)
+            .sum();
+        let listing = files
+            .iter()
+            .filter(|(_, n)| n.ends_with(".rlib") || n.ends_with(".so"))
+            .map(|(s, n)| format!("{} {:.2} MiB; ", artifact_name(n), *s as f64 / MIB))
+            .collect();
+        let exe = target.join("debug").join(app.name);
+        let executable = std::fs::metadata(&exe)
+            .map_err(|e| format!("cannot read {}: {e}", exe.display()))?
+            .len();
+        Ok(Self {
+            rlibs: sum(".rlib"),
+            linked,
+            proc_macros: sum(".so"),
+            executable,
+            listing,
+        })
+    }
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+fn mib(bytes: u64) -> String {
+    format!("{:.2} MiB", bytes as f64 / MIB)
+}
+
+/// `libquote-0123abcd.rlib` → `quote.rlib`.
+fn artifact_name(file: &str) -> String {
+    let name = file.strip_prefix("lib").unwrap_or(file);
+    match (name.rsplit_once('.'), name.split_once('-')) {
+        (Some((_, ext)), Some((stem, _))) => format!("{stem}.{ext}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// A number as the summary shows medians: at most 3 decimals, no trailing zeros.
+fn g(x: f64) -> String {
+    let s = format!("{x:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+fn verdict(ratio: f64, goal: f64) -> String {
+    if ratio <= goal {
+        "yes".to_owned()
+    } else {
+        format!("no: {:.1}× the goal", ratio / goal)
+    }
+}
+
+fn round2((w, c): (f64, f64)) -> (f64, f64) {
+    ((w * 100.0).round() / 100.0, (c * 100.0).round() / 100.0)
+}
+
+/// cudarc as this crate's manifest declares it (`=0.19.10`, its features).
+fn cudarc_dependency() -> Result<toml::Table, String> {
+    let manifest: toml::Table = BENCHES_MANIFEST
+        .parse()
+        .map_err(|e| format!("benches/Cargo.toml: {e}"))?;
+    manifest
+        .get("dependencies")
+        .and_then(|d| d.get("cudarc"))
+        .and_then(|c| c.as_table())
+        .cloned()
+        .ok_or_else(|| "benches/Cargo.toml has no `cudarc = { ... }` dependency".to_owned())
+}
+
+/// One more clean build of `app`, with this program as `RUSTC_WRAPPER`: the eight longest
+/// compiler runs, as `crate version N.N s; ...`.
+fn slowest_units(app: &App, work: &Path) -> Result<String, String> {
+    let log = work.join("units.tsv");
+    let me = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    check(
+        cargo(&app.dir)
+            .args(["build", "-q", "--offline"])
+            .env("CARGO_TARGET_DIR", work.join("target-timings"))
+            .env("RUSTC_WRAPPER", me)
+            .env(UNIT_LOG_VAR, &log),
+    )?;
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    Ok(format_units(&text))
+}
+
+/// `name<TAB>seconds` lines → the eight longest, `name 1.2 s; ...`.
+fn format_units(log: &str) -> String {
+    let mut units: Vec<(f64, &str)> = log
+        .lines()
+        .filter_map(|l| {
+            let (name, secs) = l.rsplit_once('\t')?;
+            Some((secs.parse().ok()?, name))
+        })
+        .collect();
+    if units.is_empty() {
+        return "(no compiler runs recorded)".to_owned();
+    }
+    units.sort_by(|a, b| b.0.total_cmp(&a.0));
+    units
+        .iter()
+        .take(8)
+        .map(|(s, n)| format!("{n} {s:.1} s"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Wrapper mode: `bench-build RUSTC ARGS...` as cargo calls a `RUSTC_WRAPPER`. Runs the compiler,
+/// then appends `package version[ (build script)]<TAB>seconds` to the log for a crate compile
+/// (not for cargo's `-vV` and `--print` probes).
+fn wrap_rustc(log: &Path) -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let Some(rustc) = args.next() else {
+        eprintln!("bench-build: {UNIT_LOG_VAR} is set but no compiler was given");
+        return ExitCode::FAILURE;
+    };
+    let args: Vec<_> = args.collect();
+    let start = Instant::now();
+    let status = Command::new(&rustc).args(&args).status();
+    let secs = start.elapsed().as_secs_f64();
+    let crate_name = args
+        .iter()
+        .position(|a| a == "--crate-name")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.to_str());
+    if let (Some(crate_name), Ok(package)) = (crate_name, std::env::var("CARGO_PKG_NAME")) {
+        if crate_name != "___" {
+            let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+            let what = if crate_name == "build_script_build" {
+                " (build script)"
+            } else {
+                ""
+            };
+            let line = format!("{package} {version}{what}\t{secs:.3}\n");
+            // One short append per compiler run: lines from parallel runs do not interleave.
+            let appended = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+            if let Err(e) = appended {
+                eprintln!("bench-build: cannot append to {}: {e}", log.display());
+            }
+        }
+    }
+    match status {
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(0, 255) as u8)),
+        Err(e) => {
+            eprintln!(
+                "bench-build: cannot run {}: {e}",
+                Path::new(&rustc).display()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// "N files written; M of them differ from the committed files[; committed but not generated
+/// by this generator: ...]".
+fn compare_generated(generated: &Path, src: &Path) -> Result<String, String> {
+    let mut files = Vec::new();
+    list_files(generated, Path::new(""), &mut files)?;
+    let differ = files
+        .iter()
+        .filter(|rel| std::fs::read(generated.join(rel)).ok() != std::fs::read(src.join(rel)).ok())
+        .count();
+    let mut extra = Vec::new();
+    for dir in GENERATED_DIRS {
+        let mut committed = Vec::new();
+        if src.join(dir).is_dir() {
+            list_files(&src.join(dir), Path::new(dir), &mut committed)?;
+        }
+        extra.extend(
+            committed
+                .into_iter()
+                .filter(|rel| !generated.join(rel).exists()),
+        );
+    }
+    let mut text = format!(
+        "{} files written; {differ} of them differ from the committed files",
+        files.len()
+    );
+    if !extra.is_empty() {
+        let names: Vec<String> = extra.iter().map(|p| p.display().to_string()).collect();
+        text.push_str(&format!(
+            "; committed but not generated by this generator: {}",
+            names.join(" ")
+        ));
+    }
+    Ok(text)
+}
+
+fn list_files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let r = rel.join(e.file_name());
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            list_files(&e.path(), &r, out)?;
+        } else {
+            out.push(r);
+        }
+    }
+    Ok(())
+}
+
+/// `cargo` in `dir`, without the settings of the calling environment that would change what is
+/// measured (a wrapper such as sccache, a shared target folder, incremental builds, and the make
+/// jobserver of a calling cargo).
+fn cargo(dir: &Path) -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.current_dir(dir)
+        .env("CARGO_INCREMENTAL", "0")
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("CARGO_BUILD_RUSTC_WRAPPER")
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_MAKEFLAGS")
+        .env_remove("MAKEFLAGS")
+        .env_remove("MFLAGS");
+    c
+}
+
+/// Runs a command to its end: wall seconds and CPU seconds (user + sys of it and the processes
+/// it waited for, from `getrusage(RUSAGE_CHILDREN)` before and after).
+fn timed(command: &mut Command) -> Result<(f64, f64), String> {
+    let before = children_cpu();
+    let start = Instant::now();
+    check(command)?;
+    let wall = start.elapsed().as_secs_f64();
+    Ok((wall, children_cpu() - before))
+}
+
+/// User + system seconds of every child process that has ended and been waited for.
+fn children_cpu() -> f64 {
+    // SAFETY: `rusage` is a plain C struct for which all zero bytes is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `struct rusage`; RUSAGE_CHILDREN is a valid `who`.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+fn check(command: &mut Command) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {:?}: {e}", command.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed ({status})"))
+    }
+}
+
+fn capture(command: &mut Command) -> Result<String, String> {
+    let out = command
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {:?}: {e}", command.get_program()))?;
+    if !out.status.success() {
+        return Err(format!("{command:?} failed ({})", out.status));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+fn mkdir(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn load_average(fields: usize) -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(fields)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or_else(String::new, |(_, m)| m.trim().to_owned())
+}
+
+fn mem_total() -> String {
+    let kib: f64 = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0);
+    format!("{:.0} GiB", kib / 1_048_576.0)
+}
+
+/// A temporary folder, removed at the end.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn create() -> Result<Self, String> {
+        let dir = std::env::temp_dir().join(format!("bench-build.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        mkdir(&dir)?;
+        Ok(Self(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifact_names_lose_prefix_and_hash() {
+        assert_eq!(artifact_name("libquote-0123abcd.rlib"), "quote.rlib");
+        assert_eq!(
+            artifact_name("libcuda_driver_table_macros-ff00.so"),
+            "cuda_driver_table_macros.so"
+        );
+    }
+
+    #[test]
+    fn medians_print_without_trailing_zeros() {
+        assert_eq!(g(4.43), "4.43");
+        assert_eq!(g(4.465), "4.465");
+        assert_eq!(g(5.0), "5");
+    }
+
+    #[test]
+    fn the_slowest_units_come_first() {
+        let log = "quote 1.0.47\t0.3\nproc-macro2 1.0.107 (build script)\t0.25\ncuda-driver-table 0.1.0\t1.31\nbad line\n";
+        assert_eq!(
+            format_units(log),
+            "cuda-driver-table 0.1.0 1.3 s; quote 1.0.47 0.3 s; proc-macro2 1.0.107 (build script) 0.2 s"
+        );
+        assert_eq!(format_units(""), "(no compiler runs recorded)");
+    }
+
+    #[test]
+    fn the_cudarc_baseline_comes_from_this_crates_manifest() {
+        let dep = cudarc_dependency().unwrap();
+        assert!(dep.get("version").and_then(|v| v.as_str()).is_some());
+        assert_eq!(
+            dep.get("default-features").and_then(|v| v.as_bool()),
+            Some(false)
+        );
+    }
+}

@@ -30,18 +30,12 @@ pub type PfnDriverGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
 pub type PfnCtxGetCurrent = unsafe extern "C" fn(*mut *mut c_void) -> c_int;
 
 /// `CU_GET_PROC_ADDRESS_LEGACY_STREAM` / `cudaEnableLegacyStream`.
-pub const LEGACY_STREAM: u64 = 1;
+pub const LEGACY_STREAM: u64 = cuda_driver_table::StreamMode::Legacy.flag();
 
-/// The environment variable the runtime backend reads for libcudart; the raw libcudart baseline
-/// reads it too, so both load the same file.
-///
-/// The runtime crate defines it (`library::ENV_CUDART`) but does not export it yet; this is the
-/// one copy in the benchmarks, to be replaced by the runtime's public constant once there is one.
-pub const ENV_CUDART: &str = "CUDA_DRIVER_TABLE_CUDART";
-
-/// The environment variable the driver backend reads for libcuda; `bench-gpu` unsets it so that
-/// every program loads the driver the system loader finds. Same caveat as [`ENV_CUDART`].
-pub const ENV_LIBCUDA: &str = "CUDA_DRIVER_TABLE_LIBCUDA";
+/// The environment variables the runtime and driver backends read for their library: the raw
+/// libcudart baseline reads the first too, so both load the same file, and `bench-gpu` unsets the
+/// second so that every program loads the driver the system loader finds.
+pub use cuda_driver_table::{ENV_CUDART, ENV_LIBCUDA};
 
 /// The driver library, loaded with `dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)` (the flags
 /// libloading and the C baseline use), and its `cuGetProcAddress_v2`.

@@ -33,7 +33,9 @@ const USAGE: &str = "\
 usage: cargo gpu-stage [--fresh] <what>
 
 what:
-  tests        cargo test --no-run -p cuda-driver-table-tests --features gpu --test gpu
+  tests        cargo test --no-run -p cuda-driver-table-tests --features 'gpu tracing'
+                 --test gpu and every other test of tests/ but ui
+               cargo test --no-run -p cuda-driver-table --lib, likewise the macro crate's
                cargo build --release -p cuda-driver-table --examples
   benches      cargo build --release -p cuda-driver-table-benches --example 'cold_*' --bin bench-gpu
                cargo bench --no-run -p cuda-driver-table-benches
@@ -50,6 +52,19 @@ const STAGE_DIR: &str = ".gpu";
 /// also what the runtime backend's benchmarks load.
 const CUDART_RELEASES: [&str; 4] = ["11.8", "12.4", "12.9", "13.0"];
 
+/// The integration tests of `tests/` staged with the GPU tests: every one but `ui` (it runs the
+/// compiler).
+const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
+    "all_functions",
+    "crate_option",
+    "custom_resolver",
+    "expand_features",
+    "hygiene",
+    "lint_clean",
+    "smoke",
+    "tracing",
+];
+
 /// The most the device tool carries in one run, for the closing message.
 const CARRY_LIMIT_MIB: u64 = 64;
 
@@ -61,12 +76,9 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 set -u
 shopt -s nullglob
 cd "$(dirname "$0")/.."
-# The staged libcudart copies: the folder (one subfolder per release) for the runtime crate's
-# library tests, and the list of files for the GPU tests' matrix.
+# The staged libcudart copies, one subfolder per release, for the runtime crate's library tests
+# and the GPU tests' matrix.
 export CUDA_DRIVER_TABLE_TEST_CUDART_DIR="$PWD/.gpu/cudart"
-matrix=("$PWD"/.gpu/cudart/*/libcudart.so.*)
-CUDART_MATRIX=$(IFS=:; echo "${matrix[*]}")
-export CUDART_MATRIX
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 rc=0
 while read -r t; do
@@ -110,15 +122,30 @@ fn run() -> Result<(), String> {
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     match what.as_str() {
         "tests" => {
+            // The GPU tests, and the CPU suite's test binaries that run without a Rust toolchain
+            // (all but the UI tests, which run the compiler, and the generator's, which need
+            // libclang and the wheels): the CPU suite must pass on a machine with a driver too.
+            let mut tests = s(&["test", "--no-run", "-p", "cuda-driver-table-tests"]);
+            tests.extend(s(&["--features", "gpu tracing"]));
+            for test in CPU_TESTS_ON_THE_GPU_MACHINE.iter().chain(&["gpu"]) {
+                tests.extend(s(&["--test", test]));
+            }
+            stage.cargo(&tests)?;
             stage.cargo(&s(&[
                 "test",
                 "--no-run",
                 "-p",
-                "cuda-driver-table-tests",
+                "cuda-driver-table",
+                "--lib",
+            ]))?;
+            stage.cargo(&s(&[
+                "test",
+                "--no-run",
+                "-p",
+                "cuda-driver-table-macros",
                 "--features",
-                "gpu",
-                "--test",
-                "gpu",
+                "cuda-driver-table-macros/cuda-13000",
+                "--lib",
             ]))?;
             stage.cargo(&s(&[
                 "build",
@@ -450,6 +477,24 @@ fn dir_size(dir: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A new file in `tests/tests/` is staged for the GPU machine unless it is the UI test:
+    /// the list above must name every other one.
+    #[test]
+    fn every_integration_test_but_ui_is_staged() {
+        let dir = cuda_driver_table_codegen::workspace_root().join("tests/tests");
+        let mut found: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.strip_suffix(".rs").map(str::to_owned)
+            })
+            .filter(|n| n != "ui" && n != "gpu")
+            .collect();
+        found.sort();
+        assert_eq!(found, CPU_TESTS_ON_THE_GPU_MACHINE);
+    }
 
     #[test]
     fn a_hash_suffix_names_the_target() {

@@ -23,13 +23,28 @@ pub mod gpu {
             .filter(|p| !p.is_null())
     }
 
-    /// The staged libcudart copies (`CUDART_MATRIX`, set by `.gpu/run.sh`), oldest first.
+    /// The staged libcudart copies, oldest first: `libcudart.so.*` in each release folder of
+    /// `$CUDA_DRIVER_TABLE_TEST_CUDART_DIR` (set by `.gpu/run.sh` to `.gpu/cudart`; the runtime
+    /// crate's library tests read the same folder).
     pub fn cudart_matrix() -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::env::var("CUDART_MATRIX")
-            .unwrap_or_default()
-            .split(':')
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
+        let Some(dir) = std::env::var_os("CUDA_DRIVER_TABLE_TEST_CUDART_DIR") else {
+            return Vec::new();
+        };
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|release| {
+                std::fs::read_dir(release.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .map(|lib| lib.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("libcudart.so."))
+            })
             .collect();
         v.sort();
         v
@@ -40,7 +55,7 @@ pub mod gpu {
         cudart_matrix()
             .into_iter()
             .find(|p| p.to_string_lossy().ends_with(".so.13"))
-            .expect("CUDART_MATRIX holds a libcudart.so.13 (staged by the GPU staging command, see tests/README.md)")
+            .expect("CUDA_DRIVER_TABLE_TEST_CUDART_DIR holds 13.0/libcudart.so.13 (stage with `cargo gpu-stage tests`)")
     }
 
     /// The backends under test, named: the driver and libcudart 13.

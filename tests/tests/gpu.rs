@@ -1,6 +1,6 @@
 //! GPU tests (`--features gpu`, the one gate for tests that need an NVIDIA driver): built on a
 //! machine with Rust, staged with the CUDA runtime libraries and run on a machine with a driver
-//! (tests/README.md has the commands). Every pointer a table hands out is compared with `dlsym` of the symbol
+//! (`cargo gpu-stage tests`, then `bash .gpu/run.sh` there; tests/README.md). Every pointer a table hands out is compared with `dlsym` of the symbol
 //! `cuda.h` exports for that ABI.
 #![cfg(feature = "gpu")]
 

@@ -39,6 +39,7 @@ what:
                cargo build --release -p cuda-driver-table --examples
   benches      cargo build --release -p cuda-driver-table-benches --example 'cold_*' --bin bench-gpu
                cargo bench --no-run -p cuda-driver-table-benches
+               cargo bench --no-run -p cuda-driver-table-benches --features tracing --bench trace_overhead
                cc benches/c/NAME.c -> .gpu/bin/NAME_c
   cargo ARGS   cargo ARGS, staging every executable it builds (e.g. `cargo test --no-run -p X`)
 
@@ -170,6 +171,21 @@ fn run() -> Result<(), String> {
             // the bench binaries are wanted from this one.
             stage.cargo_only(
                 &s(&["bench", "--no-run", "-p", "cuda-driver-table-benches"]),
+                Some(TargetKind::Bench),
+            )?;
+            // The tracing feature's cost: a build of its own, since the feature changes every
+            // table of the build.
+            stage.cargo_only(
+                &s(&[
+                    "bench",
+                    "--no-run",
+                    "-p",
+                    "cuda-driver-table-benches",
+                    "--features",
+                    "tracing",
+                    "--bench",
+                    "trace_overhead",
+                ]),
                 Some(TargetKind::Bench),
             )?;
             stage.c_programs()?;

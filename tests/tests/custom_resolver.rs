@@ -163,9 +163,14 @@ fn resolve_all_returns_every_failure_not_only_the_first() {
     assert_eq!(failed.len(), 2, "{failed:#?}");
     assert!(failed[0].contains("cuDeviceGet"), "{failed:#?}");
     assert!(failed[1].contains("cuMemAlloc"), "{failed:#?}");
-    assert!(errors
-        .to_string()
-        .starts_with("2 driver function(s) could not be resolved"));
+    // Each function's own failure on its line.
+    assert_eq!(
+        errors.to_string(),
+        format!(
+            "2 driver functions could not be resolved:\n  - {}\n  - {}",
+            failed[0], failed[1]
+        )
+    );
     // What could be resolved was, and is usable.
     assert!(table.raw_pointer("cuInit").expect("in the table").is_ok());
     assert!(table.raw_pointer("cuLaunchKernel").is_none());

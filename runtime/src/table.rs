@@ -112,29 +112,33 @@ impl<T: Field<I>, const I: usize> Lazy<T, I> {
     pub fn address(&self, config: &Config) -> Result<NonNull<c_void>, Error> {
         match NonNull::new(self.ptr.load(Ordering::Acquire)) {
             Some(p) => Ok(p),
-            None => self.fill(config),
+            None => fill(&self.ptr, config, &T::SPEC),
         }
     }
+}
 
-    #[cold]
-    #[inline(never)]
-    fn fill(&self, config: &Config) -> Result<NonNull<c_void>, Error> {
-        let spec = &T::SPEC;
-        #[cfg(feature = "tracing")]
-        let start = std::time::Instant::now();
-        let p = resolve(config, spec.name, &spec.abi);
-        #[cfg(feature = "tracing")]
-        crate::trace::resolution(config, spec, &p, start.elapsed());
-        let p = p?;
-        // Resolution is deterministic, so racing threads found the same pointer; still, everyone
-        // returns the one stored first.
-        match self
-            .ptr
-            .compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => Ok(p),
-            Err(winner) => Ok(NonNull::new(winner).unwrap_or(p)),
-        }
+/// Resolves `spec` through `config` and stores it in `ptr` (the slow path of every field).
+///
+/// Not generic: one copy serves every field of every table, so resolving a whole table runs one
+/// function 447 times rather than 447 copies of it once each.
+#[cold]
+#[inline(never)]
+fn fill(
+    ptr: &AtomicPtr<c_void>,
+    config: &Config,
+    spec: &FunctionSpec,
+) -> Result<NonNull<c_void>, Error> {
+    #[cfg(feature = "tracing")]
+    let start = std::time::Instant::now();
+    let p = resolve(config, spec.name, &spec.abi);
+    #[cfg(feature = "tracing")]
+    crate::trace::resolution(config, spec, &p, start.elapsed());
+    let p = p?;
+    // Resolution is deterministic, so racing threads found the same pointer; still, everyone
+    // returns the one stored first.
+    match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => Ok(p),
+        Err(winner) => Ok(NonNull::new(winner).unwrap_or(p)),
     }
 }
 

@@ -4,6 +4,6 @@
 pub use crate::table::{check, null_pointer, Field, Lazy};
 
 #[cfg(feature = "tracing")]
-pub use crate::trace::{nanos, result_name, Arg, DebugArg, OpaqueArg};
+pub use crate::trace::{cold, nanos, result_name, Arg, DebugArg, OpaqueArg};
 #[cfg(feature = "tracing")]
 pub use tracing;

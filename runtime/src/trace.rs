@@ -32,6 +32,8 @@ macro_rules! __cdt_call {
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::DEBUG
         ) {
+            // Out of line: the method's fast path keeps only the check above.
+            $crate::__private::cold(|| {
             let start = ::std::time::Instant::now();
             let code = $call;
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
@@ -58,6 +60,7 @@ macro_rules! __cdt_call {
                 ),
             }
             result
+            })
         } else {
             $crate::__private::check($config, $name, $call)
         }
@@ -67,6 +70,7 @@ macro_rules! __cdt_call {
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::TRACE
         ) {
+            $crate::__private::cold(|| {
             let start = ::std::time::Instant::now();
             let value = $call;
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
@@ -81,6 +85,7 @@ macro_rules! __cdt_call {
                 elapsed_ns,
             );
             ::core::result::Result::Ok(value)
+            })
         } else {
             ::core::result::Result::Ok($call)
         }
@@ -136,6 +141,14 @@ mod on {
             let short = self.0.rsplit("::").next().unwrap_or(self.0);
             write!(f, "<{short}>")
         }
+    }
+
+    /// Runs `f` out of line: the traced path of a call, kept out of the method so that with no
+    /// interested subscriber the method is the enabled check, the call and the `CUresult` check.
+    #[cold]
+    #[inline(never)]
+    pub fn cold<R>(f: impl FnOnce() -> R) -> R {
+        f()
     }
 
     /// A duration in whole nanoseconds, saturating.

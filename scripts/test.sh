@@ -9,11 +9,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
 
+# What bindgen loads (clang-sys with its `runtime` feature): libclang.so, libclang.so.N,
+# libclang-N.so or libclang-N.so.M, in $LIBCLANG_PATH or the system library folders. Never
+# libclang-cpp.so.N, a different library that many images carry without libclang itself.
+have_libclang() {
+  local dirs=(/usr/local/llvm*/lib* /usr/local/lib* /usr/lib* /usr/lib*/* /usr/lib*/*/*)
+  [[ -n ${LIBCLANG_PATH:-} ]] && dirs=("$LIBCLANG_PATH")
+  local d f
+  for d in "${dirs[@]}"; do
+    [[ -d $d ]] || continue
+    for f in "$d"/libclang.so "$d"/libclang.so.* "$d"/libclang-*.so "$d"/libclang-*.so.*; do
+      [[ -e $f && $f != *-cpp.* ]] && return 0
+    done
+  done
+  return 1
+}
+
 step "libclang (for bindgen)"
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
+if ! have_libclang; then
   SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libclang-dev >/dev/null
+  have_libclang || { echo "libclang-dev is installed but no libclang.so* or libclang-N.so* was found" >&2; exit 1; }
 fi
 command -v cc >/dev/null || { echo "a C compiler (cc) is needed for the codegen's doc pass: apt-get install gcc" >&2; exit 1; }
 

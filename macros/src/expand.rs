@@ -246,7 +246,12 @@ struct Emitted {
     pointer_arm: TokenStream,
 }
 
-fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitted> {
+fn emit_function(
+    index: usize,
+    c: &Checked,
+    table: &[Checked],
+    errors: &mut Errors,
+) -> Option<Emitted> {
     let k = krate();
     let name = &c.name;
     let name_str = c.function.name;
@@ -311,13 +316,20 @@ fn emit_function(index: usize, c: &Checked, errors: &mut Errors) -> Option<Emitt
     } else {
         "# Errors\n\nAn [`Error`](::cuda_driver_table::Error) when the function cannot be resolved."
     };
-    let cuda_doc = if abi.doc.is_empty() {
+    let has_method = |n: &str| table.iter().any(|t| t.function.name == n);
+    let (summary, cuda_doc) = crate::docs::cuda_doc(abi.doc, &has_method, &k.to_string());
+    let summary = if summary.is_empty() {
         String::new()
     } else {
-        format!("\n\nFrom `cuda.h`:\n\n```text\n{}\n```", abi.doc)
+        format!("{summary}\n\n")
+    };
+    let cuda_doc = if cuda_doc.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n*From `cuda.h`:*\n\n{cuda_doc}")
     };
     let method_doc = format!(
-        "{doc_header}{cuda_doc}\n\n{errors_doc}\n\n# Safety\n\nThis calls the C function `{name_str}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
+        "{summary}{doc_header}{cuda_doc}\n\n{errors_doc}\n\n# Safety\n\nThis calls the C function `{name_str}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
     );
     let accessor_doc = format!(
         "The resolved `{name_str}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name_str}`].\n\n# Errors\n\nAn [`Error`](::cuda_driver_table::Error) when it cannot be resolved.",
@@ -428,7 +440,7 @@ fn expand(
     // `FUNCTIONS` is the number of functions emitted before it.
     let mut emitted: Vec<Emitted> = Vec::with_capacity(checked.len());
     for c in checked {
-        if let Some(e) = emit_function(emitted.len(), c, errors) {
+        if let Some(e) = emit_function(emitted.len(), c, checked, errors) {
             emitted.push(e);
         }
     }

@@ -3,6 +3,7 @@
 //! `expand`. Use it through the `cuda-driver-table` crate, which re-exports it.
 
 mod check;
+mod docs;
 mod expand;
 mod manifest;
 mod model;

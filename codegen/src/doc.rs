@@ -379,12 +379,23 @@ fn inline(text: &str, refs: &dyn Fn(&str) -> Ref) -> String {
                 end += 1;
             }
             let name: String = chars[start..end].iter().collect();
+            // `::CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32`: one reference, shown whole,
+            // linked by its first name.
+            while chars.get(end) == Some(&':')
+                && chars.get(end + 1) == Some(&':')
+                && chars
+                    .get(end + 2)
+                    .is_some_and(|n| n.is_ascii_alphabetic() || *n == '_')
+            {
+                end += 2;
+                while end < chars.len() && (chars[end].is_ascii_alphanumeric() || chars[end] == '_')
+                {
+                    end += 1;
+                }
+            }
+            let path: String = chars[start..end].iter().collect();
             let call = chars.get(end) == Some(&'(') && chars.get(end + 1) == Some(&')');
-            let shown = if call {
-                format!("{name}()")
-            } else {
-                name.clone()
-            };
+            let shown = if call { format!("{path}()") } else { path };
             match refs(&name) {
                 Ref::Function => out.push_str(&format!("[`{shown}`](Self::{name})")),
                 Ref::Sys(path) => out.push_str(&format!("[`{shown}`](sys::{path})")),

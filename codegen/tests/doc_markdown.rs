@@ -128,3 +128,15 @@ fn words_keep_the_brackets_they_open_and_lose_trailing_punctuation() {
     let md = markdown("\\brief \\p kernelParams[0], \\p f(x). (\\p y)", &refs);
     assert_eq!(md, "`kernelParams[0]`, `f(x)`. (`y`)");
 }
+
+#[test]
+fn a_member_path_is_one_reference_linked_by_its_first_name() {
+    let md = markdown(
+        "\\brief Set ::CUdeviceptr::handle::win32 or ::Other::x.",
+        &refs,
+    );
+    assert_eq!(
+        md,
+        "Set [`CUdeviceptr::handle::win32`](sys::CUdeviceptr) or `Other::x`."
+    );
+}

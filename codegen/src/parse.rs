@@ -140,14 +140,17 @@ impl bindgen::callbacks::ParseCallbacks for Comments {
     /// `cuda.h` documents struct fields with trailing `/**< ... */` comments; bindgen keeps the
     /// `<` that only tells Doxygen the comment belongs to the member before it.
     fn process_comment(&self, comment: &str) -> Option<String> {
-        member_comment(comment).map(str::to_string)
+        member_comment(comment)
     }
 }
 
-/// The text of a trailing member comment without its `<` marker; `None` for any other comment.
-pub fn member_comment(comment: &str) -> Option<&str> {
+/// The text of a trailing member comment without its `<` marker, after one space as other
+/// comments have it (`/// Size in bytes`); `None` for any other comment.
+pub fn member_comment(comment: &str) -> Option<String> {
     let trimmed = comment.trim_start();
-    trimmed.strip_prefix('<').map(str::trim_start)
+    trimmed
+        .strip_prefix('<')
+        .map(|text| format!(" {}", text.trim_start()))
 }
 
 /// bindgen's output, split.

@@ -258,17 +258,17 @@ pub type CUDA_ARRAY3D_DESCRIPTOR = CUDA_ARRAY3D_DESCRIPTOR_v2;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_ARRAY3D_DESCRIPTOR_st {
-    ///Width of 3D array
+    /// Width of 3D array
     pub Width: usize,
-    ///Height of 3D array
+    /// Height of 3D array
     pub Height: usize,
-    ///Depth of 3D array
+    /// Depth of 3D array
     pub Depth: usize,
-    ///Array format
+    /// Array format
     pub Format: CUarray_format,
-    ///Channels per array element
+    /// Channels per array element
     pub NumChannels: ::core::ffi::c_uint,
-    ///Flags
+    /// Flags
     pub Flags: ::core::ffi::c_uint,
 }
 impl Default for CUDA_ARRAY3D_DESCRIPTOR_st {
@@ -284,17 +284,17 @@ pub type CUDA_ARRAY3D_DESCRIPTOR_v1 = CUDA_ARRAY3D_DESCRIPTOR_v1_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_ARRAY3D_DESCRIPTOR_v1_st {
-    ///Width of 3D array
+    /// Width of 3D array
     pub Width: ::core::ffi::c_uint,
-    ///Height of 3D array
+    /// Height of 3D array
     pub Height: ::core::ffi::c_uint,
-    ///Depth of 3D array
+    /// Depth of 3D array
     pub Depth: ::core::ffi::c_uint,
-    ///Array format
+    /// Array format
     pub Format: CUarray_format,
-    ///Channels per array element
+    /// Channels per array element
     pub NumChannels: ::core::ffi::c_uint,
-    ///Flags
+    /// Flags
     pub Flags: ::core::ffi::c_uint,
 }
 impl Default for CUDA_ARRAY3D_DESCRIPTOR_v1_st {
@@ -320,13 +320,13 @@ pub type CUDA_ARRAY_DESCRIPTOR = CUDA_ARRAY_DESCRIPTOR_v2;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_ARRAY_DESCRIPTOR_st {
-    ///Width of array
+    /// Width of array
     pub Width: usize,
-    ///Height of array
+    /// Height of array
     pub Height: usize,
-    ///Array format
+    /// Array format
     pub Format: CUarray_format,
-    ///Channels per array element
+    /// Channels per array element
     pub NumChannels: ::core::ffi::c_uint,
 }
 impl Default for CUDA_ARRAY_DESCRIPTOR_st {
@@ -342,13 +342,13 @@ pub type CUDA_ARRAY_DESCRIPTOR_v1 = CUDA_ARRAY_DESCRIPTOR_v1_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_ARRAY_DESCRIPTOR_v1_st {
-    ///Width of array
+    /// Width of array
     pub Width: ::core::ffi::c_uint,
-    ///Height of array
+    /// Height of array
     pub Height: ::core::ffi::c_uint,
-    ///Array format
+    /// Array format
     pub Format: CUarray_format,
-    ///Channels per array element
+    /// Channels per array element
     pub NumChannels: ::core::ffi::c_uint,
 }
 impl Default for CUDA_ARRAY_DESCRIPTOR_v1_st {
@@ -368,9 +368,9 @@ pub type CUDA_ARRAY_MEMORY_REQUIREMENTS = CUDA_ARRAY_MEMORY_REQUIREMENTS_v1;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
-    ///Total required memory size
+    /// Total required memory size
     pub size: usize,
-    ///alignment requirement
+    /// alignment requirement
     pub alignment: usize,
     pub reserved: [::core::ffi::c_uint; 4usize],
 }
@@ -394,11 +394,11 @@ pub struct CUDA_ARRAY_SPARSE_PROPERTIES_st {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUDA_ARRAY_SPARSE_PROPERTIES_st__bindgen_ty_1 {
-    ///Width of sparse tile in elements
+    /// Width of sparse tile in elements
     pub width: ::core::ffi::c_uint,
-    ///Height of sparse tile in elements
+    /// Height of sparse tile in elements
     pub height: ::core::ffi::c_uint,
-    ///Depth of sparse tile in elements
+    /// Depth of sparse tile in elements
     pub depth: ::core::ffi::c_uint,
 }
 /// CUDA array sparse properties
@@ -501,13 +501,13 @@ impl Default for CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st {
-    ///Context to use for the operations.
+    /// Context to use for the operations.
     pub ctx: CUcontext,
-    ///Number of operations in paramArray.
+    /// Number of operations in paramArray.
     pub count: ::core::ffi::c_uint,
-    ///Array of batch memory operations.
+    /// Array of batch memory operations.
     pub paramArray: *mut CUstreamBatchMemOpParams,
-    ///Flags to control the node.
+    /// Flags to control the node.
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -518,7 +518,7 @@ pub type CUDA_CHILD_GRAPH_NODE_PARAMS = CUDA_CHILD_GRAPH_NODE_PARAMS_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
-    /**The child graph to clone into the node for node creation, or
+    /** The child graph to clone into the node for node creation, or
 a handle to the graph owned by the node for node query*/
     pub graph: CUgraph,
 }
@@ -537,13 +537,13 @@ impl Default for CUDA_CHILD_GRAPH_NODE_PARAMS_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
-    /**The child graph to clone into the node for node creation, or
+    /** The child graph to clone into the node for node creation, or
    a handle to the graph owned by the node for node query.
    The graph must not contain conditional nodes. Graphs
    containing memory allocation or memory free nodes must
    set the ownership to be moved to the parent.*/
     pub graph: CUgraph,
-    ///The ownership relationship of the child graph node.
+    /// The ownership relationship of the child graph node.
     pub ownership: CUgraphChildGraphNodeOwnership,
 }
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060"))]
@@ -551,15 +551,15 @@ pub struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_CONDITIONAL_NODE_PARAMS {
-    /**Conditional node handle.
+    /** Conditional node handle.
 Handles must be created in advance of creating the node
 using ::cuGraphConditionalHandleCreate.*/
     pub handle: CUgraphConditionalHandle,
-    ///Type of conditional node.
+    /// Type of conditional node.
     pub type_: CUgraphConditionalNodeType,
-    ///Size of graph output array.  Must be 1.
+    /// Size of graph output array.  Must be 1.
     pub size: ::core::ffi::c_uint,
-    /**CUDA-owned array populated with conditional node child graphs during creation of the node.
+    /** CUDA-owned array populated with conditional node child graphs during creation of the node.
 Valid for the lifetime of the conditional node.
 The contents of the graph(s) are subject to the following constraints:
 
@@ -570,7 +570,7 @@ must belong to the same CUDA context.
 
 These graphs may be populated using graph node creation APIs or ::cuStreamBeginCaptureToGraph.*/
     pub phGraph_out: *mut CUgraph,
-    ///Context on which to run the node.  Must match context used to create the handle and all body nodes.
+    /// Context on which to run the node.  Must match context used to create the handle and all body nodes.
     pub ctx: CUcontext,
 }
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -588,16 +588,16 @@ impl Default for CUDA_CONDITIONAL_NODE_PARAMS {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_CONDITIONAL_NODE_PARAMS {
-    /**Conditional node handle.
+    /** Conditional node handle.
 Handles must be created in advance of creating the node
 using ::cuGraphConditionalHandleCreate.*/
     pub handle: CUgraphConditionalHandle,
-    ///Type of conditional node.
+    /// Type of conditional node.
     pub type_: CUgraphConditionalNodeType,
-    /**Size of graph output array.  Allowed values are 1 for CU_GRAPH_COND_TYPE_WHILE, 1 or 2
+    /** Size of graph output array.  Allowed values are 1 for CU_GRAPH_COND_TYPE_WHILE, 1 or 2
 for CU_GRAPH_COND_TYPE_IF, or any value greater than zero for CU_GRAPH_COND_TYPE_SWITCH.*/
     pub size: ::core::ffi::c_uint,
-    /**CUDA-owned array populated with conditional node child graphs during creation of the node.
+    /** CUDA-owned array populated with conditional node child graphs during creation of the node.
 Valid for the lifetime of the conditional node.
 The contents of the graph(s) are subject to the following constraints:
 
@@ -617,7 +617,7 @@ CU_GRAPH_COND_TYPE_SWITCH:
 phGraph_out[n] is executed when the condition is equal to n.  If the condition >= \p size,
 no body graph is executed.*/
     pub phGraph_out: *mut CUgraph,
-    ///Context on which to run the node.  Must match context used to create the handle and all body nodes.
+    /// Context on which to run the node.  Must match context used to create the handle and all body nodes.
     pub ctx: CUcontext,
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -625,16 +625,16 @@ no body graph is executed.*/
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_CONDITIONAL_NODE_PARAMS {
-    /**Conditional node handle.
+    /** Conditional node handle.
 Handles must be created in advance of creating the node
 using ::cuGraphConditionalHandleCreate.*/
     pub handle: CUgraphConditionalHandle,
-    ///Type of conditional node.
+    /// Type of conditional node.
     pub type_: CUgraphConditionalNodeType,
-    /**Size of graph output array.  Allowed values are 1 for CU_GRAPH_COND_TYPE_WHILE, 1 or 2
+    /** Size of graph output array.  Allowed values are 1 for CU_GRAPH_COND_TYPE_WHILE, 1 or 2
 for CU_GRAPH_COND_TYPE_IF, or any value greater than zero for CU_GRAPH_COND_TYPE_SWITCH.*/
     pub size: ::core::ffi::c_uint,
-    /**CUDA-owned array populated with conditional node child graphs during creation of the node.
+    /** CUDA-owned array populated with conditional node child graphs during creation of the node.
 Valid for the lifetime of the conditional node.
 The contents of the graph(s) are subject to the following constraints:
 
@@ -654,7 +654,7 @@ CU_GRAPH_COND_TYPE_SWITCH:
 phGraph_out[n] is executed when the condition is equal to n.  If the condition >= \p size,
 no body graph is executed.*/
     pub phGraph_out: *mut CUgraph,
-    ///Context on which to run the node.  Must match context used to create the handle and all body nodes.
+    /// Context on which to run the node.  Must match context used to create the handle and all body nodes.
     pub ctx: CUcontext,
 }
 pub const CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC: u32 = 2;
@@ -667,7 +667,7 @@ pub type CUDA_EVENT_RECORD_NODE_PARAMS = CUDA_EVENT_RECORD_NODE_PARAMS_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_EVENT_RECORD_NODE_PARAMS_st {
-    ///The event to record when the node executes
+    /// The event to record when the node executes
     pub event: CUevent,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -685,7 +685,7 @@ impl Default for CUDA_EVENT_RECORD_NODE_PARAMS_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_EVENT_RECORD_NODE_PARAMS_st {
-    ///The event to record when the node executes
+    /// The event to record when the node executes
     pub event: CUevent,
     pub __bindgen_anon_1: CUDA_EVENT_RECORD_NODE_PARAMS_st__bindgen_ty_1,
 }
@@ -714,7 +714,7 @@ pub type CUDA_EVENT_WAIT_NODE_PARAMS = CUDA_EVENT_WAIT_NODE_PARAMS_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_EVENT_WAIT_NODE_PARAMS_st {
-    ///The event to wait on from the node
+    /// The event to wait on from the node
     pub event: CUevent,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1087,11 +1087,11 @@ pub type CUDA_EXT_SEM_SIGNAL_NODE_PARAMS = CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
-    ///Array of external semaphore handles.
+    /// Array of external semaphore handles.
     pub extSemArray: *mut CUexternalSemaphore,
-    ///Array of external semaphore signal parameters.
+    /// Array of external semaphore signal parameters.
     pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
-    ///Number of handles and parameters supplied in extSemArray and paramsArray.
+    /// Number of handles and parameters supplied in extSemArray and paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
 }
 impl Default for CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
@@ -1113,11 +1113,11 @@ pub type CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2 = CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st {
-    ///Array of external semaphore handles.
+    /// Array of external semaphore handles.
     pub extSemArray: *mut CUexternalSemaphore,
-    ///Array of external semaphore signal parameters.
+    /// Array of external semaphore signal parameters.
     pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
-    ///Number of handles and parameters supplied in extSemArray and paramsArray.
+    /// Number of handles and parameters supplied in extSemArray and paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1135,11 +1135,11 @@ impl Default for CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st {
-    ///Array of external semaphore handles.
+    /// Array of external semaphore handles.
     pub extSemArray: *mut CUexternalSemaphore,
-    ///Array of external semaphore signal parameters.
+    /// Array of external semaphore signal parameters.
     pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
-    ///Number of handles and parameters supplied in extSemArray and paramsArray.
+    /// Number of handles and parameters supplied in extSemArray and paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
     pub __bindgen_anon_1: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st__bindgen_ty_1,
 }
@@ -1166,11 +1166,11 @@ pub type CUDA_EXT_SEM_WAIT_NODE_PARAMS = CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
-    ///Array of external semaphore handles.
+    /// Array of external semaphore handles.
     pub extSemArray: *mut CUexternalSemaphore,
-    ///Array of external semaphore wait parameters.
+    /// Array of external semaphore wait parameters.
     pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
-    ///Number of handles and parameters supplied in extSemArray and paramsArray.
+    /// Number of handles and parameters supplied in extSemArray and paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
 }
 impl Default for CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
@@ -1192,11 +1192,11 @@ pub type CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2 = CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st {
-    ///Array of external semaphore handles.
+    /// Array of external semaphore handles.
     pub extSemArray: *mut CUexternalSemaphore,
-    ///Array of external semaphore wait parameters.
+    /// Array of external semaphore wait parameters.
     pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
-    ///Number of handles and parameters supplied in extSemArray and paramsArray.
+    /// Number of handles and parameters supplied in extSemArray and paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1214,11 +1214,11 @@ impl Default for CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st {
-    ///Array of external semaphore handles.
+    /// Array of external semaphore handles.
     pub extSemArray: *mut CUexternalSemaphore,
-    ///Array of external semaphore wait parameters.
+    /// Array of external semaphore wait parameters.
     pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
-    ///Number of handles and parameters supplied in extSemArray and paramsArray.
+    /// Number of handles and parameters supplied in extSemArray and paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
     pub __bindgen_anon_1: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st__bindgen_ty_1,
 }
@@ -1247,13 +1247,13 @@ pub type CUDA_FABRIC_COPY_BATCH_OP = CUDA_FABRIC_COPY_BATCH_OP_v1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_FABRIC_COPY_BATCH_OP_st {
-    ///Source copy operand.
+    /// Source copy operand.
     pub src: CUfabricCpyOperand,
-    ///Destination copy operand.
+    /// Destination copy operand.
     pub dst: CUfabricCpyOperand,
-    ///Size in bytes. Zero makes this operation a no-op.
+    /// Size in bytes. Zero makes this operation a no-op.
     pub size: usize,
-    ///Additional flags for fabric copy. Must be 0.
+    /// Additional flags for fabric copy. Must be 0.
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13050"))]
@@ -1295,13 +1295,13 @@ pub type CUDA_FABRIC_CPY_BATCH_NODE_PARAMS_V1 = CUDA_FABRIC_CPY_BATCH_NODE_PARAM
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_FABRIC_CPY_BATCH_NODE_PARAMS_V1_st {
-    /**Number of entries in \p opList. This field cannot be updated
+    /** Number of entries in \p opList. This field cannot be updated
 after instantiation.*/
     pub numOps: usize,
-    /**Array of fabric copy operations. Logical endpoint IDs and operand
+    /** Array of fabric copy operations. Logical endpoint IDs and operand
 types cannot be updated after instantiation.*/
     pub opList: *mut CUDA_FABRIC_COPY_BATCH_OP,
-    /**Flags for future use. Must be zero and cannot be updated
+    /** Flags for future use. Must be zero and cannot be updated
 after instantiation.*/
     pub flags: ::core::ffi::c_ulonglong,
     pub __bindgen_anon_1: CUDA_FABRIC_CPY_BATCH_NODE_PARAMS_V1_st__bindgen_ty_1,
@@ -1320,10 +1320,10 @@ impl Default for CUDA_FABRIC_CPY_BATCH_NODE_PARAMS_V1_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUDA_FABRIC_CPY_BATCH_NODE_PARAMS_V1_st__bindgen_ty_1 {
-    /**Preferred context. This field cannot be updated after
+    /** Preferred context. This field cannot be updated after
 instantiation.*/
     pub ctx: CUcontext,
-    /**Preferred green context. This field cannot be updated after
+    /** Preferred green context. This field cannot be updated after
 instantiation.*/
     pub gCtx: CUgreenCtx,
 }
@@ -1345,13 +1345,13 @@ pub type CUDA_GRAPH_INSTANTIATE_PARAMS = CUDA_GRAPH_INSTANTIATE_PARAMS_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
-    ///Instantiation flags
+    /// Instantiation flags
     pub flags: cuuint64_t,
-    ///Upload stream
+    /// Upload stream
     pub hUploadStream: CUstream,
-    ///The node which caused instantiation to fail, if any
+    /// The node which caused instantiation to fail, if any
     pub hErrNode_out: CUgraphNode,
-    ///Whether instantiation was successful.  If it failed, the reason why
+    /// Whether instantiation was successful.  If it failed, the reason why
     pub result_out: CUgraphInstantiateResult,
 }
 #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1370,9 +1370,9 @@ pub type CUDA_HOST_NODE_PARAMS = CUDA_HOST_NODE_PARAMS_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_HOST_NODE_PARAMS_st {
-    ///The function to call when the node executes
+    /// The function to call when the node executes
     pub fn_: CUhostFn,
-    ///Argument to pass to the function
+    /// Argument to pass to the function
     pub userData: *mut ::core::ffi::c_void,
 }
 impl Default for CUDA_HOST_NODE_PARAMS_st {
@@ -1394,9 +1394,9 @@ pub type CUDA_HOST_NODE_PARAMS_v2 = CUDA_HOST_NODE_PARAMS_v2_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_HOST_NODE_PARAMS_v2_st {
-    ///The function to call when the node executes
+    /// The function to call when the node executes
     pub fn_: CUhostFn,
-    ///Argument to pass to the function
+    /// Argument to pass to the function
     pub userData: *mut ::core::ffi::c_void,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1414,11 +1414,11 @@ impl Default for CUDA_HOST_NODE_PARAMS_v2_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_HOST_NODE_PARAMS_v2_st {
-    ///The function to call when the node executes
+    /// The function to call when the node executes
     pub fn_: CUhostFn,
-    ///Argument to pass to the function
+    /// Argument to pass to the function
     pub userData: *mut ::core::ffi::c_void,
-    ///The sync mode to use for the host task
+    /// The sync mode to use for the host task
     pub syncMode: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1426,11 +1426,11 @@ pub struct CUDA_HOST_NODE_PARAMS_v2_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_HOST_NODE_PARAMS_v2_st {
-    ///The function to call when the node executes
+    /// The function to call when the node executes
     pub fn_: CUhostFn,
-    ///Argument to pass to the function
+    /// Argument to pass to the function
     pub userData: *mut ::core::ffi::c_void,
-    ///The sync mode to use for the host task
+    /// The sync mode to use for the host task
     pub syncMode: ::core::ffi::c_uint,
     pub __bindgen_anon_1: CUDA_HOST_NODE_PARAMS_v2_st__bindgen_ty_1,
 }
@@ -1461,25 +1461,25 @@ pub type CUDA_KERNEL_NODE_PARAMS = CUDA_KERNEL_NODE_PARAMS_v2;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_KERNEL_NODE_PARAMS_st {
-    ///Kernel to launch
+    /// Kernel to launch
     pub func: CUfunction,
-    ///Width of grid in blocks
+    /// Width of grid in blocks
     pub gridDimX: ::core::ffi::c_uint,
-    ///Height of grid in blocks
+    /// Height of grid in blocks
     pub gridDimY: ::core::ffi::c_uint,
-    ///Depth of grid in blocks
+    /// Depth of grid in blocks
     pub gridDimZ: ::core::ffi::c_uint,
-    ///X dimension of each thread block
+    /// X dimension of each thread block
     pub blockDimX: ::core::ffi::c_uint,
-    ///Y dimension of each thread block
+    /// Y dimension of each thread block
     pub blockDimY: ::core::ffi::c_uint,
-    ///Z dimension of each thread block
+    /// Z dimension of each thread block
     pub blockDimZ: ::core::ffi::c_uint,
-    ///Dynamic shared-memory size per thread block in bytes
+    /// Dynamic shared-memory size per thread block in bytes
     pub sharedMemBytes: ::core::ffi::c_uint,
-    ///Array of pointers to kernel parameters
+    /// Array of pointers to kernel parameters
     pub kernelParams: *mut *mut ::core::ffi::c_void,
-    ///Extra options
+    /// Extra options
     pub extra: *mut *mut ::core::ffi::c_void,
 }
 impl Default for CUDA_KERNEL_NODE_PARAMS_st {
@@ -1501,29 +1501,29 @@ pub type CUDA_KERNEL_NODE_PARAMS_v2 = CUDA_KERNEL_NODE_PARAMS_v2_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_KERNEL_NODE_PARAMS_v2_st {
-    ///Kernel to launch
+    /// Kernel to launch
     pub func: CUfunction,
-    ///Width of grid in blocks
+    /// Width of grid in blocks
     pub gridDimX: ::core::ffi::c_uint,
-    ///Height of grid in blocks
+    /// Height of grid in blocks
     pub gridDimY: ::core::ffi::c_uint,
-    ///Depth of grid in blocks
+    /// Depth of grid in blocks
     pub gridDimZ: ::core::ffi::c_uint,
-    ///X dimension of each thread block
+    /// X dimension of each thread block
     pub blockDimX: ::core::ffi::c_uint,
-    ///Y dimension of each thread block
+    /// Y dimension of each thread block
     pub blockDimY: ::core::ffi::c_uint,
-    ///Z dimension of each thread block
+    /// Z dimension of each thread block
     pub blockDimZ: ::core::ffi::c_uint,
-    ///Dynamic shared-memory size per thread block in bytes
+    /// Dynamic shared-memory size per thread block in bytes
     pub sharedMemBytes: ::core::ffi::c_uint,
-    ///Array of pointers to kernel parameters
+    /// Array of pointers to kernel parameters
     pub kernelParams: *mut *mut ::core::ffi::c_void,
-    ///Extra options
+    /// Extra options
     pub extra: *mut *mut ::core::ffi::c_void,
-    ///Kernel to launch, will only be referenced if func is NULL
+    /// Kernel to launch, will only be referenced if func is NULL
     pub kern: CUkernel,
-    ///Context for the kernel task to run in. The value NULL will indicate the current context should be used by the api. This field is ignored if func is set.
+    /// Context for the kernel task to run in. The value NULL will indicate the current context should be used by the api. This field is ignored if func is set.
     pub ctx: CUcontext,
 }
 #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1544,29 +1544,29 @@ pub type CUDA_KERNEL_NODE_PARAMS_v3 = CUDA_KERNEL_NODE_PARAMS_v3_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_KERNEL_NODE_PARAMS_v3_st {
-    ///Kernel to launch
+    /// Kernel to launch
     pub func: CUfunction,
-    ///Width of grid in blocks
+    /// Width of grid in blocks
     pub gridDimX: ::core::ffi::c_uint,
-    ///Height of grid in blocks
+    /// Height of grid in blocks
     pub gridDimY: ::core::ffi::c_uint,
-    ///Depth of grid in blocks
+    /// Depth of grid in blocks
     pub gridDimZ: ::core::ffi::c_uint,
-    ///X dimension of each thread block
+    /// X dimension of each thread block
     pub blockDimX: ::core::ffi::c_uint,
-    ///Y dimension of each thread block
+    /// Y dimension of each thread block
     pub blockDimY: ::core::ffi::c_uint,
-    ///Z dimension of each thread block
+    /// Z dimension of each thread block
     pub blockDimZ: ::core::ffi::c_uint,
-    ///Dynamic shared-memory size per thread block in bytes
+    /// Dynamic shared-memory size per thread block in bytes
     pub sharedMemBytes: ::core::ffi::c_uint,
-    ///Array of pointers to kernel parameters
+    /// Array of pointers to kernel parameters
     pub kernelParams: *mut *mut ::core::ffi::c_void,
-    ///Extra options
+    /// Extra options
     pub extra: *mut *mut ::core::ffi::c_void,
-    ///Kernel to launch, will only be referenced if func is NULL
+    /// Kernel to launch, will only be referenced if func is NULL
     pub kern: CUkernel,
-    ///Context for the kernel task to run in. The value NULL will indicate the current context should be used by the api. This field is ignored if func is set.
+    /// Context for the kernel task to run in. The value NULL will indicate the current context should be used by the api. This field is ignored if func is set.
     pub ctx: CUcontext,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1585,25 +1585,25 @@ pub type CUDA_LAUNCH_PARAMS = CUDA_LAUNCH_PARAMS_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_LAUNCH_PARAMS_st {
-    ///Kernel to launch
+    /// Kernel to launch
     pub function: CUfunction,
-    ///Width of grid in blocks
+    /// Width of grid in blocks
     pub gridDimX: ::core::ffi::c_uint,
-    ///Height of grid in blocks
+    /// Height of grid in blocks
     pub gridDimY: ::core::ffi::c_uint,
-    ///Depth of grid in blocks
+    /// Depth of grid in blocks
     pub gridDimZ: ::core::ffi::c_uint,
-    ///X dimension of each thread block
+    /// X dimension of each thread block
     pub blockDimX: ::core::ffi::c_uint,
-    ///Y dimension of each thread block
+    /// Y dimension of each thread block
     pub blockDimY: ::core::ffi::c_uint,
-    ///Z dimension of each thread block
+    /// Z dimension of each thread block
     pub blockDimZ: ::core::ffi::c_uint,
-    ///Dynamic shared-memory size per thread block in bytes
+    /// Dynamic shared-memory size per thread block in bytes
     pub sharedMemBytes: ::core::ffi::c_uint,
-    ///Stream identifier
+    /// Stream identifier
     pub hStream: CUstream,
-    ///Array of pointers to kernel parameters
+    /// Array of pointers to kernel parameters
     pub kernelParams: *mut *mut ::core::ffi::c_void,
 }
 impl Default for CUDA_LAUNCH_PARAMS_st {
@@ -1623,37 +1623,37 @@ pub type CUDA_MEMCPY2D = CUDA_MEMCPY2D_v2;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_MEMCPY2D_st {
-    ///Source X in bytes
+    /// Source X in bytes
     pub srcXInBytes: usize,
-    ///Source Y
+    /// Source Y
     pub srcY: usize,
-    ///Source memory type (host, device, array)
+    /// Source memory type (host, device, array)
     pub srcMemoryType: CUmemorytype,
-    ///Source host pointer
+    /// Source host pointer
     pub srcHost: *const ::core::ffi::c_void,
-    ///Source device pointer
+    /// Source device pointer
     pub srcDevice: CUdeviceptr,
-    ///Source array reference
+    /// Source array reference
     pub srcArray: CUarray,
-    ///Source pitch (ignored when src is array)
+    /// Source pitch (ignored when src is array)
     pub srcPitch: usize,
-    ///Destination X in bytes
+    /// Destination X in bytes
     pub dstXInBytes: usize,
-    ///Destination Y
+    /// Destination Y
     pub dstY: usize,
-    ///Destination memory type (host, device, array)
+    /// Destination memory type (host, device, array)
     pub dstMemoryType: CUmemorytype,
-    ///Destination host pointer
+    /// Destination host pointer
     pub dstHost: *mut ::core::ffi::c_void,
-    ///Destination device pointer
+    /// Destination device pointer
     pub dstDevice: CUdeviceptr,
-    ///Destination array reference
+    /// Destination array reference
     pub dstArray: CUarray,
-    ///Destination pitch (ignored when dst is array)
+    /// Destination pitch (ignored when dst is array)
     pub dstPitch: usize,
-    ///Width of 2D memory copy in bytes
+    /// Width of 2D memory copy in bytes
     pub WidthInBytes: usize,
-    ///Height of 2D memory copy
+    /// Height of 2D memory copy
     pub Height: usize,
 }
 impl Default for CUDA_MEMCPY2D_st {
@@ -1669,37 +1669,37 @@ pub type CUDA_MEMCPY2D_v1 = CUDA_MEMCPY2D_v1_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_MEMCPY2D_v1_st {
-    ///Source X in bytes
+    /// Source X in bytes
     pub srcXInBytes: ::core::ffi::c_uint,
-    ///Source Y
+    /// Source Y
     pub srcY: ::core::ffi::c_uint,
-    ///Source memory type (host, device, array)
+    /// Source memory type (host, device, array)
     pub srcMemoryType: CUmemorytype,
-    ///Source host pointer
+    /// Source host pointer
     pub srcHost: *const ::core::ffi::c_void,
-    ///Source device pointer
+    /// Source device pointer
     pub srcDevice: CUdeviceptr_v1,
-    ///Source array reference
+    /// Source array reference
     pub srcArray: CUarray,
-    ///Source pitch (ignored when src is array)
+    /// Source pitch (ignored when src is array)
     pub srcPitch: ::core::ffi::c_uint,
-    ///Destination X in bytes
+    /// Destination X in bytes
     pub dstXInBytes: ::core::ffi::c_uint,
-    ///Destination Y
+    /// Destination Y
     pub dstY: ::core::ffi::c_uint,
-    ///Destination memory type (host, device, array)
+    /// Destination memory type (host, device, array)
     pub dstMemoryType: CUmemorytype,
-    ///Destination host pointer
+    /// Destination host pointer
     pub dstHost: *mut ::core::ffi::c_void,
-    ///Destination device pointer
+    /// Destination device pointer
     pub dstDevice: CUdeviceptr_v1,
-    ///Destination array reference
+    /// Destination array reference
     pub dstArray: CUarray,
-    ///Destination pitch (ignored when dst is array)
+    /// Destination pitch (ignored when dst is array)
     pub dstPitch: ::core::ffi::c_uint,
-    ///Width of 2D memory copy in bytes
+    /// Width of 2D memory copy in bytes
     pub WidthInBytes: ::core::ffi::c_uint,
-    ///Height of 2D memory copy
+    /// Height of 2D memory copy
     pub Height: ::core::ffi::c_uint,
 }
 impl Default for CUDA_MEMCPY2D_v1_st {
@@ -1721,15 +1721,15 @@ pub type CUDA_MEMCPY3D_BATCH_OP = CUDA_MEMCPY3D_BATCH_OP_v1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_MEMCPY3D_BATCH_OP_st {
-    ///Source memcpy operand.
+    /// Source memcpy operand.
     pub src: CUmemcpy3DOperand,
-    ///Destination memcpy operand.
+    /// Destination memcpy operand.
     pub dst: CUmemcpy3DOperand,
-    ///Extents of the memcpy between src and dst. The width, height and depth components must not be 0.
+    /// Extents of the memcpy between src and dst. The width, height and depth components must not be 0.
     pub extent: CUextent3D,
-    ///Source access ordering to be observed for copy from src to dst.
+    /// Source access ordering to be observed for copy from src to dst.
     pub srcAccessOrder: CUmemcpySrcAccessOrder,
-    ///Additional flags for copies with this attribute. See ::CUmemcpyFlags
+    /// Additional flags for copies with this attribute. See ::CUmemcpyFlags
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -1750,55 +1750,55 @@ pub type CUDA_MEMCPY3D_PEER = CUDA_MEMCPY3D_PEER_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_MEMCPY3D_PEER_st {
-    ///Source X in bytes
+    /// Source X in bytes
     pub srcXInBytes: usize,
-    ///Source Y
+    /// Source Y
     pub srcY: usize,
-    ///Source Z
+    /// Source Z
     pub srcZ: usize,
-    ///Source LOD
+    /// Source LOD
     pub srcLOD: usize,
-    ///Source memory type (host, device, array)
+    /// Source memory type (host, device, array)
     pub srcMemoryType: CUmemorytype,
-    ///Source host pointer
+    /// Source host pointer
     pub srcHost: *const ::core::ffi::c_void,
-    ///Source device pointer
+    /// Source device pointer
     pub srcDevice: CUdeviceptr,
-    ///Source array reference
+    /// Source array reference
     pub srcArray: CUarray,
-    ///Source context (ignored with srcMemoryType is ::CU_MEMORYTYPE_ARRAY)
+    /// Source context (ignored with srcMemoryType is ::CU_MEMORYTYPE_ARRAY)
     pub srcContext: CUcontext,
-    ///Source pitch (ignored when src is array)
+    /// Source pitch (ignored when src is array)
     pub srcPitch: usize,
-    ///Source height (ignored when src is array; may be 0 if Depth==1)
+    /// Source height (ignored when src is array; may be 0 if Depth==1)
     pub srcHeight: usize,
-    ///Destination X in bytes
+    /// Destination X in bytes
     pub dstXInBytes: usize,
-    ///Destination Y
+    /// Destination Y
     pub dstY: usize,
-    ///Destination Z
+    /// Destination Z
     pub dstZ: usize,
-    ///Destination LOD
+    /// Destination LOD
     pub dstLOD: usize,
-    ///Destination memory type (host, device, array)
+    /// Destination memory type (host, device, array)
     pub dstMemoryType: CUmemorytype,
-    ///Destination host pointer
+    /// Destination host pointer
     pub dstHost: *mut ::core::ffi::c_void,
-    ///Destination device pointer
+    /// Destination device pointer
     pub dstDevice: CUdeviceptr,
-    ///Destination array reference
+    /// Destination array reference
     pub dstArray: CUarray,
-    ///Destination context (ignored with dstMemoryType is ::CU_MEMORYTYPE_ARRAY)
+    /// Destination context (ignored with dstMemoryType is ::CU_MEMORYTYPE_ARRAY)
     pub dstContext: CUcontext,
-    ///Destination pitch (ignored when dst is array)
+    /// Destination pitch (ignored when dst is array)
     pub dstPitch: usize,
-    ///Destination height (ignored when dst is array; may be 0 if Depth==1)
+    /// Destination height (ignored when dst is array; may be 0 if Depth==1)
     pub dstHeight: usize,
-    ///Width of 3D memory copy in bytes
+    /// Width of 3D memory copy in bytes
     pub WidthInBytes: usize,
-    ///Height of 3D memory copy
+    /// Height of 3D memory copy
     pub Height: usize,
-    ///Depth of 3D memory copy
+    /// Depth of 3D memory copy
     pub Depth: usize,
 }
 impl Default for CUDA_MEMCPY3D_PEER_st {
@@ -1816,55 +1816,55 @@ pub type CUDA_MEMCPY3D_PEER_v1 = CUDA_MEMCPY3D_PEER_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_MEMCPY3D_st {
-    ///Source X in bytes
+    /// Source X in bytes
     pub srcXInBytes: usize,
-    ///Source Y
+    /// Source Y
     pub srcY: usize,
-    ///Source Z
+    /// Source Z
     pub srcZ: usize,
-    ///Source LOD
+    /// Source LOD
     pub srcLOD: usize,
-    ///Source memory type (host, device, array)
+    /// Source memory type (host, device, array)
     pub srcMemoryType: CUmemorytype,
-    ///Source host pointer
+    /// Source host pointer
     pub srcHost: *const ::core::ffi::c_void,
-    ///Source device pointer
+    /// Source device pointer
     pub srcDevice: CUdeviceptr,
-    ///Source array reference
+    /// Source array reference
     pub srcArray: CUarray,
-    ///Must be NULL
+    /// Must be NULL
     pub reserved0: *mut ::core::ffi::c_void,
-    ///Source pitch (ignored when src is array)
+    /// Source pitch (ignored when src is array)
     pub srcPitch: usize,
-    ///Source height (ignored when src is array; may be 0 if Depth==1)
+    /// Source height (ignored when src is array; may be 0 if Depth==1)
     pub srcHeight: usize,
-    ///Destination X in bytes
+    /// Destination X in bytes
     pub dstXInBytes: usize,
-    ///Destination Y
+    /// Destination Y
     pub dstY: usize,
-    ///Destination Z
+    /// Destination Z
     pub dstZ: usize,
-    ///Destination LOD
+    /// Destination LOD
     pub dstLOD: usize,
-    ///Destination memory type (host, device, array)
+    /// Destination memory type (host, device, array)
     pub dstMemoryType: CUmemorytype,
-    ///Destination host pointer
+    /// Destination host pointer
     pub dstHost: *mut ::core::ffi::c_void,
-    ///Destination device pointer
+    /// Destination device pointer
     pub dstDevice: CUdeviceptr,
-    ///Destination array reference
+    /// Destination array reference
     pub dstArray: CUarray,
-    ///Must be NULL
+    /// Must be NULL
     pub reserved1: *mut ::core::ffi::c_void,
-    ///Destination pitch (ignored when dst is array)
+    /// Destination pitch (ignored when dst is array)
     pub dstPitch: usize,
-    ///Destination height (ignored when dst is array; may be 0 if Depth==1)
+    /// Destination height (ignored when dst is array; may be 0 if Depth==1)
     pub dstHeight: usize,
-    ///Width of 3D memory copy in bytes
+    /// Width of 3D memory copy in bytes
     pub WidthInBytes: usize,
-    ///Height of 3D memory copy
+    /// Height of 3D memory copy
     pub Height: usize,
-    ///Depth of 3D memory copy
+    /// Depth of 3D memory copy
     pub Depth: usize,
 }
 impl Default for CUDA_MEMCPY3D_st {
@@ -1880,55 +1880,55 @@ pub type CUDA_MEMCPY3D_v1 = CUDA_MEMCPY3D_v1_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_MEMCPY3D_v1_st {
-    ///Source X in bytes
+    /// Source X in bytes
     pub srcXInBytes: ::core::ffi::c_uint,
-    ///Source Y
+    /// Source Y
     pub srcY: ::core::ffi::c_uint,
-    ///Source Z
+    /// Source Z
     pub srcZ: ::core::ffi::c_uint,
-    ///Source LOD
+    /// Source LOD
     pub srcLOD: ::core::ffi::c_uint,
-    ///Source memory type (host, device, array)
+    /// Source memory type (host, device, array)
     pub srcMemoryType: CUmemorytype,
-    ///Source host pointer
+    /// Source host pointer
     pub srcHost: *const ::core::ffi::c_void,
-    ///Source device pointer
+    /// Source device pointer
     pub srcDevice: CUdeviceptr_v1,
-    ///Source array reference
+    /// Source array reference
     pub srcArray: CUarray,
-    ///Must be NULL
+    /// Must be NULL
     pub reserved0: *mut ::core::ffi::c_void,
-    ///Source pitch (ignored when src is array)
+    /// Source pitch (ignored when src is array)
     pub srcPitch: ::core::ffi::c_uint,
-    ///Source height (ignored when src is array; may be 0 if Depth==1)
+    /// Source height (ignored when src is array; may be 0 if Depth==1)
     pub srcHeight: ::core::ffi::c_uint,
-    ///Destination X in bytes
+    /// Destination X in bytes
     pub dstXInBytes: ::core::ffi::c_uint,
-    ///Destination Y
+    /// Destination Y
     pub dstY: ::core::ffi::c_uint,
-    ///Destination Z
+    /// Destination Z
     pub dstZ: ::core::ffi::c_uint,
-    ///Destination LOD
+    /// Destination LOD
     pub dstLOD: ::core::ffi::c_uint,
-    ///Destination memory type (host, device, array)
+    /// Destination memory type (host, device, array)
     pub dstMemoryType: CUmemorytype,
-    ///Destination host pointer
+    /// Destination host pointer
     pub dstHost: *mut ::core::ffi::c_void,
-    ///Destination device pointer
+    /// Destination device pointer
     pub dstDevice: CUdeviceptr_v1,
-    ///Destination array reference
+    /// Destination array reference
     pub dstArray: CUarray,
-    ///Must be NULL
+    /// Must be NULL
     pub reserved1: *mut ::core::ffi::c_void,
-    ///Destination pitch (ignored when dst is array)
+    /// Destination pitch (ignored when dst is array)
     pub dstPitch: ::core::ffi::c_uint,
-    ///Destination height (ignored when dst is array; may be 0 if Depth==1)
+    /// Destination height (ignored when dst is array; may be 0 if Depth==1)
     pub dstHeight: ::core::ffi::c_uint,
-    ///Width of 3D memory copy in bytes
+    /// Width of 3D memory copy in bytes
     pub WidthInBytes: ::core::ffi::c_uint,
-    ///Height of 3D memory copy
+    /// Height of 3D memory copy
     pub Height: ::core::ffi::c_uint,
-    ///Depth of 3D memory copy
+    /// Depth of 3D memory copy
     pub Depth: ::core::ffi::c_uint,
 }
 impl Default for CUDA_MEMCPY3D_v1_st {
@@ -1953,24 +1953,24 @@ pub type CUDA_MEMCPY_BATCH_NODE_PARAMS_V1 = CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st {
-    /**Size of \p dsts, \p srcs and \p sizes arrays. This field cannot
+    /** Size of \p dsts, \p srcs and \p sizes arrays. This field cannot
 be updated in an instantiated graph.*/
     pub count: usize,
-    /**Array of destination pointers. This field can be updated in an
+    /** Array of destination pointers. This field can be updated in an
 instantiated graph.*/
     pub dsts: *mut CUdeviceptr,
-    ///Array of source pointers. This field can be updated in an instantiated graph.
+    /// Array of source pointers. This field can be updated in an instantiated graph.
     pub srcs: *mut CUdeviceptr,
-    /**Array of sizes for memcpy operations. This field can be updated in an
+    /** Array of sizes for memcpy operations. This field can be updated in an
 instantiated graph. A size of 0 disables the individual copy operation.*/
     pub sizes: *mut usize,
-    /**Array of memcpy attributes. The array contents cannot be updated in an
+    /** Array of memcpy attributes. The array contents cannot be updated in an
 instantiated graph.*/
     pub attrs: *mut CUmemcpyAttributes,
-    /**Array of indices specifying which copies each entry in \p attrs
+    /** Array of indices specifying which copies each entry in \p attrs
 applies to. The array contents cannot be updated in an instantiated graph.*/
     pub attrsIdxs: *mut usize,
-    /**Size of \p attrs and \p attrsIdxs arrays. This field cannot be
+    /** Size of \p attrs and \p attrsIdxs arrays. This field cannot be
 updated in an instantiated graph.*/
     pub numAttrs: usize,
     pub __bindgen_anon_1: CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st__bindgen_ty_1,
@@ -1989,10 +1989,10 @@ impl Default for CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st__bindgen_ty_1 {
-    /**Preferred context to use for the copies. This field cannot be updated in an
+    /** Preferred context to use for the copies. This field cannot be updated in an
 instantiated graph.*/
     pub ctx: CUcontext,
-    /**Preferred green context to use for the copies. This field cannot be updated
+    /** Preferred green context to use for the copies. This field cannot be updated
 in an instantiated graph.*/
     pub gCtx: CUgreenCtx,
 }
@@ -2014,13 +2014,13 @@ pub type CUDA_MEMCPY_NODE_PARAMS = CUDA_MEMCPY_NODE_PARAMS_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_MEMCPY_NODE_PARAMS_st {
-    ///Must be zero
+    /// Must be zero
     pub flags: ::core::ffi::c_int,
-    ///Must be zero
+    /// Must be zero
     pub reserved: ::core::ffi::c_int,
-    ///Context on which to run the node
+    /// Context on which to run the node
     pub copyCtx: CUcontext,
-    ///Parameters for the memory copy
+    /// Parameters for the memory copy
     pub copyParams: CUDA_MEMCPY3D,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -2039,17 +2039,17 @@ pub type CUDA_MEMSET_NODE_PARAMS = CUDA_MEMSET_NODE_PARAMS_v1;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUDA_MEMSET_NODE_PARAMS_st {
-    ///Destination device pointer
+    /// Destination device pointer
     pub dst: CUdeviceptr,
-    ///Pitch of destination device pointer. Unused if height is 1
+    /// Pitch of destination device pointer. Unused if height is 1
     pub pitch: usize,
-    ///Value to be set
+    /// Value to be set
     pub value: ::core::ffi::c_uint,
-    ///Size of each element in bytes. Must be 1, 2, or 4.
+    /// Size of each element in bytes. Must be 1, 2, or 4.
     pub elementSize: ::core::ffi::c_uint,
-    ///Width of the row in elements
+    /// Width of the row in elements
     pub width: usize,
-    ///Number of rows
+    /// Number of rows
     pub height: usize,
 }
 /// Memset node parameters
@@ -2062,19 +2062,19 @@ pub type CUDA_MEMSET_NODE_PARAMS_v2 = CUDA_MEMSET_NODE_PARAMS_v2_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_MEMSET_NODE_PARAMS_v2_st {
-    ///Destination device pointer
+    /// Destination device pointer
     pub dst: CUdeviceptr,
-    ///Pitch of destination device pointer. Unused if height is 1
+    /// Pitch of destination device pointer. Unused if height is 1
     pub pitch: usize,
-    ///Value to be set
+    /// Value to be set
     pub value: ::core::ffi::c_uint,
-    ///Size of each element in bytes. Must be 1, 2, or 4.
+    /// Size of each element in bytes. Must be 1, 2, or 4.
     pub elementSize: ::core::ffi::c_uint,
-    ///Width of the row in elements
+    /// Width of the row in elements
     pub width: usize,
-    ///Number of rows
+    /// Number of rows
     pub height: usize,
-    ///Context on which to run the node
+    /// Context on which to run the node
     pub ctx: CUcontext,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -2101,13 +2101,13 @@ pub struct CUDA_MEM_ALLOC_NODE_PARAMS_st {
     /** in: location where the allocation should reside (specified in ::location).
  ::handleTypes must be ::CU_MEM_HANDLE_TYPE_NONE. IPC is not supported.*/
     pub poolProps: CUmemPoolProps,
-    ///in: array of memory access descriptors. Used to describe peer GPU access
+    /// in: array of memory access descriptors. Used to describe peer GPU access
     pub accessDescs: *const CUmemAccessDesc,
-    ///in: number of memory access descriptors.  Must not exceed the number of GPUs.
+    /// in: number of memory access descriptors.  Must not exceed the number of GPUs.
     pub accessDescCount: usize,
-    ///in: size in bytes of the requested allocation
+    /// in: size in bytes of the requested allocation
     pub bytesize: usize,
-    ///out: address of the allocation returned by CUDA
+    /// out: address of the allocation returned by CUDA
     pub dptr: CUdeviceptr,
 }
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010"))]
@@ -2131,13 +2131,13 @@ pub struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
     /** in: location where the allocation should reside (specified in ::location).
  ::handleTypes must be ::CU_MEM_HANDLE_TYPE_NONE. IPC is not supported.*/
     pub poolProps: CUmemPoolProps,
-    ///in: array of memory access descriptors. Used to describe peer GPU access
+    /// in: array of memory access descriptors. Used to describe peer GPU access
     pub accessDescs: *const CUmemAccessDesc,
-    ///in: number of memory access descriptors.  Must not exceed the number of GPUs.
+    /// in: number of memory access descriptors.  Must not exceed the number of GPUs.
     pub accessDescCount: usize,
-    ///in: size in bytes of the requested allocation
+    /// in: size in bytes of the requested allocation
     pub bytesize: usize,
-    ///out: address of the allocation returned by CUDA
+    /// out: address of the allocation returned by CUDA
     pub dptr: CUdeviceptr,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -2158,13 +2158,13 @@ pub struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
     /** in: location where the allocation should reside (specified in ::location).
  ::handleTypes must be ::CU_MEM_HANDLE_TYPE_NONE. IPC is not supported.*/
     pub poolProps: CUmemPoolProps,
-    ///in: array of memory access descriptors. Used to describe peer GPU access
+    /// in: array of memory access descriptors. Used to describe peer GPU access
     pub accessDescs: *const CUmemAccessDesc,
-    ///in: number of memory access descriptors.  Must not exceed the number of GPUs.
+    /// in: number of memory access descriptors.  Must not exceed the number of GPUs.
     pub accessDescCount: usize,
-    ///in: size in bytes of the requested allocation
+    /// in: size in bytes of the requested allocation
     pub bytesize: usize,
-    ///out: address of the allocation returned by CUDA
+    /// out: address of the allocation returned by CUDA
     pub dptr: CUdeviceptr,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -2178,13 +2178,13 @@ pub struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
     /** in: location where the allocation should reside (specified in ::location).
  ::handleTypes must be ::CU_MEM_HANDLE_TYPE_NONE. IPC is not supported.*/
     pub poolProps: CUmemPoolProps,
-    ///in: array of memory access descriptors. Used to describe peer GPU access
+    /// in: array of memory access descriptors. Used to describe peer GPU access
     pub accessDescs: *const CUmemAccessDesc,
-    ///in: number of memory access descriptors.  Must not exceed the number of GPUs.
+    /// in: number of memory access descriptors.  Must not exceed the number of GPUs.
     pub accessDescCount: usize,
-    ///in: size in bytes of the requested allocation
+    /// in: size in bytes of the requested allocation
     pub bytesize: usize,
-    ///out: address of the allocation returned by CUDA
+    /// out: address of the allocation returned by CUDA
     pub dptr: CUdeviceptr,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -2205,13 +2205,13 @@ pub struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
     /** in: location where the allocation should reside (specified in ::location).
  ::handleTypes must be ::CU_MEM_HANDLE_TYPE_NONE. IPC is not supported.*/
     pub poolProps: CUmemPoolProps,
-    ///in: array of memory access descriptors. Used to describe peer GPU access
+    /// in: array of memory access descriptors. Used to describe peer GPU access
     pub accessDescs: *const CUmemAccessDesc,
-    ///in: number of memory access descriptors.  Must not exceed the number of GPUs.
+    /// in: number of memory access descriptors.  Must not exceed the number of GPUs.
     pub accessDescCount: usize,
-    ///in: size in bytes of the requested allocation
+    /// in: size in bytes of the requested allocation
     pub bytesize: usize,
-    ///out: address of the allocation returned by CUDA
+    /// out: address of the allocation returned by CUDA
     pub dptr: CUdeviceptr,
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -2222,7 +2222,7 @@ pub type CUDA_MEM_FREE_NODE_PARAMS = CUDA_MEM_FREE_NODE_PARAMS_st;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUDA_MEM_FREE_NODE_PARAMS_st {
-    ///in: the pointer to free
+    /// in: the pointer to free
     pub dptr: CUdeviceptr,
 }
 pub const CUDA_NVSCISYNC_ATTR_SIGNAL: u32 = 1;
@@ -2231,15 +2231,15 @@ pub const CUDA_NVSCISYNC_ATTR_WAIT: u32 = 2;
  on the memory referenced.*/
 pub use self::CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum as CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS;
 impl CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum {
-    ///No access, meaning the device cannot access this memory at all, thus must be staged through accessible memory in order to complete certain operations
+    /// No access, meaning the device cannot access this memory at all, thus must be staged through accessible memory in order to complete certain operations
     pub const CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE: CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum = CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum(
         0,
     );
-    ///Read-only access, meaning writes to this memory are considered invalid accesses and thus return error in that case.
+    /// Read-only access, meaning writes to this memory are considered invalid accesses and thus return error in that case.
     pub const CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ: CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum = CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum(
         1,
     );
-    ///Read-write access, the device has full read-write access to the memory
+    /// Read-write access, the device has full read-write access to the memory
     pub const CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE: CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum = CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum(
         3,
     );
@@ -2266,10 +2266,10 @@ pub type CUDA_RESOURCE_DESC = CUDA_RESOURCE_DESC_v1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUDA_RESOURCE_DESC_st {
-    ///Resource type
+    /// Resource type
     pub resType: CUresourcetype,
     pub res: CUDA_RESOURCE_DESC_st__bindgen_ty_1,
-    ///Flags (must be zero)
+    /// Flags (must be zero)
     pub flags: ::core::ffi::c_uint,
 }
 impl Default for CUDA_RESOURCE_DESC_st {
@@ -2302,7 +2302,7 @@ impl Default for CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 {
-    ///CUDA array
+    /// CUDA array
     pub hArray: CUarray,
 }
 impl Default for CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 {
@@ -2317,7 +2317,7 @@ impl Default for CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 {
-    ///CUDA mipmapped array
+    /// CUDA mipmapped array
     pub hMipmappedArray: CUmipmappedArray,
 }
 impl Default for CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 {
@@ -2332,13 +2332,13 @@ impl Default for CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
-    ///Device pointer
+    /// Device pointer
     pub devPtr: CUdeviceptr,
-    ///Array format
+    /// Array format
     pub format: CUarray_format,
-    ///Channels per array element
+    /// Channels per array element
     pub numChannels: ::core::ffi::c_uint,
-    ///Size in bytes
+    /// Size in bytes
     pub sizeInBytes: usize,
 }
 impl Default for CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
@@ -2353,17 +2353,17 @@ impl Default for CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
-    ///Device pointer
+    /// Device pointer
     pub devPtr: CUdeviceptr,
-    ///Array format
+    /// Array format
     pub format: CUarray_format,
-    ///Channels per array element
+    /// Channels per array element
     pub numChannels: ::core::ffi::c_uint,
-    ///Width of the array in elements
+    /// Width of the array in elements
     pub width: usize,
-    ///Height of the array in elements
+    /// Height of the array in elements
     pub height: usize,
-    ///Pitch between two rows in bytes
+    /// Pitch between two rows in bytes
     pub pitchInBytes: usize,
 }
 impl Default for CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
@@ -2388,21 +2388,21 @@ pub type CUDA_RESOURCE_VIEW_DESC = CUDA_RESOURCE_VIEW_DESC_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_RESOURCE_VIEW_DESC_st {
-    ///Resource view format
+    /// Resource view format
     pub format: CUresourceViewFormat,
-    ///Width of the resource view
+    /// Width of the resource view
     pub width: usize,
-    ///Height of the resource view
+    /// Height of the resource view
     pub height: usize,
-    ///Depth of the resource view
+    /// Depth of the resource view
     pub depth: usize,
-    ///First defined mipmap level
+    /// First defined mipmap level
     pub firstMipmapLevel: ::core::ffi::c_uint,
-    ///Last defined mipmap level
+    /// Last defined mipmap level
     pub lastMipmapLevel: ::core::ffi::c_uint,
-    ///First layer index
+    /// First layer index
     pub firstLayer: ::core::ffi::c_uint,
-    ///Last layer index
+    /// Last layer index
     pub lastLayer: ::core::ffi::c_uint,
     pub reserved: [::core::ffi::c_uint; 16usize],
 }
@@ -2423,23 +2423,23 @@ pub type CUDA_TEXTURE_DESC = CUDA_TEXTURE_DESC_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUDA_TEXTURE_DESC_st {
-    ///Address modes
+    /// Address modes
     pub addressMode: [CUaddress_mode; 3usize],
-    ///Filter mode
+    /// Filter mode
     pub filterMode: CUfilter_mode,
-    ///Flags
+    /// Flags
     pub flags: ::core::ffi::c_uint,
-    ///Maximum anisotropy ratio
+    /// Maximum anisotropy ratio
     pub maxAnisotropy: ::core::ffi::c_uint,
-    ///Mipmap filter mode
+    /// Mipmap filter mode
     pub mipmapFilterMode: CUfilter_mode,
-    ///Mipmap level bias
+    /// Mipmap level bias
     pub mipmapLevelBias: f32,
-    ///Mipmap minimum level clamp
+    /// Mipmap minimum level clamp
     pub minMipmapLevelClamp: f32,
-    ///Mipmap maximum level clamp
+    /// Mipmap maximum level clamp
     pub maxMipmapLevelClamp: f32,
-    ///Border Color
+    /// Border Color
     pub borderColor: [f32; 4usize],
     pub reserved: [::core::ffi::c_int; 12usize],
 }
@@ -2491,15 +2491,15 @@ pub const CUDA_VERSION: u32 = 13050;
 /// Platform native ordering for GPUDirect RDMA writes
 pub use self::CUGPUDirectRDMAWritesOrdering_enum as CUGPUDirectRDMAWritesOrdering;
 impl CUGPUDirectRDMAWritesOrdering_enum {
-    ///The device does not natively support ordering of remote writes. ::cuFlushGPUDirectRDMAWrites() can be leveraged if supported.
+    /// The device does not natively support ordering of remote writes. ::cuFlushGPUDirectRDMAWrites() can be leveraged if supported.
     pub const CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE: CUGPUDirectRDMAWritesOrdering_enum = CUGPUDirectRDMAWritesOrdering_enum(
         0,
     );
-    ///Natively, the device can consistently consume remote writes, although other CUDA devices may not.
+    /// Natively, the device can consistently consume remote writes, although other CUDA devices may not.
     pub const CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER: CUGPUDirectRDMAWritesOrdering_enum = CUGPUDirectRDMAWritesOrdering_enum(
         100,
     );
-    ///Any CUDA device in the system can consistently consume remote writes to this device.
+    /// Any CUDA device in the system can consistently consume remote writes to this device.
     pub const CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES: CUGPUDirectRDMAWritesOrdering_enum = CUGPUDirectRDMAWritesOrdering_enum(
         200,
     );
@@ -2531,15 +2531,15 @@ pub type CU_DEV_SM_RESOURCE_GROUP_PARAMS = CU_DEV_SM_RESOURCE_GROUP_PARAMS_st;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CU_DEV_SM_RESOURCE_GROUP_PARAMS_st {
-    ///The amount of SMs available in this resource.
+    /// The amount of SMs available in this resource.
     pub smCount: ::core::ffi::c_uint,
-    ///The amount of co-scheduled SMs grouped together for locality purposes.
+    /// The amount of co-scheduled SMs grouped together for locality purposes.
     pub coscheduledSmCount: ::core::ffi::c_uint,
-    ///When possible, combine co-scheduled groups together into larger groups of this size.
+    /// When possible, combine co-scheduled groups together into larger groups of this size.
     pub preferredCoscheduledSmCount: ::core::ffi::c_uint,
-    ///Combination of \p CUdevSmResourceGroup_flags values to indicate this this group is created.
+    /// Combination of \p CUdevSmResourceGroup_flags values to indicate this this group is created.
     pub flags: ::core::ffi::c_uint,
-    ///Reserved for future use - ensure this is is zero initialized.
+    /// Reserved for future use - ensure this is is zero initialized.
     pub reserved: [::core::ffi::c_uint; 12usize],
 }
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030"))]
@@ -2548,13 +2548,13 @@ pub struct CU_DEV_SM_RESOURCE_GROUP_PARAMS_st {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CU_DEV_SM_RESOURCE_GROUP_PARAMS_st {
-    ///The amount of SMs available in this resource.
+    /// The amount of SMs available in this resource.
     pub smCount: ::core::ffi::c_uint,
-    ///The amount of co-scheduled SMs grouped together for locality purposes.
+    /// The amount of co-scheduled SMs grouped together for locality purposes.
     pub coscheduledSmCount: ::core::ffi::c_uint,
-    ///When possible, combine co-scheduled groups together into larger groups of this size.
+    /// When possible, combine co-scheduled groups together into larger groups of this size.
     pub preferredCoscheduledSmCount: ::core::ffi::c_uint,
-    ///The flags set on this SM resource group. For possible values see ::CUdevSmResourceGroup_flags.
+    /// The flags set on this SM resource group. For possible values see ::CUdevSmResourceGroup_flags.
     pub flags: ::core::ffi::c_uint,
     pub reserved: [::core::ffi::c_uint; 12usize],
 }
@@ -2564,15 +2564,15 @@ pub struct CU_DEV_SM_RESOURCE_GROUP_PARAMS_st {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CU_DEV_SM_RESOURCE_GROUP_PARAMS_st {
-    ///The amount of SMs available in this resource.
+    /// The amount of SMs available in this resource.
     pub smCount: ::core::ffi::c_uint,
-    ///The amount of co-scheduled SMs grouped together for locality purposes.
+    /// The amount of co-scheduled SMs grouped together for locality purposes.
     pub coscheduledSmCount: ::core::ffi::c_uint,
-    ///When possible, combine co-scheduled groups together into larger groups of this size.
+    /// When possible, combine co-scheduled groups together into larger groups of this size.
     pub preferredCoscheduledSmCount: ::core::ffi::c_uint,
-    ///The flags set on this SM resource group. For possible values see ::CUdevSmResourceGroup_flags.
+    /// The flags set on this SM resource group. For possible values see ::CUdevSmResourceGroup_flags.
     pub flags: ::core::ffi::c_uint,
-    ///Locality domain that the SM must be located on. Only valid if CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID is set in flags
+    /// Locality domain that the SM must be located on. Only valid if CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID is set in flags
     pub localityDomainId: ::core::ffi::c_uint,
     pub reserved: [::core::ffi::c_uint; 11usize],
 }
@@ -2641,15 +2641,15 @@ pub type CUaccessPolicyWindow = CUaccessPolicyWindow_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUaccessPolicyWindow_st {
-    ///Starting address of the access policy window. CUDA driver may align it.
+    /// Starting address of the access policy window. CUDA driver may align it.
     pub base_ptr: *mut ::core::ffi::c_void,
-    ///Size in bytes of the window policy. CUDA driver may restrict the maximum size and alignment.
+    /// Size in bytes of the window policy. CUDA driver may restrict the maximum size and alignment.
     pub num_bytes: usize,
-    ///hitRatio specifies percentage of lines assigned hitProp, rest are assigned missProp.
+    /// hitRatio specifies percentage of lines assigned hitProp, rest are assigned missProp.
     pub hitRatio: f32,
-    ///::CUaccessProperty set for hit.
+    /// ::CUaccessProperty set for hit.
     pub hitProp: CUaccessProperty,
-    ///::CUaccessProperty set for miss. Must be either NORMAL or STREAMING
+    /// ::CUaccessProperty set for miss. Must be either NORMAL or STREAMING
     pub missProp: CUaccessProperty,
 }
 impl Default for CUaccessPolicyWindow_st {
@@ -2675,15 +2675,15 @@ pub type CUaccessPolicyWindow_v1 = CUaccessPolicyWindow_st;
 /// Specifies performance hint with ::CUaccessPolicyWindow for hitProp and missProp members.
 pub use self::CUaccessProperty_enum as CUaccessProperty;
 impl CUaccessProperty_enum {
-    ///Normal cache persistence.
+    /// Normal cache persistence.
     pub const CU_ACCESS_PROPERTY_NORMAL: CUaccessProperty_enum = CUaccessProperty_enum(
         0,
     );
-    ///Streaming access is less likely to persit from cache.
+    /// Streaming access is less likely to persit from cache.
     pub const CU_ACCESS_PROPERTY_STREAMING: CUaccessProperty_enum = CUaccessProperty_enum(
         1,
     );
-    ///Persisting access is more likely to persist in cache.
+    /// Persisting access is more likely to persist in cache.
     pub const CU_ACCESS_PROPERTY_PERSISTING: CUaccessProperty_enum = CUaccessProperty_enum(
         2,
     );
@@ -2695,13 +2695,13 @@ pub struct CUaccessProperty_enum(pub ::core::ffi::c_uint);
 /// Texture reference addressing modes
 pub use self::CUaddress_mode_enum as CUaddress_mode;
 impl CUaddress_mode_enum {
-    ///Wrapping address mode
+    /// Wrapping address mode
     pub const CU_TR_ADDRESS_MODE_WRAP: CUaddress_mode_enum = CUaddress_mode_enum(0);
-    ///Clamp to edge address mode
+    /// Clamp to edge address mode
     pub const CU_TR_ADDRESS_MODE_CLAMP: CUaddress_mode_enum = CUaddress_mode_enum(1);
-    ///Mirror address mode
+    /// Mirror address mode
     pub const CU_TR_ADDRESS_MODE_MIRROR: CUaddress_mode_enum = CUaddress_mode_enum(2);
-    ///Border address mode
+    /// Border address mode
     pub const CU_TR_ADDRESS_MODE_BORDER: CUaddress_mode_enum = CUaddress_mode_enum(3);
 }
 #[repr(transparent)]
@@ -2715,24 +2715,24 @@ pub type CUarrayMapInfo = CUarrayMapInfo_v1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUarrayMapInfo_st {
-    ///Resource type
+    /// Resource type
     pub resourceType: CUresourcetype,
     pub resource: CUarrayMapInfo_st__bindgen_ty_1,
-    ///Sparse subresource type
+    /// Sparse subresource type
     pub subresourceType: CUarraySparseSubresourceType,
     pub subresource: CUarrayMapInfo_st__bindgen_ty_2,
-    ///Memory operation type
+    /// Memory operation type
     pub memOperationType: CUmemOperationType,
-    ///Memory handle type
+    /// Memory handle type
     pub memHandleType: CUmemHandleType,
     pub memHandle: CUarrayMapInfo_st__bindgen_ty_3,
-    ///Offset within the memory
+    /// Offset within the memory
     pub offset: ::core::ffi::c_ulonglong,
-    ///Device ordinal bit mask
+    /// Device ordinal bit mask
     pub deviceBitMask: ::core::ffi::c_uint,
-    ///flags for future use, must be zero now.
+    /// flags for future use, must be zero now.
     pub flags: ::core::ffi::c_uint,
-    ///Reserved for future use, must be zero now.
+    /// Reserved for future use, must be zero now.
     pub reserved: [::core::ffi::c_uint; 2usize],
 }
 impl Default for CUarrayMapInfo_st {
@@ -2777,31 +2777,31 @@ impl Default for CUarrayMapInfo_st__bindgen_ty_2 {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_1 {
-    ///For CUDA mipmapped arrays must a valid mipmap level. For CUDA arrays must be zero
+    /// For CUDA mipmapped arrays must a valid mipmap level. For CUDA arrays must be zero
     pub level: ::core::ffi::c_uint,
-    ///For CUDA layered arrays must be a valid layer index. Otherwise, must be zero
+    /// For CUDA layered arrays must be a valid layer index. Otherwise, must be zero
     pub layer: ::core::ffi::c_uint,
-    ///Starting X offset in elements
+    /// Starting X offset in elements
     pub offsetX: ::core::ffi::c_uint,
-    ///Starting Y offset in elements
+    /// Starting Y offset in elements
     pub offsetY: ::core::ffi::c_uint,
-    ///Starting Z offset in elements
+    /// Starting Z offset in elements
     pub offsetZ: ::core::ffi::c_uint,
-    ///Width in elements
+    /// Width in elements
     pub extentWidth: ::core::ffi::c_uint,
-    ///Height in elements
+    /// Height in elements
     pub extentHeight: ::core::ffi::c_uint,
-    ///Depth in elements
+    /// Depth in elements
     pub extentDepth: ::core::ffi::c_uint,
 }
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_2 {
-    ///For CUDA layered arrays must be a valid layer index. Otherwise, must be zero
+    /// For CUDA layered arrays must be a valid layer index. Otherwise, must be zero
     pub layer: ::core::ffi::c_uint,
-    ///Offset within mip tail
+    /// Offset within mip tail
     pub offset: ::core::ffi::c_ulonglong,
-    ///Extent in bytes
+    /// Extent in bytes
     pub size: ::core::ffi::c_ulonglong,
 }
 #[repr(C)]
@@ -2837,27 +2837,27 @@ pub struct CUarraySparseSubresourceType_enum(pub ::core::ffi::c_uint);
 /// Array indices for cube faces
 pub use self::CUarray_cubemap_face_enum as CUarray_cubemap_face;
 impl CUarray_cubemap_face_enum {
-    ///Positive X face of cubemap
+    /// Positive X face of cubemap
     pub const CU_CUBEMAP_FACE_POSITIVE_X: CUarray_cubemap_face_enum = CUarray_cubemap_face_enum(
         0,
     );
-    ///Negative X face of cubemap
+    /// Negative X face of cubemap
     pub const CU_CUBEMAP_FACE_NEGATIVE_X: CUarray_cubemap_face_enum = CUarray_cubemap_face_enum(
         1,
     );
-    ///Positive Y face of cubemap
+    /// Positive Y face of cubemap
     pub const CU_CUBEMAP_FACE_POSITIVE_Y: CUarray_cubemap_face_enum = CUarray_cubemap_face_enum(
         2,
     );
-    ///Negative Y face of cubemap
+    /// Negative Y face of cubemap
     pub const CU_CUBEMAP_FACE_NEGATIVE_Y: CUarray_cubemap_face_enum = CUarray_cubemap_face_enum(
         3,
     );
-    ///Positive Z face of cubemap
+    /// Positive Z face of cubemap
     pub const CU_CUBEMAP_FACE_POSITIVE_Z: CUarray_cubemap_face_enum = CUarray_cubemap_face_enum(
         4,
     );
-    ///Negative Z face of cubemap
+    /// Negative Z face of cubemap
     pub const CU_CUBEMAP_FACE_NEGATIVE_Z: CUarray_cubemap_face_enum = CUarray_cubemap_face_enum(
         5,
     );
@@ -2870,81 +2870,81 @@ pub struct CUarray_cubemap_face_enum(pub ::core::ffi::c_uint);
 pub use self::CUarray_format_enum as CUarray_format;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040"))]
 impl CUarray_format_enum {
-    ///Unsigned 8-bit integers
+    /// Unsigned 8-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT8: CUarray_format_enum = CUarray_format_enum(1);
-    ///Unsigned 16-bit integers
+    /// Unsigned 16-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT16: CUarray_format_enum = CUarray_format_enum(2);
-    ///Unsigned 32-bit integers
+    /// Unsigned 32-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT32: CUarray_format_enum = CUarray_format_enum(3);
-    ///Signed 8-bit integers
+    /// Signed 8-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT8: CUarray_format_enum = CUarray_format_enum(8);
-    ///Signed 16-bit integers
+    /// Signed 16-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT16: CUarray_format_enum = CUarray_format_enum(9);
-    ///Signed 32-bit integers
+    /// Signed 32-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT32: CUarray_format_enum = CUarray_format_enum(10);
-    ///16-bit floating point
+    /// 16-bit floating point
     pub const CU_AD_FORMAT_HALF: CUarray_format_enum = CUarray_format_enum(16);
-    ///32-bit floating point
+    /// 32-bit floating point
     pub const CU_AD_FORMAT_FLOAT: CUarray_format_enum = CUarray_format_enum(32);
-    ///8-bit YUV planar format, with 4:2:0 sampling
+    /// 8-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_NV12: CUarray_format_enum = CUarray_format_enum(176);
-    ///1 channel unsigned 8-bit normalized integer
+    /// 1 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X1: CUarray_format_enum = CUarray_format_enum(192);
-    ///2 channel unsigned 8-bit normalized integer
+    /// 2 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X2: CUarray_format_enum = CUarray_format_enum(193);
-    ///4 channel unsigned 8-bit normalized integer
+    /// 4 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X4: CUarray_format_enum = CUarray_format_enum(194);
-    ///1 channel unsigned 16-bit normalized integer
+    /// 1 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X1: CUarray_format_enum = CUarray_format_enum(195);
-    ///2 channel unsigned 16-bit normalized integer
+    /// 2 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X2: CUarray_format_enum = CUarray_format_enum(196);
-    ///4 channel unsigned 16-bit normalized integer
+    /// 4 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X4: CUarray_format_enum = CUarray_format_enum(197);
-    ///1 channel signed 8-bit normalized integer
+    /// 1 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X1: CUarray_format_enum = CUarray_format_enum(198);
-    ///2 channel signed 8-bit normalized integer
+    /// 2 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X2: CUarray_format_enum = CUarray_format_enum(199);
-    ///4 channel signed 8-bit normalized integer
+    /// 4 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X4: CUarray_format_enum = CUarray_format_enum(200);
-    ///1 channel signed 16-bit normalized integer
+    /// 1 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X1: CUarray_format_enum = CUarray_format_enum(201);
-    ///2 channel signed 16-bit normalized integer
+    /// 2 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X2: CUarray_format_enum = CUarray_format_enum(202);
-    ///4 channel signed 16-bit normalized integer
+    /// 4 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X4: CUarray_format_enum = CUarray_format_enum(203);
-    ///4 channel unsigned normalized block-compressed (BC1 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format
     pub const CU_AD_FORMAT_BC1_UNORM: CUarray_format_enum = CUarray_format_enum(145);
-    ///4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC1_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         146,
     );
-    ///4 channel unsigned normalized block-compressed (BC2 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format
     pub const CU_AD_FORMAT_BC2_UNORM: CUarray_format_enum = CUarray_format_enum(147);
-    ///4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC2_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         148,
     );
-    ///4 channel unsigned normalized block-compressed (BC3 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format
     pub const CU_AD_FORMAT_BC3_UNORM: CUarray_format_enum = CUarray_format_enum(149);
-    ///4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC3_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         150,
     );
-    ///1 channel unsigned normalized block-compressed (BC4 compression) format
+    /// 1 channel unsigned normalized block-compressed (BC4 compression) format
     pub const CU_AD_FORMAT_BC4_UNORM: CUarray_format_enum = CUarray_format_enum(151);
-    ///1 channel signed normalized block-compressed (BC4 compression) format
+    /// 1 channel signed normalized block-compressed (BC4 compression) format
     pub const CU_AD_FORMAT_BC4_SNORM: CUarray_format_enum = CUarray_format_enum(152);
-    ///2 channel unsigned normalized block-compressed (BC5 compression) format
+    /// 2 channel unsigned normalized block-compressed (BC5 compression) format
     pub const CU_AD_FORMAT_BC5_UNORM: CUarray_format_enum = CUarray_format_enum(153);
-    ///2 channel signed normalized block-compressed (BC5 compression) format
+    /// 2 channel signed normalized block-compressed (BC5 compression) format
     pub const CU_AD_FORMAT_BC5_SNORM: CUarray_format_enum = CUarray_format_enum(154);
-    ///3 channel unsigned half-float block-compressed (BC6H compression) format
+    /// 3 channel unsigned half-float block-compressed (BC6H compression) format
     pub const CU_AD_FORMAT_BC6H_UF16: CUarray_format_enum = CUarray_format_enum(155);
-    ///3 channel signed half-float block-compressed (BC6H compression) format
+    /// 3 channel signed half-float block-compressed (BC6H compression) format
     pub const CU_AD_FORMAT_BC6H_SF16: CUarray_format_enum = CUarray_format_enum(156);
-    ///4 channel unsigned normalized block-compressed (BC7 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format
     pub const CU_AD_FORMAT_BC7_UNORM: CUarray_format_enum = CUarray_format_enum(157);
-    ///4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC7_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         158,
     );
@@ -2955,227 +2955,227 @@ impl CUarray_format_enum {
 pub struct CUarray_format_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12050", feature = "cuda-12060"))]
 impl CUarray_format_enum {
-    ///Unsigned 8-bit integers
+    /// Unsigned 8-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT8: CUarray_format_enum = CUarray_format_enum(1);
-    ///Unsigned 16-bit integers
+    /// Unsigned 16-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT16: CUarray_format_enum = CUarray_format_enum(2);
-    ///Unsigned 32-bit integers
+    /// Unsigned 32-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT32: CUarray_format_enum = CUarray_format_enum(3);
-    ///Signed 8-bit integers
+    /// Signed 8-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT8: CUarray_format_enum = CUarray_format_enum(8);
-    ///Signed 16-bit integers
+    /// Signed 16-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT16: CUarray_format_enum = CUarray_format_enum(9);
-    ///Signed 32-bit integers
+    /// Signed 32-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT32: CUarray_format_enum = CUarray_format_enum(10);
-    ///16-bit floating point
+    /// 16-bit floating point
     pub const CU_AD_FORMAT_HALF: CUarray_format_enum = CUarray_format_enum(16);
-    ///32-bit floating point
+    /// 32-bit floating point
     pub const CU_AD_FORMAT_FLOAT: CUarray_format_enum = CUarray_format_enum(32);
-    ///8-bit YUV planar format, with 4:2:0 sampling
+    /// 8-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_NV12: CUarray_format_enum = CUarray_format_enum(176);
-    ///1 channel unsigned 8-bit normalized integer
+    /// 1 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X1: CUarray_format_enum = CUarray_format_enum(192);
-    ///2 channel unsigned 8-bit normalized integer
+    /// 2 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X2: CUarray_format_enum = CUarray_format_enum(193);
-    ///4 channel unsigned 8-bit normalized integer
+    /// 4 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X4: CUarray_format_enum = CUarray_format_enum(194);
-    ///1 channel unsigned 16-bit normalized integer
+    /// 1 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X1: CUarray_format_enum = CUarray_format_enum(195);
-    ///2 channel unsigned 16-bit normalized integer
+    /// 2 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X2: CUarray_format_enum = CUarray_format_enum(196);
-    ///4 channel unsigned 16-bit normalized integer
+    /// 4 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X4: CUarray_format_enum = CUarray_format_enum(197);
-    ///1 channel signed 8-bit normalized integer
+    /// 1 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X1: CUarray_format_enum = CUarray_format_enum(198);
-    ///2 channel signed 8-bit normalized integer
+    /// 2 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X2: CUarray_format_enum = CUarray_format_enum(199);
-    ///4 channel signed 8-bit normalized integer
+    /// 4 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X4: CUarray_format_enum = CUarray_format_enum(200);
-    ///1 channel signed 16-bit normalized integer
+    /// 1 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X1: CUarray_format_enum = CUarray_format_enum(201);
-    ///2 channel signed 16-bit normalized integer
+    /// 2 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X2: CUarray_format_enum = CUarray_format_enum(202);
-    ///4 channel signed 16-bit normalized integer
+    /// 4 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X4: CUarray_format_enum = CUarray_format_enum(203);
-    ///4 channel unsigned normalized block-compressed (BC1 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format
     pub const CU_AD_FORMAT_BC1_UNORM: CUarray_format_enum = CUarray_format_enum(145);
-    ///4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC1_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         146,
     );
-    ///4 channel unsigned normalized block-compressed (BC2 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format
     pub const CU_AD_FORMAT_BC2_UNORM: CUarray_format_enum = CUarray_format_enum(147);
-    ///4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC2_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         148,
     );
-    ///4 channel unsigned normalized block-compressed (BC3 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format
     pub const CU_AD_FORMAT_BC3_UNORM: CUarray_format_enum = CUarray_format_enum(149);
-    ///4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC3_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         150,
     );
-    ///1 channel unsigned normalized block-compressed (BC4 compression) format
+    /// 1 channel unsigned normalized block-compressed (BC4 compression) format
     pub const CU_AD_FORMAT_BC4_UNORM: CUarray_format_enum = CUarray_format_enum(151);
-    ///1 channel signed normalized block-compressed (BC4 compression) format
+    /// 1 channel signed normalized block-compressed (BC4 compression) format
     pub const CU_AD_FORMAT_BC4_SNORM: CUarray_format_enum = CUarray_format_enum(152);
-    ///2 channel unsigned normalized block-compressed (BC5 compression) format
+    /// 2 channel unsigned normalized block-compressed (BC5 compression) format
     pub const CU_AD_FORMAT_BC5_UNORM: CUarray_format_enum = CUarray_format_enum(153);
-    ///2 channel signed normalized block-compressed (BC5 compression) format
+    /// 2 channel signed normalized block-compressed (BC5 compression) format
     pub const CU_AD_FORMAT_BC5_SNORM: CUarray_format_enum = CUarray_format_enum(154);
-    ///3 channel unsigned half-float block-compressed (BC6H compression) format
+    /// 3 channel unsigned half-float block-compressed (BC6H compression) format
     pub const CU_AD_FORMAT_BC6H_UF16: CUarray_format_enum = CUarray_format_enum(155);
-    ///3 channel signed half-float block-compressed (BC6H compression) format
+    /// 3 channel signed half-float block-compressed (BC6H compression) format
     pub const CU_AD_FORMAT_BC6H_SF16: CUarray_format_enum = CUarray_format_enum(156);
-    ///4 channel unsigned normalized block-compressed (BC7 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format
     pub const CU_AD_FORMAT_BC7_UNORM: CUarray_format_enum = CUarray_format_enum(157);
-    ///4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC7_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         158,
     );
-    ///10-bit YUV planar format, with 4:2:0 sampling
+    /// 10-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_P010: CUarray_format_enum = CUarray_format_enum(159);
-    ///16-bit YUV planar format, with 4:2:0 sampling
+    /// 16-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_P016: CUarray_format_enum = CUarray_format_enum(161);
-    ///8-bit YUV planar format, with 4:2:2 sampling
+    /// 8-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_NV16: CUarray_format_enum = CUarray_format_enum(162);
-    ///10-bit YUV planar format, with 4:2:2 sampling
+    /// 10-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_P210: CUarray_format_enum = CUarray_format_enum(163);
-    ///16-bit YUV planar format, with 4:2:2 sampling
+    /// 16-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_P216: CUarray_format_enum = CUarray_format_enum(164);
-    ///2 channel, 8-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 8-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_YUY2: CUarray_format_enum = CUarray_format_enum(165);
-    ///2 channel, 10-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 10-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_Y210: CUarray_format_enum = CUarray_format_enum(166);
-    ///2 channel, 16-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 16-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_Y216: CUarray_format_enum = CUarray_format_enum(167);
-    ///4 channel, 8-bit YUV packed planar format, with 4:4:4 sampling
+    /// 4 channel, 8-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_AYUV: CUarray_format_enum = CUarray_format_enum(168);
-    ///10-bit YUV packed planar format, with 4:4:4 sampling
+    /// 10-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y410: CUarray_format_enum = CUarray_format_enum(169);
-    ///4 channel, 12-bit YUV packed planar format, with 4:4:4 sampling
+    /// 4 channel, 12-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y416: CUarray_format_enum = CUarray_format_enum(177);
-    ///3 channel 8-bit YUV planar format, with 4:4:4 sampling
+    /// 3 channel 8-bit YUV planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y444_PLANAR8: CUarray_format_enum = CUarray_format_enum(178);
-    ///3 channel 10-bit YUV planar format, with 4:4:4 sampling
+    /// 3 channel 10-bit YUV planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y444_PLANAR10: CUarray_format_enum = CUarray_format_enum(179);
     pub const CU_AD_FORMAT_MAX: CUarray_format_enum = CUarray_format_enum(2147483647);
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000"))]
 impl CUarray_format_enum {
-    ///Unsigned 8-bit integers
+    /// Unsigned 8-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT8: CUarray_format_enum = CUarray_format_enum(1);
-    ///Unsigned 16-bit integers
+    /// Unsigned 16-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT16: CUarray_format_enum = CUarray_format_enum(2);
-    ///Unsigned 32-bit integers
+    /// Unsigned 32-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT32: CUarray_format_enum = CUarray_format_enum(3);
-    ///Signed 8-bit integers
+    /// Signed 8-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT8: CUarray_format_enum = CUarray_format_enum(8);
-    ///Signed 16-bit integers
+    /// Signed 16-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT16: CUarray_format_enum = CUarray_format_enum(9);
-    ///Signed 32-bit integers
+    /// Signed 32-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT32: CUarray_format_enum = CUarray_format_enum(10);
-    ///16-bit floating point
+    /// 16-bit floating point
     pub const CU_AD_FORMAT_HALF: CUarray_format_enum = CUarray_format_enum(16);
-    ///32-bit floating point
+    /// 32-bit floating point
     pub const CU_AD_FORMAT_FLOAT: CUarray_format_enum = CUarray_format_enum(32);
-    ///8-bit YUV planar format, with 4:2:0 sampling
+    /// 8-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_NV12: CUarray_format_enum = CUarray_format_enum(176);
-    ///1 channel unsigned 8-bit normalized integer
+    /// 1 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X1: CUarray_format_enum = CUarray_format_enum(192);
-    ///2 channel unsigned 8-bit normalized integer
+    /// 2 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X2: CUarray_format_enum = CUarray_format_enum(193);
-    ///4 channel unsigned 8-bit normalized integer
+    /// 4 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X4: CUarray_format_enum = CUarray_format_enum(194);
-    ///1 channel unsigned 16-bit normalized integer
+    /// 1 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X1: CUarray_format_enum = CUarray_format_enum(195);
-    ///2 channel unsigned 16-bit normalized integer
+    /// 2 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X2: CUarray_format_enum = CUarray_format_enum(196);
-    ///4 channel unsigned 16-bit normalized integer
+    /// 4 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X4: CUarray_format_enum = CUarray_format_enum(197);
-    ///1 channel signed 8-bit normalized integer
+    /// 1 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X1: CUarray_format_enum = CUarray_format_enum(198);
-    ///2 channel signed 8-bit normalized integer
+    /// 2 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X2: CUarray_format_enum = CUarray_format_enum(199);
-    ///4 channel signed 8-bit normalized integer
+    /// 4 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X4: CUarray_format_enum = CUarray_format_enum(200);
-    ///1 channel signed 16-bit normalized integer
+    /// 1 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X1: CUarray_format_enum = CUarray_format_enum(201);
-    ///2 channel signed 16-bit normalized integer
+    /// 2 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X2: CUarray_format_enum = CUarray_format_enum(202);
-    ///4 channel signed 16-bit normalized integer
+    /// 4 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X4: CUarray_format_enum = CUarray_format_enum(203);
-    ///4 channel unsigned normalized block-compressed (BC1 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format
     pub const CU_AD_FORMAT_BC1_UNORM: CUarray_format_enum = CUarray_format_enum(145);
-    ///4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC1_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         146,
     );
-    ///4 channel unsigned normalized block-compressed (BC2 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format
     pub const CU_AD_FORMAT_BC2_UNORM: CUarray_format_enum = CUarray_format_enum(147);
-    ///4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC2_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         148,
     );
-    ///4 channel unsigned normalized block-compressed (BC3 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format
     pub const CU_AD_FORMAT_BC3_UNORM: CUarray_format_enum = CUarray_format_enum(149);
-    ///4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC3_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         150,
     );
-    ///1 channel unsigned normalized block-compressed (BC4 compression) format
+    /// 1 channel unsigned normalized block-compressed (BC4 compression) format
     pub const CU_AD_FORMAT_BC4_UNORM: CUarray_format_enum = CUarray_format_enum(151);
-    ///1 channel signed normalized block-compressed (BC4 compression) format
+    /// 1 channel signed normalized block-compressed (BC4 compression) format
     pub const CU_AD_FORMAT_BC4_SNORM: CUarray_format_enum = CUarray_format_enum(152);
-    ///2 channel unsigned normalized block-compressed (BC5 compression) format
+    /// 2 channel unsigned normalized block-compressed (BC5 compression) format
     pub const CU_AD_FORMAT_BC5_UNORM: CUarray_format_enum = CUarray_format_enum(153);
-    ///2 channel signed normalized block-compressed (BC5 compression) format
+    /// 2 channel signed normalized block-compressed (BC5 compression) format
     pub const CU_AD_FORMAT_BC5_SNORM: CUarray_format_enum = CUarray_format_enum(154);
-    ///3 channel unsigned half-float block-compressed (BC6H compression) format
+    /// 3 channel unsigned half-float block-compressed (BC6H compression) format
     pub const CU_AD_FORMAT_BC6H_UF16: CUarray_format_enum = CUarray_format_enum(155);
-    ///3 channel signed half-float block-compressed (BC6H compression) format
+    /// 3 channel signed half-float block-compressed (BC6H compression) format
     pub const CU_AD_FORMAT_BC6H_SF16: CUarray_format_enum = CUarray_format_enum(156);
-    ///4 channel unsigned normalized block-compressed (BC7 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format
     pub const CU_AD_FORMAT_BC7_UNORM: CUarray_format_enum = CUarray_format_enum(157);
-    ///4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC7_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         158,
     );
-    ///10-bit YUV planar format, with 4:2:0 sampling
+    /// 10-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_P010: CUarray_format_enum = CUarray_format_enum(159);
-    ///16-bit YUV planar format, with 4:2:0 sampling
+    /// 16-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_P016: CUarray_format_enum = CUarray_format_enum(161);
-    ///8-bit YUV planar format, with 4:2:2 sampling
+    /// 8-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_NV16: CUarray_format_enum = CUarray_format_enum(162);
-    ///10-bit YUV planar format, with 4:2:2 sampling
+    /// 10-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_P210: CUarray_format_enum = CUarray_format_enum(163);
-    ///16-bit YUV planar format, with 4:2:2 sampling
+    /// 16-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_P216: CUarray_format_enum = CUarray_format_enum(164);
-    ///2 channel, 8-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 8-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_YUY2: CUarray_format_enum = CUarray_format_enum(165);
-    ///2 channel, 10-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 10-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_Y210: CUarray_format_enum = CUarray_format_enum(166);
-    ///2 channel, 16-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 16-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_Y216: CUarray_format_enum = CUarray_format_enum(167);
-    ///4 channel, 8-bit YUV packed planar format, with 4:4:4 sampling
+    /// 4 channel, 8-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_AYUV: CUarray_format_enum = CUarray_format_enum(168);
-    ///10-bit YUV packed planar format, with 4:4:4 sampling
+    /// 10-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y410: CUarray_format_enum = CUarray_format_enum(169);
-    ///4 channel, 12-bit YUV packed planar format, with 4:4:4 sampling
+    /// 4 channel, 12-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y416: CUarray_format_enum = CUarray_format_enum(177);
-    ///3 channel 8-bit YUV planar format, with 4:4:4 sampling
+    /// 3 channel 8-bit YUV planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y444_PLANAR8: CUarray_format_enum = CUarray_format_enum(178);
-    ///3 channel 10-bit YUV planar format, with 4:4:4 sampling
+    /// 3 channel 10-bit YUV planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y444_PLANAR10: CUarray_format_enum = CUarray_format_enum(179);
-    ///3 channel 8-bit YUV semi-planar format, with 4:4:4 sampling
+    /// 3 channel 8-bit YUV semi-planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_YUV444_8bit_SemiPlanar: CUarray_format_enum = CUarray_format_enum(
         180,
     );
-    ///3 channel 16-bit YUV semi-planar format, with 4:4:4 sampling
+    /// 3 channel 16-bit YUV semi-planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_YUV444_16bit_SemiPlanar: CUarray_format_enum = CUarray_format_enum(
         181,
     );
-    ///4 channel unorm R10G10B10A2 RGB format
+    /// 4 channel unorm R10G10B10A2 RGB format
     pub const CU_AD_FORMAT_UNORM_INT_101010_2: CUarray_format_enum = CUarray_format_enum(
         80,
     );
@@ -3183,175 +3183,175 @@ impl CUarray_format_enum {
 }
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUarray_format_enum {
-    ///Unsigned 8-bit integers
+    /// Unsigned 8-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT8: CUarray_format_enum = CUarray_format_enum(1);
-    ///Unsigned 16-bit integers
+    /// Unsigned 16-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT16: CUarray_format_enum = CUarray_format_enum(2);
-    ///Unsigned 32-bit integers
+    /// Unsigned 32-bit integers
     pub const CU_AD_FORMAT_UNSIGNED_INT32: CUarray_format_enum = CUarray_format_enum(3);
-    ///Signed 8-bit integers
+    /// Signed 8-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT8: CUarray_format_enum = CUarray_format_enum(8);
-    ///Signed 16-bit integers
+    /// Signed 16-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT16: CUarray_format_enum = CUarray_format_enum(9);
-    ///Signed 32-bit integers
+    /// Signed 32-bit integers
     pub const CU_AD_FORMAT_SIGNED_INT32: CUarray_format_enum = CUarray_format_enum(10);
-    ///16-bit floating point
+    /// 16-bit floating point
     pub const CU_AD_FORMAT_HALF: CUarray_format_enum = CUarray_format_enum(16);
-    ///32-bit floating point
+    /// 32-bit floating point
     pub const CU_AD_FORMAT_FLOAT: CUarray_format_enum = CUarray_format_enum(32);
-    ///8-bit YUV planar format, with 4:2:0 sampling
+    /// 8-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_NV12: CUarray_format_enum = CUarray_format_enum(176);
-    ///1 channel unsigned 8-bit normalized integer
+    /// 1 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X1: CUarray_format_enum = CUarray_format_enum(192);
-    ///2 channel unsigned 8-bit normalized integer
+    /// 2 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X2: CUarray_format_enum = CUarray_format_enum(193);
-    ///4 channel unsigned 8-bit normalized integer
+    /// 4 channel unsigned 8-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT8X4: CUarray_format_enum = CUarray_format_enum(194);
-    ///1 channel unsigned 16-bit normalized integer
+    /// 1 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X1: CUarray_format_enum = CUarray_format_enum(195);
-    ///2 channel unsigned 16-bit normalized integer
+    /// 2 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X2: CUarray_format_enum = CUarray_format_enum(196);
-    ///4 channel unsigned 16-bit normalized integer
+    /// 4 channel unsigned 16-bit normalized integer
     pub const CU_AD_FORMAT_UNORM_INT16X4: CUarray_format_enum = CUarray_format_enum(197);
-    ///1 channel signed 8-bit normalized integer
+    /// 1 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X1: CUarray_format_enum = CUarray_format_enum(198);
-    ///2 channel signed 8-bit normalized integer
+    /// 2 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X2: CUarray_format_enum = CUarray_format_enum(199);
-    ///4 channel signed 8-bit normalized integer
+    /// 4 channel signed 8-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT8X4: CUarray_format_enum = CUarray_format_enum(200);
-    ///1 channel signed 16-bit normalized integer
+    /// 1 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X1: CUarray_format_enum = CUarray_format_enum(201);
-    ///2 channel signed 16-bit normalized integer
+    /// 2 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X2: CUarray_format_enum = CUarray_format_enum(202);
-    ///4 channel signed 16-bit normalized integer
+    /// 4 channel signed 16-bit normalized integer
     pub const CU_AD_FORMAT_SNORM_INT16X4: CUarray_format_enum = CUarray_format_enum(203);
-    ///4 channel unsigned normalized block-compressed (BC1 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format
     pub const CU_AD_FORMAT_BC1_UNORM: CUarray_format_enum = CUarray_format_enum(145);
-    ///4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC1_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         146,
     );
-    ///4 channel unsigned normalized block-compressed (BC2 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format
     pub const CU_AD_FORMAT_BC2_UNORM: CUarray_format_enum = CUarray_format_enum(147);
-    ///4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC2_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         148,
     );
-    ///4 channel unsigned normalized block-compressed (BC3 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format
     pub const CU_AD_FORMAT_BC3_UNORM: CUarray_format_enum = CUarray_format_enum(149);
-    ///4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC3_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         150,
     );
-    ///1 channel unsigned normalized block-compressed (BC4 compression) format
+    /// 1 channel unsigned normalized block-compressed (BC4 compression) format
     pub const CU_AD_FORMAT_BC4_UNORM: CUarray_format_enum = CUarray_format_enum(151);
-    ///1 channel signed normalized block-compressed (BC4 compression) format
+    /// 1 channel signed normalized block-compressed (BC4 compression) format
     pub const CU_AD_FORMAT_BC4_SNORM: CUarray_format_enum = CUarray_format_enum(152);
-    ///2 channel unsigned normalized block-compressed (BC5 compression) format
+    /// 2 channel unsigned normalized block-compressed (BC5 compression) format
     pub const CU_AD_FORMAT_BC5_UNORM: CUarray_format_enum = CUarray_format_enum(153);
-    ///2 channel signed normalized block-compressed (BC5 compression) format
+    /// 2 channel signed normalized block-compressed (BC5 compression) format
     pub const CU_AD_FORMAT_BC5_SNORM: CUarray_format_enum = CUarray_format_enum(154);
-    ///3 channel unsigned half-float block-compressed (BC6H compression) format
+    /// 3 channel unsigned half-float block-compressed (BC6H compression) format
     pub const CU_AD_FORMAT_BC6H_UF16: CUarray_format_enum = CUarray_format_enum(155);
-    ///3 channel signed half-float block-compressed (BC6H compression) format
+    /// 3 channel signed half-float block-compressed (BC6H compression) format
     pub const CU_AD_FORMAT_BC6H_SF16: CUarray_format_enum = CUarray_format_enum(156);
-    ///4 channel unsigned normalized block-compressed (BC7 compression) format
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format
     pub const CU_AD_FORMAT_BC7_UNORM: CUarray_format_enum = CUarray_format_enum(157);
-    ///4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
     pub const CU_AD_FORMAT_BC7_UNORM_SRGB: CUarray_format_enum = CUarray_format_enum(
         158,
     );
-    ///10-bit YUV planar format, with 4:2:0 sampling
+    /// 10-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_P010: CUarray_format_enum = CUarray_format_enum(159);
-    ///16-bit YUV planar format, with 4:2:0 sampling
+    /// 16-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_P016: CUarray_format_enum = CUarray_format_enum(161);
-    ///8-bit YUV planar format, with 4:2:2 sampling
+    /// 8-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_NV16: CUarray_format_enum = CUarray_format_enum(162);
-    ///10-bit YUV planar format, with 4:2:2 sampling
+    /// 10-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_P210: CUarray_format_enum = CUarray_format_enum(163);
-    ///16-bit YUV planar format, with 4:2:2 sampling
+    /// 16-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_P216: CUarray_format_enum = CUarray_format_enum(164);
-    ///2 channel, 8-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 8-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_YUY2: CUarray_format_enum = CUarray_format_enum(165);
-    ///2 channel, 10-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 10-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_Y210: CUarray_format_enum = CUarray_format_enum(166);
-    ///2 channel, 16-bit YUV packed planar format, with 4:2:2 sampling
+    /// 2 channel, 16-bit YUV packed planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_Y216: CUarray_format_enum = CUarray_format_enum(167);
-    ///4 channel, 8-bit YUV packed planar format, with 4:4:4 sampling
+    /// 4 channel, 8-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_AYUV: CUarray_format_enum = CUarray_format_enum(168);
-    ///10-bit YUV packed planar format, with 4:4:4 sampling
+    /// 10-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y410: CUarray_format_enum = CUarray_format_enum(169);
-    ///4 channel, 12-bit YUV packed planar format, with 4:4:4 sampling
+    /// 4 channel, 12-bit YUV packed planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y416: CUarray_format_enum = CUarray_format_enum(177);
-    ///3 channel 8-bit YUV planar format, with 4:4:4 sampling
+    /// 3 channel 8-bit YUV planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y444_PLANAR8: CUarray_format_enum = CUarray_format_enum(178);
-    ///3 channel 10-bit YUV planar format, with 4:4:4 sampling
+    /// 3 channel 10-bit YUV planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_Y444_PLANAR10: CUarray_format_enum = CUarray_format_enum(179);
-    ///3 channel 8-bit YUV semi-planar format, with 4:4:4 sampling
+    /// 3 channel 8-bit YUV semi-planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_YUV444_8bit_SemiPlanar: CUarray_format_enum = CUarray_format_enum(
         180,
     );
-    ///3 channel 16-bit YUV semi-planar format, with 4:4:4 sampling
+    /// 3 channel 16-bit YUV semi-planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_YUV444_16bit_SemiPlanar: CUarray_format_enum = CUarray_format_enum(
         181,
     );
-    ///4 channel unorm R10G10B10A2 RGB format
+    /// 4 channel unorm R10G10B10A2 RGB format
     pub const CU_AD_FORMAT_UNORM_INT_101010_2: CUarray_format_enum = CUarray_format_enum(
         80,
     );
-    ///4 channel unsigned 8-bit YUV packed format, with 4:2:2 sampling
+    /// 4 channel unsigned 8-bit YUV packed format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_UINT8_PACKED_422: CUarray_format_enum = CUarray_format_enum(
         81,
     );
-    ///4 channel unsigned 8-bit YUV packed format, with 4:4:4 sampling
+    /// 4 channel unsigned 8-bit YUV packed format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_UINT8_PACKED_444: CUarray_format_enum = CUarray_format_enum(
         82,
     );
-    ///3 channel unsigned 8-bit YUV semi-planar format, with 4:2:0 sampling
+    /// 3 channel unsigned 8-bit YUV semi-planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_UINT8_SEMIPLANAR_420: CUarray_format_enum = CUarray_format_enum(
         83,
     );
-    ///3 channel unsigned 16-bit YUV semi-planar format, with 4:2:0 sampling
+    /// 3 channel unsigned 16-bit YUV semi-planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_UINT16_SEMIPLANAR_420: CUarray_format_enum = CUarray_format_enum(
         84,
     );
-    ///3 channel unsigned 8-bit YUV semi-planar format, with 4:2:2 sampling
+    /// 3 channel unsigned 8-bit YUV semi-planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_UINT8_SEMIPLANAR_422: CUarray_format_enum = CUarray_format_enum(
         85,
     );
-    ///3 channel unsigned 16-bit YUV semi-planar format, with 4:2:2 sampling
+    /// 3 channel unsigned 16-bit YUV semi-planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_UINT16_SEMIPLANAR_422: CUarray_format_enum = CUarray_format_enum(
         86,
     );
-    ///3 channel unsigned 8-bit YUV semi-planar format, with 4:4:4 sampling
+    /// 3 channel unsigned 8-bit YUV semi-planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_UINT8_SEMIPLANAR_444: CUarray_format_enum = CUarray_format_enum(
         87,
     );
-    ///3 channel unsigned 16-bit YUV semi-planar format, with 4:4:4 sampling
+    /// 3 channel unsigned 16-bit YUV semi-planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_UINT16_SEMIPLANAR_444: CUarray_format_enum = CUarray_format_enum(
         88,
     );
-    ///3 channel unsigned 8-bit YUV planar format, with 4:2:0 sampling
+    /// 3 channel unsigned 8-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_UINT8_PLANAR_420: CUarray_format_enum = CUarray_format_enum(
         89,
     );
-    ///3 channel unsigned 16-bit YUV planar format, with 4:2:0 sampling
+    /// 3 channel unsigned 16-bit YUV planar format, with 4:2:0 sampling
     pub const CU_AD_FORMAT_UINT16_PLANAR_420: CUarray_format_enum = CUarray_format_enum(
         90,
     );
-    ///3 channel unsigned 8-bit YUV planar format, with 4:2:2 sampling
+    /// 3 channel unsigned 8-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_UINT8_PLANAR_422: CUarray_format_enum = CUarray_format_enum(
         91,
     );
-    ///3 channel unsigned 16-bit YUV planar format, with 4:2:2 sampling
+    /// 3 channel unsigned 16-bit YUV planar format, with 4:2:2 sampling
     pub const CU_AD_FORMAT_UINT16_PLANAR_422: CUarray_format_enum = CUarray_format_enum(
         92,
     );
-    ///3 channel unsigned 8-bit YUV planar format, with 4:4:4 sampling
+    /// 3 channel unsigned 8-bit YUV planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_UINT8_PLANAR_444: CUarray_format_enum = CUarray_format_enum(
         93,
     );
-    ///3 channel unsigned 16-bit YUV planar format, with 4:4:4 sampling
+    /// 3 channel unsigned 16-bit YUV planar format, with 4:4:4 sampling
     pub const CU_AD_FORMAT_UINT16_PLANAR_444: CUarray_format_enum = CUarray_format_enum(
         94,
     );
@@ -3420,9 +3420,9 @@ impl Default for CUasyncNotificationInfo_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUasyncNotificationInfo_st {
-    ///The type of notification being sent
+    /// The type of notification being sent
     pub type_: CUasyncNotificationType,
-    ///Information about the notification. \p type must be checked in order to interpret this field.
+    /// Information about the notification. \p type must be checked in order to interpret this field.
     pub info: CUasyncNotificationInfo_st__bindgen_ty_1,
 }
 #[cfg(any(feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080"))]
@@ -3445,7 +3445,7 @@ impl Default for CUasyncNotificationInfo_st__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUasyncNotificationInfo_st__bindgen_ty_1 {
-    ///Information about notifications of type \p CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET
+    /// Information about notifications of type \p CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET
     pub overBudget: CUasyncNotificationInfo_st__bindgen_ty_1__bindgen_ty_1,
 }
 #[cfg(any(feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080"))]
@@ -3458,7 +3458,7 @@ pub struct CUasyncNotificationInfo_st__bindgen_ty_1__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUasyncNotificationInfo_st__bindgen_ty_1__bindgen_ty_1 {
-    ///The number of bytes that the process has allocated above its device memory budget
+    /// The number of bytes that the process has allocated above its device memory budget
     pub bytesOverBudget: ::core::ffi::c_ulonglong,
 }
 #[cfg(any(feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3477,7 +3477,7 @@ impl CUasyncNotificationType_enum {
 pub struct CUasyncNotificationType_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUasyncNotificationType_enum {
-    ///Sent when the process has exceeded its device memory budget
+    /// Sent when the process has exceeded its device memory budget
     pub const CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET: CUasyncNotificationType_enum = CUasyncNotificationType_enum(
         1,
     );
@@ -3573,7 +3573,7 @@ pub type CUcheckpointCheckpointArgs = CUcheckpointCheckpointArgs_st;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUcheckpointCheckpointArgs_st {
-    ///Reserved for future use, must be zeroed
+    /// Reserved for future use, must be zeroed
     pub reserved: [cuuint64_t; 8usize],
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3581,9 +3581,9 @@ pub struct CUcheckpointCheckpointArgs_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUcheckpointCheckpointArgs_st {
-    ///Optional custom storage; if NULL, GPU memory is checkpointed to host
+    /// Optional custom storage; if NULL, GPU memory is checkpointed to host
     pub customStorageInfo_out: *mut *mut CUcheckpointCustomStorageInfo,
-    ///Reserved for future use, must be zeroed
+    /// Reserved for future use, must be zeroed
     pub reserved: [::core::ffi::c_char; 56usize],
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3604,11 +3604,11 @@ pub type CUcheckpointCustomStorageInfo = CUcheckpointCustomStorageInfo_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUcheckpointCustomStorageInfo_st {
-    ///Handle returned that is needed to complete checkpoint or restore
+    /// Handle returned that is needed to complete checkpoint or restore
     pub handle: CUcheckpointOperationHandle,
-    ///Returned pointer to array of per-device data, one per device. User should set to NULL
+    /// Returned pointer to array of per-device data, one per device. User should set to NULL
     pub perDeviceData: *mut CUcheckpointCustomStoragePerDeviceData,
-    ///Number of devices (and elements in \p perDeviceData array)
+    /// Number of devices (and elements in \p perDeviceData array)
     pub deviceCount: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3629,11 +3629,11 @@ pub type CUcheckpointCustomStoragePerDeviceData = CUcheckpointCustomStoragePerDe
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUcheckpointCustomStoragePerDeviceData_st {
-    ///Zero-copy mapped device memory pointer for the user to copy to/from
+    /// Zero-copy mapped device memory pointer for the user to copy to/from
     pub devPtr: CUdeviceptr,
-    ///Size of mapped memory
+    /// Size of mapped memory
     pub size: usize,
-    ///Stream the user may use for the copy; the CUDA driver synchronizes on this stream before completing checkpoint or restore
+    /// Stream the user may use for the copy; the CUDA driver synchronizes on this stream before completing checkpoint or restore
     pub stream: CUstream,
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3654,9 +3654,9 @@ pub type CUcheckpointGpuPair = CUcheckpointGpuPair_st;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUcheckpointGpuPair_st {
-    ///UUID of the GPU that was checkpointed
+    /// UUID of the GPU that was checkpointed
     pub oldUuid: CUuuid,
-    ///UUID of the GPU to restore onto
+    /// UUID of the GPU to restore onto
     pub newUuid: CUuuid,
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3667,11 +3667,11 @@ pub type CUcheckpointLockArgs = CUcheckpointLockArgs_st;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUcheckpointLockArgs_st {
-    ///Timeout in milliseconds to attempt to lock the process, 0 indicates no timeout
+    /// Timeout in milliseconds to attempt to lock the process, 0 indicates no timeout
     pub timeoutMs: ::core::ffi::c_uint,
-    ///Reserved for future use, must be zero
+    /// Reserved for future use, must be zero
     pub reserved0: ::core::ffi::c_uint,
-    ///Reserved for future use, must be zeroed
+    /// Reserved for future use, must be zeroed
     pub reserved1: [cuuint64_t; 7usize],
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3685,7 +3685,7 @@ pub type CUcheckpointRestoreArgs = CUcheckpointRestoreArgs_st;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUcheckpointRestoreArgs_st {
-    ///Reserved for future use, must be zeroed
+    /// Reserved for future use, must be zeroed
     pub reserved: [cuuint64_t; 8usize],
 }
 #[cfg(any(feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020"))]
@@ -3693,13 +3693,13 @@ pub struct CUcheckpointRestoreArgs_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUcheckpointRestoreArgs_st {
-    ///Pointer to array of gpu pairs that indicate how to remap GPUs during restore
+    /// Pointer to array of gpu pairs that indicate how to remap GPUs during restore
     pub gpuPairs: *mut CUcheckpointGpuPair,
-    ///Number of gpu pairs to remap
+    /// Number of gpu pairs to remap
     pub gpuPairsCount: ::core::ffi::c_uint,
-    ///Reserved for future use, must be zeroed
+    /// Reserved for future use, must be zeroed
     pub reserved: [::core::ffi::c_char; 44usize],
-    ///Reserved for future use, must be zeroed
+    /// Reserved for future use, must be zeroed
     pub reserved1: cuuint64_t,
 }
 #[cfg(any(feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3717,11 +3717,11 @@ impl Default for CUcheckpointRestoreArgs_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUcheckpointRestoreArgs_st {
-    ///Pointer to array of gpu pairs that indicate how to remap GPUs during restore
+    /// Pointer to array of gpu pairs that indicate how to remap GPUs during restore
     pub gpuPairs: *mut CUcheckpointGpuPair,
-    ///Number of gpu pairs to remap
+    /// Number of gpu pairs to remap
     pub gpuPairsCount: ::core::ffi::c_uint,
-    ///Reserved for future use, must be zeroed
+    /// Reserved for future use, must be zeroed
     pub reserved: [::core::ffi::c_char; 52usize],
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3729,15 +3729,15 @@ pub struct CUcheckpointRestoreArgs_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUcheckpointRestoreArgs_st {
-    ///Pointer to array of gpu pairs that indicate how to remap GPUs during restore
+    /// Pointer to array of gpu pairs that indicate how to remap GPUs during restore
     pub gpuPairs: *mut CUcheckpointGpuPair,
-    ///Number of gpu pairs to remap
+    /// Number of gpu pairs to remap
     pub gpuPairsCount: ::core::ffi::c_uint,
-    ///Padding to align the following fields
+    /// Padding to align the following fields
     pub padding0: ::core::ffi::c_uint,
-    ///Optional custom storage; if NULL, GPU memory is restored from host
+    /// Optional custom storage; if NULL, GPU memory is restored from host
     pub customStorageInfo_out: *mut *mut CUcheckpointCustomStorageInfo,
-    ///Reserved for future use, must be zeroed; includes alignment before \p customStorageInfo
+    /// Reserved for future use, must be zeroed; includes alignment before \p customStorageInfo
     pub reserved: [::core::ffi::c_char; 40usize],
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3748,7 +3748,7 @@ pub type CUcheckpointUnlockArgs = CUcheckpointUnlockArgs_st;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUcheckpointUnlockArgs_st {
-    ///Reserved for future use, must be zeroed
+    /// Reserved for future use, must be zeroed
     pub reserved: [cuuint64_t; 8usize],
 }
 #[cfg(any(feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3773,11 +3773,11 @@ impl CUcigDataType_enum {
 }
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUcigDataType_enum {
-    ///D3D12 Command Queue Handle
+    /// D3D12 Command Queue Handle
     pub const CIG_DATA_TYPE_D3D12_COMMAND_QUEUE: CUcigDataType_enum = CUcigDataType_enum(
         1,
     );
-    ///Nvidia specific data blob used for Vulkan and other NV clients
+    /// Nvidia specific data blob used for Vulkan and other NV clients
     pub const CIG_DATA_TYPE_NV_BLOB: CUcigDataType_enum = CUcigDataType_enum(2);
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3788,9 +3788,9 @@ pub type CUcliqueInfo = CUcliqueInfo_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUcliqueInfo_st {
-    ///Type of the fabric clique
+    /// Type of the fabric clique
     pub type_: CUcliqueType,
-    ///ID of the fabric clique
+    /// ID of the fabric clique
     pub id: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -3808,15 +3808,15 @@ impl Default for CUcliqueInfo_st {
 pub use self::CUcliqueType_enum as CUcliqueType;
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUcliqueType_enum {
-    ///Unicast pointer clique
+    /// Unicast pointer clique
     pub const CU_CLIQUE_TYPE_UNICAST_POINTER: CUcliqueType_enum = CUcliqueType_enum(0);
-    ///Multicast pointer clique
+    /// Multicast pointer clique
     pub const CU_CLIQUE_TYPE_MULTICAST_POINTER: CUcliqueType_enum = CUcliqueType_enum(1);
-    ///Unicast logical endpoint clique
+    /// Unicast logical endpoint clique
     pub const CU_CLIQUE_TYPE_UNICAST_LOGICAL_ENDPOINT: CUcliqueType_enum = CUcliqueType_enum(
         2,
     );
-    ///Multicast logical endpoint clique
+    /// Multicast logical endpoint clique
     pub const CU_CLIQUE_TYPE_MULTICAST_LOGICAL_ENDPOINT: CUcliqueType_enum = CUcliqueType_enum(
         3,
     );
@@ -3834,15 +3834,15 @@ pub use self::CUclusterSchedulingPolicy_enum as CUclusterSchedulingPolicy;
 pub use self::CUclusterSchedulingPolicy_enum as CUclusterSchedulingPolicy;
 #[cfg(any(feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030"))]
 impl CUclusterSchedulingPolicy_enum {
-    ///the default policy
+    /// the default policy
     pub const CU_CLUSTER_SCHEDULING_POLICY_DEFAULT: CUclusterSchedulingPolicy_enum = CUclusterSchedulingPolicy_enum(
         0,
     );
-    ///spread the blocks within a cluster to the SMs
+    /// spread the blocks within a cluster to the SMs
     pub const CU_CLUSTER_SCHEDULING_POLICY_SPREAD: CUclusterSchedulingPolicy_enum = CUclusterSchedulingPolicy_enum(
         1,
     );
-    ///allow the hardware to load-balance the blocks in a cluster to the SMs
+    /// allow the hardware to load-balance the blocks in a cluster to the SMs
     pub const CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING: CUclusterSchedulingPolicy_enum = CUclusterSchedulingPolicy_enum(
         2,
     );
@@ -3859,15 +3859,15 @@ pub struct CUclusterSchedulingPolicy_enum(pub ::core::ffi::c_uint);
 pub struct CUclusterSchedulingPolicy_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUclusterSchedulingPolicy_enum {
-    ///the default policy
+    /// the default policy
     pub const CU_CLUSTER_SCHEDULING_POLICY_DEFAULT: CUclusterSchedulingPolicy_enum = CUclusterSchedulingPolicy_enum(
         0,
     );
-    ///spread the blocks within a cluster to the SMs
+    /// spread the blocks within a cluster to the SMs
     pub const CU_CLUSTER_SCHEDULING_POLICY_SPREAD: CUclusterSchedulingPolicy_enum = CUclusterSchedulingPolicy_enum(
         1,
     );
-    ///allow the hardware to load-balance the blocks in a cluster to the SMs
+    /// allow the hardware to load-balance the blocks in a cluster to the SMs
     pub const CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING: CUclusterSchedulingPolicy_enum = CUclusterSchedulingPolicy_enum(
         2,
     );
@@ -3888,11 +3888,11 @@ impl CUclusterSchedulingPolicy_enum {
 /// Compute Modes
 pub use self::CUcomputemode_enum as CUcomputemode;
 impl CUcomputemode_enum {
-    ///Default compute mode (Multiple contexts allowed per device)
+    /// Default compute mode (Multiple contexts allowed per device)
     pub const CU_COMPUTEMODE_DEFAULT: CUcomputemode_enum = CUcomputemode_enum(0);
-    ///Compute-prohibited mode (No contexts can be created on this device at this time)
+    /// Compute-prohibited mode (No contexts can be created on this device at this time)
     pub const CU_COMPUTEMODE_PROHIBITED: CUcomputemode_enum = CUcomputemode_enum(2);
-    ///Compute-exclusive-process mode (Only one context used by a single process can be present on this device at a time)
+    /// Compute-exclusive-process mode (Only one context used by a single process can be present on this device at a time)
     pub const CU_COMPUTEMODE_EXCLUSIVE_PROCESS: CUcomputemode_enum = CUcomputemode_enum(
         3,
     );
@@ -4026,9 +4026,9 @@ impl Default for CUctxCigParam_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUctxCigParam_st {
-    ///Type of shared data from graphics client (D3D12 or Vulkan).
+    /// Type of shared data from graphics client (D3D12 or Vulkan).
     pub sharedDataType: CUcigDataType,
-    ///Graphics client data handle (ID3D12CommandQueue or Nvidia specific data blob).
+    /// Graphics client data handle (ID3D12CommandQueue or Nvidia specific data blob).
     pub sharedData: *mut ::core::ffi::c_void,
 }
 #[cfg(any(feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010"))]
@@ -4067,35 +4067,35 @@ impl Default for CUctxCreateParams_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUctxCreateParams_st {
-    ///Array of execution affinity parameters to limit context resources (e.g., SM count). Only supported Volta+ MPS. Mutually exclusive with cigParams.
+    /// Array of execution affinity parameters to limit context resources (e.g., SM count). Only supported Volta+ MPS. Mutually exclusive with cigParams.
     pub execAffinityParams: *mut CUexecAffinityParam,
-    ///Number of elements in execAffinityParams array. Must be 0 if execAffinityParams is NULL.
+    /// Number of elements in execAffinityParams array. Must be 0 if execAffinityParams is NULL.
     pub numExecAffinityParams: ::core::ffi::c_int,
-    ///CIG (CUDA in Graphics) parameters for sharing data from D3D12/Vulkan graphics clients. Mutually exclusive with execAffinityParams.
+    /// CIG (CUDA in Graphics) parameters for sharing data from D3D12/Vulkan graphics clients. Mutually exclusive with execAffinityParams.
     pub cigParams: *mut CUctxCigParam,
 }
 /// Context creation flags
 pub use self::CUctx_flags_enum as CUctx_flags;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000"))]
 impl CUctx_flags_enum {
-    ///Automatic scheduling
+    /// Automatic scheduling
     pub const CU_CTX_SCHED_AUTO: CUctx_flags_enum = CUctx_flags_enum(0);
-    ///Set spin as default scheduling
+    /// Set spin as default scheduling
     pub const CU_CTX_SCHED_SPIN: CUctx_flags_enum = CUctx_flags_enum(1);
-    ///Set yield as default scheduling
+    /// Set yield as default scheduling
     pub const CU_CTX_SCHED_YIELD: CUctx_flags_enum = CUctx_flags_enum(2);
-    ///Set blocking synchronization as default scheduling
+    /// Set blocking synchronization as default scheduling
     pub const CU_CTX_SCHED_BLOCKING_SYNC: CUctx_flags_enum = CUctx_flags_enum(4);
-    /**Set blocking synchronization as default scheduling
+    /** Set blocking synchronization as default scheduling
   \deprecated This flag was deprecated as of CUDA 4.0
   and was replaced with ::CU_CTX_SCHED_BLOCKING_SYNC.*/
     pub const CU_CTX_BLOCKING_SYNC: CUctx_flags_enum = CUctx_flags_enum(4);
     pub const CU_CTX_SCHED_MASK: CUctx_flags_enum = CUctx_flags_enum(7);
-    /**\deprecated This flag was deprecated as of CUDA 11.0
+    /** \deprecated This flag was deprecated as of CUDA 11.0
   and it no longer has any effect. All contexts
   as of CUDA 3.2 behave as though the flag is enabled.*/
     pub const CU_CTX_MAP_HOST: CUctx_flags_enum = CUctx_flags_enum(8);
-    ///Keep local memory allocation after launch
+    /// Keep local memory allocation after launch
     pub const CU_CTX_LMEM_RESIZE_TO_MAX: CUctx_flags_enum = CUctx_flags_enum(16);
     pub const CU_CTX_FLAGS_MASK: CUctx_flags_enum = CUctx_flags_enum(31);
 }
@@ -4105,59 +4105,59 @@ impl CUctx_flags_enum {
 pub struct CUctx_flags_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12010", feature = "cuda-12020"))]
 impl CUctx_flags_enum {
-    ///Automatic scheduling
+    /// Automatic scheduling
     pub const CU_CTX_SCHED_AUTO: CUctx_flags_enum = CUctx_flags_enum(0);
-    ///Set spin as default scheduling
+    /// Set spin as default scheduling
     pub const CU_CTX_SCHED_SPIN: CUctx_flags_enum = CUctx_flags_enum(1);
-    ///Set yield as default scheduling
+    /// Set yield as default scheduling
     pub const CU_CTX_SCHED_YIELD: CUctx_flags_enum = CUctx_flags_enum(2);
-    ///Set blocking synchronization as default scheduling
+    /// Set blocking synchronization as default scheduling
     pub const CU_CTX_SCHED_BLOCKING_SYNC: CUctx_flags_enum = CUctx_flags_enum(4);
-    /**Set blocking synchronization as default scheduling
+    /** Set blocking synchronization as default scheduling
   \deprecated This flag was deprecated as of CUDA 4.0
   and was replaced with ::CU_CTX_SCHED_BLOCKING_SYNC.*/
     pub const CU_CTX_BLOCKING_SYNC: CUctx_flags_enum = CUctx_flags_enum(4);
     pub const CU_CTX_SCHED_MASK: CUctx_flags_enum = CUctx_flags_enum(7);
-    /**\deprecated This flag was deprecated as of CUDA 11.0
+    /** \deprecated This flag was deprecated as of CUDA 11.0
   and it no longer has any effect. All contexts
   as of CUDA 3.2 behave as though the flag is enabled.*/
     pub const CU_CTX_MAP_HOST: CUctx_flags_enum = CUctx_flags_enum(8);
-    ///Keep local memory allocation after launch
+    /// Keep local memory allocation after launch
     pub const CU_CTX_LMEM_RESIZE_TO_MAX: CUctx_flags_enum = CUctx_flags_enum(16);
-    ///Trigger coredumps from exceptions in this context
+    /// Trigger coredumps from exceptions in this context
     pub const CU_CTX_COREDUMP_ENABLE: CUctx_flags_enum = CUctx_flags_enum(32);
-    ///Enable user pipe to trigger coredumps in this context
+    /// Enable user pipe to trigger coredumps in this context
     pub const CU_CTX_USER_COREDUMP_ENABLE: CUctx_flags_enum = CUctx_flags_enum(64);
-    ///Force synchronous blocking on cudaMemcpy/cudaMemset
+    /// Force synchronous blocking on cudaMemcpy/cudaMemset
     pub const CU_CTX_SYNC_MEMOPS: CUctx_flags_enum = CUctx_flags_enum(128);
     pub const CU_CTX_FLAGS_MASK: CUctx_flags_enum = CUctx_flags_enum(255);
 }
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUctx_flags_enum {
-    ///Automatic scheduling
+    /// Automatic scheduling
     pub const CU_CTX_SCHED_AUTO: CUctx_flags_enum = CUctx_flags_enum(0);
-    ///Set spin as default scheduling
+    /// Set spin as default scheduling
     pub const CU_CTX_SCHED_SPIN: CUctx_flags_enum = CUctx_flags_enum(1);
-    ///Set yield as default scheduling
+    /// Set yield as default scheduling
     pub const CU_CTX_SCHED_YIELD: CUctx_flags_enum = CUctx_flags_enum(2);
-    ///Set blocking synchronization as default scheduling
+    /// Set blocking synchronization as default scheduling
     pub const CU_CTX_SCHED_BLOCKING_SYNC: CUctx_flags_enum = CUctx_flags_enum(4);
-    /**Set blocking synchronization as default scheduling
+    /** Set blocking synchronization as default scheduling
   \deprecated This flag was deprecated as of CUDA 4.0
   and was replaced with ::CU_CTX_SCHED_BLOCKING_SYNC.*/
     pub const CU_CTX_BLOCKING_SYNC: CUctx_flags_enum = CUctx_flags_enum(4);
     pub const CU_CTX_SCHED_MASK: CUctx_flags_enum = CUctx_flags_enum(7);
-    /**\deprecated This flag was deprecated as of CUDA 11.0
+    /** \deprecated This flag was deprecated as of CUDA 11.0
   and it no longer has any effect. All contexts
   as of CUDA 3.2 behave as though the flag is enabled.*/
     pub const CU_CTX_MAP_HOST: CUctx_flags_enum = CUctx_flags_enum(8);
-    ///Keep local memory allocation after launch
+    /// Keep local memory allocation after launch
     pub const CU_CTX_LMEM_RESIZE_TO_MAX: CUctx_flags_enum = CUctx_flags_enum(16);
-    ///Trigger coredumps from exceptions in this context
+    /// Trigger coredumps from exceptions in this context
     pub const CU_CTX_COREDUMP_ENABLE: CUctx_flags_enum = CUctx_flags_enum(32);
-    ///Enable user pipe to trigger coredumps in this context
+    /// Enable user pipe to trigger coredumps in this context
     pub const CU_CTX_USER_COREDUMP_ENABLE: CUctx_flags_enum = CUctx_flags_enum(64);
-    ///Ensure synchronous memory operations on this context will synchronize
+    /// Ensure synchronous memory operations on this context will synchronize
     pub const CU_CTX_SYNC_MEMOPS: CUctx_flags_enum = CUctx_flags_enum(128);
     pub const CU_CTX_FLAGS_MASK: CUctx_flags_enum = CUctx_flags_enum(255);
 }
@@ -4214,7 +4214,7 @@ pub struct CUdevResourceDesc_st {
 #[cfg(any(feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000"))]
 impl CUdevResourceType {
     pub const CU_DEV_RESOURCE_TYPE_INVALID: CUdevResourceType = CUdevResourceType(0);
-    ///Streaming multiprocessors related information
+    /// Streaming multiprocessors related information
     pub const CU_DEV_RESOURCE_TYPE_SM: CUdevResourceType = CUdevResourceType(1);
     pub const CU_DEV_RESOURCE_TYPE_MAX: CUdevResourceType = CUdevResourceType(2);
 }
@@ -4227,13 +4227,13 @@ pub struct CUdevResourceType(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUdevResourceType {
     pub const CU_DEV_RESOURCE_TYPE_INVALID: CUdevResourceType = CUdevResourceType(0);
-    ///Streaming multiprocessors related information
+    /// Streaming multiprocessors related information
     pub const CU_DEV_RESOURCE_TYPE_SM: CUdevResourceType = CUdevResourceType(1);
-    ///Workqueue configuration related information
+    /// Workqueue configuration related information
     pub const CU_DEV_RESOURCE_TYPE_WORKQUEUE_CONFIG: CUdevResourceType = CUdevResourceType(
         1000,
     );
-    ///Pre-existing workqueue related information
+    /// Pre-existing workqueue related information
     pub const CU_DEV_RESOURCE_TYPE_WORKQUEUE: CUdevResourceType = CUdevResourceType(
         10000,
     );
@@ -4255,7 +4255,7 @@ impl CUdevResourceType {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUdevResource_st {
-    ///Type of resource, dictates which union field was last set
+    /// Type of resource, dictates which union field was last set
     pub type_: CUdevResourceType,
     pub _internal_padding: [::core::ffi::c_uchar; 92usize],
     pub __bindgen_anon_1: CUdevResource_st__bindgen_ty_1,
@@ -4291,7 +4291,7 @@ CUdevWorkqueueResource wq;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUdevResource_st {
-    ///Type of resource, dictates which union field was last set
+    /// Type of resource, dictates which union field was last set
     pub type_: CUdevResourceType,
     pub _internal_padding: [::core::ffi::c_uchar; 92usize],
     pub __bindgen_anon_1: CUdevResource_st__bindgen_ty_1,
@@ -4301,7 +4301,7 @@ pub struct CUdevResource_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUdevResource_st__bindgen_ty_1 {
-    ///Resource corresponding to CU_DEV_RESOURCE_TYPE_SM \p. type.
+    /// Resource corresponding to CU_DEV_RESOURCE_TYPE_SM \p. type.
     pub sm: CUdevSmResource,
     pub _oversize: [::core::ffi::c_uchar; 48usize],
 }
@@ -4319,7 +4319,7 @@ impl Default for CUdevResource_st__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUdevResource_st__bindgen_ty_1 {
-    ///Resource corresponding to CU_DEV_RESOURCE_TYPE_SM \p type.
+    /// Resource corresponding to CU_DEV_RESOURCE_TYPE_SM \p type.
     pub sm: CUdevSmResource,
     pub _oversize: [::core::ffi::c_uchar; 48usize],
 }
@@ -4327,11 +4327,11 @@ pub union CUdevResource_st__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUdevResource_st__bindgen_ty_1 {
-    ///Resource corresponding to CU_DEV_RESOURCE_TYPE_SM \p type.
+    /// Resource corresponding to CU_DEV_RESOURCE_TYPE_SM \p type.
     pub sm: CUdevSmResource,
-    ///Resource corresponding to CU_DEV_RESOURCE_TYPE_WORKQUEUE_CONFIG \p type.
+    /// Resource corresponding to CU_DEV_RESOURCE_TYPE_WORKQUEUE_CONFIG \p type.
     pub wqConfig: CUdevWorkqueueConfigResource,
-    ///Resource corresponding to CU_DEV_RESOURCE_TYPE_WORKQUEUE \p type.
+    /// Resource corresponding to CU_DEV_RESOURCE_TYPE_WORKQUEUE \p type.
     pub wq: CUdevWorkqueueResource,
     pub _oversize: [::core::ffi::c_uchar; 40usize],
 }
@@ -4405,7 +4405,7 @@ impl CUdevSmResourceGroup_flags {
     pub const CU_DEV_SM_RESOURCE_GROUP_BACKFILL: CUdevSmResourceGroup_flags = CUdevSmResourceGroup_flags(
         1,
     );
-    ///The SMs must be located on a specific locality domain, specified by localityDomainId
+    /// The SMs must be located on a specific locality domain, specified by localityDomainId
     pub const CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID: CUdevSmResourceGroup_flags = CUdevSmResourceGroup_flags(
         2,
     );
@@ -4418,11 +4418,11 @@ impl CUdevSmResourceGroup_flags {
     pub const CU_DEV_SM_RESOURCE_GROUP_BACKFILL: CUdevSmResourceGroup_flags = CUdevSmResourceGroup_flags(
         1,
     );
-    ///The SMs must be located on a specific locality domain, specified by localityDomainId
+    /// The SMs must be located on a specific locality domain, specified by localityDomainId
     pub const CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID: CUdevSmResourceGroup_flags = CUdevSmResourceGroup_flags(
         2,
     );
-    ///Modifier to ::CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID which allows selection of SMs in the locality domain exceeding the ::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT
+    /// Modifier to ::CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID which allows selection of SMs in the locality domain exceeding the ::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT
     pub const CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_SUPPLEMENTAL_SMS: CUdevSmResourceGroup_flags = CUdevSmResourceGroup_flags(
         4,
     );
@@ -4459,7 +4459,7 @@ pub struct CUdevSmResourceSplit_flags(pub ::core::ffi::c_uint);
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUdevSmResource_st {
-    ///The amount of streaming multiprocessors available in this resource. This is an output parameter only, do not write to this field.
+    /// The amount of streaming multiprocessors available in this resource. This is an output parameter only, do not write to this field.
     pub smCount: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13000"))]
@@ -4468,12 +4468,12 @@ pub struct CUdevSmResource_st {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUdevSmResource_st {
-    ///The amount of streaming multiprocessors available in this resource. This is an output parameter only, do not write to this field.
+    /// The amount of streaming multiprocessors available in this resource. This is an output parameter only, do not write to this field.
     pub smCount: ::core::ffi::c_uint,
-    /**The minimum number of streaming multiprocessors required to partition this resource.
+    /** The minimum number of streaming multiprocessors required to partition this resource.
 This is an output parameter only, do not write to this field.*/
     pub minSmPartitionSize: ::core::ffi::c_uint,
-    /**The number of streaming multiprocessors in this resource that are guaranteed to
+    /** The number of streaming multiprocessors in this resource that are guaranteed to
 be co-scheduled on the same GPU processing cluster. smCount is a multiple of this value.
 This is an output parameter only, do not write to this field.*/
     pub smCoscheduledAlignment: ::core::ffi::c_uint,
@@ -4485,15 +4485,15 @@ This is an output parameter only, do not write to this field.*/
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUdevSmResource_st {
-    ///The amount of streaming multiprocessors available in this resource.
+    /// The amount of streaming multiprocessors available in this resource.
     pub smCount: ::core::ffi::c_uint,
-    ///The minimum number of streaming multiprocessors required to partition this resource.
+    /// The minimum number of streaming multiprocessors required to partition this resource.
     pub minSmPartitionSize: ::core::ffi::c_uint,
-    /**The number of streaming multiprocessors in this resource that are guaranteed to
+    /** The number of streaming multiprocessors in this resource that are guaranteed to
 be co-scheduled on the same GPU processing cluster. smCount will be a multiple of this value,
 unless the backfill flag is set.*/
     pub smCoscheduledAlignment: ::core::ffi::c_uint,
-    ///The flags set on this SM resource. For possible values see ::CUdevSmResourceGroup_flags.
+    /// The flags set on this SM resource. For possible values see ::CUdevSmResourceGroup_flags.
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -4503,17 +4503,17 @@ unless the backfill flag is set.*/
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUdevSmResource_st {
-    ///The amount of streaming multiprocessors available in this resource.
+    /// The amount of streaming multiprocessors available in this resource.
     pub smCount: ::core::ffi::c_uint,
-    ///The minimum number of streaming multiprocessors required to partition this resource.
+    /// The minimum number of streaming multiprocessors required to partition this resource.
     pub minSmPartitionSize: ::core::ffi::c_uint,
-    /**The number of streaming multiprocessors in this resource that are guaranteed to
+    /** The number of streaming multiprocessors in this resource that are guaranteed to
 be co-scheduled on the same GPU processing cluster. smCount will be a multiple of this value,
 unless the backfill flag is set.*/
     pub smCoscheduledAlignment: ::core::ffi::c_uint,
-    ///The flags set on this SM resource. For possible values see ::CUdevSmResourceGroup_flags.
+    /// The flags set on this SM resource. For possible values see ::CUdevSmResourceGroup_flags.
     pub flags: ::core::ffi::c_uint,
-    /**Locality domain that the SM must be located on. Only valid if
+    /** Locality domain that the SM must be located on. Only valid if
 CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID is set in flags. If the backfill flag is set,
 SMs may be assigned from other locality domains.*/
     pub localityDomainId: ::core::ffi::c_uint,
@@ -4528,11 +4528,11 @@ pub type CUdevWorkqueueConfigResource = CUdevWorkqueueConfigResource_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUdevWorkqueueConfigResource_st {
-    ///The device on which the workqueue resources are available
+    /// The device on which the workqueue resources are available
     pub device: CUdevice,
-    ///The expected maximum number of concurrent stream-ordered workloads
+    /// The expected maximum number of concurrent stream-ordered workloads
     pub wqConcurrencyLimit: ::core::ffi::c_uint,
-    ///The sharing scope for the workqueue resources
+    /// The sharing scope for the workqueue resources
     pub sharingScope: CUdevWorkqueueConfigScope,
 }
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -4547,11 +4547,11 @@ impl Default for CUdevWorkqueueConfigResource_st {
 }
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUdevWorkqueueConfigScope {
-    ///Use all shared workqueue resources across all contexts. Default driver behaviour.
+    /// Use all shared workqueue resources across all contexts. Default driver behaviour.
     pub const CU_WORKQUEUE_SCOPE_DEVICE_CTX: CUdevWorkqueueConfigScope = CUdevWorkqueueConfigScope(
         0,
     );
-    ///When possible, use non-overlapping workqueue resources with other balanced green contexts.
+    /// When possible, use non-overlapping workqueue resources with other balanced green contexts.
     pub const CU_WORKQUEUE_SCOPE_GREEN_CTX_BALANCED: CUdevWorkqueueConfigScope = CUdevWorkqueueConfigScope(
         1,
     );
@@ -4572,7 +4572,7 @@ pub type CUdevWorkqueueResource = CUdevWorkqueueResource_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUdevWorkqueueResource_st {
-    ///Reserved for future use
+    /// Reserved for future use
     pub reserved: [::core::ffi::c_uchar; 40usize],
 }
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -4593,11 +4593,11 @@ pub use self::CUdeviceNumaConfig_enum as CUdeviceNumaConfig;
 pub use self::CUdeviceNumaConfig_enum as CUdeviceNumaConfig;
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUdeviceNumaConfig_enum {
-    ///The GPU is not a NUMA node
+    /// The GPU is not a NUMA node
     pub const CU_DEVICE_NUMA_CONFIG_NONE: CUdeviceNumaConfig_enum = CUdeviceNumaConfig_enum(
         0,
     );
-    ///The GPU is a NUMA node, CU_DEVICE_ATTRIBUTE_NUMA_ID contains its NUMA ID
+    /// The GPU is a NUMA node, CU_DEVICE_ATTRIBUTE_NUMA_ID contains its NUMA ID
     pub const CU_DEVICE_NUMA_CONFIG_NUMA_NODE: CUdeviceNumaConfig_enum = CUdeviceNumaConfig_enum(
         1,
     );
@@ -4615,23 +4615,23 @@ pub struct CUdeviceNumaConfig_enum(pub ::core::ffi::c_uint);
 pub use self::CUdevice_P2PAttribute_enum as CUdevice_P2PAttribute;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090"))]
 impl CUdevice_P2PAttribute_enum {
-    ///A relative value indicating the performance of the link between two devices
+    /// A relative value indicating the performance of the link between two devices
     pub const CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         1,
     );
-    ///P2P Access is enable
+    /// P2P Access is enable
     pub const CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         2,
     );
-    ///Atomic operation over the link supported
+    /// Atomic operation over the link supported
     pub const CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         3,
     );
-    ///\deprecated use CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED instead
+    /// \deprecated use CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED instead
     pub const CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         4,
     );
-    ///Accessing CUDA arrays over the link supported
+    /// Accessing CUDA arrays over the link supported
     pub const CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         4,
     );
@@ -4642,27 +4642,27 @@ impl CUdevice_P2PAttribute_enum {
 pub struct CUdevice_P2PAttribute_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUdevice_P2PAttribute_enum {
-    ///A relative value indicating the performance of the link between two devices
+    /// A relative value indicating the performance of the link between two devices
     pub const CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         1,
     );
-    ///P2P Access is enable
+    /// P2P Access is enable
     pub const CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         2,
     );
-    ///All CUDA-valid atomic operation over the link are supported
+    /// All CUDA-valid atomic operation over the link are supported
     pub const CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         3,
     );
-    ///\deprecated use CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED instead
+    /// \deprecated use CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED instead
     pub const CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         4,
     );
-    ///Accessing CUDA arrays over the link supported
+    /// Accessing CUDA arrays over the link supported
     pub const CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         4,
     );
-    ///Only some CUDA-valid atomic operations over the link are supported.
+    /// Only some CUDA-valid atomic operations over the link are supported.
     pub const CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: CUdevice_P2PAttribute_enum = CUdevice_P2PAttribute_enum(
         5,
     );
@@ -4671,519 +4671,519 @@ impl CUdevice_P2PAttribute_enum {
 pub use self::CUdevice_attribute_enum as CUdevice_attribute;
 #[cfg(any(feature = "cuda-11070"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
+    /// Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///::cuStreamBatchMemOp and related APIs are supported.
+    /// ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp_v2 and related v2 MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp_v2 and related v2 MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V2: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by v2 MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by v2 MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V2: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
@@ -5197,523 +5197,523 @@ impl CUdevice_attribute_enum {
 pub struct CUdevice_attribute_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-11080"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
+    /// Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///::cuStreamBatchMemOp and related APIs are supported.
+    /// ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp_v2 and related v2 MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp_v2 and related v2 MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V2: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by v2 MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by v2 MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V2: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
@@ -5723,539 +5723,539 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-12000"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
+    /// Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
@@ -6265,543 +6265,543 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-12010"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
+    /// Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
@@ -6811,539 +6811,539 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-12020"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
+    /// Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
@@ -7353,11 +7353,11 @@ impl CUdevice_attribute_enum {
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
@@ -7367,543 +7367,543 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
+    /// Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
@@ -7913,15 +7913,15 @@ impl CUdevice_attribute_enum {
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
@@ -7931,567 +7931,567 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-12050", feature = "cuda-12060"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
+    /// Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
+    /// NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
     pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute_enum = CUdevice_attribute_enum(
         130,
     );
-    ///NUMA node ID of the GPU memory
+    /// NUMA node ID of the GPU memory
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
-    ///Device supports CIG with D3D12.
+    /// Device supports CIG with D3D12.
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         135,
     );
@@ -8501,587 +8501,587 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-12080"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
+    /// Link between the device and the host supports native atomic operations (this is a placeholder attribute, and is not supported on any current hardware)
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
+    /// NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
     pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute_enum = CUdevice_attribute_enum(
         130,
     );
-    ///NUMA node ID of the GPU memory
+    /// NUMA node ID of the GPU memory
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
-    ///Device supports CIG with D3D12.
+    /// Device supports CIG with D3D12.
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         135,
     );
-    ///The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
+    /// The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         136,
     );
-    ///The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+    /// The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         137,
     );
-    ///The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         139,
     );
-    ///The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         140,
     );
-    ///Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+    /// Device supports HOST_NUMA location IPC between nodes in a multi-node system.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         143,
     );
@@ -9091,599 +9091,599 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-12090"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports native atomic operations
+    /// Link between the device and the host supports native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
+    /// NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
     pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute_enum = CUdevice_attribute_enum(
         130,
     );
-    ///NUMA node ID of the GPU memory
+    /// NUMA node ID of the GPU memory
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
-    ///Device supports CIG with D3D12.
+    /// Device supports CIG with D3D12.
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         135,
     );
-    ///The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
+    /// The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         136,
     );
-    ///The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+    /// The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         137,
     );
-    ///Device supports CIG with Vulkan.
+    /// Device supports CIG with Vulkan.
     pub const CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         138,
     );
-    ///The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         139,
     );
-    ///The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         140,
     );
-    ///Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         141,
     );
-    ///Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         142,
     );
-    ///Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+    /// Device supports HOST_NUMA location IPC between nodes in a multi-node system.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         143,
     );
@@ -9693,615 +9693,615 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-13000"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports all native atomic operations
+    /// Link between the device and the host supports all native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
+    /// NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
     pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute_enum = CUdevice_attribute_enum(
         130,
     );
-    ///NUMA node ID of the GPU memory
+    /// NUMA node ID of the GPU memory
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
-    ///Device supports CIG with D3D12.
+    /// Device supports CIG with D3D12.
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         135,
     );
-    ///The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
+    /// The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         136,
     );
-    ///The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+    /// The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         137,
     );
-    ///Device supports CIG with Vulkan.
+    /// Device supports CIG with Vulkan.
     pub const CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         138,
     );
-    ///The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         139,
     );
-    ///The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         140,
     );
-    ///Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         141,
     );
-    ///Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         142,
     );
-    ///Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+    /// Device supports HOST_NUMA location IPC between nodes in a multi-node system.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         143,
     );
-    ///Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         144,
     );
-    ///Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         145,
     );
-    ///Device supports page-locked host memory buffer sharing with dma_buf mechanism.
+    /// Device supports page-locked host memory buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         146,
     );
-    ///Link between the device and the host supports only some native atomic operations
+    /// Link between the device and the host supports only some native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         147,
     );
@@ -10311,619 +10311,619 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports all native atomic operations
+    /// Link between the device and the host supports all native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block
+    /// Maximum optin shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
+    /// NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
     pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute_enum = CUdevice_attribute_enum(
         130,
     );
-    ///NUMA node ID of the GPU memory
+    /// NUMA node ID of the GPU memory
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
-    ///Device supports CIG with D3D12.
+    /// Device supports CIG with D3D12.
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         135,
     );
-    ///The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
+    /// The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         136,
     );
-    ///The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+    /// The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         137,
     );
-    ///Device supports CIG with Vulkan.
+    /// Device supports CIG with Vulkan.
     pub const CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         138,
     );
-    ///The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         139,
     );
-    ///The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         140,
     );
-    ///Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         141,
     );
-    ///Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         142,
     );
-    ///Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+    /// Device supports HOST_NUMA location IPC between nodes in a multi-node system.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         143,
     );
-    ///Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         144,
     );
-    ///Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         145,
     );
-    ///Device supports page-locked host memory buffer sharing with dma_buf mechanism.
+    /// Device supports page-locked host memory buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         146,
     );
-    ///Link between the device and the host supports only some native atomic operations
+    /// Link between the device and the host supports only some native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         147,
     );
-    ///Device supports atomic reduction operations in stream batch memory operations
+    /// Device supports atomic reduction operations in stream batch memory operations
     pub const CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         148,
     );
@@ -10933,643 +10933,643 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-13030"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports all native atomic operations
+    /// Link between the device and the host supports all native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block. That is shared memory that is available for dynamic allocation or static allocation (including architecture specific static shared memory) on this device but is not guaranteed to be portable.
+    /// Maximum optin shared memory per block. That is shared memory that is available for dynamic allocation or static allocation (including architecture specific static shared memory) on this device but is not guaranteed to be portable.
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
+    /// NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
     pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute_enum = CUdevice_attribute_enum(
         130,
     );
-    ///NUMA node ID of the GPU memory
+    /// NUMA node ID of the GPU memory
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
-    ///Device supports CIG with D3D12.
+    /// Device supports CIG with D3D12.
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         135,
     );
-    ///The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
+    /// The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         136,
     );
-    ///The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+    /// The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         137,
     );
-    ///Device supports CIG with Vulkan.
+    /// Device supports CIG with Vulkan.
     pub const CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         138,
     );
-    ///The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         139,
     );
-    ///The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         140,
     );
-    ///Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         141,
     );
-    ///Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         142,
     );
-    ///Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+    /// Device supports HOST_NUMA location IPC between nodes in a multi-node system.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         143,
     );
-    ///Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         144,
     );
-    ///Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         145,
     );
-    ///Device supports page-locked host memory buffer sharing with dma_buf mechanism.
+    /// Device supports page-locked host memory buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         146,
     );
-    ///Link between the device and the host supports only some native atomic operations
+    /// Link between the device and the host supports only some native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         147,
     );
-    ///Device supports atomic reduction operations in stream batch memory operations
+    /// Device supports atomic reduction operations in stream batch memory operations
     pub const CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         148,
     );
-    ///Device supports CIG streams with D3D12
+    /// Device supports CIG streams with D3D12
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         151,
     );
-    ///Device supports mmap() of dmabuf file descriptors for CUDA device memory allocations
+    /// Device supports mmap() of dmabuf file descriptors for CUDA device memory allocations
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         152,
     );
-    ///Device supports unicast logical endpoints
+    /// Device supports unicast logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         153,
     );
-    ///Device supports multicast logical endpoints
+    /// Device supports multicast logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         154,
     );
-    ///Device supports counted operations via logical endpoints
+    /// Device supports counted operations via logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         155,
     );
-    ///Device supports unicast logical endpoint access on the owner device
+    /// Device supports unicast logical endpoint access on the owner device
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         156,
     );
@@ -11579,663 +11579,663 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-13040"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports all native atomic operations
+    /// Link between the device and the host supports all native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block. That is shared memory that is available for dynamic allocation or static allocation (including architecture specific static shared memory) on this device but is not guaranteed to be portable.
+    /// Maximum optin shared memory per block. That is shared memory that is available for dynamic allocation or static allocation (including architecture specific static shared memory) on this device but is not guaranteed to be portable.
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
+    /// NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
     pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute_enum = CUdevice_attribute_enum(
         130,
     );
-    ///NUMA node ID of the GPU memory
+    /// NUMA node ID of the GPU memory
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
-    ///Device supports CIG with D3D12.
+    /// Device supports CIG with D3D12.
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         135,
     );
-    ///The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
+    /// The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         136,
     );
-    ///The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+    /// The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         137,
     );
-    ///Device supports CIG with Vulkan.
+    /// Device supports CIG with Vulkan.
     pub const CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         138,
     );
-    ///The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         139,
     );
-    ///The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         140,
     );
-    ///Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         141,
     );
-    ///Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         142,
     );
-    ///Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+    /// Device supports HOST_NUMA location IPC between nodes in a multi-node system.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         143,
     );
-    ///Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         144,
     );
-    ///Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         145,
     );
-    ///Device supports page-locked host memory buffer sharing with dma_buf mechanism.
+    /// Device supports page-locked host memory buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         146,
     );
-    ///Link between the device and the host supports only some native atomic operations
+    /// Link between the device and the host supports only some native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         147,
     );
-    ///Device supports atomic reduction operations in stream batch memory operations
+    /// Device supports atomic reduction operations in stream batch memory operations
     pub const CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         148,
     );
-    ///Number of locality domains
+    /// Number of locality domains
     pub const CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         149,
     );
-    ///Maximum oversized shared memory per block
+    /// Maximum oversized shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         150,
     );
-    ///Device supports CIG streams with D3D12
+    /// Device supports CIG streams with D3D12
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         151,
     );
-    ///Device supports mmap() of dmabuf file descriptors for CUDA device memory allocations
+    /// Device supports mmap() of dmabuf file descriptors for CUDA device memory allocations
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         152,
     );
-    ///Device supports unicast logical endpoints
+    /// Device supports unicast logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         153,
     );
-    ///Device supports multicast logical endpoints
+    /// Device supports multicast logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         154,
     );
-    ///Device supports counted operations via logical endpoints
+    /// Device supports counted operations via logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         155,
     );
-    ///Device supports unicast logical endpoint access on the owner device
+    /// Device supports unicast logical endpoint access on the owner device
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         156,
     );
-    ///Number of multiprocessors on each locality domain
+    /// Number of multiprocessors on each locality domain
     pub const CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         157,
     );
-    ///Handle types supported with logical endpoint IPC
+    /// Handle types supported with logical endpoint IPC
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         158,
     );
-    ///Device supports GPUDirect RDMA with localized memory using the default RDMA mapping link
+    /// Device supports GPUDirect RDMA with localized memory using the default RDMA mapping link
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         161,
     );
@@ -12245,671 +12245,671 @@ impl CUdevice_attribute_enum {
 }
 #[cfg(any(feature = "cuda-13050"))]
 impl CUdevice_attribute_enum {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         1,
     );
-    ///Maximum block dimension X
+    /// Maximum block dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         2,
     );
-    ///Maximum block dimension Y
+    /// Maximum block dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         3,
     );
-    ///Maximum block dimension Z
+    /// Maximum block dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         4,
     );
-    ///Maximum grid dimension X
+    /// Maximum grid dimension X
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute_enum = CUdevice_attribute_enum(
         5,
     );
-    ///Maximum grid dimension Y
+    /// Maximum grid dimension Y
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute_enum = CUdevice_attribute_enum(
         6,
     );
-    ///Maximum grid dimension Z
+    /// Maximum grid dimension Z
     pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute_enum = CUdevice_attribute_enum(
         7,
     );
-    ///Maximum shared memory available per block in bytes
+    /// Maximum shared memory available per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         8,
     );
-    ///Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+    /// Memory available on device for __constant__ variables in a CUDA C kernel in bytes
     pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         9,
     );
-    ///Warp size in threads
+    /// Warp size in threads
     pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         10,
     );
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         11,
     );
-    ///Maximum number of 32-bit registers available per block
+    /// Maximum number of 32-bit registers available per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK
     pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         12,
     );
-    ///Typical clock frequency in kilohertz
+    /// Typical clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         13,
     );
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         14,
     );
-    ///Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+    /// Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
     pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute_enum = CUdevice_attribute_enum(
         15,
     );
-    ///Number of multiprocessors on device
+    /// Number of multiprocessors on device
     pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         16,
     );
-    ///Specifies whether there is a run time limit on kernels
+    /// Specifies whether there is a run time limit on kernels
     pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         17,
     );
-    ///Device is integrated with host memory
+    /// Device is integrated with host memory
     pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         18,
     );
-    ///Device can map host memory into CUDA address space
+    /// Device can map host memory into CUDA address space
     pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         19,
     );
-    ///Compute mode (See ::CUcomputemode for details)
+    /// Compute mode (See ::CUcomputemode for details)
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         20,
     );
-    ///Maximum 1D texture width
+    /// Maximum 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         21,
     );
-    ///Maximum 2D texture width
+    /// Maximum 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         22,
     );
-    ///Maximum 2D texture height
+    /// Maximum 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         23,
     );
-    ///Maximum 3D texture width
+    /// Maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         24,
     );
-    ///Maximum 3D texture height
+    /// Maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         25,
     );
-    ///Maximum 3D texture depth
+    /// Maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         26,
     );
-    ///Maximum 2D layered texture width
+    /// Maximum 2D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Maximum 2D layered texture height
+    /// Maximum 2D layered texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Maximum layers in a 2D layered texture
+    /// Maximum layers in a 2D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         27,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         28,
     );
-    ///Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
+    /// Deprecated, use CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         29,
     );
-    ///Alignment requirement for surfaces
+    /// Alignment requirement for surfaces
     pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         30,
     );
-    ///Device can possibly execute multiple kernels concurrently
+    /// Device can possibly execute multiple kernels concurrently
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         31,
     );
-    ///Device has ECC support enabled
+    /// Device has ECC support enabled
     pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         32,
     );
-    ///PCI bus ID of the device
+    /// PCI bus ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         33,
     );
-    ///PCI device ID of the device
+    /// PCI device ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         34,
     );
-    ///Device is using TCC driver model
+    /// Device is using TCC driver model
     pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         35,
     );
-    ///Peak memory clock frequency in kilohertz
+    /// Peak memory clock frequency in kilohertz
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         36,
     );
-    ///Global memory bus width in bits
+    /// Global memory bus width in bits
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         37,
     );
-    ///Size of L2 cache in bytes
+    /// Size of L2 cache in bytes
     pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         38,
     );
-    ///Maximum resident threads per multiprocessor
+    /// Maximum resident threads per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         39,
     );
-    ///Number of asynchronous engines
+    /// Number of asynchronous engines
     pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         40,
     );
-    ///Device shares a unified address space with the host
+    /// Device shares a unified address space with the host
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         41,
     );
-    ///Maximum 1D layered texture width
+    /// Maximum 1D layered texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         42,
     );
-    ///Maximum layers in a 1D layered texture
+    /// Maximum layers in a 1D layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         43,
     );
-    ///Deprecated, do not use.
+    /// Deprecated, do not use.
     pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute_enum = CUdevice_attribute_enum(
         44,
     );
-    ///Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         45,
     );
-    ///Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
+    /// Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         46,
     );
-    ///Alternate maximum 3D texture width
+    /// Alternate maximum 3D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         47,
     );
-    ///Alternate maximum 3D texture height
+    /// Alternate maximum 3D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         48,
     );
-    ///Alternate maximum 3D texture depth
+    /// Alternate maximum 3D texture depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         49,
     );
-    ///PCI domain ID of the device
+    /// PCI domain ID of the device
     pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         50,
     );
-    ///Pitch alignment requirement for textures
+    /// Pitch alignment requirement for textures
     pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         51,
     );
-    ///Maximum cubemap texture width/height
+    /// Maximum cubemap texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         52,
     );
-    ///Maximum cubemap layered texture width/height
+    /// Maximum cubemap layered texture width/height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         53,
     );
-    ///Maximum layers in a cubemap layered texture
+    /// Maximum layers in a cubemap layered texture
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         54,
     );
-    ///Maximum 1D surface width
+    /// Maximum 1D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         55,
     );
-    ///Maximum 2D surface width
+    /// Maximum 2D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         56,
     );
-    ///Maximum 2D surface height
+    /// Maximum 2D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         57,
     );
-    ///Maximum 3D surface width
+    /// Maximum 3D surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         58,
     );
-    ///Maximum 3D surface height
+    /// Maximum 3D surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         59,
     );
-    ///Maximum 3D surface depth
+    /// Maximum 3D surface depth
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         60,
     );
-    ///Maximum 1D layered surface width
+    /// Maximum 1D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         61,
     );
-    ///Maximum layers in a 1D layered surface
+    /// Maximum layers in a 1D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         62,
     );
-    ///Maximum 2D layered surface width
+    /// Maximum 2D layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         63,
     );
-    ///Maximum 2D layered surface height
+    /// Maximum 2D layered surface height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         64,
     );
-    ///Maximum layers in a 2D layered surface
+    /// Maximum layers in a 2D layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         65,
     );
-    ///Maximum cubemap surface width
+    /// Maximum cubemap surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         66,
     );
-    ///Maximum cubemap layered surface width
+    /// Maximum cubemap layered surface width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         67,
     );
-    ///Maximum layers in a cubemap layered surface
+    /// Maximum layers in a cubemap layered surface
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         68,
     );
-    ///Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+    /// Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         69,
     );
-    ///Maximum 2D linear texture width
+    /// Maximum 2D linear texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         70,
     );
-    ///Maximum 2D linear texture height
+    /// Maximum 2D linear texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         71,
     );
-    ///Maximum 2D linear texture pitch in bytes
+    /// Maximum 2D linear texture pitch in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         72,
     );
-    ///Maximum mipmapped 2D texture width
+    /// Maximum mipmapped 2D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         73,
     );
-    ///Maximum mipmapped 2D texture height
+    /// Maximum mipmapped 2D texture height
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         74,
     );
-    ///Major compute capability version number
+    /// Major compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         75,
     );
-    ///Minor compute capability version number
+    /// Minor compute capability version number
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         76,
     );
-    ///Maximum mipmapped 1D texture width
+    /// Maximum mipmapped 1D texture width
     pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         77,
     );
-    ///Device supports stream priorities
+    /// Device supports stream priorities
     pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         78,
     );
-    ///Device supports caching globals in L1
+    /// Device supports caching globals in L1
     pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         79,
     );
-    ///Device supports caching locals in L1
+    /// Device supports caching locals in L1
     pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         80,
     );
-    ///Maximum shared memory available per multiprocessor in bytes
+    /// Maximum shared memory available per multiprocessor in bytes
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         81,
     );
-    ///Maximum number of 32-bit registers available per multiprocessor
+    /// Maximum number of 32-bit registers available per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         82,
     );
-    ///Device can allocate managed memory on this system
+    /// Device can allocate managed memory on this system
     pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute_enum = CUdevice_attribute_enum(
         83,
     );
-    ///Device is on a multi-GPU board
+    /// Device is on a multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute_enum = CUdevice_attribute_enum(
         84,
     );
-    ///Unique id for a group of devices on the same multi-GPU board
+    /// Unique id for a group of devices on the same multi-GPU board
     pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         85,
     );
-    ///Link between the device and the host supports all native atomic operations
+    /// Link between the device and the host supports all native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         86,
     );
-    ///Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
     pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute_enum = CUdevice_attribute_enum(
         87,
     );
-    ///Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         88,
     );
-    ///Device can coherently access managed memory concurrently with the CPU
+    /// Device can coherently access managed memory concurrently with the CPU
     pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         89,
     );
-    ///Device supports compute preemption.
+    /// Device supports compute preemption.
     pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         90,
     );
-    ///Device can access host registered memory at the same virtual address as the CPU
+    /// Device can access host registered memory at the same virtual address as the CPU
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute_enum = CUdevice_attribute_enum(
         91,
     );
-    ///Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
+    /// Deprecated, along with v1 MemOps API, ::cuStreamBatchMemOp and related APIs are supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         92,
     );
-    ///Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
+    /// Deprecated, along with v1 MemOps API, 64-bit operations are supported in ::cuStreamBatchMemOp and related APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         93,
     );
-    ///Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
+    /// Deprecated, along with v1 MemOps API, ::CU_STREAM_WAIT_VALUE_NOR is supported.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute_enum = CUdevice_attribute_enum(
         94,
     );
-    ///Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
+    /// Device supports launching cooperative kernels via ::cuLaunchCooperativeKernel
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         95,
     );
-    ///Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
+    /// Deprecated, ::cuLaunchCooperativeKernelMultiDevice is deprecated.
     pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         96,
     );
-    ///Maximum optin shared memory per block. That is shared memory that is available for dynamic allocation or static allocation (including architecture specific static shared memory) on this device but is not guaranteed to be portable.
+    /// Maximum optin shared memory per block. That is shared memory that is available for dynamic allocation or static allocation (including architecture specific static shared memory) on this device but is not guaranteed to be portable.
     pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute_enum = CUdevice_attribute_enum(
         97,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See \ref CUDA_MEMOP for additional details.
     pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         98,
     );
-    ///Device supports host memory registration via ::cudaHostRegister.
+    /// Device supports host memory registration via ::cudaHostRegister.
     pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         99,
     );
-    ///Device accesses pageable memory via the host's page tables.
+    /// Device accesses pageable memory via the host's page tables.
     pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         100,
     );
-    ///The host can directly access managed memory on the device without migration.
+    /// The host can directly access managed memory on the device without migration.
     pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute_enum = CUdevice_attribute_enum(
         101,
     );
-    ///Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+    /// Deprecated, Use CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports virtual memory management APIs like ::cuMemAddressReserve, ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         102,
     );
-    ///Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a posix file descriptor with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         103,
     );
-    ///Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 NT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         104,
     );
-    ///Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
+    /// Device supports exporting memory to a Win32 KMT handle with ::cuMemExportToShareableHandle, if requested via ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         105,
     );
-    ///Maximum number of blocks per multiprocessor
+    /// Maximum number of blocks per multiprocessor
     pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         106,
     );
-    ///Device supports compression of memory
+    /// Device supports compression of memory
     pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         107,
     );
-    ///Maximum L2 persisting lines capacity setting in bytes.
+    /// Maximum L2 persisting lines capacity setting in bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         108,
     );
-    ///Maximum value of CUaccessPolicyWindow::num_bytes.
+    /// Maximum value of CUaccessPolicyWindow::num_bytes.
     pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         109,
     );
-    ///Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
+    /// Device supports specifying the GPUDirect RDMA flag with ::cuMemCreate
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         110,
     );
-    ///Shared memory reserved by CUDA driver per block in bytes
+    /// Shared memory reserved by CUDA driver per block in bytes
     pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         111,
     );
-    ///Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         112,
     );
-    ///Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+    /// Device supports using the ::cuMemHostRegister flag ::CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
     pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         113,
     );
-    ///External timeline semaphore interop is supported on the device
+    /// External timeline semaphore interop is supported on the device
     pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         114,
     );
-    ///Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports using the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         115,
     );
-    ///Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         116,
     );
-    ///The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the ::CUflushGPUDirectRDMAWritesOptions enum
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         117,
     );
-    ///GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See ::CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute_enum = CUdevice_attribute_enum(
         118,
     );
-    ///Handle types supported with mempool based IPC
+    /// Handle types supported with mempool based IPC
     pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         119,
     );
-    ///Indicates device supports cluster launch
+    /// Indicates device supports cluster launch
     pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         120,
     );
-    ///Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
     pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         121,
     );
-    ///64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
+    /// 64-bit operations are supported in ::cuStreamBatchMemOp and related MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         122,
     );
-    ///::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
+    /// ::CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs.
     pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute_enum = CUdevice_attribute_enum(
         123,
     );
-    ///Device supports buffer sharing with dma_buf mechanism.
+    /// Device supports buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         124,
     );
-    ///Device supports IPC Events.
+    /// Device supports IPC Events.
     pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         125,
     );
-    ///Number of memory domains the device supports.
+    /// Number of memory domains the device supports.
     pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         126,
     );
-    ///Device supports accessing memory using Tensor Map.
+    /// Device supports accessing memory using Tensor Map.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         127,
     );
-    ///Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+    /// Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
     pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         128,
     );
-    ///Device supports unified function pointers.
+    /// Device supports unified function pointers.
     pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute_enum = CUdevice_attribute_enum(
         129,
     );
-    ///NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
+    /// NUMA configuration of a device: value is of type ::CUdeviceNumaConfig enum
     pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute_enum = CUdevice_attribute_enum(
         130,
     );
-    ///NUMA node ID of the GPU memory
+    /// NUMA node ID of the GPU memory
     pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         131,
     );
-    ///Device supports switch multicast and reduction operations.
+    /// Device supports switch multicast and reduction operations.
     pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         132,
     );
-    ///Indicates if contexts created on this device will be shared via MPS
+    /// Indicates if contexts created on this device will be shared via MPS
     pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         133,
     );
-    ///NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+    /// NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         134,
     );
-    ///Device supports CIG with D3D12.
+    /// Device supports CIG with D3D12.
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         135,
     );
-    ///The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
+    /// The returned valued shall be interpreted as a bitmask, where the individual bits are described by the ::CUmemDecompressAlgorithm enum.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         136,
     );
-    ///The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+    /// The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
     pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: CUdevice_attribute_enum = CUdevice_attribute_enum(
         137,
     );
-    ///Device supports CIG with Vulkan.
+    /// Device supports CIG with Vulkan.
     pub const CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         138,
     );
-    ///The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         139,
     );
-    ///The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
     pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: CUdevice_attribute_enum = CUdevice_attribute_enum(
         140,
     );
-    ///Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST_NUMA location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         141,
     );
-    ///Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device supports HOST_NUMA location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         142,
     );
-    ///Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+    /// Device supports HOST_NUMA location IPC between nodes in a multi-node system.
     pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         143,
     );
-    ///Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
+    /// Device suports HOST location with the ::cuMemAllocAsync and ::cuMemPool family of APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         144,
     );
-    ///Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
+    /// Device supports HOST location with the virtual memory management APIs like ::cuMemCreate, ::cuMemMap and related APIs
     pub const CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         145,
     );
-    ///Device supports page-locked host memory buffer sharing with dma_buf mechanism.
+    /// Device supports page-locked host memory buffer sharing with dma_buf mechanism.
     pub const CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         146,
     );
-    ///Link between the device and the host supports only some native atomic operations
+    /// Link between the device and the host supports only some native atomic operations
     pub const CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         147,
     );
-    ///Device supports atomic reduction operations in stream batch memory operations
+    /// Device supports atomic reduction operations in stream batch memory operations
     pub const CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         148,
     );
-    ///Number of locality domains
+    /// Number of locality domains
     pub const CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         149,
     );
-    ///Maximum oversized shared memory per block
+    /// Maximum oversized shared memory per block
     pub const CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute_enum = CUdevice_attribute_enum(
         150,
     );
-    ///Device supports CIG streams with D3D12
+    /// Device supports CIG streams with D3D12
     pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         151,
     );
-    ///Device supports mmap() of dmabuf file descriptors for CUDA device memory allocations
+    /// Device supports mmap() of dmabuf file descriptors for CUDA device memory allocations
     pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         152,
     );
-    ///Device supports unicast logical endpoints
+    /// Device supports unicast logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         153,
     );
-    ///Device supports multicast logical endpoints
+    /// Device supports multicast logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         154,
     );
-    ///Device supports counted operations via logical endpoints
+    /// Device supports counted operations via logical endpoints
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         155,
     );
-    ///Device supports unicast logical endpoint access on the owner device
+    /// Device supports unicast logical endpoint access on the owner device
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         156,
     );
-    ///Number of multiprocessors on each locality domain
+    /// Number of multiprocessors on each locality domain
     pub const CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT: CUdevice_attribute_enum = CUdevice_attribute_enum(
         157,
     );
-    ///Handle types supported with logical endpoint IPC
+    /// Handle types supported with logical endpoint IPC
     pub const CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES: CUdevice_attribute_enum = CUdevice_attribute_enum(
         158,
     );
-    ///Device supports CIG streams with Vulkan
+    /// Device supports CIG streams with Vulkan
     pub const CU_DEVICE_ATTRIBUTE_VULKAN_CIG_STREAMS_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         159,
     );
-    ///Minimum contiguous, accessible size in bytes required when the large tensor-map allocation class is effective. Devices with a 128 KiB backing precondition report 131072; devices where allocation-class selection is a no-op report INT_MAX.
+    /// Minimum contiguous, accessible size in bytes required when the large tensor-map allocation class is effective. Devices with a 128 KiB backing precondition report 131072; devices where allocation-class selection is a no-op report INT_MAX.
     pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE: CUdevice_attribute_enum = CUdevice_attribute_enum(
         160,
     );
-    ///Device supports GPUDirect RDMA with localized memory using the default RDMA mapping link
+    /// Device supports GPUDirect RDMA with localized memory using the default RDMA mapping link
     pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED: CUdevice_attribute_enum = CUdevice_attribute_enum(
         161,
     );
@@ -12927,25 +12927,25 @@ pub type CUdevprop = CUdevprop_v1;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUdevprop_st {
-    ///Maximum number of threads per block
+    /// Maximum number of threads per block
     pub maxThreadsPerBlock: ::core::ffi::c_int,
-    ///Maximum size of each dimension of a block
+    /// Maximum size of each dimension of a block
     pub maxThreadsDim: [::core::ffi::c_int; 3usize],
-    ///Maximum size of each dimension of a grid
+    /// Maximum size of each dimension of a grid
     pub maxGridSize: [::core::ffi::c_int; 3usize],
-    ///Shared memory available per block in bytes
+    /// Shared memory available per block in bytes
     pub sharedMemPerBlock: ::core::ffi::c_int,
-    ///Constant memory available on device in bytes
+    /// Constant memory available on device in bytes
     pub totalConstantMemory: ::core::ffi::c_int,
-    ///Warp size in threads
+    /// Warp size in threads
     pub SIMDWidth: ::core::ffi::c_int,
-    ///Maximum pitch in bytes allowed by memory copies
+    /// Maximum pitch in bytes allowed by memory copies
     pub memPitch: ::core::ffi::c_int,
-    ///32-bit registers available per block
+    /// 32-bit registers available per block
     pub regsPerBlock: ::core::ffi::c_int,
-    ///Clock frequency in kilohertz
+    /// Clock frequency in kilohertz
     pub clockRate: ::core::ffi::c_int,
-    ///Alignment requirement for textures
+    /// Alignment requirement for textures
     pub textureAlign: ::core::ffi::c_int,
 }
 /// Legacy device properties
@@ -12955,15 +12955,15 @@ pub type CUdevprop_v1 = CUdevprop_st;
 pub use self::CUdriverProcAddressQueryResult_enum as CUdriverProcAddressQueryResult;
 #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUdriverProcAddressQueryResult_enum {
-    ///Symbol was succesfully found
+    /// Symbol was succesfully found
     pub const CU_GET_PROC_ADDRESS_SUCCESS: CUdriverProcAddressQueryResult_enum = CUdriverProcAddressQueryResult_enum(
         0,
     );
-    ///Symbol was not found in search
+    /// Symbol was not found in search
     pub const CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND: CUdriverProcAddressQueryResult_enum = CUdriverProcAddressQueryResult_enum(
         1,
     );
-    ///Symbol was found but version supplied was not sufficient
+    /// Symbol was found but version supplied was not sufficient
     pub const CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT: CUdriverProcAddressQueryResult_enum = CUdriverProcAddressQueryResult_enum(
         2,
     );
@@ -12976,15 +12976,15 @@ pub struct CUdriverProcAddressQueryResult_enum(pub ::core::ffi::c_uint);
 /// Flags to specify search options. For more details see ::cuGetProcAddress
 pub use self::CUdriverProcAddress_flags_enum as CUdriverProcAddress_flags;
 impl CUdriverProcAddress_flags_enum {
-    ///Default search mode for driver symbols.
+    /// Default search mode for driver symbols.
     pub const CU_GET_PROC_ADDRESS_DEFAULT: CUdriverProcAddress_flags_enum = CUdriverProcAddress_flags_enum(
         0,
     );
-    ///Search for legacy versions of driver symbols.
+    /// Search for legacy versions of driver symbols.
     pub const CU_GET_PROC_ADDRESS_LEGACY_STREAM: CUdriverProcAddress_flags_enum = CUdriverProcAddress_flags_enum(
         1,
     );
-    ///Search for per-thread versions of driver symbols.
+    /// Search for per-thread versions of driver symbols.
     pub const CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: CUdriverProcAddress_flags_enum = CUdriverProcAddress_flags_enum(
         2,
     );
@@ -12997,13 +12997,13 @@ pub type CUevent = *mut CUevent_st;
 /// Event creation flags
 pub use self::CUevent_flags_enum as CUevent_flags;
 impl CUevent_flags_enum {
-    ///Default event flag
+    /// Default event flag
     pub const CU_EVENT_DEFAULT: CUevent_flags_enum = CUevent_flags_enum(0);
-    ///Event uses blocking synchronization
+    /// Event uses blocking synchronization
     pub const CU_EVENT_BLOCKING_SYNC: CUevent_flags_enum = CUevent_flags_enum(1);
-    ///Event will not record timing data
+    /// Event will not record timing data
     pub const CU_EVENT_DISABLE_TIMING: CUevent_flags_enum = CUevent_flags_enum(2);
-    ///Event is suitable for interprocess use. CU_EVENT_DISABLE_TIMING must be set
+    /// Event is suitable for interprocess use. CU_EVENT_DISABLE_TIMING must be set
     pub const CU_EVENT_INTERPROCESS: CUevent_flags_enum = CUevent_flags_enum(4);
 }
 #[repr(transparent)]
@@ -13013,11 +13013,11 @@ pub struct CUevent_flags_enum(pub ::core::ffi::c_uint);
 /// Event record flags
 pub use self::CUevent_record_flags_enum as CUevent_record_flags;
 impl CUevent_record_flags_enum {
-    ///Default event record flag
+    /// Default event record flag
     pub const CU_EVENT_RECORD_DEFAULT: CUevent_record_flags_enum = CUevent_record_flags_enum(
         0,
     );
-    /**When using stream capture, create an event record node
+    /** When using stream capture, create an event record node
   instead of the default behavior.  This flag is invalid
   when used outside of capture.*/
     pub const CU_EVENT_RECORD_EXTERNAL: CUevent_record_flags_enum = CUevent_record_flags_enum(
@@ -13033,19 +13033,19 @@ pub struct CUevent_record_flags_enum(pub ::core::ffi::c_uint);
 pub use self::CUevent_sched_flags_enum as CUevent_sched_flags;
 #[cfg(any(feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUevent_sched_flags_enum {
-    ///Automatic scheduling
+    /// Automatic scheduling
     pub const CU_EVENT_SCHED_AUTO: CUevent_sched_flags_enum = CUevent_sched_flags_enum(
         0,
     );
-    ///Set spin as default scheduling
+    /// Set spin as default scheduling
     pub const CU_EVENT_SCHED_SPIN: CUevent_sched_flags_enum = CUevent_sched_flags_enum(
         1,
     );
-    ///Set yield as default scheduling
+    /// Set yield as default scheduling
     pub const CU_EVENT_SCHED_YIELD: CUevent_sched_flags_enum = CUevent_sched_flags_enum(
         2,
     );
-    ///Set blocking synchronization as default scheduling
+    /// Set blocking synchronization as default scheduling
     pub const CU_EVENT_SCHED_BLOCKING_SYNC: CUevent_sched_flags_enum = CUevent_sched_flags_enum(
         4,
     );
@@ -13063,11 +13063,11 @@ pub struct CUevent_st {
 /// Event wait flags
 pub use self::CUevent_wait_flags_enum as CUevent_wait_flags;
 impl CUevent_wait_flags_enum {
-    ///Default event wait flag
+    /// Default event wait flag
     pub const CU_EVENT_WAIT_DEFAULT: CUevent_wait_flags_enum = CUevent_wait_flags_enum(
         0,
     );
-    /**When using stream capture, create an event wait node
+    /** When using stream capture, create an event wait node
   instead of the default behavior.  This flag is invalid
   when used outside of capture.*/
     pub const CU_EVENT_WAIT_EXTERNAL: CUevent_wait_flags_enum = CUevent_wait_flags_enum(
@@ -13102,7 +13102,7 @@ impl Default for CUexecAffinityParam_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUexecAffinityParam_st {
-    ///Type of execution affinity.
+    /// Type of execution affinity.
     pub type_: CUexecAffinityType,
     pub param: CUexecAffinityParam_st__bindgen_ty_1,
 }
@@ -13125,7 +13125,7 @@ impl Default for CUexecAffinityParam_st__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUexecAffinityParam_st__bindgen_ty_1 {
-    ///Value for ::CU_EXEC_AFFINITY_TYPE_SM_COUNT
+    /// Value for ::CU_EXEC_AFFINITY_TYPE_SM_COUNT
     pub smCount: CUexecAffinitySmCount,
 }
 /// Execution Affinity Parameters
@@ -13136,7 +13136,7 @@ pub type CUexecAffinitySmCount = CUexecAffinitySmCount_v1;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUexecAffinitySmCount_st {
-    ///The number of SMs the context is limited to use.
+    /// The number of SMs the context is limited to use.
     pub val: ::core::ffi::c_uint,
 }
 /// Value for ::CU_EXEC_AFFINITY_TYPE_SM_COUNT
@@ -13144,7 +13144,7 @@ pub type CUexecAffinitySmCount_v1 = CUexecAffinitySmCount_st;
 /// Execution Affinity Types
 pub use self::CUexecAffinityType_enum as CUexecAffinityType;
 impl CUexecAffinityType_enum {
-    ///Create a context with limited SMs.
+    /// Create a context with limited SMs.
     pub const CU_EXEC_AFFINITY_TYPE_SM_COUNT: CUexecAffinityType_enum = CUexecAffinityType_enum(
         0,
     );
@@ -13320,11 +13320,11 @@ pub type CUfabricCpyOperand = CUfabricCpyOperand_st;
 pub use self::CUfabricCpyOperandType_enum as CUfabricCpyOperandType;
 #[cfg(any(feature = "cuda-13050"))]
 impl CUfabricCpyOperandType_enum {
-    ///Copy operand is a valid pointer.
+    /// Copy operand is a valid pointer.
     pub const CU_FABRIC_COPY_OPERAND_TYPE_POINTER: CUfabricCpyOperandType_enum = CUfabricCpyOperandType_enum(
         1,
     );
-    ///Copy operand is a logical endpoint.
+    /// Copy operand is a logical endpoint.
     pub const CU_FABRIC_COPY_OPERAND_TYPE_LOGICAL_ENDPOINT: CUfabricCpyOperandType_enum = CUfabricCpyOperandType_enum(
         2,
     );
@@ -13379,9 +13379,9 @@ impl Default for CUfabricCpyOperand_st__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUfabricCpyOperand_st__bindgen_ty_1__bindgen_ty_1 {
-    ///Pointer where the copy should begin.
+    /// Pointer where the copy should begin.
     pub ptr: CUdeviceptr,
-    /**Hint location for the operand. Ignored when the pointers
+    /** Hint location for the operand. Ignored when the pointers
 are not managed memory or memory allocated outside CUDA.*/
     pub locHint: CUmemLocation,
 }
@@ -13401,17 +13401,17 @@ impl Default for CUfabricCpyOperand_st__bindgen_ty_1__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUfabricCpyOperand_st__bindgen_ty_1__bindgen_ty_2 {
-    ///Logical endpoint ID.
+    /// Logical endpoint ID.
     pub id: CUlogicalEndpointId,
-    ///Byte offset into the logical endpoint.
+    /// Byte offset into the logical endpoint.
     pub offset: cuuint64_t,
 }
 /// Texture reference filtering modes
 pub use self::CUfilter_mode_enum as CUfilter_mode;
 impl CUfilter_mode_enum {
-    ///Point filter mode
+    /// Point filter mode
     pub const CU_TR_FILTER_MODE_POINT: CUfilter_mode_enum = CUfilter_mode_enum(0);
-    ///Linear filter mode
+    /// Linear filter mode
     pub const CU_TR_FILTER_MODE_LINEAR: CUfilter_mode_enum = CUfilter_mode_enum(1);
 }
 #[repr(transparent)]
@@ -13421,11 +13421,11 @@ pub struct CUfilter_mode_enum(pub ::core::ffi::c_uint);
 /// Bitmasks for ::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS
 pub use self::CUflushGPUDirectRDMAWritesOptions_enum as CUflushGPUDirectRDMAWritesOptions;
 impl CUflushGPUDirectRDMAWritesOptions_enum {
-    ///::cuFlushGPUDirectRDMAWrites() and its CUDA Runtime API counterpart are supported on the device.
+    /// ::cuFlushGPUDirectRDMAWrites() and its CUDA Runtime API counterpart are supported on the device.
     pub const CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST: CUflushGPUDirectRDMAWritesOptions_enum = CUflushGPUDirectRDMAWritesOptions_enum(
         1,
     );
-    ///The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device.
+    /// The ::CU_STREAM_WAIT_VALUE_FLUSH flag and the ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device.
     pub const CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_MEMOPS: CUflushGPUDirectRDMAWritesOptions_enum = CUflushGPUDirectRDMAWritesOptions_enum(
         2,
     );
@@ -13437,11 +13437,11 @@ pub struct CUflushGPUDirectRDMAWritesOptions_enum(pub ::core::ffi::c_uint);
 /// The scopes for ::cuFlushGPUDirectRDMAWrites
 pub use self::CUflushGPUDirectRDMAWritesScope_enum as CUflushGPUDirectRDMAWritesScope;
 impl CUflushGPUDirectRDMAWritesScope_enum {
-    ///Blocks until remote writes are visible to the CUDA device context owning the data.
+    /// Blocks until remote writes are visible to the CUDA device context owning the data.
     pub const CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER: CUflushGPUDirectRDMAWritesScope_enum = CUflushGPUDirectRDMAWritesScope_enum(
         100,
     );
-    ///Blocks until remote writes are visible to all CUDA device contexts.
+    /// Blocks until remote writes are visible to all CUDA device contexts.
     pub const CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES: CUflushGPUDirectRDMAWritesScope_enum = CUflushGPUDirectRDMAWritesScope_enum(
         200,
     );
@@ -13453,7 +13453,7 @@ pub struct CUflushGPUDirectRDMAWritesScope_enum(pub ::core::ffi::c_uint);
 /// The targets for ::cuFlushGPUDirectRDMAWrites
 pub use self::CUflushGPUDirectRDMAWritesTarget_enum as CUflushGPUDirectRDMAWritesTarget;
 impl CUflushGPUDirectRDMAWritesTarget_enum {
-    ///Sets the target for ::cuFlushGPUDirectRDMAWrites() to the currently active CUDA device context.
+    /// Sets the target for ::cuFlushGPUDirectRDMAWrites() to the currently active CUDA device context.
     pub const CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX: CUflushGPUDirectRDMAWritesTarget_enum = CUflushGPUDirectRDMAWritesTarget_enum(
         0,
     );
@@ -13465,13 +13465,13 @@ pub struct CUflushGPUDirectRDMAWritesTarget_enum(pub ::core::ffi::c_uint);
 /// Function cache configurations
 pub use self::CUfunc_cache_enum as CUfunc_cache;
 impl CUfunc_cache_enum {
-    ///no preference for shared memory or L1 (default)
+    /// no preference for shared memory or L1 (default)
     pub const CU_FUNC_CACHE_PREFER_NONE: CUfunc_cache_enum = CUfunc_cache_enum(0);
-    ///prefer larger shared memory and smaller L1 cache
+    /// prefer larger shared memory and smaller L1 cache
     pub const CU_FUNC_CACHE_PREFER_SHARED: CUfunc_cache_enum = CUfunc_cache_enum(1);
-    ///prefer larger L1 cache and smaller shared memory
+    /// prefer larger L1 cache and smaller shared memory
     pub const CU_FUNC_CACHE_PREFER_L1: CUfunc_cache_enum = CUfunc_cache_enum(2);
-    ///prefer equal sized L1 cache and shared memory
+    /// prefer equal sized L1 cache and shared memory
     pub const CU_FUNC_CACHE_PREFER_EQUAL: CUfunc_cache_enum = CUfunc_cache_enum(3);
 }
 #[repr(transparent)]
@@ -14305,13 +14305,13 @@ pub type CUgraph = *mut CUgraph_st;
 pub use self::CUgraphChildGraphNodeOwnership_enum as CUgraphChildGraphNodeOwnership;
 #[cfg(any(feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010"))]
 impl CUgraphChildGraphNodeOwnership_enum {
-    /**Default behavior for a child graph node. Child graph is cloned
+    /** Default behavior for a child graph node. Child graph is cloned
 into the parent and memory allocation/free nodes can't be present
 in the child graph.*/
     pub const CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE: CUgraphChildGraphNodeOwnership_enum = CUgraphChildGraphNodeOwnership_enum(
         0,
     );
-    /**The child graph is moved to the parent. The handle to the child graph
+    /** The child graph is moved to the parent. The handle to the child graph
 is owned by the parent and will be destroyed when the parent is
 destroyed.
 
@@ -14331,13 +14331,13 @@ Cannot have additional memory allocation or free nodes added.*/
 pub struct CUgraphChildGraphNodeOwnership_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUgraphChildGraphNodeOwnership_enum {
-    /**Default behavior for a child graph node. Child graph is cloned
+    /** Default behavior for a child graph node. Child graph is cloned
 into the parent and memory allocation/free nodes can't be present
 in the child graph.*/
     pub const CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE: CUgraphChildGraphNodeOwnership_enum = CUgraphChildGraphNodeOwnership_enum(
         0,
     );
-    /**The child graph is moved to the parent. The handle to the child graph
+    /** The child graph is moved to the parent. The handle to the child graph
 is owned by the parent and will be destroyed when the parent is
 destroyed.
 
@@ -14349,7 +14349,7 @@ Cannot have additional memory allocation or free nodes added.*/
     pub const CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE: CUgraphChildGraphNodeOwnership_enum = CUgraphChildGraphNodeOwnership_enum(
         1,
     );
-    /**Invalid ownership flag. Set when params are queried to prevent accidentally
+    /** Invalid ownership flag. Set when params are queried to prevent accidentally
 reusing the driver-owned graph object*/
     pub const CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID: CUgraphChildGraphNodeOwnership_enum = CUgraphChildGraphNodeOwnership_enum(
         -1,
@@ -14367,11 +14367,11 @@ pub type CUgraphConditionalHandle = cuuint64_t;
 pub use self::CUgraphConditionalNodeType_enum as CUgraphConditionalNodeType;
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060"))]
 impl CUgraphConditionalNodeType_enum {
-    ///Conditional 'if' Node. Body executed once if condition value is non-zero.
+    /// Conditional 'if' Node. Body executed once if condition value is non-zero.
     pub const CU_GRAPH_COND_TYPE_IF: CUgraphConditionalNodeType_enum = CUgraphConditionalNodeType_enum(
         0,
     );
-    ///Conditional 'while' Node. Body executed repeatedly while condition value is non-zero.
+    /// Conditional 'while' Node. Body executed repeatedly while condition value is non-zero.
     pub const CU_GRAPH_COND_TYPE_WHILE: CUgraphConditionalNodeType_enum = CUgraphConditionalNodeType_enum(
         1,
     );
@@ -14383,15 +14383,15 @@ impl CUgraphConditionalNodeType_enum {
 pub struct CUgraphConditionalNodeType_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUgraphConditionalNodeType_enum {
-    ///Conditional 'if/else' Node. Body[0] executed if condition is non-zero.  If \p size == 2, an optional ELSE graph is created and this is executed if the condition is zero.
+    /// Conditional 'if/else' Node. Body[0] executed if condition is non-zero.  If \p size == 2, an optional ELSE graph is created and this is executed if the condition is zero.
     pub const CU_GRAPH_COND_TYPE_IF: CUgraphConditionalNodeType_enum = CUgraphConditionalNodeType_enum(
         0,
     );
-    ///Conditional 'while' Node. Body executed repeatedly while condition value is non-zero.
+    /// Conditional 'while' Node. Body executed repeatedly while condition value is non-zero.
     pub const CU_GRAPH_COND_TYPE_WHILE: CUgraphConditionalNodeType_enum = CUgraphConditionalNodeType_enum(
         1,
     );
-    ///Conditional 'switch' Node. Body[n] is executed once, where 'n' is the value of the condition. If the condition does not match a body index, no body is launched.
+    /// Conditional 'switch' Node. Body[n] is executed once, where 'n' is the value of the condition. If the condition does not match a body index, no body is launched.
     pub const CU_GRAPH_COND_TYPE_SWITCH: CUgraphConditionalNodeType_enum = CUgraphConditionalNodeType_enum(
         2,
     );
@@ -14524,205 +14524,205 @@ impl CUgraphDebugDot_flags_enum {
 }
 #[cfg(any(feature = "cuda-12010", feature = "cuda-12020"))]
 impl CUgraphDebugDot_flags_enum {
-    ///Output all debug data as if every debug flag is enabled
+    /// Output all debug data as if every debug flag is enabled
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         1,
     );
-    ///Use CUDA Runtime structures for output
+    /// Use CUDA Runtime structures for output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         2,
     );
-    ///Adds CUDA_KERNEL_NODE_PARAMS values to output
+    /// Adds CUDA_KERNEL_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         4,
     );
-    ///Adds CUDA_MEMCPY3D values to output
+    /// Adds CUDA_MEMCPY3D values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         8,
     );
-    ///Adds CUDA_MEMSET_NODE_PARAMS values to output
+    /// Adds CUDA_MEMSET_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         16,
     );
-    ///Adds CUDA_HOST_NODE_PARAMS values to output
+    /// Adds CUDA_HOST_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         32,
     );
-    ///Adds CUevent handle from record and wait nodes to output
+    /// Adds CUevent handle from record and wait nodes to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         64,
     );
-    ///Adds CUDA_EXT_SEM_SIGNAL_NODE_PARAMS values to output
+    /// Adds CUDA_EXT_SEM_SIGNAL_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         128,
     );
-    ///Adds CUDA_EXT_SEM_WAIT_NODE_PARAMS values to output
+    /// Adds CUDA_EXT_SEM_WAIT_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         256,
     );
-    ///Adds CUkernelNodeAttrValue values to output
+    /// Adds CUkernelNodeAttrValue values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         512,
     );
-    ///Adds node handles and every kernel function handle to output
+    /// Adds node handles and every kernel function handle to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         1024,
     );
-    ///Adds memory alloc node parameters to output
+    /// Adds memory alloc node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         2048,
     );
-    ///Adds memory free node parameters to output
+    /// Adds memory free node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         4096,
     );
-    ///Adds batch mem op node parameters to output
+    /// Adds batch mem op node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         8192,
     );
-    ///Adds edge numbering information
+    /// Adds edge numbering information
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         16384,
     );
 }
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
 impl CUgraphDebugDot_flags_enum {
-    ///Output all debug data as if every debug flag is enabled
+    /// Output all debug data as if every debug flag is enabled
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         1,
     );
-    ///Use CUDA Runtime structures for output
+    /// Use CUDA Runtime structures for output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         2,
     );
-    ///Adds CUDA_KERNEL_NODE_PARAMS values to output
+    /// Adds CUDA_KERNEL_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         4,
     );
-    ///Adds CUDA_MEMCPY3D values to output
+    /// Adds CUDA_MEMCPY3D values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         8,
     );
-    ///Adds CUDA_MEMSET_NODE_PARAMS values to output
+    /// Adds CUDA_MEMSET_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         16,
     );
-    ///Adds CUDA_HOST_NODE_PARAMS values to output
+    /// Adds CUDA_HOST_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         32,
     );
-    ///Adds CUevent handle from record and wait nodes to output
+    /// Adds CUevent handle from record and wait nodes to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         64,
     );
-    ///Adds CUDA_EXT_SEM_SIGNAL_NODE_PARAMS values to output
+    /// Adds CUDA_EXT_SEM_SIGNAL_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         128,
     );
-    ///Adds CUDA_EXT_SEM_WAIT_NODE_PARAMS values to output
+    /// Adds CUDA_EXT_SEM_WAIT_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         256,
     );
-    ///Adds CUkernelNodeAttrValue values to output
+    /// Adds CUkernelNodeAttrValue values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         512,
     );
-    ///Adds node handles and every kernel function handle to output
+    /// Adds node handles and every kernel function handle to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         1024,
     );
-    ///Adds memory alloc node parameters to output
+    /// Adds memory alloc node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         2048,
     );
-    ///Adds memory free node parameters to output
+    /// Adds memory free node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         4096,
     );
-    ///Adds batch mem op node parameters to output
+    /// Adds batch mem op node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         8192,
     );
-    ///Adds edge numbering information
+    /// Adds edge numbering information
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         16384,
     );
-    ///Adds conditional node parameters to output
+    /// Adds conditional node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         32768,
     );
 }
 #[cfg(any(feature = "cuda-13050"))]
 impl CUgraphDebugDot_flags_enum {
-    ///Output all debug data as if every debug flag is enabled
+    /// Output all debug data as if every debug flag is enabled
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         1,
     );
-    ///Use CUDA Runtime structures for output
+    /// Use CUDA Runtime structures for output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         2,
     );
-    ///Adds CUDA_KERNEL_NODE_PARAMS values to output
+    /// Adds CUDA_KERNEL_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         4,
     );
-    ///Adds CUDA_MEMCPY3D values to output
+    /// Adds CUDA_MEMCPY3D values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         8,
     );
-    ///Adds CUDA_MEMSET_NODE_PARAMS values to output
+    /// Adds CUDA_MEMSET_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         16,
     );
-    ///Adds CUDA_HOST_NODE_PARAMS values to output
+    /// Adds CUDA_HOST_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         32,
     );
-    ///Adds CUevent handle from record and wait nodes to output
+    /// Adds CUevent handle from record and wait nodes to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         64,
     );
-    ///Adds CUDA_EXT_SEM_SIGNAL_NODE_PARAMS values to output
+    /// Adds CUDA_EXT_SEM_SIGNAL_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         128,
     );
-    ///Adds CUDA_EXT_SEM_WAIT_NODE_PARAMS values to output
+    /// Adds CUDA_EXT_SEM_WAIT_NODE_PARAMS values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         256,
     );
-    ///Adds CUkernelNodeAttrValue values to output
+    /// Adds CUkernelNodeAttrValue values to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         512,
     );
-    ///Adds node handles and every kernel function handle to output
+    /// Adds node handles and every kernel function handle to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         1024,
     );
-    ///Adds memory alloc node parameters to output
+    /// Adds memory alloc node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         2048,
     );
-    ///Adds memory free node parameters to output
+    /// Adds memory free node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         4096,
     );
-    ///Adds batch mem op node parameters to output
+    /// Adds batch mem op node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         8192,
     );
-    ///Adds edge numbering information
+    /// Adds edge numbering information
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         16384,
     );
-    ///Adds conditional node parameters to output
+    /// Adds conditional node parameters to output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         32768,
     );
-    ///Adds batch memcpy node parameters to the output
+    /// Adds batch memcpy node parameters to the output
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_BATCH_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         65536,
     );
-    ///Adds fabric copy batch node parameters
+    /// Adds fabric copy batch node parameters
     pub const CU_GRAPH_DEBUG_DOT_FLAGS_FABRIC_CPY_BATCH_NODE_PARAMS: CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags_enum(
         131072,
     );
@@ -14732,11 +14732,11 @@ impl CUgraphDebugDot_flags_enum {
 pub use self::CUgraphDependencyType_enum as CUgraphDependencyType;
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030"))]
 impl CUgraphDependencyType_enum {
-    ///This is an ordinary dependency.
+    /// This is an ordinary dependency.
     pub const CU_GRAPH_DEPENDENCY_TYPE_DEFAULT: CUgraphDependencyType_enum = CUgraphDependencyType_enum(
         0,
     );
-    /**This dependency type allows the downstream node to
+    /** This dependency type allows the downstream node to
 use \c cudaGridDependencySynchronize(). It may only be used
 between kernel nodes, and must be used with either the
 ::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC or
@@ -14752,11 +14752,11 @@ between kernel nodes, and must be used with either the
 pub struct CUgraphDependencyType_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUgraphDependencyType_enum {
-    ///This is an ordinary dependency.
+    /// This is an ordinary dependency.
     pub const CU_GRAPH_DEPENDENCY_TYPE_DEFAULT: CUgraphDependencyType_enum = CUgraphDependencyType_enum(
         0,
     );
-    /**This dependency type allows the downstream node to
+    /** This dependency type allows the downstream node to
 use cudaGridDependencySynchronize(). It may only be used
 between kernel nodes, and must be used with either the
 ::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC or
@@ -14785,7 +14785,7 @@ pub type CUgraphEdgeData = CUgraphEdgeData_st;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUgraphEdgeData_st {
-    /**This indicates when the dependency is triggered from the upstream
+    /** This indicates when the dependency is triggered from the upstream
 node on the edge. The meaning is specfic to the node type. A value
 of 0 in all cases means full completion of the upstream node, with
 memory visibility to the downstream node or portion thereof
@@ -14796,7 +14796,7 @@ can use the following output port types:
 ::CU_GRAPH_KERNEL_NODE_PORT_DEFAULT, ::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC,
 or ::CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER.*/
     pub from_port: ::core::ffi::c_uchar,
-    /**This indicates what portion of the downstream node is dependent on
+    /** This indicates what portion of the downstream node is dependent on
 the upstream node or portion thereof (indicated by \c from_port). The
 meaning is specific to the node type. A value of 0 in all cases means
 the entirety of the downstream node is dependent on the upstream work.
@@ -14804,11 +14804,11 @@ the entirety of the downstream node is dependent on the upstream work.
 Currently no node types define non-zero ports. Accordingly, this field
 must be set to zero.*/
     pub to_port: ::core::ffi::c_uchar,
-    /**This should be populated with a value from ::CUgraphDependencyType. (It
+    /** This should be populated with a value from ::CUgraphDependencyType. (It
 is typed as char due to compiler-specific layout of bitfields.) See
 ::CUgraphDependencyType.*/
     pub type_: ::core::ffi::c_uchar,
-    /**These bytes are unused and must be zeroed. This ensures
+    /** These bytes are unused and must be zeroed. This ensures
 compatibility if additional fields are added in the future.*/
     pub reserved: [::core::ffi::c_uchar; 5usize],
 }
@@ -14849,39 +14849,39 @@ impl Default for CUgraphExecUpdateResultInfo_st {
 /// Result information returned by cuGraphExecUpdate
 pub type CUgraphExecUpdateResultInfo_v1 = CUgraphExecUpdateResultInfo_st;
 impl CUgraphExecUpdateResult_enum {
-    ///The update succeeded
+    /// The update succeeded
     pub const CU_GRAPH_EXEC_UPDATE_SUCCESS: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         0,
     );
-    ///The update failed for an unexpected reason which is described in the return value of the function
+    /// The update failed for an unexpected reason which is described in the return value of the function
     pub const CU_GRAPH_EXEC_UPDATE_ERROR: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         1,
     );
-    ///The update failed because the topology changed
+    /// The update failed because the topology changed
     pub const CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         2,
     );
-    ///The update failed because a node type changed
+    /// The update failed because a node type changed
     pub const CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         3,
     );
-    ///The update failed because the function of a kernel node changed (CUDA driver < 11.2)
+    /// The update failed because the function of a kernel node changed (CUDA driver < 11.2)
     pub const CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         4,
     );
-    ///The update failed because the parameters changed in a way that is not supported
+    /// The update failed because the parameters changed in a way that is not supported
     pub const CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         5,
     );
-    ///The update failed because something about the node is not supported
+    /// The update failed because something about the node is not supported
     pub const CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         6,
     );
-    ///The update failed because the function of a kernel node changed in an unsupported way
+    /// The update failed because the function of a kernel node changed in an unsupported way
     pub const CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         7,
     );
-    ///The update failed because the node attributes changed in a way that is not supported
+    /// The update failed because the node attributes changed in a way that is not supported
     pub const CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED: CUgraphExecUpdateResult_enum = CUgraphExecUpdateResult_enum(
         8,
     );
@@ -14905,23 +14905,23 @@ pub struct CUgraphExec_st {
 pub use self::CUgraphInstantiateResult_enum as CUgraphInstantiateResult;
 #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060"))]
 impl CUgraphInstantiateResult_enum {
-    ///Instantiation succeeded
+    /// Instantiation succeeded
     pub const CUDA_GRAPH_INSTANTIATE_SUCCESS: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         0,
     );
-    ///Instantiation failed for an unexpected reason which is described in the return value of the function
+    /// Instantiation failed for an unexpected reason which is described in the return value of the function
     pub const CUDA_GRAPH_INSTANTIATE_ERROR: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         1,
     );
-    ///Instantiation failed due to invalid structure, such as cycles
+    /// Instantiation failed due to invalid structure, such as cycles
     pub const CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         2,
     );
-    ///Instantiation for device launch failed because the graph contained an unsupported operation
+    /// Instantiation for device launch failed because the graph contained an unsupported operation
     pub const CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         3,
     );
-    ///Instantiation for device launch failed due to the nodes belonging to different contexts
+    /// Instantiation for device launch failed due to the nodes belonging to different contexts
     pub const CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         4,
     );
@@ -14933,27 +14933,27 @@ impl CUgraphInstantiateResult_enum {
 pub struct CUgraphInstantiateResult_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUgraphInstantiateResult_enum {
-    ///Instantiation succeeded
+    /// Instantiation succeeded
     pub const CUDA_GRAPH_INSTANTIATE_SUCCESS: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         0,
     );
-    ///Instantiation failed for an unexpected reason which is described in the return value of the function
+    /// Instantiation failed for an unexpected reason which is described in the return value of the function
     pub const CUDA_GRAPH_INSTANTIATE_ERROR: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         1,
     );
-    ///Instantiation failed due to invalid structure, such as cycles
+    /// Instantiation failed due to invalid structure, such as cycles
     pub const CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         2,
     );
-    ///Instantiation for device launch failed because the graph contained an unsupported operation
+    /// Instantiation for device launch failed because the graph contained an unsupported operation
     pub const CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         3,
     );
-    ///Instantiation for device launch failed due to the nodes belonging to different contexts
+    /// Instantiation for device launch failed due to the nodes belonging to different contexts
     pub const CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         4,
     );
-    ///One or more conditional handles are not associated with conditional nodes
+    /// One or more conditional handles are not associated with conditional nodes
     pub const CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED: CUgraphInstantiateResult_enum = CUgraphInstantiateResult_enum(
         5,
     );
@@ -14962,11 +14962,11 @@ impl CUgraphInstantiateResult_enum {
 pub use self::CUgraphInstantiate_flags_enum as CUgraphInstantiate_flags;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080"))]
 impl CUgraphInstantiate_flags_enum {
-    ///Automatically free memory allocated in a graph before relaunching.
+    /// Automatically free memory allocated in a graph before relaunching.
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         1,
     );
-    /**Run the graph using the per-node priority attributes rather than the
+    /** Run the graph using the per-node priority attributes rather than the
 priority of the stream it is launched into.*/
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         8,
@@ -14978,19 +14978,19 @@ priority of the stream it is launched into.*/
 pub struct CUgraphInstantiate_flags_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
 impl CUgraphInstantiate_flags_enum {
-    ///Automatically free memory allocated in a graph before relaunching.
+    /// Automatically free memory allocated in a graph before relaunching.
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         1,
     );
-    ///Automatically upload the graph after instantiaton.
+    /// Automatically upload the graph after instantiaton.
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         2,
     );
-    ///Instantiate the graph to be launchable from the device.
+    /// Instantiate the graph to be launchable from the device.
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         4,
     );
-    /**Run the graph using the per-node priority attributes rather than the
+    /** Run the graph using the per-node priority attributes rather than the
 priority of the stream it is launched into.*/
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         8,
@@ -14998,23 +14998,23 @@ priority of the stream it is launched into.*/
 }
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUgraphInstantiate_flags_enum {
-    ///Automatically free memory allocated in a graph before relaunching.
+    /// Automatically free memory allocated in a graph before relaunching.
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         1,
     );
-    /**Automatically upload the graph after instantiation. Only supported by
+    /** Automatically upload the graph after instantiation. Only supported by
 ::cuGraphInstantiateWithParams.  The upload will be performed using the
 stream provided in \p instantiateParams.*/
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         2,
     );
-    /**Instantiate the graph to be launchable from the device. This flag can only
+    /** Instantiate the graph to be launchable from the device. This flag can only
 be used on platforms which support unified addressing. This flag cannot be
 used in conjunction with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.*/
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         4,
     );
-    /**Run the graph using the per-node priority attributes rather than the
+    /** Run the graph using the per-node priority attributes rather than the
 priority of the stream it is launched into.*/
     pub const CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY: CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags_enum(
         8,
@@ -15079,12 +15079,12 @@ impl Default for CUgraphNodeParams_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUgraphNodeParams_st {
-    ///Type of the node
+    /// Type of the node
     pub type_: CUgraphNodeType,
-    ///Reserved. Must be zero.
+    /// Reserved. Must be zero.
     pub reserved0: [::core::ffi::c_int; 3usize],
     pub __bindgen_anon_1: CUgraphNodeParams_st__bindgen_ty_1,
-    ///Reserved bytes. Must be zero.
+    /// Reserved bytes. Must be zero.
     pub reserved2: ::core::ffi::c_longlong,
 }
 #[cfg(any(feature = "cuda-12020"))]
@@ -15119,150 +15119,150 @@ impl Default for CUgraphNodeParams_st__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUgraphNodeParams_st__bindgen_ty_1 {
-    ///Padding. Unused bytes must be zero.
+    /// Padding. Unused bytes must be zero.
     pub reserved1: [::core::ffi::c_longlong; 29usize],
-    ///Kernel node parameters.
+    /// Kernel node parameters.
     pub kernel: CUDA_KERNEL_NODE_PARAMS_v3,
-    ///Memcpy node parameters.
+    /// Memcpy node parameters.
     pub memcpy: CUDA_MEMCPY_NODE_PARAMS,
-    ///Memset node parameters.
+    /// Memset node parameters.
     pub memset: CUDA_MEMSET_NODE_PARAMS_v2,
-    ///Host node parameters.
+    /// Host node parameters.
     pub host: CUDA_HOST_NODE_PARAMS_v2,
-    ///Child graph node parameters.
+    /// Child graph node parameters.
     pub graph: CUDA_CHILD_GRAPH_NODE_PARAMS,
-    ///Event wait node parameters.
+    /// Event wait node parameters.
     pub eventWait: CUDA_EVENT_WAIT_NODE_PARAMS,
-    ///Event record node parameters.
+    /// Event record node parameters.
     pub eventRecord: CUDA_EVENT_RECORD_NODE_PARAMS,
-    ///External semaphore signal node parameters.
+    /// External semaphore signal node parameters.
     pub extSemSignal: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2,
-    ///External semaphore wait node parameters.
+    /// External semaphore wait node parameters.
     pub extSemWait: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2,
-    ///Memory allocation node parameters.
+    /// Memory allocation node parameters.
     pub alloc: CUDA_MEM_ALLOC_NODE_PARAMS_v2,
-    ///Memory free node parameters.
+    /// Memory free node parameters.
     pub free: CUDA_MEM_FREE_NODE_PARAMS,
-    ///MemOp node parameters.
+    /// MemOp node parameters.
     pub memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2,
-    ///Conditional node parameters.
+    /// Conditional node parameters.
     pub conditional: CUDA_CONDITIONAL_NODE_PARAMS,
 }
 #[cfg(any(feature = "cuda-13030", feature = "cuda-13040"))]
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUgraphNodeParams_st__bindgen_ty_1 {
-    ///Padding. Unused bytes must be zero.
+    /// Padding. Unused bytes must be zero.
     pub reserved1: [::core::ffi::c_longlong; 29usize],
-    ///Kernel node parameters.
+    /// Kernel node parameters.
     pub kernel: CUDA_KERNEL_NODE_PARAMS_v3,
-    ///Memcpy node parameters.
+    /// Memcpy node parameters.
     pub memcpy: CUDA_MEMCPY_NODE_PARAMS,
-    ///Memset node parameters.
+    /// Memset node parameters.
     pub memset: CUDA_MEMSET_NODE_PARAMS_v2,
-    ///Host node parameters.
+    /// Host node parameters.
     pub host: CUDA_HOST_NODE_PARAMS_v2,
-    ///Child graph node parameters.
+    /// Child graph node parameters.
     pub graph: CUDA_CHILD_GRAPH_NODE_PARAMS,
-    ///Event wait node parameters.
+    /// Event wait node parameters.
     pub eventWait: CUDA_EVENT_WAIT_NODE_PARAMS,
-    ///Event record node parameters.
+    /// Event record node parameters.
     pub eventRecord: CUDA_EVENT_RECORD_NODE_PARAMS,
-    ///External semaphore signal node parameters.
+    /// External semaphore signal node parameters.
     pub extSemSignal: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2,
-    ///External semaphore wait node parameters.
+    /// External semaphore wait node parameters.
     pub extSemWait: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2,
-    ///Memory allocation node parameters.
+    /// Memory allocation node parameters.
     pub alloc: CUDA_MEM_ALLOC_NODE_PARAMS_v2,
-    ///Memory free node parameters.
+    /// Memory free node parameters.
     pub free: CUDA_MEM_FREE_NODE_PARAMS,
-    ///MemOp node parameters.
+    /// MemOp node parameters.
     pub memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2,
-    ///Conditional node parameters.
+    /// Conditional node parameters.
     pub conditional: CUDA_CONDITIONAL_NODE_PARAMS,
-    ///Padding as bytes
+    /// Padding as bytes
     pub asBytes: [::core::ffi::c_char; 232usize],
 }
 #[cfg(any(feature = "cuda-13050"))]
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUgraphNodeParams_st__bindgen_ty_1 {
-    ///Padding. Unused bytes must be zero.
+    /// Padding. Unused bytes must be zero.
     pub reserved1: [::core::ffi::c_longlong; 29usize],
-    ///Kernel node parameters.
+    /// Kernel node parameters.
     pub kernel: CUDA_KERNEL_NODE_PARAMS_v3,
-    ///Memcpy node parameters.
+    /// Memcpy node parameters.
     pub memcpy: CUDA_MEMCPY_NODE_PARAMS,
-    ///Memset node parameters.
+    /// Memset node parameters.
     pub memset: CUDA_MEMSET_NODE_PARAMS_v2,
-    ///Host node parameters.
+    /// Host node parameters.
     pub host: CUDA_HOST_NODE_PARAMS_v2,
-    ///Child graph node parameters.
+    /// Child graph node parameters.
     pub graph: CUDA_CHILD_GRAPH_NODE_PARAMS,
-    ///Event wait node parameters.
+    /// Event wait node parameters.
     pub eventWait: CUDA_EVENT_WAIT_NODE_PARAMS,
-    ///Event record node parameters.
+    /// Event record node parameters.
     pub eventRecord: CUDA_EVENT_RECORD_NODE_PARAMS,
-    ///External semaphore signal node parameters.
+    /// External semaphore signal node parameters.
     pub extSemSignal: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2,
-    ///External semaphore wait node parameters.
+    /// External semaphore wait node parameters.
     pub extSemWait: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2,
-    ///Memory allocation node parameters.
+    /// Memory allocation node parameters.
     pub alloc: CUDA_MEM_ALLOC_NODE_PARAMS_v2,
-    ///Memory free node parameters.
+    /// Memory free node parameters.
     pub free: CUDA_MEM_FREE_NODE_PARAMS,
-    ///MemOp node parameters.
+    /// MemOp node parameters.
     pub memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2,
-    ///Conditional node parameters.
+    /// Conditional node parameters.
     pub conditional: CUDA_CONDITIONAL_NODE_PARAMS,
-    ///Batch memcpy node parameters.
+    /// Batch memcpy node parameters.
     pub memcpyBatch: CUDA_MEMCPY_BATCH_NODE_PARAMS_V1,
-    ///Fabric copy batch node parameters.
+    /// Fabric copy batch node parameters.
     pub fabricCpyBatch: CUDA_FABRIC_CPY_BATCH_NODE_PARAMS_V1,
-    ///Padding as bytes
+    /// Padding as bytes
     pub asBytes: [::core::ffi::c_char; 232usize],
 }
 /// Graph node types
 pub use self::CUgraphNodeType_enum as CUgraphNodeType;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
 impl CUgraphNodeType_enum {
-    ///GPU kernel node
+    /// GPU kernel node
     pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType_enum = CUgraphNodeType_enum(0);
-    ///Memcpy node
+    /// Memcpy node
     pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType_enum = CUgraphNodeType_enum(1);
-    ///Memset node
+    /// Memset node
     pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType_enum = CUgraphNodeType_enum(2);
-    ///Host (executable) node
+    /// Host (executable) node
     pub const CU_GRAPH_NODE_TYPE_HOST: CUgraphNodeType_enum = CUgraphNodeType_enum(3);
-    ///Node which executes an embedded graph
+    /// Node which executes an embedded graph
     pub const CU_GRAPH_NODE_TYPE_GRAPH: CUgraphNodeType_enum = CUgraphNodeType_enum(4);
-    ///Empty (no-op) node
+    /// Empty (no-op) node
     pub const CU_GRAPH_NODE_TYPE_EMPTY: CUgraphNodeType_enum = CUgraphNodeType_enum(5);
-    ///External event wait node
+    /// External event wait node
     pub const CU_GRAPH_NODE_TYPE_WAIT_EVENT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         6,
     );
-    ///External event record node
+    /// External event record node
     pub const CU_GRAPH_NODE_TYPE_EVENT_RECORD: CUgraphNodeType_enum = CUgraphNodeType_enum(
         7,
     );
-    ///External semaphore signal node
+    /// External semaphore signal node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: CUgraphNodeType_enum = CUgraphNodeType_enum(
         8,
     );
-    ///External semaphore wait node
+    /// External semaphore wait node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         9,
     );
-    ///Memory Allocation Node
+    /// Memory Allocation Node
     pub const CU_GRAPH_NODE_TYPE_MEM_ALLOC: CUgraphNodeType_enum = CUgraphNodeType_enum(
         10,
     );
-    ///Memory Free Node
+    /// Memory Free Node
     pub const CU_GRAPH_NODE_TYPE_MEM_FREE: CUgraphNodeType_enum = CUgraphNodeType_enum(
         11,
     );
-    ///Batch MemOp Node
+    /// Batch MemOp Node
     pub const CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: CUgraphNodeType_enum = CUgraphNodeType_enum(
         12,
     );
@@ -15273,47 +15273,47 @@ impl CUgraphNodeType_enum {
 pub struct CUgraphNodeType_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12030"))]
 impl CUgraphNodeType_enum {
-    ///GPU kernel node
+    /// GPU kernel node
     pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType_enum = CUgraphNodeType_enum(0);
-    ///Memcpy node
+    /// Memcpy node
     pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType_enum = CUgraphNodeType_enum(1);
-    ///Memset node
+    /// Memset node
     pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType_enum = CUgraphNodeType_enum(2);
-    ///Host (executable) node
+    /// Host (executable) node
     pub const CU_GRAPH_NODE_TYPE_HOST: CUgraphNodeType_enum = CUgraphNodeType_enum(3);
-    ///Node which executes an embedded graph
+    /// Node which executes an embedded graph
     pub const CU_GRAPH_NODE_TYPE_GRAPH: CUgraphNodeType_enum = CUgraphNodeType_enum(4);
-    ///Empty (no-op) node
+    /// Empty (no-op) node
     pub const CU_GRAPH_NODE_TYPE_EMPTY: CUgraphNodeType_enum = CUgraphNodeType_enum(5);
-    ///External event wait node
+    /// External event wait node
     pub const CU_GRAPH_NODE_TYPE_WAIT_EVENT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         6,
     );
-    ///External event record node
+    /// External event record node
     pub const CU_GRAPH_NODE_TYPE_EVENT_RECORD: CUgraphNodeType_enum = CUgraphNodeType_enum(
         7,
     );
-    ///External semaphore signal node
+    /// External semaphore signal node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: CUgraphNodeType_enum = CUgraphNodeType_enum(
         8,
     );
-    ///External semaphore wait node
+    /// External semaphore wait node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         9,
     );
-    ///Memory Allocation Node
+    /// Memory Allocation Node
     pub const CU_GRAPH_NODE_TYPE_MEM_ALLOC: CUgraphNodeType_enum = CUgraphNodeType_enum(
         10,
     );
-    ///Memory Free Node
+    /// Memory Free Node
     pub const CU_GRAPH_NODE_TYPE_MEM_FREE: CUgraphNodeType_enum = CUgraphNodeType_enum(
         11,
     );
-    ///Batch MemOp Node
+    /// Batch MemOp Node
     pub const CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: CUgraphNodeType_enum = CUgraphNodeType_enum(
         12,
     );
-    /**Conditional Node
+    /** Conditional Node
 
 May be used to implement a conditional execution path or loop
 inside of a graph. The graph(s) contained within the body of the conditional node
@@ -15339,47 +15339,47 @@ Supply a default value when creating the handle.*/
 }
 #[cfg(any(feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090"))]
 impl CUgraphNodeType_enum {
-    ///GPU kernel node
+    /// GPU kernel node
     pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType_enum = CUgraphNodeType_enum(0);
-    ///Memcpy node
+    /// Memcpy node
     pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType_enum = CUgraphNodeType_enum(1);
-    ///Memset node
+    /// Memset node
     pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType_enum = CUgraphNodeType_enum(2);
-    ///Host (executable) node
+    /// Host (executable) node
     pub const CU_GRAPH_NODE_TYPE_HOST: CUgraphNodeType_enum = CUgraphNodeType_enum(3);
-    ///Node which executes an embedded graph
+    /// Node which executes an embedded graph
     pub const CU_GRAPH_NODE_TYPE_GRAPH: CUgraphNodeType_enum = CUgraphNodeType_enum(4);
-    ///Empty (no-op) node
+    /// Empty (no-op) node
     pub const CU_GRAPH_NODE_TYPE_EMPTY: CUgraphNodeType_enum = CUgraphNodeType_enum(5);
-    ///External event wait node
+    /// External event wait node
     pub const CU_GRAPH_NODE_TYPE_WAIT_EVENT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         6,
     );
-    ///External event record node
+    /// External event record node
     pub const CU_GRAPH_NODE_TYPE_EVENT_RECORD: CUgraphNodeType_enum = CUgraphNodeType_enum(
         7,
     );
-    ///External semaphore signal node
+    /// External semaphore signal node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: CUgraphNodeType_enum = CUgraphNodeType_enum(
         8,
     );
-    ///External semaphore wait node
+    /// External semaphore wait node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         9,
     );
-    ///Memory Allocation Node
+    /// Memory Allocation Node
     pub const CU_GRAPH_NODE_TYPE_MEM_ALLOC: CUgraphNodeType_enum = CUgraphNodeType_enum(
         10,
     );
-    ///Memory Free Node
+    /// Memory Free Node
     pub const CU_GRAPH_NODE_TYPE_MEM_FREE: CUgraphNodeType_enum = CUgraphNodeType_enum(
         11,
     );
-    ///Batch MemOp Node
+    /// Batch MemOp Node
     pub const CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: CUgraphNodeType_enum = CUgraphNodeType_enum(
         12,
     );
-    /**Conditional Node
+    /** Conditional Node
 
 May be used to implement a conditional execution path or loop
 inside of a graph. The graph(s) contained within the body of the conditional node
@@ -15402,48 +15402,48 @@ call ::cudaGraphSetConditional from device code.*/
 }
 #[cfg(any(feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020"))]
 impl CUgraphNodeType_enum {
-    ///GPU kernel node
+    /// GPU kernel node
     pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType_enum = CUgraphNodeType_enum(0);
-    ///Memcpy node
+    /// Memcpy node
     pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType_enum = CUgraphNodeType_enum(1);
-    ///Memset node
+    /// Memset node
     pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType_enum = CUgraphNodeType_enum(2);
-    ///Host (executable) node
+    /// Host (executable) node
     pub const CU_GRAPH_NODE_TYPE_HOST: CUgraphNodeType_enum = CUgraphNodeType_enum(3);
-    ///Node which executes an embedded graph
+    /// Node which executes an embedded graph
     pub const CU_GRAPH_NODE_TYPE_GRAPH: CUgraphNodeType_enum = CUgraphNodeType_enum(4);
-    ///Empty (no-op) node
+    /// Empty (no-op) node
     pub const CU_GRAPH_NODE_TYPE_EMPTY: CUgraphNodeType_enum = CUgraphNodeType_enum(5);
-    ///External event wait node
+    /// External event wait node
     pub const CU_GRAPH_NODE_TYPE_WAIT_EVENT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         6,
     );
-    ///External event record node
+    /// External event record node
     pub const CU_GRAPH_NODE_TYPE_EVENT_RECORD: CUgraphNodeType_enum = CUgraphNodeType_enum(
         7,
     );
-    ///External semaphore signal node
+    /// External semaphore signal node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: CUgraphNodeType_enum = CUgraphNodeType_enum(
         8,
     );
-    ///External semaphore wait node
+    /// External semaphore wait node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         9,
     );
-    ///Memory Allocation Node
+    /// Memory Allocation Node
     pub const CU_GRAPH_NODE_TYPE_MEM_ALLOC: CUgraphNodeType_enum = CUgraphNodeType_enum(
         10,
     );
-    ///Memory Free Node
+    /// Memory Free Node
     pub const CU_GRAPH_NODE_TYPE_MEM_FREE: CUgraphNodeType_enum = CUgraphNodeType_enum(
         11,
     );
-    /**Batch MemOp Node
+    /** Batch MemOp Node
 See ::cuStreamBatchMemOp and ::CUstreamBatchMemOpType for what these nodes can do.*/
     pub const CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: CUgraphNodeType_enum = CUgraphNodeType_enum(
         12,
     );
-    /**Conditional Node
+    /** Conditional Node
 
 May be used to implement a conditional execution path or loop
 inside of a graph. The graph(s) contained within the body of the conditional node
@@ -15466,48 +15466,48 @@ call ::cudaGraphSetConditional from device code.*/
 }
 #[cfg(any(feature = "cuda-13030", feature = "cuda-13040"))]
 impl CUgraphNodeType_enum {
-    ///GPU kernel node
+    /// GPU kernel node
     pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType_enum = CUgraphNodeType_enum(0);
-    ///Memcpy node
+    /// Memcpy node
     pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType_enum = CUgraphNodeType_enum(1);
-    ///Memset node
+    /// Memset node
     pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType_enum = CUgraphNodeType_enum(2);
-    ///Host (executable) node
+    /// Host (executable) node
     pub const CU_GRAPH_NODE_TYPE_HOST: CUgraphNodeType_enum = CUgraphNodeType_enum(3);
-    ///Node which executes an embedded graph
+    /// Node which executes an embedded graph
     pub const CU_GRAPH_NODE_TYPE_GRAPH: CUgraphNodeType_enum = CUgraphNodeType_enum(4);
-    ///Empty (no-op) node
+    /// Empty (no-op) node
     pub const CU_GRAPH_NODE_TYPE_EMPTY: CUgraphNodeType_enum = CUgraphNodeType_enum(5);
-    ///External event wait node
+    /// External event wait node
     pub const CU_GRAPH_NODE_TYPE_WAIT_EVENT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         6,
     );
-    ///External event record node
+    /// External event record node
     pub const CU_GRAPH_NODE_TYPE_EVENT_RECORD: CUgraphNodeType_enum = CUgraphNodeType_enum(
         7,
     );
-    ///External semaphore signal node
+    /// External semaphore signal node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: CUgraphNodeType_enum = CUgraphNodeType_enum(
         8,
     );
-    ///External semaphore wait node
+    /// External semaphore wait node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         9,
     );
-    ///Memory Allocation Node
+    /// Memory Allocation Node
     pub const CU_GRAPH_NODE_TYPE_MEM_ALLOC: CUgraphNodeType_enum = CUgraphNodeType_enum(
         10,
     );
-    ///Memory Free Node
+    /// Memory Free Node
     pub const CU_GRAPH_NODE_TYPE_MEM_FREE: CUgraphNodeType_enum = CUgraphNodeType_enum(
         11,
     );
-    /**Batch MemOp Node
+    /** Batch MemOp Node
 See ::cuStreamBatchMemOp and ::CUstreamBatchMemOpType for what these nodes can do.*/
     pub const CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: CUgraphNodeType_enum = CUgraphNodeType_enum(
         12,
     );
-    /**Conditional Node
+    /** Conditional Node
 
 May be used to implement a conditional execution path or loop
 inside of a graph. The graph(s) contained within the body of the conditional node
@@ -15527,55 +15527,55 @@ call ::cudaGraphSetConditional from device code.*/
     pub const CU_GRAPH_NODE_TYPE_CONDITIONAL: CUgraphNodeType_enum = CUgraphNodeType_enum(
         13,
     );
-    ///Reserved
+    /// Reserved
     pub const CU_GRAPH_NODE_TYPE_RESERVED_16: CUgraphNodeType_enum = CUgraphNodeType_enum(
         16,
     );
 }
 #[cfg(any(feature = "cuda-13050"))]
 impl CUgraphNodeType_enum {
-    ///GPU kernel node
+    /// GPU kernel node
     pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType_enum = CUgraphNodeType_enum(0);
-    ///Memcpy node
+    /// Memcpy node
     pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType_enum = CUgraphNodeType_enum(1);
-    ///Memset node
+    /// Memset node
     pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType_enum = CUgraphNodeType_enum(2);
-    ///Host (executable) node
+    /// Host (executable) node
     pub const CU_GRAPH_NODE_TYPE_HOST: CUgraphNodeType_enum = CUgraphNodeType_enum(3);
-    ///Node which executes an embedded graph
+    /// Node which executes an embedded graph
     pub const CU_GRAPH_NODE_TYPE_GRAPH: CUgraphNodeType_enum = CUgraphNodeType_enum(4);
-    ///Empty (no-op) node
+    /// Empty (no-op) node
     pub const CU_GRAPH_NODE_TYPE_EMPTY: CUgraphNodeType_enum = CUgraphNodeType_enum(5);
-    ///External event wait node
+    /// External event wait node
     pub const CU_GRAPH_NODE_TYPE_WAIT_EVENT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         6,
     );
-    ///External event record node
+    /// External event record node
     pub const CU_GRAPH_NODE_TYPE_EVENT_RECORD: CUgraphNodeType_enum = CUgraphNodeType_enum(
         7,
     );
-    ///External semaphore signal node
+    /// External semaphore signal node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: CUgraphNodeType_enum = CUgraphNodeType_enum(
         8,
     );
-    ///External semaphore wait node
+    /// External semaphore wait node
     pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: CUgraphNodeType_enum = CUgraphNodeType_enum(
         9,
     );
-    ///Memory Allocation Node
+    /// Memory Allocation Node
     pub const CU_GRAPH_NODE_TYPE_MEM_ALLOC: CUgraphNodeType_enum = CUgraphNodeType_enum(
         10,
     );
-    ///Memory Free Node
+    /// Memory Free Node
     pub const CU_GRAPH_NODE_TYPE_MEM_FREE: CUgraphNodeType_enum = CUgraphNodeType_enum(
         11,
     );
-    /**Batch MemOp Node
+    /** Batch MemOp Node
 See ::cuStreamBatchMemOp and ::CUstreamBatchMemOpType for what these nodes can do.*/
     pub const CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: CUgraphNodeType_enum = CUgraphNodeType_enum(
         12,
     );
-    /**Conditional Node
+    /** Conditional Node
 
 May be used to implement a conditional execution path or loop
 inside of a graph. The graph(s) contained within the body of the conditional node
@@ -15595,19 +15595,19 @@ call ::cudaGraphSetConditional from device code.*/
     pub const CU_GRAPH_NODE_TYPE_CONDITIONAL: CUgraphNodeType_enum = CUgraphNodeType_enum(
         13,
     );
-    ///Batch Memcpy Node
+    /// Batch Memcpy Node
     pub const CU_GRAPH_NODE_TYPE_MEMCPY_BATCH: CUgraphNodeType_enum = CUgraphNodeType_enum(
         14,
     );
-    ///Reserved
+    /// Reserved
     pub const CU_GRAPH_NODE_TYPE_RESERVED_16: CUgraphNodeType_enum = CUgraphNodeType_enum(
         16,
     );
-    ///Reserved for External Engine node
+    /// Reserved for External Engine node
     pub const CU_GRAPH_NODE_TYPE_EXTERNAL_ENGINE: CUgraphNodeType_enum = CUgraphNodeType_enum(
         17,
     );
-    ///Fabric copy batch node
+    /// Fabric copy batch node
     pub const CU_GRAPH_NODE_TYPE_FABRIC_CPY_BATCH: CUgraphNodeType_enum = CUgraphNodeType_enum(
         18,
     );
@@ -15640,15 +15640,15 @@ pub type CUgraphRecaptureCallback = ::core::option::Option<
 pub use self::CUgraphRecaptureStatus_enum as CUgraphRecaptureStatus;
 #[cfg(any(feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUgraphRecaptureStatus_enum {
-    ///Node is eligible for update in an instantiated graph.
+    /// Node is eligible for update in an instantiated graph.
     pub const CU_GRAPH_RECAPTURE_ELIGIBLE_FOR_UPDATE: CUgraphRecaptureStatus_enum = CUgraphRecaptureStatus_enum(
         0,
     );
-    ///Parameter changes in the node cannot be applied to an instantiated graph.
+    /// Parameter changes in the node cannot be applied to an instantiated graph.
     pub const CU_GRAPH_RECAPTURE_INELIGIBLE_FOR_UPDATE: CUgraphRecaptureStatus_enum = CUgraphRecaptureStatus_enum(
         1,
     );
-    ///Error while attempting to recapture the node. The recapture will be ended regardless of the return value from the callback.
+    /// Error while attempting to recapture the node. The recapture will be ended regardless of the return value from the callback.
     pub const CU_GRAPH_RECAPTURE_ERROR: CUgraphRecaptureStatus_enum = CUgraphRecaptureStatus_enum(
         2,
     );
@@ -15715,7 +15715,7 @@ pub struct CUgraphicsResource_st {
 pub type CUgreenCtx = *mut CUgreenCtx_st;
 #[cfg(any(feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020"))]
 impl CUgreenCtxCreate_flags {
-    ///Required. Creates a default stream to use inside the green context
+    /// Required. Creates a default stream to use inside the green context
     pub const CU_GREEN_CTX_DEFAULT_STREAM: CUgreenCtxCreate_flags = CUgreenCtxCreate_flags(
         1,
     );
@@ -15727,7 +15727,7 @@ pub struct CUgreenCtxCreate_flags(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUgreenCtxCreate_flags {
     pub const CU_GREEN_CTX_NONE: CUgreenCtxCreate_flags = CUgreenCtxCreate_flags(0);
-    ///Creates a default stream to use inside the green context
+    /// Creates a default stream to use inside the green context
     pub const CU_GREEN_CTX_DEFAULT_STREAM: CUgreenCtxCreate_flags = CUgreenCtxCreate_flags(
         1,
     );
@@ -15753,11 +15753,11 @@ pub type CUhostFn = ::core::option::Option<
 pub use self::CUhostTaskSyncMode_enum as CUhostTaskSyncMode;
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUhostTaskSyncMode_enum {
-    ///The execution thread will block until new host tasks are ready to run
+    /// The execution thread will block until new host tasks are ready to run
     pub const CU_HOST_TASK_BLOCKING: CUhostTaskSyncMode_enum = CUhostTaskSyncMode_enum(
         0,
     );
-    ///The execution thread will spin wait until new host tasks are ready to run
+    /// The execution thread will spin wait until new host tasks are ready to run
     pub const CU_HOST_TASK_SPINWAIT: CUhostTaskSyncMode_enum = CUhostTaskSyncMode_enum(
         1,
     );
@@ -15807,7 +15807,7 @@ pub type CUipcMemHandle_v1 = CUipcMemHandle_st;
 /// CUDA Ipc Mem Flags
 pub use self::CUipcMem_flags_enum as CUipcMem_flags;
 impl CUipcMem_flags_enum {
-    ///Automatically enable peer access between remote devices as needed
+    /// Automatically enable peer access between remote devices as needed
     pub const CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: CUipcMem_flags_enum = CUipcMem_flags_enum(
         1,
     );
@@ -15879,11 +15879,11 @@ impl CUjitInputType_enum {
 /// Caching modes for dlcm
 pub use self::CUjit_cacheMode_enum as CUjit_cacheMode;
 impl CUjit_cacheMode_enum {
-    ///Compile with no -dlcm flag specified
+    /// Compile with no -dlcm flag specified
     pub const CU_JIT_CACHE_OPTION_NONE: CUjit_cacheMode_enum = CUjit_cacheMode_enum(0);
-    ///Compile with L1 cache disabled
+    /// Compile with L1 cache disabled
     pub const CU_JIT_CACHE_OPTION_CG: CUjit_cacheMode_enum = CUjit_cacheMode_enum(1);
-    ///Compile with L1 cache enabled
+    /// Compile with L1 cache enabled
     pub const CU_JIT_CACHE_OPTION_CA: CUjit_cacheMode_enum = CUjit_cacheMode_enum(2);
 }
 #[repr(transparent)]
@@ -15893,9 +15893,9 @@ pub struct CUjit_cacheMode_enum(pub ::core::ffi::c_uint);
 /// Cubin matching fallback strategies
 pub use self::CUjit_fallback_enum as CUjit_fallback;
 impl CUjit_fallback_enum {
-    ///Prefer to compile ptx if exact binary match not found
+    /// Prefer to compile ptx if exact binary match not found
     pub const CU_PREFER_PTX: CUjit_fallback_enum = CUjit_fallback_enum(0);
-    ///Prefer to fall back to compatible binary code if exact match not found
+    /// Prefer to fall back to compatible binary code if exact match not found
     pub const CU_PREFER_BINARY: CUjit_fallback_enum = CUjit_fallback_enum(1);
 }
 #[repr(transparent)]
@@ -17995,41 +17995,41 @@ impl CUjit_option_enum {
 pub use self::CUjit_target_enum as CUjit_target;
 #[cfg(any(feature = "cuda-11070"))]
 impl CUjit_target_enum {
-    ///Compute device class 2.0
+    /// Compute device class 2.0
     pub const CU_TARGET_COMPUTE_20: CUjit_target_enum = CUjit_target_enum(20);
-    ///Compute device class 2.1
+    /// Compute device class 2.1
     pub const CU_TARGET_COMPUTE_21: CUjit_target_enum = CUjit_target_enum(21);
-    ///Compute device class 3.0
+    /// Compute device class 3.0
     pub const CU_TARGET_COMPUTE_30: CUjit_target_enum = CUjit_target_enum(30);
-    ///Compute device class 3.2
+    /// Compute device class 3.2
     pub const CU_TARGET_COMPUTE_32: CUjit_target_enum = CUjit_target_enum(32);
-    ///Compute device class 3.5
+    /// Compute device class 3.5
     pub const CU_TARGET_COMPUTE_35: CUjit_target_enum = CUjit_target_enum(35);
-    ///Compute device class 3.7
+    /// Compute device class 3.7
     pub const CU_TARGET_COMPUTE_37: CUjit_target_enum = CUjit_target_enum(37);
-    ///Compute device class 5.0
+    /// Compute device class 5.0
     pub const CU_TARGET_COMPUTE_50: CUjit_target_enum = CUjit_target_enum(50);
-    ///Compute device class 5.2
+    /// Compute device class 5.2
     pub const CU_TARGET_COMPUTE_52: CUjit_target_enum = CUjit_target_enum(52);
-    ///Compute device class 5.3
+    /// Compute device class 5.3
     pub const CU_TARGET_COMPUTE_53: CUjit_target_enum = CUjit_target_enum(53);
-    ///Compute device class 6.0.
+    /// Compute device class 6.0.
     pub const CU_TARGET_COMPUTE_60: CUjit_target_enum = CUjit_target_enum(60);
-    ///Compute device class 6.1.
+    /// Compute device class 6.1.
     pub const CU_TARGET_COMPUTE_61: CUjit_target_enum = CUjit_target_enum(61);
-    ///Compute device class 6.2.
+    /// Compute device class 6.2.
     pub const CU_TARGET_COMPUTE_62: CUjit_target_enum = CUjit_target_enum(62);
-    ///Compute device class 7.0.
+    /// Compute device class 7.0.
     pub const CU_TARGET_COMPUTE_70: CUjit_target_enum = CUjit_target_enum(70);
-    ///Compute device class 7.2.
+    /// Compute device class 7.2.
     pub const CU_TARGET_COMPUTE_72: CUjit_target_enum = CUjit_target_enum(72);
-    ///Compute device class 7.5.
+    /// Compute device class 7.5.
     pub const CU_TARGET_COMPUTE_75: CUjit_target_enum = CUjit_target_enum(75);
-    ///Compute device class 8.0.
+    /// Compute device class 8.0.
     pub const CU_TARGET_COMPUTE_80: CUjit_target_enum = CUjit_target_enum(80);
-    ///Compute device class 8.6.
+    /// Compute device class 8.6.
     pub const CU_TARGET_COMPUTE_86: CUjit_target_enum = CUjit_target_enum(86);
-    ///Compute device class 8.7.
+    /// Compute device class 8.7.
     pub const CU_TARGET_COMPUTE_87: CUjit_target_enum = CUjit_target_enum(87);
 }
 #[repr(transparent)]
@@ -18038,130 +18038,130 @@ impl CUjit_target_enum {
 pub struct CUjit_target_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-11080"))]
 impl CUjit_target_enum {
-    ///Compute device class 2.0
+    /// Compute device class 2.0
     pub const CU_TARGET_COMPUTE_20: CUjit_target_enum = CUjit_target_enum(20);
-    ///Compute device class 2.1
+    /// Compute device class 2.1
     pub const CU_TARGET_COMPUTE_21: CUjit_target_enum = CUjit_target_enum(21);
-    ///Compute device class 3.0
+    /// Compute device class 3.0
     pub const CU_TARGET_COMPUTE_30: CUjit_target_enum = CUjit_target_enum(30);
-    ///Compute device class 3.2
+    /// Compute device class 3.2
     pub const CU_TARGET_COMPUTE_32: CUjit_target_enum = CUjit_target_enum(32);
-    ///Compute device class 3.5
+    /// Compute device class 3.5
     pub const CU_TARGET_COMPUTE_35: CUjit_target_enum = CUjit_target_enum(35);
-    ///Compute device class 3.7
+    /// Compute device class 3.7
     pub const CU_TARGET_COMPUTE_37: CUjit_target_enum = CUjit_target_enum(37);
-    ///Compute device class 5.0
+    /// Compute device class 5.0
     pub const CU_TARGET_COMPUTE_50: CUjit_target_enum = CUjit_target_enum(50);
-    ///Compute device class 5.2
+    /// Compute device class 5.2
     pub const CU_TARGET_COMPUTE_52: CUjit_target_enum = CUjit_target_enum(52);
-    ///Compute device class 5.3
+    /// Compute device class 5.3
     pub const CU_TARGET_COMPUTE_53: CUjit_target_enum = CUjit_target_enum(53);
-    ///Compute device class 6.0.
+    /// Compute device class 6.0.
     pub const CU_TARGET_COMPUTE_60: CUjit_target_enum = CUjit_target_enum(60);
-    ///Compute device class 6.1.
+    /// Compute device class 6.1.
     pub const CU_TARGET_COMPUTE_61: CUjit_target_enum = CUjit_target_enum(61);
-    ///Compute device class 6.2.
+    /// Compute device class 6.2.
     pub const CU_TARGET_COMPUTE_62: CUjit_target_enum = CUjit_target_enum(62);
-    ///Compute device class 7.0.
+    /// Compute device class 7.0.
     pub const CU_TARGET_COMPUTE_70: CUjit_target_enum = CUjit_target_enum(70);
-    ///Compute device class 7.2.
+    /// Compute device class 7.2.
     pub const CU_TARGET_COMPUTE_72: CUjit_target_enum = CUjit_target_enum(72);
-    ///Compute device class 7.5.
+    /// Compute device class 7.5.
     pub const CU_TARGET_COMPUTE_75: CUjit_target_enum = CUjit_target_enum(75);
-    ///Compute device class 8.0.
+    /// Compute device class 8.0.
     pub const CU_TARGET_COMPUTE_80: CUjit_target_enum = CUjit_target_enum(80);
-    ///Compute device class 8.6.
+    /// Compute device class 8.6.
     pub const CU_TARGET_COMPUTE_86: CUjit_target_enum = CUjit_target_enum(86);
-    ///Compute device class 8.7.
+    /// Compute device class 8.7.
     pub const CU_TARGET_COMPUTE_87: CUjit_target_enum = CUjit_target_enum(87);
-    ///Compute device class 8.9.
+    /// Compute device class 8.9.
     pub const CU_TARGET_COMPUTE_89: CUjit_target_enum = CUjit_target_enum(89);
-    ///Compute device class 9.0.
+    /// Compute device class 9.0.
     pub const CU_TARGET_COMPUTE_90: CUjit_target_enum = CUjit_target_enum(90);
 }
 #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060"))]
 impl CUjit_target_enum {
-    ///Compute device class 3.0
+    /// Compute device class 3.0
     pub const CU_TARGET_COMPUTE_30: CUjit_target_enum = CUjit_target_enum(30);
-    ///Compute device class 3.2
+    /// Compute device class 3.2
     pub const CU_TARGET_COMPUTE_32: CUjit_target_enum = CUjit_target_enum(32);
-    ///Compute device class 3.5
+    /// Compute device class 3.5
     pub const CU_TARGET_COMPUTE_35: CUjit_target_enum = CUjit_target_enum(35);
-    ///Compute device class 3.7
+    /// Compute device class 3.7
     pub const CU_TARGET_COMPUTE_37: CUjit_target_enum = CUjit_target_enum(37);
-    ///Compute device class 5.0
+    /// Compute device class 5.0
     pub const CU_TARGET_COMPUTE_50: CUjit_target_enum = CUjit_target_enum(50);
-    ///Compute device class 5.2
+    /// Compute device class 5.2
     pub const CU_TARGET_COMPUTE_52: CUjit_target_enum = CUjit_target_enum(52);
-    ///Compute device class 5.3
+    /// Compute device class 5.3
     pub const CU_TARGET_COMPUTE_53: CUjit_target_enum = CUjit_target_enum(53);
-    ///Compute device class 6.0.
+    /// Compute device class 6.0.
     pub const CU_TARGET_COMPUTE_60: CUjit_target_enum = CUjit_target_enum(60);
-    ///Compute device class 6.1.
+    /// Compute device class 6.1.
     pub const CU_TARGET_COMPUTE_61: CUjit_target_enum = CUjit_target_enum(61);
-    ///Compute device class 6.2.
+    /// Compute device class 6.2.
     pub const CU_TARGET_COMPUTE_62: CUjit_target_enum = CUjit_target_enum(62);
-    ///Compute device class 7.0.
+    /// Compute device class 7.0.
     pub const CU_TARGET_COMPUTE_70: CUjit_target_enum = CUjit_target_enum(70);
-    ///Compute device class 7.2.
+    /// Compute device class 7.2.
     pub const CU_TARGET_COMPUTE_72: CUjit_target_enum = CUjit_target_enum(72);
-    ///Compute device class 7.5.
+    /// Compute device class 7.5.
     pub const CU_TARGET_COMPUTE_75: CUjit_target_enum = CUjit_target_enum(75);
-    ///Compute device class 8.0.
+    /// Compute device class 8.0.
     pub const CU_TARGET_COMPUTE_80: CUjit_target_enum = CUjit_target_enum(80);
-    ///Compute device class 8.6.
+    /// Compute device class 8.6.
     pub const CU_TARGET_COMPUTE_86: CUjit_target_enum = CUjit_target_enum(86);
-    ///Compute device class 8.7.
+    /// Compute device class 8.7.
     pub const CU_TARGET_COMPUTE_87: CUjit_target_enum = CUjit_target_enum(87);
-    ///Compute device class 8.9.
+    /// Compute device class 8.9.
     pub const CU_TARGET_COMPUTE_89: CUjit_target_enum = CUjit_target_enum(89);
-    ///Compute device class 9.0.
+    /// Compute device class 9.0.
     pub const CU_TARGET_COMPUTE_90: CUjit_target_enum = CUjit_target_enum(90);
     pub const CU_TARGET_COMPUTE_90A: CUjit_target_enum = CUjit_target_enum(65626);
 }
 #[cfg(any(feature = "cuda-12080"))]
 impl CUjit_target_enum {
-    ///Compute device class 3.0
+    /// Compute device class 3.0
     pub const CU_TARGET_COMPUTE_30: CUjit_target_enum = CUjit_target_enum(30);
-    ///Compute device class 3.2
+    /// Compute device class 3.2
     pub const CU_TARGET_COMPUTE_32: CUjit_target_enum = CUjit_target_enum(32);
-    ///Compute device class 3.5
+    /// Compute device class 3.5
     pub const CU_TARGET_COMPUTE_35: CUjit_target_enum = CUjit_target_enum(35);
-    ///Compute device class 3.7
+    /// Compute device class 3.7
     pub const CU_TARGET_COMPUTE_37: CUjit_target_enum = CUjit_target_enum(37);
-    ///Compute device class 5.0
+    /// Compute device class 5.0
     pub const CU_TARGET_COMPUTE_50: CUjit_target_enum = CUjit_target_enum(50);
-    ///Compute device class 5.2
+    /// Compute device class 5.2
     pub const CU_TARGET_COMPUTE_52: CUjit_target_enum = CUjit_target_enum(52);
-    ///Compute device class 5.3
+    /// Compute device class 5.3
     pub const CU_TARGET_COMPUTE_53: CUjit_target_enum = CUjit_target_enum(53);
-    ///Compute device class 6.0.
+    /// Compute device class 6.0.
     pub const CU_TARGET_COMPUTE_60: CUjit_target_enum = CUjit_target_enum(60);
-    ///Compute device class 6.1.
+    /// Compute device class 6.1.
     pub const CU_TARGET_COMPUTE_61: CUjit_target_enum = CUjit_target_enum(61);
-    ///Compute device class 6.2.
+    /// Compute device class 6.2.
     pub const CU_TARGET_COMPUTE_62: CUjit_target_enum = CUjit_target_enum(62);
-    ///Compute device class 7.0.
+    /// Compute device class 7.0.
     pub const CU_TARGET_COMPUTE_70: CUjit_target_enum = CUjit_target_enum(70);
-    ///Compute device class 7.2.
+    /// Compute device class 7.2.
     pub const CU_TARGET_COMPUTE_72: CUjit_target_enum = CUjit_target_enum(72);
-    ///Compute device class 7.5.
+    /// Compute device class 7.5.
     pub const CU_TARGET_COMPUTE_75: CUjit_target_enum = CUjit_target_enum(75);
-    ///Compute device class 8.0.
+    /// Compute device class 8.0.
     pub const CU_TARGET_COMPUTE_80: CUjit_target_enum = CUjit_target_enum(80);
-    ///Compute device class 8.6.
+    /// Compute device class 8.6.
     pub const CU_TARGET_COMPUTE_86: CUjit_target_enum = CUjit_target_enum(86);
-    ///Compute device class 8.7.
+    /// Compute device class 8.7.
     pub const CU_TARGET_COMPUTE_87: CUjit_target_enum = CUjit_target_enum(87);
-    ///Compute device class 8.9.
+    /// Compute device class 8.9.
     pub const CU_TARGET_COMPUTE_89: CUjit_target_enum = CUjit_target_enum(89);
-    ///Compute device class 9.0.
+    /// Compute device class 9.0.
     pub const CU_TARGET_COMPUTE_90: CUjit_target_enum = CUjit_target_enum(90);
-    ///Compute device class 10.0.
+    /// Compute device class 10.0.
     pub const CU_TARGET_COMPUTE_100: CUjit_target_enum = CUjit_target_enum(100);
-    ///Compute device class 10.1.
+    /// Compute device class 10.1.
     pub const CU_TARGET_COMPUTE_101: CUjit_target_enum = CUjit_target_enum(101);
-    ///Compute device class 12.0.
+    /// Compute device class 12.0.
     pub const CU_TARGET_COMPUTE_120: CUjit_target_enum = CUjit_target_enum(120);
     pub const CU_TARGET_COMPUTE_90A: CUjit_target_enum = CUjit_target_enum(65626);
     pub const CU_TARGET_COMPUTE_100A: CUjit_target_enum = CUjit_target_enum(65636);
@@ -18170,51 +18170,51 @@ impl CUjit_target_enum {
 }
 #[cfg(any(feature = "cuda-12090"))]
 impl CUjit_target_enum {
-    ///Compute device class 3.0
+    /// Compute device class 3.0
     pub const CU_TARGET_COMPUTE_30: CUjit_target_enum = CUjit_target_enum(30);
-    ///Compute device class 3.2
+    /// Compute device class 3.2
     pub const CU_TARGET_COMPUTE_32: CUjit_target_enum = CUjit_target_enum(32);
-    ///Compute device class 3.5
+    /// Compute device class 3.5
     pub const CU_TARGET_COMPUTE_35: CUjit_target_enum = CUjit_target_enum(35);
-    ///Compute device class 3.7
+    /// Compute device class 3.7
     pub const CU_TARGET_COMPUTE_37: CUjit_target_enum = CUjit_target_enum(37);
-    ///Compute device class 5.0
+    /// Compute device class 5.0
     pub const CU_TARGET_COMPUTE_50: CUjit_target_enum = CUjit_target_enum(50);
-    ///Compute device class 5.2
+    /// Compute device class 5.2
     pub const CU_TARGET_COMPUTE_52: CUjit_target_enum = CUjit_target_enum(52);
-    ///Compute device class 5.3
+    /// Compute device class 5.3
     pub const CU_TARGET_COMPUTE_53: CUjit_target_enum = CUjit_target_enum(53);
-    ///Compute device class 6.0.
+    /// Compute device class 6.0.
     pub const CU_TARGET_COMPUTE_60: CUjit_target_enum = CUjit_target_enum(60);
-    ///Compute device class 6.1.
+    /// Compute device class 6.1.
     pub const CU_TARGET_COMPUTE_61: CUjit_target_enum = CUjit_target_enum(61);
-    ///Compute device class 6.2.
+    /// Compute device class 6.2.
     pub const CU_TARGET_COMPUTE_62: CUjit_target_enum = CUjit_target_enum(62);
-    ///Compute device class 7.0.
+    /// Compute device class 7.0.
     pub const CU_TARGET_COMPUTE_70: CUjit_target_enum = CUjit_target_enum(70);
-    ///Compute device class 7.2.
+    /// Compute device class 7.2.
     pub const CU_TARGET_COMPUTE_72: CUjit_target_enum = CUjit_target_enum(72);
-    ///Compute device class 7.5.
+    /// Compute device class 7.5.
     pub const CU_TARGET_COMPUTE_75: CUjit_target_enum = CUjit_target_enum(75);
-    ///Compute device class 8.0.
+    /// Compute device class 8.0.
     pub const CU_TARGET_COMPUTE_80: CUjit_target_enum = CUjit_target_enum(80);
-    ///Compute device class 8.6.
+    /// Compute device class 8.6.
     pub const CU_TARGET_COMPUTE_86: CUjit_target_enum = CUjit_target_enum(86);
-    ///Compute device class 8.7.
+    /// Compute device class 8.7.
     pub const CU_TARGET_COMPUTE_87: CUjit_target_enum = CUjit_target_enum(87);
-    ///Compute device class 8.9.
+    /// Compute device class 8.9.
     pub const CU_TARGET_COMPUTE_89: CUjit_target_enum = CUjit_target_enum(89);
-    ///Compute device class 9.0.
+    /// Compute device class 9.0.
     pub const CU_TARGET_COMPUTE_90: CUjit_target_enum = CUjit_target_enum(90);
-    ///Compute device class 10.0.
+    /// Compute device class 10.0.
     pub const CU_TARGET_COMPUTE_100: CUjit_target_enum = CUjit_target_enum(100);
-    ///Compute device class 10.1.
+    /// Compute device class 10.1.
     pub const CU_TARGET_COMPUTE_101: CUjit_target_enum = CUjit_target_enum(101);
-    ///Compute device class 10.3.
+    /// Compute device class 10.3.
     pub const CU_TARGET_COMPUTE_103: CUjit_target_enum = CUjit_target_enum(103);
-    ///Compute device class 12.0.
+    /// Compute device class 12.0.
     pub const CU_TARGET_COMPUTE_120: CUjit_target_enum = CUjit_target_enum(120);
-    ///Compute device class 12.1.
+    /// Compute device class 12.1.
     pub const CU_TARGET_COMPUTE_121: CUjit_target_enum = CUjit_target_enum(121);
     pub const CU_TARGET_COMPUTE_90A: CUjit_target_enum = CUjit_target_enum(65626);
     pub const CU_TARGET_COMPUTE_100A: CUjit_target_enum = CUjit_target_enum(65636);
@@ -18230,51 +18230,51 @@ impl CUjit_target_enum {
 }
 #[cfg(any(feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030"))]
 impl CUjit_target_enum {
-    ///Compute device class 3.0
+    /// Compute device class 3.0
     pub const CU_TARGET_COMPUTE_30: CUjit_target_enum = CUjit_target_enum(30);
-    ///Compute device class 3.2
+    /// Compute device class 3.2
     pub const CU_TARGET_COMPUTE_32: CUjit_target_enum = CUjit_target_enum(32);
-    ///Compute device class 3.5
+    /// Compute device class 3.5
     pub const CU_TARGET_COMPUTE_35: CUjit_target_enum = CUjit_target_enum(35);
-    ///Compute device class 3.7
+    /// Compute device class 3.7
     pub const CU_TARGET_COMPUTE_37: CUjit_target_enum = CUjit_target_enum(37);
-    ///Compute device class 5.0
+    /// Compute device class 5.0
     pub const CU_TARGET_COMPUTE_50: CUjit_target_enum = CUjit_target_enum(50);
-    ///Compute device class 5.2
+    /// Compute device class 5.2
     pub const CU_TARGET_COMPUTE_52: CUjit_target_enum = CUjit_target_enum(52);
-    ///Compute device class 5.3
+    /// Compute device class 5.3
     pub const CU_TARGET_COMPUTE_53: CUjit_target_enum = CUjit_target_enum(53);
-    ///Compute device class 6.0.
+    /// Compute device class 6.0.
     pub const CU_TARGET_COMPUTE_60: CUjit_target_enum = CUjit_target_enum(60);
-    ///Compute device class 6.1.
+    /// Compute device class 6.1.
     pub const CU_TARGET_COMPUTE_61: CUjit_target_enum = CUjit_target_enum(61);
-    ///Compute device class 6.2.
+    /// Compute device class 6.2.
     pub const CU_TARGET_COMPUTE_62: CUjit_target_enum = CUjit_target_enum(62);
-    ///Compute device class 7.0.
+    /// Compute device class 7.0.
     pub const CU_TARGET_COMPUTE_70: CUjit_target_enum = CUjit_target_enum(70);
-    ///Compute device class 7.2.
+    /// Compute device class 7.2.
     pub const CU_TARGET_COMPUTE_72: CUjit_target_enum = CUjit_target_enum(72);
-    ///Compute device class 7.5.
+    /// Compute device class 7.5.
     pub const CU_TARGET_COMPUTE_75: CUjit_target_enum = CUjit_target_enum(75);
-    ///Compute device class 8.0.
+    /// Compute device class 8.0.
     pub const CU_TARGET_COMPUTE_80: CUjit_target_enum = CUjit_target_enum(80);
-    ///Compute device class 8.6.
+    /// Compute device class 8.6.
     pub const CU_TARGET_COMPUTE_86: CUjit_target_enum = CUjit_target_enum(86);
-    ///Compute device class 8.7.
+    /// Compute device class 8.7.
     pub const CU_TARGET_COMPUTE_87: CUjit_target_enum = CUjit_target_enum(87);
-    ///Compute device class 8.9.
+    /// Compute device class 8.9.
     pub const CU_TARGET_COMPUTE_89: CUjit_target_enum = CUjit_target_enum(89);
-    ///Compute device class 9.0.
+    /// Compute device class 9.0.
     pub const CU_TARGET_COMPUTE_90: CUjit_target_enum = CUjit_target_enum(90);
-    ///Compute device class 10.0.
+    /// Compute device class 10.0.
     pub const CU_TARGET_COMPUTE_100: CUjit_target_enum = CUjit_target_enum(100);
-    ///Compute device class 11.0.
+    /// Compute device class 11.0.
     pub const CU_TARGET_COMPUTE_110: CUjit_target_enum = CUjit_target_enum(110);
-    ///Compute device class 10.3.
+    /// Compute device class 10.3.
     pub const CU_TARGET_COMPUTE_103: CUjit_target_enum = CUjit_target_enum(103);
-    ///Compute device class 12.0.
+    /// Compute device class 12.0.
     pub const CU_TARGET_COMPUTE_120: CUjit_target_enum = CUjit_target_enum(120);
-    ///Compute device class 12.1.
+    /// Compute device class 12.1.
     pub const CU_TARGET_COMPUTE_121: CUjit_target_enum = CUjit_target_enum(121);
     pub const CU_TARGET_COMPUTE_90A: CUjit_target_enum = CUjit_target_enum(65626);
     pub const CU_TARGET_COMPUTE_100A: CUjit_target_enum = CUjit_target_enum(65636);
@@ -18290,53 +18290,53 @@ impl CUjit_target_enum {
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUjit_target_enum {
-    ///Compute device class 3.0
+    /// Compute device class 3.0
     pub const CU_TARGET_COMPUTE_30: CUjit_target_enum = CUjit_target_enum(30);
-    ///Compute device class 3.2
+    /// Compute device class 3.2
     pub const CU_TARGET_COMPUTE_32: CUjit_target_enum = CUjit_target_enum(32);
-    ///Compute device class 3.5
+    /// Compute device class 3.5
     pub const CU_TARGET_COMPUTE_35: CUjit_target_enum = CUjit_target_enum(35);
-    ///Compute device class 3.7
+    /// Compute device class 3.7
     pub const CU_TARGET_COMPUTE_37: CUjit_target_enum = CUjit_target_enum(37);
-    ///Compute device class 5.0
+    /// Compute device class 5.0
     pub const CU_TARGET_COMPUTE_50: CUjit_target_enum = CUjit_target_enum(50);
-    ///Compute device class 5.2
+    /// Compute device class 5.2
     pub const CU_TARGET_COMPUTE_52: CUjit_target_enum = CUjit_target_enum(52);
-    ///Compute device class 5.3
+    /// Compute device class 5.3
     pub const CU_TARGET_COMPUTE_53: CUjit_target_enum = CUjit_target_enum(53);
-    ///Compute device class 6.0.
+    /// Compute device class 6.0.
     pub const CU_TARGET_COMPUTE_60: CUjit_target_enum = CUjit_target_enum(60);
-    ///Compute device class 6.1.
+    /// Compute device class 6.1.
     pub const CU_TARGET_COMPUTE_61: CUjit_target_enum = CUjit_target_enum(61);
-    ///Compute device class 6.2.
+    /// Compute device class 6.2.
     pub const CU_TARGET_COMPUTE_62: CUjit_target_enum = CUjit_target_enum(62);
-    ///Compute device class 7.0.
+    /// Compute device class 7.0.
     pub const CU_TARGET_COMPUTE_70: CUjit_target_enum = CUjit_target_enum(70);
-    ///Compute device class 7.2.
+    /// Compute device class 7.2.
     pub const CU_TARGET_COMPUTE_72: CUjit_target_enum = CUjit_target_enum(72);
-    ///Compute device class 7.5.
+    /// Compute device class 7.5.
     pub const CU_TARGET_COMPUTE_75: CUjit_target_enum = CUjit_target_enum(75);
-    ///Compute device class 8.0.
+    /// Compute device class 8.0.
     pub const CU_TARGET_COMPUTE_80: CUjit_target_enum = CUjit_target_enum(80);
-    ///Compute device class 8.6.
+    /// Compute device class 8.6.
     pub const CU_TARGET_COMPUTE_86: CUjit_target_enum = CUjit_target_enum(86);
-    ///Compute device class 8.7.
+    /// Compute device class 8.7.
     pub const CU_TARGET_COMPUTE_87: CUjit_target_enum = CUjit_target_enum(87);
-    ///Compute device class 8.9.
+    /// Compute device class 8.9.
     pub const CU_TARGET_COMPUTE_89: CUjit_target_enum = CUjit_target_enum(89);
-    ///Compute device class 9.0.
+    /// Compute device class 9.0.
     pub const CU_TARGET_COMPUTE_90: CUjit_target_enum = CUjit_target_enum(90);
-    ///Compute device class 10.0.
+    /// Compute device class 10.0.
     pub const CU_TARGET_COMPUTE_100: CUjit_target_enum = CUjit_target_enum(100);
-    ///Compute device class 11.0.
+    /// Compute device class 11.0.
     pub const CU_TARGET_COMPUTE_110: CUjit_target_enum = CUjit_target_enum(110);
-    ///Compute device class 10.3.
+    /// Compute device class 10.3.
     pub const CU_TARGET_COMPUTE_103: CUjit_target_enum = CUjit_target_enum(103);
-    ///Compute device class 10.7.
+    /// Compute device class 10.7.
     pub const CU_TARGET_COMPUTE_107: CUjit_target_enum = CUjit_target_enum(107);
-    ///Compute device class 12.0.
+    /// Compute device class 12.0.
     pub const CU_TARGET_COMPUTE_120: CUjit_target_enum = CUjit_target_enum(120);
-    ///Compute device class 12.1.
+    /// Compute device class 12.1.
     pub const CU_TARGET_COMPUTE_121: CUjit_target_enum = CUjit_target_enum(121);
     pub const CU_TARGET_COMPUTE_90A: CUjit_target_enum = CUjit_target_enum(65626);
     pub const CU_TARGET_COMPUTE_100A: CUjit_target_enum = CUjit_target_enum(65636);
@@ -18373,15 +18373,15 @@ pub use self::CUlaunchAttributeID as CUkernelNodeAttrID;
 pub use self::CUlaunchAttributeID as CUkernelNodeAttrID;
 #[cfg(any(feature = "cuda-11070"))]
 impl CUkernelNodeAttrID_enum {
-    ///Identifier for ::CUkernelNodeAttrValue::accessPolicyWindow.
+    /// Identifier for ::CUkernelNodeAttrValue::accessPolicyWindow.
     pub const CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUkernelNodeAttrID_enum = CUkernelNodeAttrID_enum(
         1,
     );
-    ///Allows a kernel node to be cooperative (see ::cuLaunchCooperativeKernel).
+    /// Allows a kernel node to be cooperative (see ::cuLaunchCooperativeKernel).
     pub const CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE: CUkernelNodeAttrID_enum = CUkernelNodeAttrID_enum(
         2,
     );
-    ///Sets the priority of the kernel.
+    /// Sets the priority of the kernel.
     pub const CU_KERNEL_NODE_ATTRIBUTE_PRIORITY: CUkernelNodeAttrID_enum = CUkernelNodeAttrID_enum(
         8,
     );
@@ -18404,11 +18404,11 @@ pub type CUkernelNodeAttrValue = CUkernelNodeAttrValue_v1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUkernelNodeAttrValue_union {
-    ///Attribute ::CUaccessPolicyWindow.
+    /// Attribute ::CUaccessPolicyWindow.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    ///Nonzero indicates a cooperative kernel (see ::cuLaunchCooperativeKernel).
+    /// Nonzero indicates a cooperative kernel (see ::cuLaunchCooperativeKernel).
     pub cooperative: ::core::ffi::c_int,
-    ///Execution priority of the kernel.
+    /// Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
 }
 #[cfg(any(feature = "cuda-11070"))]
@@ -18444,31 +18444,31 @@ pub use self::CUlaunchAttributeID_enum as CUlaunchAttributeID;
 pub use self::CUlaunchAttributeID_enum as CUlaunchAttributeID;
 #[cfg(any(feature = "cuda-11080"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    ///Valid for streams, graph nodes, launches.
+    /// Valid for streams, graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    ///Valid for streams.
+    /// Valid for streams.
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 programmaticStreamSerializationAllowed to non-0
 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that
@@ -18479,7 +18479,7 @@ overlap.*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Event recorded through this
+    /** Valid for launches. Event recorded through this
 launch attribute is guaranteed to only trigger
 after all block in the associated kernel trigger
 the event. A block can trigger the event through
@@ -18501,7 +18501,7 @@ set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    ///Valid for graph nodes.
+    /// Valid for graph nodes.
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
@@ -18512,31 +18512,31 @@ set).*/
 pub struct CUlaunchAttributeID_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12000"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    ///Valid for streams, graph nodes, launches.
+    /// Valid for streams, graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    ///Valid for streams.
+    /// Valid for streams.
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 programmaticStreamSerializationAllowed to non-0
 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that
@@ -18550,7 +18550,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Event recorded through this
+    /** Valid for launches. Event recorded through this
 launch attribute is guaranteed to only trigger
 after all block in the associated kernel trigger
 the event. A block can trigger the event through
@@ -18575,7 +18575,7 @@ created with ::CU_EVENT_DISABLE_TIMING flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    ///Valid for streams, graph nodes, launches.
+    /// Valid for streams, graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
@@ -18588,31 +18588,31 @@ created with ::CU_EVENT_DISABLE_TIMING flag set).*/
 }
 #[cfg(any(feature = "cuda-12010", feature = "cuda-12020"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    ///Valid for streams, graph nodes, launches.
+    /// Valid for streams, graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    ///Valid for streams.
+    /// Valid for streams.
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches.
+    /// Valid for graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 programmaticStreamSerializationAllowed to non-0
 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that
@@ -18626,7 +18626,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Event recorded through this
+    /** Valid for launches. Event recorded through this
 launch attribute is guaranteed to only trigger
 after all block in the associated kernel trigger
 the event. A block can trigger the event through
@@ -18651,7 +18651,7 @@ created with ::CU_EVENT_DISABLE_TIMING flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    ///Valid for streams, graph nodes, launches.
+    /// Valid for streams, graph nodes, launches.
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
@@ -18667,34 +18667,34 @@ created with ::CU_EVENT_DISABLE_TIMING flag set).*/
 }
 #[cfg(any(feature = "cuda-12030"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::accessPolicyWindow.*/
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    /**Valid for graph nodes, launches. See
+    /** Valid for graph nodes, launches. See
 ::CUlaunchAttributeValue::cooperative.*/
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    /**Valid for streams. See
+    /** Valid for streams. See
 ::CUlaunchAttributeValue::syncPolicy.*/
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 ::CUlaunchAttributeValue::programmaticStreamSerializationAllowed
 to non-0 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that the
@@ -18708,7 +18708,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::programmaticEvent to
 record the event. Event recorded through this
 launch attribute is guaranteed to only trigger
@@ -18739,22 +18739,22 @@ flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::priority.*/
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomainMap.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         9,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomain.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         10,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::launchCompletionEvent to record the
 event.
 <br>
@@ -18790,34 +18790,34 @@ with the ::CU_EVENT_DISABLE_TIMING flag set).*/
 pub struct CUlaunchAttributeID_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12040"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::accessPolicyWindow.*/
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    /**Valid for graph nodes, launches. See
+    /** Valid for graph nodes, launches. See
 ::CUlaunchAttributeValue::cooperative.*/
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    /**Valid for streams. See
+    /** Valid for streams. See
 ::CUlaunchAttributeValue::syncPolicy.*/
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 ::CUlaunchAttributeValue::programmaticStreamSerializationAllowed
 to non-0 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that the
@@ -18831,7 +18831,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::programmaticEvent to
 record the event. Event recorded through this
 launch attribute is guaranteed to only trigger
@@ -18862,22 +18862,22 @@ flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::priority.*/
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomainMap.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         9,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomain.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         10,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::launchCompletionEvent to record the
 event.
 <br>
@@ -18902,7 +18902,7 @@ with the ::CU_EVENT_DISABLE_TIMING flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         12,
     );
-    /**Valid for graph nodes, launches. This attribute is graphs-only,
+    /** Valid for graph nodes, launches. This attribute is graphs-only,
 and passing it to a launch in a non-capturing stream will result
 in an error.
 <br>
@@ -18939,34 +18939,34 @@ device-updatable nodes, the graph must be uploaded before it is launched again.*
 }
 #[cfg(any(feature = "cuda-12050", feature = "cuda-12060"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::accessPolicyWindow.*/
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    /**Valid for graph nodes, launches. See
+    /** Valid for graph nodes, launches. See
 ::CUlaunchAttributeValue::cooperative.*/
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    /**Valid for streams. See
+    /** Valid for streams. See
 ::CUlaunchAttributeValue::syncPolicy.*/
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 ::CUlaunchAttributeValue::programmaticStreamSerializationAllowed
 to non-0 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that the
@@ -18980,7 +18980,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::programmaticEvent to
 record the event. Event recorded through this
 launch attribute is guaranteed to only trigger
@@ -19011,22 +19011,22 @@ flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::priority.*/
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomainMap.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         9,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomain.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         10,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::launchCompletionEvent to record the
 event.
 <br>
@@ -19051,7 +19051,7 @@ with the ::CU_EVENT_DISABLE_TIMING flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         12,
     );
-    /**Valid for graph nodes, launches. This attribute is graphs-only,
+    /** Valid for graph nodes, launches. This attribute is graphs-only,
 and passing it to a launch in a non-capturing stream will result
 in an error.
 <br>
@@ -19082,7 +19082,7 @@ device-updatable nodes, the graph must be uploaded before it is launched again.*
     pub const CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         13,
     );
-    /**Valid for launches. On devices where the L1 cache and shared memory use the
+    /** Valid for launches. On devices where the L1 cache and shared memory use the
 same hardware resources, setting ::CUlaunchAttributeValue::sharedMemCarveout to a
 percentage between 0-100 signals the CUDA driver to set the shared memory carveout
 preference, in percent of the total shared memory for that kernel launch.
@@ -19098,34 +19098,34 @@ required for the launch.*/
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::accessPolicyWindow.*/
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    /**Valid for graph nodes, launches. See
+    /** Valid for graph nodes, launches. See
 ::CUlaunchAttributeValue::cooperative.*/
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    /**Valid for streams. See
+    /** Valid for streams. See
 ::CUlaunchAttributeValue::syncPolicy.*/
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 ::CUlaunchAttributeValue::programmaticStreamSerializationAllowed
 to non-0 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that the
@@ -19139,7 +19139,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::programmaticEvent to
 record the event. Event recorded through this
 launch attribute is guaranteed to only trigger
@@ -19170,22 +19170,22 @@ flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::priority.*/
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomainMap.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         9,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomain.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         10,
     );
-    /**Valid for graph nodes, launches. Set
+    /** Valid for graph nodes, launches. Set
 ::CUlaunchAttributeValue::preferredClusterDim
 to allow the kernel launch to specify a preferred substitute
 cluster dimension. Blocks may be grouped according to either
@@ -19224,7 +19224,7 @@ unable to fit on any particular device is permitted.*/
     pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         11,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::launchCompletionEvent to record the
 event.
 <br>
@@ -19249,7 +19249,7 @@ with the ::CU_EVENT_DISABLE_TIMING flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         12,
     );
-    /**Valid for graph nodes, launches. This attribute is graphs-only,
+    /** Valid for graph nodes, launches. This attribute is graphs-only,
 and passing it to a launch in a non-capturing stream will result
 in an error.
 <br>
@@ -19280,7 +19280,7 @@ device-updatable nodes, the graph must be uploaded before it is launched again.*
     pub const CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         13,
     );
-    /**Valid for launches. On devices where the L1 cache and shared memory use the
+    /** Valid for launches. On devices where the L1 cache and shared memory use the
 same hardware resources, setting ::CUlaunchAttributeValue::sharedMemCarveout to a
 percentage between 0-100 signals the CUDA driver to set the shared memory carveout
 preference, in percent of the total shared memory for that kernel launch.
@@ -19296,34 +19296,34 @@ required for the launch.*/
 }
 #[cfg(any(feature = "cuda-13000", feature = "cuda-13010"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::accessPolicyWindow.*/
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    /**Valid for graph nodes, launches. See
+    /** Valid for graph nodes, launches. See
 ::CUlaunchAttributeValue::cooperative.*/
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    /**Valid for streams. See
+    /** Valid for streams. See
 ::CUlaunchAttributeValue::syncPolicy.*/
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 ::CUlaunchAttributeValue::programmaticStreamSerializationAllowed
 to non-0 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that the
@@ -19337,7 +19337,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::programmaticEvent to
 record the event. Event recorded through this
 launch attribute is guaranteed to only trigger
@@ -19368,22 +19368,22 @@ flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::priority.*/
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomainMap.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         9,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomain.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         10,
     );
-    /**Valid for graph nodes, launches. Set
+    /** Valid for graph nodes, launches. Set
 ::CUlaunchAttributeValue::preferredClusterDim
 to allow the kernel launch to specify a preferred substitute
 cluster dimension. Blocks may be grouped according to either
@@ -19422,7 +19422,7 @@ unable to fit on any particular device is permitted.*/
     pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         11,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::launchCompletionEvent to record the
 event.
 <br>
@@ -19447,7 +19447,7 @@ with the ::CU_EVENT_DISABLE_TIMING flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         12,
     );
-    /**Valid for graph nodes, launches. This attribute is graphs-only,
+    /** Valid for graph nodes, launches. This attribute is graphs-only,
 and passing it to a launch in a non-capturing stream will result
 in an error.
 <br>
@@ -19478,7 +19478,7 @@ device-updatable nodes, the graph must be uploaded before it is launched again.*
     pub const CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         13,
     );
-    /**Valid for launches. On devices where the L1 cache and shared memory use the
+    /** Valid for launches. On devices where the L1 cache and shared memory use the
 same hardware resources, setting ::CUlaunchAttributeValue::sharedMemCarveout to a
 percentage between 0-100 signals the CUDA driver to set the shared memory carveout
 preference, in percent of the total shared memory for that kernel launch.
@@ -19488,7 +19488,7 @@ required for the launch.*/
     pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         14,
     );
-    /**Valid for streams, graph nodes, launches. This attribute is a hint to the CUDA runtime that the
+    /** Valid for streams, graph nodes, launches. This attribute is a hint to the CUDA runtime that the
 launch should attempt to make the kernel maximize its NVLINK utilization.
 <br>
 When possible to honor this hint, CUDA will assume each block in the grid launch will carry out an even amount
@@ -19510,34 +19510,34 @@ Valid values for ::CUlaunchAttributeValue::nvlinkUtilCentricScheduling are 0 (di
 }
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::accessPolicyWindow.*/
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    /**Valid for graph nodes, launches. See
+    /** Valid for graph nodes, launches. See
 ::CUlaunchAttributeValue::cooperative.*/
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    /**Valid for streams. See
+    /** Valid for streams. See
 ::CUlaunchAttributeValue::syncPolicy.*/
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 ::CUlaunchAttributeValue::programmaticStreamSerializationAllowed
 to non-0 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that the
@@ -19551,7 +19551,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::programmaticEvent to
 record the event. Event recorded through this
 launch attribute is guaranteed to only trigger
@@ -19582,22 +19582,22 @@ flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::priority.*/
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomainMap.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         9,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomain.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         10,
     );
-    /**Valid for graph nodes, launches. Set
+    /** Valid for graph nodes, launches. Set
 ::CUlaunchAttributeValue::preferredClusterDim
 to allow the kernel launch to specify a preferred substitute
 cluster dimension. Blocks may be grouped according to either
@@ -19636,7 +19636,7 @@ unable to fit on any particular device is permitted.*/
     pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         11,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::launchCompletionEvent to record the
 event.
 <br>
@@ -19661,7 +19661,7 @@ with the ::CU_EVENT_DISABLE_TIMING flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         12,
     );
-    /**Valid for graph nodes, launches. This attribute is graphs-only,
+    /** Valid for graph nodes, launches. This attribute is graphs-only,
 and passing it to a launch in a non-capturing stream will result
 in an error.
 <br>
@@ -19692,7 +19692,7 @@ device-updatable nodes, the graph must be uploaded before it is launched again.*
     pub const CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         13,
     );
-    /**Valid for launches. On devices where the L1 cache and shared memory use the
+    /** Valid for launches. On devices where the L1 cache and shared memory use the
 same hardware resources, setting ::CUlaunchAttributeValue::sharedMemCarveout to a
 percentage between 0-100 signals the CUDA driver to set the shared memory carveout
 preference, in percent of the total shared memory for that kernel launch.
@@ -19702,7 +19702,7 @@ required for the launch.*/
     pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         14,
     );
-    /**Valid for streams, graph nodes, launches. This attribute is a hint to the CUDA runtime that the
+    /** Valid for streams, graph nodes, launches. This attribute is a hint to the CUDA runtime that the
 launch should attempt to make the kernel maximize its NVLINK utilization.
 <br>
 When possible to honor this hint, CUDA will assume each block in the grid launch will carry out an even amount
@@ -19718,13 +19718,13 @@ Valid values for ::CUlaunchAttributeValue::nvlinkUtilCentricScheduling are 0 (di
     pub const CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         16,
     );
-    /**Valid for graph nodes, launches. This controls whether the kernel launch is allowed to use a non-portable cluster size.
+    /** Valid for graph nodes, launches. This controls whether the kernel launch is allowed to use a non-portable cluster size.
 Valid values for ::CUlaunchAttributeValue::portableClusterSizeMode are described in ::CUlaunchAttributePortableClusterMode.
 Any other value will return ::CUDA_ERROR_INVALID_VALUE*/
     pub const CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         17,
     );
-    ///Valid for graph nodes, launches. This indicates if the kernel is allowed to use a non-portable dynamic shared memory mode.
+    /// Valid for graph nodes, launches. This indicates if the kernel is allowed to use a non-portable dynamic shared memory mode.
     pub const CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         18,
     );
@@ -19734,34 +19734,34 @@ Any other value will return ::CUDA_ERROR_INVALID_VALUE*/
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUlaunchAttributeID_enum {
-    ///Ignored entry, for convenient composition
+    /// Ignored entry, for convenient composition
     pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         0,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::accessPolicyWindow.*/
     pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         1,
     );
-    /**Valid for graph nodes, launches. See
+    /** Valid for graph nodes, launches. See
 ::CUlaunchAttributeValue::cooperative.*/
     pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         2,
     );
-    /**Valid for streams. See
+    /** Valid for streams. See
 ::CUlaunchAttributeValue::syncPolicy.*/
     pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         3,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterDim.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         4,
     );
-    ///Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
+    /// Valid for graph nodes, launches. See ::CUlaunchAttributeValue::clusterSchedulingPolicyPreference.
     pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         5,
     );
-    /**Valid for launches. Setting
+    /** Valid for launches. Setting
 ::CUlaunchAttributeValue::programmaticStreamSerializationAllowed
 to non-0 signals that the kernel will use programmatic
 means to resolve its stream dependency, so that the
@@ -19775,7 +19775,7 @@ instructions).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         6,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::programmaticEvent to
 record the event. Event recorded through this
 launch attribute is guaranteed to only trigger
@@ -19806,22 +19806,22 @@ flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         7,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::priority.*/
     pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         8,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomainMap.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         9,
     );
-    /**Valid for streams, graph nodes, launches. See
+    /** Valid for streams, graph nodes, launches. See
 ::CUlaunchAttributeValue::memSyncDomain.*/
     pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         10,
     );
-    /**Valid for graph nodes, launches. Set
+    /** Valid for graph nodes, launches. Set
 ::CUlaunchAttributeValue::preferredClusterDim
 to allow the kernel launch to specify a preferred substitute
 cluster dimension. Blocks may be grouped according to either
@@ -19860,7 +19860,7 @@ unable to fit on any particular device is permitted.*/
     pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         11,
     );
-    /**Valid for launches. Set
+    /** Valid for launches. Set
 ::CUlaunchAttributeValue::launchCompletionEvent to record the
 event.
 <br>
@@ -19885,7 +19885,7 @@ with the ::CU_EVENT_DISABLE_TIMING flag set).*/
     pub const CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         12,
     );
-    /**Valid for graph nodes, launches. This attribute is graphs-only,
+    /** Valid for graph nodes, launches. This attribute is graphs-only,
 and passing it to a launch in a non-capturing stream will result
 in an error.
 <br>
@@ -19916,7 +19916,7 @@ device-updatable nodes, the graph must be uploaded before it is launched again.*
     pub const CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         13,
     );
-    /**Valid for launches. On devices where the L1 cache and shared memory use the
+    /** Valid for launches. On devices where the L1 cache and shared memory use the
 same hardware resources, setting ::CUlaunchAttributeValue::sharedMemCarveout to a
 percentage between 0-100 signals the CUDA driver to set the shared memory carveout
 preference, in percent of the total shared memory for that kernel launch.
@@ -19926,7 +19926,7 @@ required for the launch.*/
     pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         14,
     );
-    /**Valid for streams, graph nodes, launches. This attribute is a hint to the CUDA runtime that the
+    /** Valid for streams, graph nodes, launches. This attribute is a hint to the CUDA runtime that the
 launch should attempt to make the kernel maximize its NVLINK utilization.
 <br>
 When possible to honor this hint, CUDA will assume each block in the grid launch will carry out an even amount
@@ -19942,13 +19942,13 @@ Valid values for ::CUlaunchAttributeValue::nvlinkUtilCentricScheduling are 0 (di
     pub const CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         16,
     );
-    /**Valid for graph nodes, launches. This controls whether the kernel launch is allowed to use a non-portable cluster size.
+    /** Valid for graph nodes, launches. This controls whether the kernel launch is allowed to use a non-portable cluster size.
 Valid values for ::CUlaunchAttributeValue::portableClusterSizeMode are described in ::CUlaunchAttributePortableClusterMode.
 Any other value will return ::CUDA_ERROR_INVALID_VALUE*/
     pub const CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         17,
     );
-    /**Valid for graph nodes, launches. This controls a kernel's use of non-portable
+    /** Valid for graph nodes, launches. This controls a kernel's use of non-portable
 or oversized shared memory configurations.*/
     pub const CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE: CUlaunchAttributeID_enum = CUlaunchAttributeID_enum(
         18,
@@ -19962,16 +19962,16 @@ or oversized shared memory configurations.*/
 pub use self::CUlaunchAttributePortableClusterMode_enum as CUlaunchAttributePortableClusterMode;
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUlaunchAttributePortableClusterMode_enum {
-    /**The default to use for allowing non-portable cluster size on launch - uses current function attribute
+    /** The default to use for allowing non-portable cluster size on launch - uses current function attribute
 for ::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED*/
     pub const CU_LAUNCH_PORTABLE_CLUSTER_MODE_DEFAULT: CUlaunchAttributePortableClusterMode_enum = CUlaunchAttributePortableClusterMode_enum(
         0,
     );
-    ///Specifies that the cluster size requested must be a portable size
+    /// Specifies that the cluster size requested must be a portable size
     pub const CU_LAUNCH_PORTABLE_CLUSTER_MODE_REQUIRE_PORTABLE: CUlaunchAttributePortableClusterMode_enum = CUlaunchAttributePortableClusterMode_enum(
         1,
     );
-    ///Specifies that the cluster size requested may be a non-portable size
+    /// Specifies that the cluster size requested may be a non-portable size
     pub const CU_LAUNCH_PORTABLE_CLUSTER_MODE_ALLOW_NON_PORTABLE: CUlaunchAttributePortableClusterMode_enum = CUlaunchAttributePortableClusterMode_enum(
         2,
     );
@@ -19990,7 +19990,7 @@ pub type CUlaunchAttributeValue = CUlaunchAttributeValue_union;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
-    ///Pad to 64 bytes
+    /// Pad to 64 bytes
     pub pad: [::core::ffi::c_char; 64usize],
     pub accessPolicyWindow: CUaccessPolicyWindow,
     pub cooperative: ::core::ffi::c_int,
@@ -20015,21 +20015,21 @@ impl Default for CUlaunchAttributeValue_union {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
-    ///Pad to 64 bytes
+    /// Pad to 64 bytes
     pub pad: [::core::ffi::c_char; 64usize],
-    ///Attribute ::CUaccessPolicyWindow.
+    /// Attribute ::CUaccessPolicyWindow.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    ///Nonzero indicates a cooperative kernel (see ::cuLaunchCooperativeKernel).
+    /// Nonzero indicates a cooperative kernel (see ::cuLaunchCooperativeKernel).
     pub cooperative: ::core::ffi::c_int,
-    ///::CUsynchronizationPolicy for work queued up in this stream
+    /// ::CUsynchronizationPolicy for work queued up in this stream
     pub syncPolicy: CUsynchronizationPolicy,
-    ///Cluster dimensions for the kernel node.
+    /// Cluster dimensions for the kernel node.
     pub clusterDim: CUlaunchAttributeValue_union__bindgen_ty_1,
-    ///Cluster scheduling policy preference for the kernel node.
+    /// Cluster scheduling policy preference for the kernel node.
     pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
     pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
     pub programmaticEvent: CUlaunchAttributeValue_union__bindgen_ty_2,
-    ///Execution priority of the kernel.
+    /// Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
     pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
     pub memSyncDomain: CUlaunchMemSyncDomain,
@@ -20040,34 +20040,34 @@ pub union CUlaunchAttributeValue_union {
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
     pub pad: [::core::ffi::c_char; 64usize],
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    /**Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
+    /** Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
 kernel (see ::cuLaunchCooperativeKernel).*/
     pub cooperative: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY. ::CUsynchronizationPolicy for
 work queued up in this stream*/
     pub syncPolicy: CUsynchronizationPolicy,
     pub clusterDim: CUlaunchAttributeValue_union__bindgen_ty_1,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE. Cluster
 scheduling policy preference for the kernel.*/
     pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.*/
     pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT.
     pub programmaticEvent: CUlaunchAttributeValue_union__bindgen_ty_2,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT.
     pub launchCompletionEvent: CUlaunchAttributeValue_union__bindgen_ty_3,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP. See
 ::CUlaunchMemSyncDomainMap.*/
     pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN. See::CUlaunchMemSyncDomain*/
     pub memSyncDomain: CUlaunchMemSyncDomain,
 }
@@ -20077,37 +20077,37 @@ scheduling policy preference for the kernel.*/
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
     pub pad: [::core::ffi::c_char; 64usize],
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    /**Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
+    /** Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
 kernel (see ::cuLaunchCooperativeKernel).*/
     pub cooperative: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY. ::CUsynchronizationPolicy for
 work queued up in this stream*/
     pub syncPolicy: CUsynchronizationPolicy,
     pub clusterDim: CUlaunchAttributeValue_union__bindgen_ty_1,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE. Cluster
 scheduling policy preference for the kernel.*/
     pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.*/
     pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT.
     pub programmaticEvent: CUlaunchAttributeValue_union__bindgen_ty_2,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT.
     pub launchCompletionEvent: CUlaunchAttributeValue_union__bindgen_ty_3,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP. See
 ::CUlaunchMemSyncDomainMap.*/
     pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN. See::CUlaunchMemSyncDomain*/
     pub memSyncDomain: CUlaunchMemSyncDomain,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE.
     pub deviceUpdatableKernelNode: CUlaunchAttributeValue_union__bindgen_ty_4,
 }
 #[cfg(any(feature = "cuda-12050"))]
@@ -20116,39 +20116,39 @@ scheduling policy preference for the kernel.*/
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
     pub pad: [::core::ffi::c_char; 64usize],
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    /**Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
+    /** Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
 kernel (see ::cuLaunchCooperativeKernel).*/
     pub cooperative: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY. ::CUsynchronizationPolicy for
 work queued up in this stream*/
     pub syncPolicy: CUsynchronizationPolicy,
     pub clusterDim: CUlaunchAttributeValue_union__bindgen_ty_1,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE. Cluster
 scheduling policy preference for the kernel.*/
     pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.*/
     pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT.
     pub programmaticEvent: CUlaunchAttributeValue_union__bindgen_ty_2,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT.
     pub launchCompletionEvent: CUlaunchAttributeValue_union__bindgen_ty_3,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP. See
 ::CUlaunchMemSyncDomainMap.*/
     pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN. See::CUlaunchMemSyncDomain*/
     pub memSyncDomain: CUlaunchMemSyncDomain,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE.
     pub deviceUpdatableKernelNode: CUlaunchAttributeValue_union__bindgen_ty_4,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
     pub sharedMemCarveout: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12060"))]
@@ -20157,36 +20157,36 @@ scheduling policy preference for the kernel.*/
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
     pub pad: [::core::ffi::c_char; 64usize],
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    /**Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
+    /** Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
 kernel (see ::cuLaunchCooperativeKernel).*/
     pub cooperative: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY. ::CUsynchronizationPolicy for
 work queued up in this stream*/
     pub syncPolicy: CUsynchronizationPolicy,
     pub clusterDim: CUlaunchAttributeValue_union__bindgen_ty_1,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE. Cluster
 scheduling policy preference for the kernel.*/
     pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.*/
     pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
     pub programmaticEvent: CUlaunchAttributeValue_union__bindgen_ty_2,
     pub launchCompletionEvent: CUlaunchAttributeValue_union__bindgen_ty_3,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP. See
 ::CUlaunchMemSyncDomainMap.*/
     pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN. See::CUlaunchMemSyncDomain*/
     pub memSyncDomain: CUlaunchMemSyncDomain,
     pub deviceUpdatableKernelNode: CUlaunchAttributeValue_union__bindgen_ty_4,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
     pub sharedMemCarveout: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090"))]
@@ -20195,37 +20195,37 @@ scheduling policy preference for the kernel.*/
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
     pub pad: [::core::ffi::c_char; 64usize],
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    /**Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
+    /** Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
 kernel (see ::cuLaunchCooperativeKernel).*/
     pub cooperative: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY. ::CUsynchronizationPolicy for
 work queued up in this stream*/
     pub syncPolicy: CUsynchronizationPolicy,
     pub clusterDim: CUlaunchAttributeValue_union__bindgen_ty_1,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE. Cluster
 scheduling policy preference for the kernel.*/
     pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.*/
     pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
     pub programmaticEvent: CUlaunchAttributeValue_union__bindgen_ty_2,
     pub launchCompletionEvent: CUlaunchAttributeValue_union__bindgen_ty_3,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP. See
 ::CUlaunchMemSyncDomainMap.*/
     pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN. See::CUlaunchMemSyncDomain*/
     pub memSyncDomain: CUlaunchMemSyncDomain,
     pub preferredClusterDim: CUlaunchAttributeValue_union__bindgen_ty_4,
     pub deviceUpdatableKernelNode: CUlaunchAttributeValue_union__bindgen_ty_5,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
     pub sharedMemCarveout: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13000", feature = "cuda-13010"))]
@@ -20234,37 +20234,37 @@ scheduling policy preference for the kernel.*/
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
     pub pad: [::core::ffi::c_char; 64usize],
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    /**Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
+    /** Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
 kernel (see ::cuLaunchCooperativeKernel).*/
     pub cooperative: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY. ::CUsynchronizationPolicy for
 work queued up in this stream*/
     pub syncPolicy: CUsynchronizationPolicy,
     pub clusterDim: CUlaunchAttributeValue_union__bindgen_ty_1,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE. Cluster
 scheduling policy preference for the kernel.*/
     pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.*/
     pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
     pub programmaticEvent: CUlaunchAttributeValue_union__bindgen_ty_2,
     pub launchCompletionEvent: CUlaunchAttributeValue_union__bindgen_ty_3,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP. See
 ::CUlaunchMemSyncDomainMap.*/
     pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN. See::CUlaunchMemSyncDomain*/
     pub memSyncDomain: CUlaunchMemSyncDomain,
     pub preferredClusterDim: CUlaunchAttributeValue_union__bindgen_ty_4,
     pub deviceUpdatableKernelNode: CUlaunchAttributeValue_union__bindgen_ty_5,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
     pub sharedMemCarveout: ::core::ffi::c_uint,
     pub nvlinkUtilCentricScheduling: ::core::ffi::c_uint,
 }
@@ -20274,42 +20274,42 @@ scheduling policy preference for the kernel.*/
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue_union {
     pub pad: [::core::ffi::c_char; 64usize],
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    /**Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
+    /** Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_COOPERATIVE. Nonzero indicates a cooperative
 kernel (see ::cuLaunchCooperativeKernel).*/
     pub cooperative: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY. ::CUsynchronizationPolicy for
 work queued up in this stream*/
     pub syncPolicy: CUsynchronizationPolicy,
     pub clusterDim: CUlaunchAttributeValue_union__bindgen_ty_1,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE. Cluster
 scheduling policy preference for the kernel.*/
     pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.*/
     pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
     pub programmaticEvent: CUlaunchAttributeValue_union__bindgen_ty_2,
     pub launchCompletionEvent: CUlaunchAttributeValue_union__bindgen_ty_3,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PRIORITY. Execution priority of the kernel.
     pub priority: ::core::ffi::c_int,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP. See
 ::CUlaunchMemSyncDomainMap.*/
     pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
-    /**Value of launch attribute
+    /** Value of launch attribute
 ::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN. See::CUlaunchMemSyncDomain*/
     pub memSyncDomain: CUlaunchMemSyncDomain,
     pub preferredClusterDim: CUlaunchAttributeValue_union__bindgen_ty_4,
     pub deviceUpdatableKernelNode: CUlaunchAttributeValue_union__bindgen_ty_5,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
     pub sharedMemCarveout: ::core::ffi::c_uint,
     pub nvlinkUtilCentricScheduling: ::core::ffi::c_uint,
-    ///Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE.
+    /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE.
     pub portableClusterSizeMode: CUlaunchAttributePortableClusterMode,
-    /**Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE.
+    /** Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE.
 See ::CUsharedMemoryMode for acceptable values.*/
     pub sharedMemoryMode: CUsharedMemoryMode,
 }
@@ -20360,12 +20360,12 @@ impl Default for CUlaunchAttributeValue_union__bindgen_ty_2 {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUlaunchAttributeValue_union__bindgen_ty_2 {
-    ///Event to fire when all blocks trigger it
+    /// Event to fire when all blocks trigger it
     pub event: CUevent,
-    /**Event record flags, see ::cuEventRecordWithFlags. Does not accept
+    /** Event record flags, see ::cuEventRecordWithFlags. Does not accept
 ::CU_EVENT_RECORD_EXTERNAL.*/
     pub flags: ::core::ffi::c_int,
-    ///If this is set to non-0, each block launch will automatically trigger the event
+    /// If this is set to non-0, each block launch will automatically trigger the event
     pub triggerAtBlockStart: ::core::ffi::c_int,
 }
 #[cfg(any(feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -20385,9 +20385,9 @@ pub struct CUlaunchAttributeValue_union__bindgen_ty_2 {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUlaunchAttributeValue_union__bindgen_ty_3 {
-    ///Event to fire when the last block launches
+    /// Event to fire when the last block launches
     pub event: CUevent,
-    ///Event record flags, see ::cuEventRecordWithFlags. Does not accept ::CU_EVENT_RECORD_EXTERNAL.
+    /// Event record flags, see ::cuEventRecordWithFlags. Does not accept ::CU_EVENT_RECORD_EXTERNAL.
     pub flags: ::core::ffi::c_int,
 }
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -20415,9 +20415,9 @@ pub struct CUlaunchAttributeValue_union__bindgen_ty_3 {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUlaunchAttributeValue_union__bindgen_ty_4 {
-    ///Whether or not the resulting kernel node should be device-updatable.
+    /// Whether or not the resulting kernel node should be device-updatable.
     pub deviceUpdatable: ::core::ffi::c_int,
-    ///Returns a handle to pass to the various device-side update functions.
+    /// Returns a handle to pass to the various device-side update functions.
     pub devNode: CUgraphDeviceNode,
 }
 #[cfg(any(feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060"))]
@@ -20504,10 +20504,10 @@ impl Default for CUlaunchAttribute_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUlaunchAttribute_st {
-    ///Attribute to set
+    /// Attribute to set
     pub id: CUlaunchAttributeID,
     pub pad: [::core::ffi::c_char; 4usize],
-    ///Value of the attribute
+    /// Value of the attribute
     pub value: CUlaunchAttributeValue,
 }
 #[cfg(any(feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
@@ -20519,25 +20519,25 @@ pub type CUlaunchConfig = CUlaunchConfig_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUlaunchConfig_st {
-    ///Width of grid in blocks
+    /// Width of grid in blocks
     pub gridDimX: ::core::ffi::c_uint,
-    ///Height of grid in blocks
+    /// Height of grid in blocks
     pub gridDimY: ::core::ffi::c_uint,
-    ///Depth of grid in blocks
+    /// Depth of grid in blocks
     pub gridDimZ: ::core::ffi::c_uint,
-    ///X dimension of each thread block
+    /// X dimension of each thread block
     pub blockDimX: ::core::ffi::c_uint,
-    ///Y dimension of each thread block
+    /// Y dimension of each thread block
     pub blockDimY: ::core::ffi::c_uint,
-    ///Z dimension of each thread block
+    /// Z dimension of each thread block
     pub blockDimZ: ::core::ffi::c_uint,
-    ///Dynamic shared-memory size per thread block in bytes
+    /// Dynamic shared-memory size per thread block in bytes
     pub sharedMemBytes: ::core::ffi::c_uint,
-    ///Stream identifier
+    /// Stream identifier
     pub hStream: CUstream,
-    ///nullable if numAttrs == 0
+    /// nullable if numAttrs == 0
     pub attrs: *mut CUlaunchAttribute,
-    ///number of attributes populated in attrs
+    /// number of attributes populated in attrs
     pub numAttrs: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -20555,25 +20555,25 @@ impl Default for CUlaunchConfig_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUlaunchConfig_st {
-    ///Width of grid in blocks
+    /// Width of grid in blocks
     pub gridDimX: ::core::ffi::c_uint,
-    ///Height of grid in blocks
+    /// Height of grid in blocks
     pub gridDimY: ::core::ffi::c_uint,
-    ///Depth of grid in blocks
+    /// Depth of grid in blocks
     pub gridDimZ: ::core::ffi::c_uint,
-    ///X dimension of each thread block
+    /// X dimension of each thread block
     pub blockDimX: ::core::ffi::c_uint,
-    ///Y dimension of each thread block
+    /// Y dimension of each thread block
     pub blockDimY: ::core::ffi::c_uint,
-    ///Z dimension of each thread block
+    /// Z dimension of each thread block
     pub blockDimZ: ::core::ffi::c_uint,
-    ///Dynamic shared-memory size per thread block in bytes
+    /// Dynamic shared-memory size per thread block in bytes
     pub sharedMemBytes: ::core::ffi::c_uint,
-    ///Stream identifier
+    /// Stream identifier
     pub hStream: CUstream,
-    ///List of attributes; nullable if ::CUlaunchConfig::numAttrs == 0
+    /// List of attributes; nullable if ::CUlaunchConfig::numAttrs == 0
     pub attrs: *mut CUlaunchAttribute,
-    ///Number of attributes populated in ::CUlaunchConfig::attrs
+    /// Number of attributes populated in ::CUlaunchConfig::attrs
     pub numAttrs: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
@@ -20627,9 +20627,9 @@ pub struct CUlaunchMemSyncDomainMap_st {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUlaunchMemSyncDomainMap_st {
-    ///The default domain ID to use for designated kernels
+    /// The default domain ID to use for designated kernels
     pub default_: ::core::ffi::c_uchar,
-    ///The remote domain ID to use for designated kernels
+    /// The remote domain ID to use for designated kernels
     pub remote: ::core::ffi::c_uchar,
 }
 #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
@@ -20647,11 +20647,11 @@ impl CUlaunchMemSyncDomain_enum {
 pub struct CUlaunchMemSyncDomain_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUlaunchMemSyncDomain_enum {
-    ///Launch kernels in the default domain
+    /// Launch kernels in the default domain
     pub const CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT: CUlaunchMemSyncDomain_enum = CUlaunchMemSyncDomain_enum(
         0,
     );
-    ///Launch kernels in the remote domain
+    /// Launch kernels in the remote domain
     pub const CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE: CUlaunchMemSyncDomain_enum = CUlaunchMemSyncDomain_enum(
         1,
     );
@@ -20739,19 +20739,19 @@ pub struct CUlibraryOption_enum(pub ::core::ffi::c_uint);
 pub use self::CUlimit_enum as CUlimit;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040"))]
 impl CUlimit_enum {
-    ///GPU thread stack size
+    /// GPU thread stack size
     pub const CU_LIMIT_STACK_SIZE: CUlimit_enum = CUlimit_enum(0);
-    ///GPU printf FIFO size
+    /// GPU printf FIFO size
     pub const CU_LIMIT_PRINTF_FIFO_SIZE: CUlimit_enum = CUlimit_enum(1);
-    ///GPU malloc heap size
+    /// GPU malloc heap size
     pub const CU_LIMIT_MALLOC_HEAP_SIZE: CUlimit_enum = CUlimit_enum(2);
-    ///GPU device runtime launch synchronize depth
+    /// GPU device runtime launch synchronize depth
     pub const CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: CUlimit_enum = CUlimit_enum(3);
-    ///GPU device runtime pending launch count
+    /// GPU device runtime pending launch count
     pub const CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: CUlimit_enum = CUlimit_enum(4);
-    ///A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
+    /// A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
     pub const CU_LIMIT_MAX_L2_FETCH_GRANULARITY: CUlimit_enum = CUlimit_enum(5);
-    ///A size in bytes for L2 persisting lines cache size
+    /// A size in bytes for L2 persisting lines cache size
     pub const CU_LIMIT_PERSISTING_L2_CACHE_SIZE: CUlimit_enum = CUlimit_enum(6);
     pub const CU_LIMIT_MAX: CUlimit_enum = CUlimit_enum(7);
 }
@@ -20761,75 +20761,75 @@ impl CUlimit_enum {
 pub struct CUlimit_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12050", feature = "cuda-12060"))]
 impl CUlimit_enum {
-    ///GPU thread stack size
+    /// GPU thread stack size
     pub const CU_LIMIT_STACK_SIZE: CUlimit_enum = CUlimit_enum(0);
-    ///GPU printf FIFO size
+    /// GPU printf FIFO size
     pub const CU_LIMIT_PRINTF_FIFO_SIZE: CUlimit_enum = CUlimit_enum(1);
-    ///GPU malloc heap size
+    /// GPU malloc heap size
     pub const CU_LIMIT_MALLOC_HEAP_SIZE: CUlimit_enum = CUlimit_enum(2);
-    ///GPU device runtime launch synchronize depth
+    /// GPU device runtime launch synchronize depth
     pub const CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: CUlimit_enum = CUlimit_enum(3);
-    ///GPU device runtime pending launch count
+    /// GPU device runtime pending launch count
     pub const CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: CUlimit_enum = CUlimit_enum(4);
-    ///A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
+    /// A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
     pub const CU_LIMIT_MAX_L2_FETCH_GRANULARITY: CUlimit_enum = CUlimit_enum(5);
-    ///A size in bytes for L2 persisting lines cache size
+    /// A size in bytes for L2 persisting lines cache size
     pub const CU_LIMIT_PERSISTING_L2_CACHE_SIZE: CUlimit_enum = CUlimit_enum(6);
-    ///A maximum size in bytes of shared memory available to CUDA kernels on a CIG context. Can only be queried, cannot be set
+    /// A maximum size in bytes of shared memory available to CUDA kernels on a CIG context. Can only be queried, cannot be set
     pub const CU_LIMIT_SHMEM_SIZE: CUlimit_enum = CUlimit_enum(7);
-    ///A non-zero value indicates this CUDA context is a CIG-enabled context. Can only be queried, cannot be set
+    /// A non-zero value indicates this CUDA context is a CIG-enabled context. Can only be queried, cannot be set
     pub const CU_LIMIT_CIG_ENABLED: CUlimit_enum = CUlimit_enum(8);
-    ///When set to a non-zero value, CUDA will fail to launch a kernel on a CIG context, instead of using the fallback path, if the kernel uses more shared memory than available
+    /// When set to a non-zero value, CUDA will fail to launch a kernel on a CIG context, instead of using the fallback path, if the kernel uses more shared memory than available
     pub const CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED: CUlimit_enum = CUlimit_enum(9);
     pub const CU_LIMIT_MAX: CUlimit_enum = CUlimit_enum(10);
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030"))]
 impl CUlimit_enum {
-    ///GPU thread stack size
+    /// GPU thread stack size
     pub const CU_LIMIT_STACK_SIZE: CUlimit_enum = CUlimit_enum(0);
-    ///GPU printf FIFO size
+    /// GPU printf FIFO size
     pub const CU_LIMIT_PRINTF_FIFO_SIZE: CUlimit_enum = CUlimit_enum(1);
-    ///GPU malloc heap size
+    /// GPU malloc heap size
     pub const CU_LIMIT_MALLOC_HEAP_SIZE: CUlimit_enum = CUlimit_enum(2);
-    ///GPU device runtime launch synchronize depth
+    /// GPU device runtime launch synchronize depth
     pub const CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: CUlimit_enum = CUlimit_enum(3);
-    ///GPU device runtime pending launch count
+    /// GPU device runtime pending launch count
     pub const CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: CUlimit_enum = CUlimit_enum(4);
-    ///A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
+    /// A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
     pub const CU_LIMIT_MAX_L2_FETCH_GRANULARITY: CUlimit_enum = CUlimit_enum(5);
-    ///A size in bytes for L2 persisting lines cache size
+    /// A size in bytes for L2 persisting lines cache size
     pub const CU_LIMIT_PERSISTING_L2_CACHE_SIZE: CUlimit_enum = CUlimit_enum(6);
-    ///A maximum size in bytes of shared memory available to CUDA kernels on a CIG context. Can only be queried, cannot be set
+    /// A maximum size in bytes of shared memory available to CUDA kernels on a CIG context. Can only be queried, cannot be set
     pub const CU_LIMIT_SHMEM_SIZE: CUlimit_enum = CUlimit_enum(7);
-    ///A non-zero value indicates this CUDA context is a CIG-enabled context. Can only be queried, cannot be set
+    /// A non-zero value indicates this CUDA context is a CIG-enabled context. Can only be queried, cannot be set
     pub const CU_LIMIT_CIG_ENABLED: CUlimit_enum = CUlimit_enum(8);
-    ///When set to zero, CUDA will fail to launch a kernel on a CIG context, instead of using the fallback path, if the kernel uses more shared memory than available
+    /// When set to zero, CUDA will fail to launch a kernel on a CIG context, instead of using the fallback path, if the kernel uses more shared memory than available
     pub const CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED: CUlimit_enum = CUlimit_enum(9);
     pub const CU_LIMIT_MAX: CUlimit_enum = CUlimit_enum(10);
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUlimit_enum {
-    ///GPU thread stack size
+    /// GPU thread stack size
     pub const CU_LIMIT_STACK_SIZE: CUlimit_enum = CUlimit_enum(0);
-    ///GPU printf FIFO size
+    /// GPU printf FIFO size
     pub const CU_LIMIT_PRINTF_FIFO_SIZE: CUlimit_enum = CUlimit_enum(1);
-    ///GPU malloc heap size
+    /// GPU malloc heap size
     pub const CU_LIMIT_MALLOC_HEAP_SIZE: CUlimit_enum = CUlimit_enum(2);
-    ///GPU device runtime launch synchronize depth
+    /// GPU device runtime launch synchronize depth
     pub const CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: CUlimit_enum = CUlimit_enum(3);
-    ///GPU device runtime pending launch count
+    /// GPU device runtime pending launch count
     pub const CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: CUlimit_enum = CUlimit_enum(4);
-    ///A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
+    /// A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
     pub const CU_LIMIT_MAX_L2_FETCH_GRANULARITY: CUlimit_enum = CUlimit_enum(5);
-    ///A size in bytes for L2 persisting lines cache size
+    /// A size in bytes for L2 persisting lines cache size
     pub const CU_LIMIT_PERSISTING_L2_CACHE_SIZE: CUlimit_enum = CUlimit_enum(6);
-    ///A maximum size in bytes of shared memory available to CUDA kernels on a CIG context. Can only be queried, cannot be set
+    /// A maximum size in bytes of shared memory available to CUDA kernels on a CIG context. Can only be queried, cannot be set
     pub const CU_LIMIT_SHMEM_SIZE: CUlimit_enum = CUlimit_enum(7);
-    ///A non-zero value indicates this CUDA context is a CIG-enabled context. Can only be queried, cannot be set
+    /// A non-zero value indicates this CUDA context is a CIG-enabled context. Can only be queried, cannot be set
     pub const CU_LIMIT_CIG_ENABLED: CUlimit_enum = CUlimit_enum(8);
-    ///When set to zero, CUDA will fail to launch a kernel on a CIG context, instead of using the fallback path, if the kernel uses more shared memory than available
+    /// When set to zero, CUDA will fail to launch a kernel on a CIG context, instead of using the fallback path, if the kernel uses more shared memory than available
     pub const CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED: CUlimit_enum = CUlimit_enum(9);
-    ///Per-block memory size
+    /// Per-block memory size
     pub const CU_LIMIT_PER_BLOCK_MEMORY_SIZE: CUlimit_enum = CUlimit_enum(10);
     pub const CU_LIMIT_MAX: CUlimit_enum = CUlimit_enum(11);
 }
@@ -20895,11 +20895,11 @@ impl Default for CUlogicalEndpointFabricHandle_st {
 pub use self::CUlogicalEndpointFlag_enum as CUlogicalEndpointFlag;
 #[cfg(any(feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUlogicalEndpointFlag_enum {
-    ///Default flag for logical endpoint construction
+    /// Default flag for logical endpoint construction
     pub const CU_LOGICAL_ENDPOINT_FLAG_NONE: CUlogicalEndpointFlag_enum = CUlogicalEndpointFlag_enum(
         0,
     );
-    ///Indicate the programmer's intention to use counted operations with the logical endpoint
+    /// Indicate the programmer's intention to use counted operations with the logical endpoint
     pub const CU_LOGICAL_ENDPOINT_FLAG_COUNTED_OPS: CUlogicalEndpointFlag_enum = CUlogicalEndpointFlag_enum(
         1,
     );
@@ -20931,11 +20931,11 @@ impl CUlogicalEndpointIpcHandleType_enum {
 pub struct CUlogicalEndpointIpcHandleType_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13050"))]
 impl CUlogicalEndpointIpcHandleType_enum {
-    ///Does not allow any export mechanism
+    /// Does not allow any export mechanism
     pub const CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_NONE: CUlogicalEndpointIpcHandleType_enum = CUlogicalEndpointIpcHandleType_enum(
         0,
     );
-    ///Allows export to a fabric handle (CUlogicalEndpointFabricHandle)
+    /// Allows export to a fabric handle (CUlogicalEndpointFabricHandle)
     pub const CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC: CUlogicalEndpointIpcHandleType_enum = CUlogicalEndpointIpcHandleType_enum(
         1,
     );
@@ -20948,14 +20948,14 @@ pub type CUlogicalEndpointProp = CUlogicalEndpointProp_struct;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUlogicalEndpointProp_struct {
-    ///Type of the logical endpoint defined in ::CUlogicalEndpointType
+    /// Type of the logical endpoint defined in ::CUlogicalEndpointType
     pub type_: CUlogicalEndpointType,
     pub __bindgen_anon_1: CUlogicalEndpointProp_struct__bindgen_ty_1,
-    ///Size of the logical endpoint
+    /// Size of the logical endpoint
     pub size: ::core::ffi::c_ulonglong,
-    ///A bitmask of IPC handle types defined in ::CUlogicalEndpointIpcHandleType
+    /// A bitmask of IPC handle types defined in ::CUlogicalEndpointIpcHandleType
     pub ipcHandleTypes: ::core::ffi::c_uint,
-    ///A bitmask of flags defined in ::CUlogicalEndpointFlag
+    /// A bitmask of flags defined in ::CUlogicalEndpointFlag
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -20989,14 +20989,14 @@ impl Default for CUlogicalEndpointProp_struct__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUlogicalEndpointProp_struct__bindgen_ty_1__bindgen_ty_1 {
-    ///Owner device of the unicast logical endpoint
+    /// Owner device of the unicast logical endpoint
     pub device: CUdevice,
 }
 #[cfg(any(feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUlogicalEndpointProp_struct__bindgen_ty_1__bindgen_ty_2 {
-    ///Number of devices in the multicast logical endpoint team
+    /// Number of devices in the multicast logical endpoint team
     pub numDevices: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -21043,9 +21043,9 @@ pub type CUmemAccessDesc = CUmemAccessDesc_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemAccessDesc_st {
-    ///Location on which the request is to change it's accessibility
+    /// Location on which the request is to change it's accessibility
     pub location: CUmemLocation,
-    ///::CUmemProt accessibility flags to set on the request
+    /// ::CUmemProt accessibility flags to set on the request
     pub flags: CUmemAccess_flags,
 }
 impl Default for CUmemAccessDesc_st {
@@ -21062,9 +21062,9 @@ impl Default for CUmemAccessDesc_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUmemAccessDesc_st {
-    ///Location on which the request is to change it's accessibility
+    /// Location on which the request is to change it's accessibility
     pub location: CUmemLocation,
-    ///::CUmemProt accessibility flags to set on the request
+    /// ::CUmemProt accessibility flags to set on the request
     pub flags: CUmemAccess_flags,
 }
 /// Memory access descriptor
@@ -21072,15 +21072,15 @@ pub type CUmemAccessDesc_v1 = CUmemAccessDesc_st;
 /// Specifies the memory protection flags for mapping.
 pub use self::CUmemAccess_flags_enum as CUmemAccess_flags;
 impl CUmemAccess_flags_enum {
-    ///Default, make the address range not accessible
+    /// Default, make the address range not accessible
     pub const CU_MEM_ACCESS_FLAGS_PROT_NONE: CUmemAccess_flags_enum = CUmemAccess_flags_enum(
         0,
     );
-    ///Make the address range read accessible
+    /// Make the address range read accessible
     pub const CU_MEM_ACCESS_FLAGS_PROT_READ: CUmemAccess_flags_enum = CUmemAccess_flags_enum(
         1,
     );
-    ///Make the address range read-write accessible
+    /// Make the address range read-write accessible
     pub const CU_MEM_ACCESS_FLAGS_PROT_READWRITE: CUmemAccess_flags_enum = CUmemAccess_flags_enum(
         3,
     );
@@ -21095,11 +21095,11 @@ pub struct CUmemAccess_flags_enum(pub ::core::ffi::c_uint);
 /// Specifies compression attribute for an allocation.
 pub use self::CUmemAllocationCompType_enum as CUmemAllocationCompType;
 impl CUmemAllocationCompType_enum {
-    ///Allocating non-compressible memory
+    /// Allocating non-compressible memory
     pub const CU_MEM_ALLOCATION_COMP_NONE: CUmemAllocationCompType_enum = CUmemAllocationCompType_enum(
         0,
     );
-    ///Allocating  compressible memory
+    /// Allocating  compressible memory
     pub const CU_MEM_ALLOCATION_COMP_GENERIC: CUmemAllocationCompType_enum = CUmemAllocationCompType_enum(
         1,
     );
@@ -21111,11 +21111,11 @@ pub struct CUmemAllocationCompType_enum(pub ::core::ffi::c_uint);
 /// Flag for requesting different optimal and required granularities for an allocation.
 pub use self::CUmemAllocationGranularity_flags_enum as CUmemAllocationGranularity_flags;
 impl CUmemAllocationGranularity_flags_enum {
-    ///Minimum required granularity for allocation
+    /// Minimum required granularity for allocation
     pub const CU_MEM_ALLOC_GRANULARITY_MINIMUM: CUmemAllocationGranularity_flags_enum = CUmemAllocationGranularity_flags_enum(
         0,
     );
-    ///Recommended granularity for allocation for best performance
+    /// Recommended granularity for allocation for best performance
     pub const CU_MEM_ALLOC_GRANULARITY_RECOMMENDED: CUmemAllocationGranularity_flags_enum = CUmemAllocationGranularity_flags_enum(
         1,
     );
@@ -21128,19 +21128,19 @@ pub struct CUmemAllocationGranularity_flags_enum(pub ::core::ffi::c_uint);
 pub use self::CUmemAllocationHandleType_enum as CUmemAllocationHandleType;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
 impl CUmemAllocationHandleType_enum {
-    ///Does not allow any export mechanism. >
+    /// Does not allow any export mechanism. >
     pub const CU_MEM_HANDLE_TYPE_NONE: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         0,
     );
-    ///Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int)
+    /// Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int)
     pub const CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         1,
     );
-    ///Allows a Win32 NT handle to be used for exporting. (HANDLE)
+    /// Allows a Win32 NT handle to be used for exporting. (HANDLE)
     pub const CU_MEM_HANDLE_TYPE_WIN32: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         2,
     );
-    ///Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE)
+    /// Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE)
     pub const CU_MEM_HANDLE_TYPE_WIN32_KMT: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         4,
     );
@@ -21154,23 +21154,23 @@ impl CUmemAllocationHandleType_enum {
 pub struct CUmemAllocationHandleType_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUmemAllocationHandleType_enum {
-    ///Does not allow any export mechanism. >
+    /// Does not allow any export mechanism. >
     pub const CU_MEM_HANDLE_TYPE_NONE: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         0,
     );
-    ///Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int)
+    /// Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int)
     pub const CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         1,
     );
-    ///Allows a Win32 NT handle to be used for exporting. (HANDLE)
+    /// Allows a Win32 NT handle to be used for exporting. (HANDLE)
     pub const CU_MEM_HANDLE_TYPE_WIN32: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         2,
     );
-    ///Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE)
+    /// Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE)
     pub const CU_MEM_HANDLE_TYPE_WIN32_KMT: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         4,
     );
-    ///Allows a fabric handle to be used for exporting. (CUmemFabricHandle)
+    /// Allows a fabric handle to be used for exporting. (CUmemFabricHandle)
     pub const CU_MEM_HANDLE_TYPE_FABRIC: CUmemAllocationHandleType_enum = CUmemAllocationHandleType_enum(
         8,
     );
@@ -21336,11 +21336,11 @@ impl CUmemAllocationType_enum {
 /// CUDA Mem Attach Flags
 pub use self::CUmemAttach_flags_enum as CUmemAttach_flags;
 impl CUmemAttach_flags_enum {
-    ///Memory can be accessed by any stream on any device
+    /// Memory can be accessed by any stream on any device
     pub const CU_MEM_ATTACH_GLOBAL: CUmemAttach_flags_enum = CUmemAttach_flags_enum(1);
-    ///Memory cannot be accessed by any stream on any device
+    /// Memory cannot be accessed by any stream on any device
     pub const CU_MEM_ATTACH_HOST: CUmemAttach_flags_enum = CUmemAttach_flags_enum(2);
-    ///Memory can only be accessed by a single stream on the associated device
+    /// Memory can only be accessed by a single stream on the associated device
     pub const CU_MEM_ATTACH_SINGLE: CUmemAttach_flags_enum = CUmemAttach_flags_enum(4);
 }
 #[repr(transparent)]
@@ -21352,15 +21352,15 @@ pub struct CUmemAttach_flags_enum(pub ::core::ffi::c_uint);
 pub use self::CUmemDecompressAlgorithm_enum as CUmemDecompressAlgorithm;
 #[cfg(any(feature = "cuda-12080"))]
 impl CUmemDecompressAlgorithm_enum {
-    ///Decompression is unsupported.
+    /// Decompression is unsupported.
     pub const CU_MEM_DECOMPRESS_UNSUPPORTED: CUmemDecompressAlgorithm_enum = CUmemDecompressAlgorithm_enum(
         0,
     );
-    ///Deflate is supported.
+    /// Deflate is supported.
     pub const CU_MEM_DECOMPRESS_ALGORITHM_DEFLATE: CUmemDecompressAlgorithm_enum = CUmemDecompressAlgorithm_enum(
         1,
     );
-    ///Snappy is supported.
+    /// Snappy is supported.
     pub const CU_MEM_DECOMPRESS_ALGORITHM_SNAPPY: CUmemDecompressAlgorithm_enum = CUmemDecompressAlgorithm_enum(
         2,
     );
@@ -21372,19 +21372,19 @@ impl CUmemDecompressAlgorithm_enum {
 pub struct CUmemDecompressAlgorithm_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUmemDecompressAlgorithm_enum {
-    ///Decompression is unsupported.
+    /// Decompression is unsupported.
     pub const CU_MEM_DECOMPRESS_UNSUPPORTED: CUmemDecompressAlgorithm_enum = CUmemDecompressAlgorithm_enum(
         0,
     );
-    ///Deflate is supported.
+    /// Deflate is supported.
     pub const CU_MEM_DECOMPRESS_ALGORITHM_DEFLATE: CUmemDecompressAlgorithm_enum = CUmemDecompressAlgorithm_enum(
         1,
     );
-    ///Snappy is supported.
+    /// Snappy is supported.
     pub const CU_MEM_DECOMPRESS_ALGORITHM_SNAPPY: CUmemDecompressAlgorithm_enum = CUmemDecompressAlgorithm_enum(
         2,
     );
-    ///LZ4 is supported.
+    /// LZ4 is supported.
     pub const CU_MEM_DECOMPRESS_ALGORITHM_LZ4: CUmemDecompressAlgorithm_enum = CUmemDecompressAlgorithm_enum(
         4,
     );
@@ -21503,7 +21503,7 @@ impl CUmemLocationType_enum {
     pub const CU_MEM_LOCATION_TYPE_INVALID: CUmemLocationType_enum = CUmemLocationType_enum(
         0,
     );
-    ///Location is a device location, thus id is a device ordinal
+    /// Location is a device location, thus id is a device ordinal
     pub const CU_MEM_LOCATION_TYPE_DEVICE: CUmemLocationType_enum = CUmemLocationType_enum(
         1,
     );
@@ -21520,19 +21520,19 @@ impl CUmemLocationType_enum {
     pub const CU_MEM_LOCATION_TYPE_INVALID: CUmemLocationType_enum = CUmemLocationType_enum(
         0,
     );
-    ///Location is a device location, thus id is a device ordinal
+    /// Location is a device location, thus id is a device ordinal
     pub const CU_MEM_LOCATION_TYPE_DEVICE: CUmemLocationType_enum = CUmemLocationType_enum(
         1,
     );
-    ///Location is host, id is ignored
+    /// Location is host, id is ignored
     pub const CU_MEM_LOCATION_TYPE_HOST: CUmemLocationType_enum = CUmemLocationType_enum(
         2,
     );
-    ///Location is a host NUMA node, thus id is a host NUMA node id
+    /// Location is a host NUMA node, thus id is a host NUMA node id
     pub const CU_MEM_LOCATION_TYPE_HOST_NUMA: CUmemLocationType_enum = CUmemLocationType_enum(
         3,
     );
-    ///Location is a host NUMA node of the current thread, id is ignored
+    /// Location is a host NUMA node of the current thread, id is ignored
     pub const CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: CUmemLocationType_enum = CUmemLocationType_enum(
         4,
     );
@@ -21545,23 +21545,23 @@ impl CUmemLocationType_enum {
     pub const CU_MEM_LOCATION_TYPE_INVALID: CUmemLocationType_enum = CUmemLocationType_enum(
         0,
     );
-    ///Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
+    /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
     pub const CU_MEM_LOCATION_TYPE_NONE: CUmemLocationType_enum = CUmemLocationType_enum(
         0,
     );
-    ///Location is a device location, thus id is a device ordinal
+    /// Location is a device location, thus id is a device ordinal
     pub const CU_MEM_LOCATION_TYPE_DEVICE: CUmemLocationType_enum = CUmemLocationType_enum(
         1,
     );
-    ///Location is host, id is ignored
+    /// Location is host, id is ignored
     pub const CU_MEM_LOCATION_TYPE_HOST: CUmemLocationType_enum = CUmemLocationType_enum(
         2,
     );
-    ///Location is a host NUMA node, thus id is a host NUMA node id
+    /// Location is a host NUMA node, thus id is a host NUMA node id
     pub const CU_MEM_LOCATION_TYPE_HOST_NUMA: CUmemLocationType_enum = CUmemLocationType_enum(
         3,
     );
-    ///Location is a host NUMA node of the current thread, id is ignored
+    /// Location is a host NUMA node of the current thread, id is ignored
     pub const CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: CUmemLocationType_enum = CUmemLocationType_enum(
         4,
     );
@@ -21574,27 +21574,27 @@ impl CUmemLocationType_enum {
     pub const CU_MEM_LOCATION_TYPE_INVALID: CUmemLocationType_enum = CUmemLocationType_enum(
         0,
     );
-    ///Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
+    /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
     pub const CU_MEM_LOCATION_TYPE_NONE: CUmemLocationType_enum = CUmemLocationType_enum(
         0,
     );
-    ///Location is a device location, thus id is a device ordinal
+    /// Location is a device location, thus id is a device ordinal
     pub const CU_MEM_LOCATION_TYPE_DEVICE: CUmemLocationType_enum = CUmemLocationType_enum(
         1,
     );
-    ///Location is host, id is ignored
+    /// Location is host, id is ignored
     pub const CU_MEM_LOCATION_TYPE_HOST: CUmemLocationType_enum = CUmemLocationType_enum(
         2,
     );
-    ///Location is a host NUMA node, thus id is a host NUMA node id
+    /// Location is a host NUMA node, thus id is a host NUMA node id
     pub const CU_MEM_LOCATION_TYPE_HOST_NUMA: CUmemLocationType_enum = CUmemLocationType_enum(
         3,
     );
-    ///Location is a host NUMA node of the current thread, id is ignored
+    /// Location is a host NUMA node of the current thread, id is ignored
     pub const CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: CUmemLocationType_enum = CUmemLocationType_enum(
         4,
     );
-    ///Location is not visible but device is accessible, id is always CU_DEVICE_INVALID
+    /// Location is not visible but device is accessible, id is always CU_DEVICE_INVALID
     pub const CU_MEM_LOCATION_TYPE_INVISIBLE: CUmemLocationType_enum = CUmemLocationType_enum(
         5,
     );
@@ -21607,31 +21607,31 @@ impl CUmemLocationType_enum {
     pub const CU_MEM_LOCATION_TYPE_INVALID: CUmemLocationType_enum = CUmemLocationType_enum(
         0,
     );
-    ///Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
+    /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
     pub const CU_MEM_LOCATION_TYPE_NONE: CUmemLocationType_enum = CUmemLocationType_enum(
         0,
     );
-    ///Location is a device location, thus id is a device ordinal
+    /// Location is a device location, thus id is a device ordinal
     pub const CU_MEM_LOCATION_TYPE_DEVICE: CUmemLocationType_enum = CUmemLocationType_enum(
         1,
     );
-    ///Location is host, id is ignored
+    /// Location is host, id is ignored
     pub const CU_MEM_LOCATION_TYPE_HOST: CUmemLocationType_enum = CUmemLocationType_enum(
         2,
     );
-    ///Location is a host NUMA node, thus id is a host NUMA node id
+    /// Location is a host NUMA node, thus id is a host NUMA node id
     pub const CU_MEM_LOCATION_TYPE_HOST_NUMA: CUmemLocationType_enum = CUmemLocationType_enum(
         3,
     );
-    ///Location is a host NUMA node of the current thread, id is ignored
+    /// Location is a host NUMA node of the current thread, id is ignored
     pub const CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: CUmemLocationType_enum = CUmemLocationType_enum(
         4,
     );
-    ///Location is not visible but device is accessible, id is always CU_DEVICE_INVALID
+    /// Location is not visible but device is accessible, id is always CU_DEVICE_INVALID
     pub const CU_MEM_LOCATION_TYPE_INVISIBLE: CUmemLocationType_enum = CUmemLocationType_enum(
         5,
     );
-    ///Location is a portion of device memory, specified by the locality domain ID.
+    /// Location is a portion of device memory, specified by the locality domain ID.
     pub const CU_MEM_LOCATION_TYPE_DEVICE_LOCALITY_DOMAIN: CUmemLocationType_enum = CUmemLocationType_enum(
         6,
     );
@@ -21644,9 +21644,9 @@ impl CUmemLocationType_enum {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemLocation_st {
-    ///Specifies the location type, which modifies the meaning of id.
+    /// Specifies the location type, which modifies the meaning of id.
     pub type_: CUmemLocationType,
-    ///identifier for a given this location's ::CUmemLocationType.
+    /// identifier for a given this location's ::CUmemLocationType.
     pub id: ::core::ffi::c_int,
 }
 impl Default for CUmemLocation_st {
@@ -21663,7 +21663,7 @@ impl Default for CUmemLocation_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUmemLocation_st {
-    ///Specifies the location type, which modifies the meaning of id.
+    /// Specifies the location type, which modifies the meaning of id.
     pub type_: CUmemLocationType,
     pub __bindgen_anon_1: CUmemLocation_st__bindgen_ty_1,
 }
@@ -21687,25 +21687,25 @@ impl Default for CUmemLocation_st__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUmemLocation_st__bindgen_ty_1 {
-    ///Identifier for CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA.
+    /// Identifier for CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA.
     pub id: ::core::ffi::c_int,
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUmemLocation_st__bindgen_ty_1 {
-    ///Identifier for CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA.
+    /// Identifier for CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA.
     pub id: ::core::ffi::c_int,
-    ///Identifier for CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE_LOCALITY_DOMAIN.
+    /// Identifier for CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE_LOCALITY_DOMAIN.
     pub localized: CUmemLocation_st__bindgen_ty_1__bindgen_ty_1,
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct CUmemLocation_st__bindgen_ty_1__bindgen_ty_1 {
-    ///Device ID
+    /// Device ID
     pub deviceId: ::core::ffi::c_uchar,
-    ///Locality domain ID
+    /// Locality domain ID
     pub localityDomainId: ::core::ffi::c_uchar,
 }
 /// Specifies a memory location.
@@ -21736,18 +21736,18 @@ pub type CUmemPoolProps = CUmemPoolProps_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemPoolProps_st {
-    ///Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
+    /// Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
     pub allocType: CUmemAllocationType,
-    ///Handle types that will be supported by allocations from the pool.
+    /// Handle types that will be supported by allocations from the pool.
     pub handleTypes: CUmemAllocationHandleType,
-    ///Location where allocations should reside.
+    /// Location where allocations should reside.
     pub location: CUmemLocation,
     /** Windows-specific LPSECURITYATTRIBUTES required when
  ::CU_MEM_HANDLE_TYPE_WIN32 is specified.  This security attribute defines
  the scope of which exported allocations may be tranferred to other
  processes.  In all other cases, this field is required to be zero.*/
     pub win32SecurityAttributes: *mut ::core::ffi::c_void,
-    ///reserved for future use, must be 0
+    /// reserved for future use, must be 0
     pub reserved: [::core::ffi::c_uchar; 64usize],
 }
 impl Default for CUmemPoolProps_st {
@@ -21764,18 +21764,18 @@ impl Default for CUmemPoolProps_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemPoolProps_st {
-    ///Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
+    /// Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
     pub allocType: CUmemAllocationType,
-    ///Handle types that will be supported by allocations from the pool.
+    /// Handle types that will be supported by allocations from the pool.
     pub handleTypes: CUmemAllocationHandleType,
-    ///Location where allocations should reside.
+    /// Location where allocations should reside.
     pub location: CUmemLocation,
     /** Windows-specific LPSECURITYATTRIBUTES required when
  ::CU_MEM_HANDLE_TYPE_WIN32 is specified.  This security attribute defines
  the scope of which exported allocations may be transferred to other
  processes.  In all other cases, this field is required to be zero.*/
     pub win32SecurityAttributes: *mut ::core::ffi::c_void,
-    ///reserved for future use, must be 0
+    /// reserved for future use, must be 0
     pub reserved: [::core::ffi::c_uchar; 64usize],
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050"))]
@@ -21783,20 +21783,20 @@ pub struct CUmemPoolProps_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemPoolProps_st {
-    ///Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
+    /// Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
     pub allocType: CUmemAllocationType,
-    ///Handle types that will be supported by allocations from the pool.
+    /// Handle types that will be supported by allocations from the pool.
     pub handleTypes: CUmemAllocationHandleType,
-    ///Location where allocations should reside.
+    /// Location where allocations should reside.
     pub location: CUmemLocation,
     /** Windows-specific LPSECURITYATTRIBUTES required when
  ::CU_MEM_HANDLE_TYPE_WIN32 is specified.  This security attribute defines
  the scope of which exported allocations may be transferred to other
  processes.  In all other cases, this field is required to be zero.*/
     pub win32SecurityAttributes: *mut ::core::ffi::c_void,
-    ///Maximum pool size. When set to 0, defaults to a system dependent value.
+    /// Maximum pool size. When set to 0, defaults to a system dependent value.
     pub maxSize: usize,
-    ///reserved for future use, must be 0
+    /// reserved for future use, must be 0
     pub reserved: [::core::ffi::c_uchar; 56usize],
 }
 #[cfg(any(feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010"))]
@@ -21804,22 +21804,22 @@ pub struct CUmemPoolProps_st {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemPoolProps_st {
-    ///Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
+    /// Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
     pub allocType: CUmemAllocationType,
-    ///Handle types that will be supported by allocations from the pool.
+    /// Handle types that will be supported by allocations from the pool.
     pub handleTypes: CUmemAllocationHandleType,
-    ///Location where allocations should reside.
+    /// Location where allocations should reside.
     pub location: CUmemLocation,
     /** Windows-specific LPSECURITYATTRIBUTES required when
  ::CU_MEM_HANDLE_TYPE_WIN32 is specified.  This security attribute defines
  the scope of which exported allocations may be transferred to other
  processes.  In all other cases, this field is required to be zero.*/
     pub win32SecurityAttributes: *mut ::core::ffi::c_void,
-    ///Maximum pool size. When set to 0, defaults to a system dependent value.
+    /// Maximum pool size. When set to 0, defaults to a system dependent value.
     pub maxSize: usize,
-    ///Bitmask indicating intended usage for the pool.
+    /// Bitmask indicating intended usage for the pool.
     pub usage: ::core::ffi::c_ushort,
-    ///reserved for future use, must be 0
+    /// reserved for future use, must be 0
     pub reserved: [::core::ffi::c_uchar; 54usize],
 }
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030"))]
@@ -21827,22 +21827,22 @@ pub struct CUmemPoolProps_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUmemPoolProps_st {
-    ///Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
+    /// Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
     pub allocType: CUmemAllocationType,
-    ///Handle types that will be supported by allocations from the pool.
+    /// Handle types that will be supported by allocations from the pool.
     pub handleTypes: CUmemAllocationHandleType,
-    ///Location where allocations should reside.
+    /// Location where allocations should reside.
     pub location: CUmemLocation,
     /** Windows-specific LPSECURITYATTRIBUTES required when
  ::CU_MEM_HANDLE_TYPE_WIN32 is specified.  This security attribute defines
  the scope of which exported allocations may be transferred to other
  processes.  In all other cases, this field is required to be zero.*/
     pub win32SecurityAttributes: *mut ::core::ffi::c_void,
-    ///Maximum pool size. When set to 0, defaults to a system dependent value.
+    /// Maximum pool size. When set to 0, defaults to a system dependent value.
     pub maxSize: usize,
-    ///Bitmask indicating intended usage for the pool.
+    /// Bitmask indicating intended usage for the pool.
     pub usage: ::core::ffi::c_ushort,
-    ///reserved for future use, must be 0
+    /// reserved for future use, must be 0
     pub reserved: [::core::ffi::c_uchar; 54usize],
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
@@ -21850,20 +21850,20 @@ pub struct CUmemPoolProps_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUmemPoolProps_st {
-    ///Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
+    /// Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
     pub allocType: CUmemAllocationType,
-    ///Handle types that will be supported by allocations from the pool.
+    /// Handle types that will be supported by allocations from the pool.
     pub handleTypes: CUmemAllocationHandleType,
-    ///Location where allocations should reside.
+    /// Location where allocations should reside.
     pub location: CUmemLocation,
     /** Windows-specific LPSECURITYATTRIBUTES required when
  ::CU_MEM_HANDLE_TYPE_WIN32 is specified.  This security attribute defines
  the scope of which exported allocations may be transferred to other
  processes.  In all other cases, this field is required to be zero.*/
     pub win32SecurityAttributes: *mut ::core::ffi::c_void,
-    ///Maximum pool size. When set to 0, defaults to a system dependent value.
+    /// Maximum pool size. When set to 0, defaults to a system dependent value.
     pub maxSize: usize,
-    ///Bitmask indicating intended usage for the pool.
+    /// Bitmask indicating intended usage for the pool.
     pub usage: ::core::ffi::c_ushort,
     /** Allocation hint for requesting GPUDirect RDMA capable memory.
  On devices that support GPUDirect RDMA, this flag indicates that the memory will be used for GPUDirect RDMA.
@@ -21876,7 +21876,7 @@ pub struct CUmemPoolProps_st {
  handles must be acquired with the flag ::CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE.
  Note that CUDA memory pools are only compatible with dma_buf mappings.*/
     pub gpuDirectRDMACapable: ::core::ffi::c_uchar,
-    ///reserved for future use, must be 0
+    /// reserved for future use, must be 0
     pub reserved: [::core::ffi::c_uchar; 53usize],
 }
 /// Specifies the properties of allocations made from the pool.
@@ -22223,7 +22223,7 @@ impl CUmemPool_attribute_enum {
 pub use self::CUmemRangeFlags_enum as CUmemRangeFlags;
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUmemRangeFlags_enum {
-    ///Indicates that DMA_BUF handle should be mapped via PCIe BAR1
+    /// Indicates that DMA_BUF handle should be mapped via PCIe BAR1
     pub const CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE: CUmemRangeFlags_enum = CUmemRangeFlags_enum(
         1,
     );
@@ -22251,21 +22251,21 @@ pub struct CUmemRangeHandleType_enum(pub ::core::ffi::c_uint);
 pub use self::CUmem_advise_enum as CUmem_advise;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000"))]
 impl CUmem_advise_enum {
-    ///Data will mostly be read and only occassionally be written to
+    /// Data will mostly be read and only occassionally be written to
     pub const CU_MEM_ADVISE_SET_READ_MOSTLY: CUmem_advise_enum = CUmem_advise_enum(1);
-    ///Undo the effect of ::CU_MEM_ADVISE_SET_READ_MOSTLY
+    /// Undo the effect of ::CU_MEM_ADVISE_SET_READ_MOSTLY
     pub const CU_MEM_ADVISE_UNSET_READ_MOSTLY: CUmem_advise_enum = CUmem_advise_enum(2);
-    ///Set the preferred location for the data as the specified device
+    /// Set the preferred location for the data as the specified device
     pub const CU_MEM_ADVISE_SET_PREFERRED_LOCATION: CUmem_advise_enum = CUmem_advise_enum(
         3,
     );
-    ///Clear the preferred location for the data
+    /// Clear the preferred location for the data
     pub const CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: CUmem_advise_enum = CUmem_advise_enum(
         4,
     );
-    ///Data will be accessed by the specified device, so prevent page faults as much as possible
+    /// Data will be accessed by the specified device, so prevent page faults as much as possible
     pub const CU_MEM_ADVISE_SET_ACCESSED_BY: CUmem_advise_enum = CUmem_advise_enum(5);
-    ///Let the Unified Memory subsystem decide on the page faulting policy for the specified device
+    /// Let the Unified Memory subsystem decide on the page faulting policy for the specified device
     pub const CU_MEM_ADVISE_UNSET_ACCESSED_BY: CUmem_advise_enum = CUmem_advise_enum(6);
 }
 #[repr(transparent)]
@@ -22274,39 +22274,39 @@ impl CUmem_advise_enum {
 pub struct CUmem_advise_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUmem_advise_enum {
-    ///Data will mostly be read and only occasionally be written to
+    /// Data will mostly be read and only occasionally be written to
     pub const CU_MEM_ADVISE_SET_READ_MOSTLY: CUmem_advise_enum = CUmem_advise_enum(1);
-    ///Undo the effect of ::CU_MEM_ADVISE_SET_READ_MOSTLY
+    /// Undo the effect of ::CU_MEM_ADVISE_SET_READ_MOSTLY
     pub const CU_MEM_ADVISE_UNSET_READ_MOSTLY: CUmem_advise_enum = CUmem_advise_enum(2);
-    ///Set the preferred location for the data as the specified device
+    /// Set the preferred location for the data as the specified device
     pub const CU_MEM_ADVISE_SET_PREFERRED_LOCATION: CUmem_advise_enum = CUmem_advise_enum(
         3,
     );
-    ///Clear the preferred location for the data
+    /// Clear the preferred location for the data
     pub const CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: CUmem_advise_enum = CUmem_advise_enum(
         4,
     );
-    ///Data will be accessed by the specified device, so prevent page faults as much as possible
+    /// Data will be accessed by the specified device, so prevent page faults as much as possible
     pub const CU_MEM_ADVISE_SET_ACCESSED_BY: CUmem_advise_enum = CUmem_advise_enum(5);
-    ///Let the Unified Memory subsystem decide on the page faulting policy for the specified device
+    /// Let the Unified Memory subsystem decide on the page faulting policy for the specified device
     pub const CU_MEM_ADVISE_UNSET_ACCESSED_BY: CUmem_advise_enum = CUmem_advise_enum(6);
 }
 pub use self::CUmem_range_attribute_enum as CUmem_range_attribute;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000"))]
 impl CUmem_range_attribute_enum {
-    ///Whether the range will mostly be read and only occassionally be written to
+    /// Whether the range will mostly be read and only occassionally be written to
     pub const CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         1,
     );
-    ///The preferred location of the range
+    /// The preferred location of the range
     pub const CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         2,
     );
-    ///Memory range has ::CU_MEM_ADVISE_SET_ACCESSED_BY set for specified device
+    /// Memory range has ::CU_MEM_ADVISE_SET_ACCESSED_BY set for specified device
     pub const CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         3,
     );
-    ///The last location to which the range was prefetched
+    /// The last location to which the range was prefetched
     pub const CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         4,
     );
@@ -22316,54 +22316,54 @@ impl CUmem_range_attribute_enum {
 pub struct CUmem_range_attribute_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12010"))]
 impl CUmem_range_attribute_enum {
-    ///Whether the range will mostly be read and only occasionally be written to
+    /// Whether the range will mostly be read and only occasionally be written to
     pub const CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         1,
     );
-    ///The preferred location of the range
+    /// The preferred location of the range
     pub const CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         2,
     );
-    ///Memory range has ::CU_MEM_ADVISE_SET_ACCESSED_BY set for specified device
+    /// Memory range has ::CU_MEM_ADVISE_SET_ACCESSED_BY set for specified device
     pub const CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         3,
     );
-    ///The last location to which the range was prefetched
+    /// The last location to which the range was prefetched
     pub const CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         4,
     );
 }
 #[cfg(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUmem_range_attribute_enum {
-    ///Whether the range will mostly be read and only occasionally be written to
+    /// Whether the range will mostly be read and only occasionally be written to
     pub const CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         1,
     );
-    ///The preferred location of the range
+    /// The preferred location of the range
     pub const CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         2,
     );
-    ///Memory range has ::CU_MEM_ADVISE_SET_ACCESSED_BY set for specified device
+    /// Memory range has ::CU_MEM_ADVISE_SET_ACCESSED_BY set for specified device
     pub const CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         3,
     );
-    ///The last location to which the range was prefetched
+    /// The last location to which the range was prefetched
     pub const CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         4,
     );
-    ///The preferred location type of the range
+    /// The preferred location type of the range
     pub const CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         5,
     );
-    ///The preferred location id of the range
+    /// The preferred location id of the range
     pub const CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         6,
     );
-    ///The last location type to which the range was prefetched
+    /// The last location type to which the range was prefetched
     pub const CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         7,
     );
-    ///The last location id to which the range was prefetched
+    /// The last location id to which the range was prefetched
     pub const CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID: CUmem_range_attribute_enum = CUmem_range_attribute_enum(
         8,
     );
@@ -22376,11 +22376,11 @@ pub type CUmemcpy3DOperand = CUmemcpy3DOperand_v1;
 pub use self::CUmemcpy3DOperandType_enum as CUmemcpy3DOperandType;
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUmemcpy3DOperandType_enum {
-    ///Memcpy operand is a valid pointer.
+    /// Memcpy operand is a valid pointer.
     pub const CU_MEMCPY_OPERAND_TYPE_POINTER: CUmemcpy3DOperandType_enum = CUmemcpy3DOperandType_enum(
         1,
     );
-    ///Memcpy operand is a CUarray.
+    /// Memcpy operand is a CUarray.
     pub const CU_MEMCPY_OPERAND_TYPE_ARRAY: CUmemcpy3DOperandType_enum = CUmemcpy3DOperandType_enum(
         2,
     );
@@ -22434,11 +22434,11 @@ impl Default for CUmemcpy3DOperand_st__bindgen_ty_1 {
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_1 {
     pub ptr: CUdeviceptr,
-    ///Length of each row in elements.
+    /// Length of each row in elements.
     pub rowLength: usize,
-    ///Height of each layer in elements.
+    /// Height of each layer in elements.
     pub layerHeight: usize,
-    ///Hint location for the operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
+    /// Hint location for the operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
     pub locHint: CUmemLocation,
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -22457,11 +22457,11 @@ impl Default for CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_1 {
 #[derive(Copy, Clone)]
 pub struct CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_1 {
     pub ptr: CUdeviceptr,
-    ///Length of each row in elements.
+    /// Length of each row in elements.
     pub rowLength: usize,
-    ///Height of each layer in elements.
+    /// Height of each layer in elements.
     pub layerHeight: usize,
-    ///Hint location for the operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
+    /// Hint location for the operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
     pub locHint: CUmemLocation,
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010"))]
@@ -22487,9 +22487,9 @@ impl Default for CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_2 {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_2 {
-    ///referenced array
+    /// referenced array
     pub array: CUarray,
-    ///offset into the array in elements
+    /// offset into the array in elements
     pub offset: CUoffset3D,
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -22503,13 +22503,13 @@ pub type CUmemcpyAttributes = CUmemcpyAttributes_v1;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemcpyAttributes_st {
-    ///Source access ordering to be observed for copies with this attribute.
+    /// Source access ordering to be observed for copies with this attribute.
     pub srcAccessOrder: CUmemcpySrcAccessOrder,
-    ///Hint location for the source operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
+    /// Hint location for the source operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
     pub srcLocHint: CUmemLocation,
-    ///Hint location for the destination operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
+    /// Hint location for the destination operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
     pub dstLocHint: CUmemLocation,
-    ///Additional flags for copies with this attribute. See ::CUmemcpyFlags
+    /// Additional flags for copies with this attribute. See ::CUmemcpyFlags
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -22527,13 +22527,13 @@ impl Default for CUmemcpyAttributes_st {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct CUmemcpyAttributes_st {
-    ///Source access ordering to be observed for copies with this attribute.
+    /// Source access ordering to be observed for copies with this attribute.
     pub srcAccessOrder: CUmemcpySrcAccessOrder,
-    ///Hint location for the source operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
+    /// Hint location for the source operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
     pub srcLocHint: CUmemLocation,
-    ///Hint location for the destination operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
+    /// Hint location for the destination operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
     pub dstLocHint: CUmemLocation,
-    ///Additional flags for copies with this attribute. See ::CUmemcpyFlags
+    /// Additional flags for copies with this attribute. See ::CUmemcpyFlags
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -22606,13 +22606,13 @@ pub type CUmemoryPool = *mut CUmemPoolHandle_st;
 /// Memory types
 pub use self::CUmemorytype_enum as CUmemorytype;
 impl CUmemorytype_enum {
-    ///Host memory
+    /// Host memory
     pub const CU_MEMORYTYPE_HOST: CUmemorytype_enum = CUmemorytype_enum(1);
-    ///Device memory
+    /// Device memory
     pub const CU_MEMORYTYPE_DEVICE: CUmemorytype_enum = CUmemorytype_enum(2);
-    ///Array memory
+    /// Array memory
     pub const CU_MEMORYTYPE_ARRAY: CUmemorytype_enum = CUmemorytype_enum(3);
-    ///Unified device or host memory
+    /// Unified device or host memory
     pub const CU_MEMORYTYPE_UNIFIED: CUmemorytype_enum = CUmemorytype_enum(4);
 }
 #[repr(transparent)]
@@ -22634,11 +22634,11 @@ pub type CUmodule = *mut CUmod_st;
 /// CUDA Lazy Loading status
 pub use self::CUmoduleLoadingMode_enum as CUmoduleLoadingMode;
 impl CUmoduleLoadingMode_enum {
-    ///Lazy Kernel Loading is not enabled
+    /// Lazy Kernel Loading is not enabled
     pub const CU_MODULE_EAGER_LOADING: CUmoduleLoadingMode_enum = CUmoduleLoadingMode_enum(
         1,
     );
-    ///Lazy Kernel Loading is enabled
+    /// Lazy Kernel Loading is enabled
     pub const CU_MODULE_LAZY_LOADING: CUmoduleLoadingMode_enum = CUmoduleLoadingMode_enum(
         2,
     );
@@ -22652,11 +22652,11 @@ pub struct CUmoduleLoadingMode_enum(pub ::core::ffi::c_uint);
 pub use self::CUmulticastGranularity_flags_enum as CUmulticastGranularity_flags;
 #[cfg(any(feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUmulticastGranularity_flags_enum {
-    ///Minimum required granularity
+    /// Minimum required granularity
     pub const CU_MULTICAST_GRANULARITY_MINIMUM: CUmulticastGranularity_flags_enum = CUmulticastGranularity_flags_enum(
         0,
     );
-    ///Recommended granularity for best performance
+    /// Recommended granularity for best performance
     pub const CU_MULTICAST_GRANULARITY_RECOMMENDED: CUmulticastGranularity_flags_enum = CUmulticastGranularity_flags_enum(
         1,
     );
@@ -22699,9 +22699,9 @@ pub type CUoccupancyB2DSize = ::core::option::Option<
 /// Occupancy calculator flag
 pub use self::CUoccupancy_flags_enum as CUoccupancy_flags;
 impl CUoccupancy_flags_enum {
-    ///Default behavior
+    /// Default behavior
     pub const CU_OCCUPANCY_DEFAULT: CUoccupancy_flags_enum = CUoccupancy_flags_enum(0);
-    ///Assume global caching is enabled and cannot be automatically turned off
+    /// Assume global caching is enabled and cannot be automatically turned off
     pub const CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE: CUoccupancy_flags_enum = CUoccupancy_flags_enum(
         1,
     );
@@ -22744,83 +22744,83 @@ pub type CUoffset3D_v1 = CUoffset3D_st;
 pub use self::CUpointer_attribute_enum as CUpointer_attribute;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060"))]
 impl CUpointer_attribute_enum {
-    ///The ::CUcontext on which a pointer was allocated or registered
+    /// The ::CUcontext on which a pointer was allocated or registered
     pub const CU_POINTER_ATTRIBUTE_CONTEXT: CUpointer_attribute_enum = CUpointer_attribute_enum(
         1,
     );
-    ///The ::CUmemorytype describing the physical location of a pointer
+    /// The ::CUmemorytype describing the physical location of a pointer
     pub const CU_POINTER_ATTRIBUTE_MEMORY_TYPE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         2,
     );
-    ///The address at which a pointer's memory may be accessed on the device
+    /// The address at which a pointer's memory may be accessed on the device
     pub const CU_POINTER_ATTRIBUTE_DEVICE_POINTER: CUpointer_attribute_enum = CUpointer_attribute_enum(
         3,
     );
-    ///The address at which a pointer's memory may be accessed on the host
+    /// The address at which a pointer's memory may be accessed on the host
     pub const CU_POINTER_ATTRIBUTE_HOST_POINTER: CUpointer_attribute_enum = CUpointer_attribute_enum(
         4,
     );
-    ///A pair of tokens for use with the nv-p2p.h Linux kernel interface
+    /// A pair of tokens for use with the nv-p2p.h Linux kernel interface
     pub const CU_POINTER_ATTRIBUTE_P2P_TOKENS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         5,
     );
-    ///Synchronize every synchronous memory operation initiated on this region
+    /// Synchronize every synchronous memory operation initiated on this region
     pub const CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         6,
     );
-    ///A process-wide unique ID for an allocated memory region
+    /// A process-wide unique ID for an allocated memory region
     pub const CU_POINTER_ATTRIBUTE_BUFFER_ID: CUpointer_attribute_enum = CUpointer_attribute_enum(
         7,
     );
-    ///Indicates if the pointer points to managed memory
+    /// Indicates if the pointer points to managed memory
     pub const CU_POINTER_ATTRIBUTE_IS_MANAGED: CUpointer_attribute_enum = CUpointer_attribute_enum(
         8,
     );
-    ///A device ordinal of a device on which a pointer was allocated or registered
+    /// A device ordinal of a device on which a pointer was allocated or registered
     pub const CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: CUpointer_attribute_enum = CUpointer_attribute_enum(
         9,
     );
-    ///1 if this pointer maps to an allocation that is suitable for ::cudaIpcGetMemHandle, 0 otherwise
+    /// 1 if this pointer maps to an allocation that is suitable for ::cudaIpcGetMemHandle, 0 otherwise
     pub const CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         10,
     );
-    ///Starting address for this requested pointer
+    /// Starting address for this requested pointer
     pub const CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: CUpointer_attribute_enum = CUpointer_attribute_enum(
         11,
     );
-    ///Size of the address range for this requested pointer
+    /// Size of the address range for this requested pointer
     pub const CU_POINTER_ATTRIBUTE_RANGE_SIZE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         12,
     );
-    ///1 if this pointer is in a valid address range that is mapped to a backing allocation, 0 otherwise
+    /// 1 if this pointer is in a valid address range that is mapped to a backing allocation, 0 otherwise
     pub const CU_POINTER_ATTRIBUTE_MAPPED: CUpointer_attribute_enum = CUpointer_attribute_enum(
         13,
     );
-    ///Bitmask of allowed ::CUmemAllocationHandleType for this allocation
+    /// Bitmask of allowed ::CUmemAllocationHandleType for this allocation
     pub const CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: CUpointer_attribute_enum = CUpointer_attribute_enum(
         14,
     );
-    ///1 if the memory this pointer is referencing can be used with the GPUDirect RDMA API
+    /// 1 if the memory this pointer is referencing can be used with the GPUDirect RDMA API
     pub const CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         15,
     );
-    ///Returns the access flags the device associated with the current context has on the corresponding memory referenced by the pointer given
+    /// Returns the access flags the device associated with the current context has on the corresponding memory referenced by the pointer given
     pub const CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         16,
     );
-    ///Returns the mempool handle for the allocation if it was allocated from a mempool. Otherwise returns NULL.
+    /// Returns the mempool handle for the allocation if it was allocated from a mempool. Otherwise returns NULL.
     pub const CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         17,
     );
-    ///Size of the actual underlying mapping that the pointer belongs to
+    /// Size of the actual underlying mapping that the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MAPPING_SIZE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         18,
     );
-    ///The start address of the mapping that the pointer belongs to
+    /// The start address of the mapping that the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: CUpointer_attribute_enum = CUpointer_attribute_enum(
         19,
     );
-    ///A process-wide unique id corresponding to the physical allocation the pointer belongs to
+    /// A process-wide unique id corresponding to the physical allocation the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: CUpointer_attribute_enum = CUpointer_attribute_enum(
         20,
     );
@@ -22831,178 +22831,178 @@ impl CUpointer_attribute_enum {
 pub struct CUpointer_attribute_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030"))]
 impl CUpointer_attribute_enum {
-    ///The ::CUcontext on which a pointer was allocated or registered
+    /// The ::CUcontext on which a pointer was allocated or registered
     pub const CU_POINTER_ATTRIBUTE_CONTEXT: CUpointer_attribute_enum = CUpointer_attribute_enum(
         1,
     );
-    ///The ::CUmemorytype describing the physical location of a pointer
+    /// The ::CUmemorytype describing the physical location of a pointer
     pub const CU_POINTER_ATTRIBUTE_MEMORY_TYPE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         2,
     );
-    ///The address at which a pointer's memory may be accessed on the device
+    /// The address at which a pointer's memory may be accessed on the device
     pub const CU_POINTER_ATTRIBUTE_DEVICE_POINTER: CUpointer_attribute_enum = CUpointer_attribute_enum(
         3,
     );
-    ///The address at which a pointer's memory may be accessed on the host
+    /// The address at which a pointer's memory may be accessed on the host
     pub const CU_POINTER_ATTRIBUTE_HOST_POINTER: CUpointer_attribute_enum = CUpointer_attribute_enum(
         4,
     );
-    ///A pair of tokens for use with the nv-p2p.h Linux kernel interface
+    /// A pair of tokens for use with the nv-p2p.h Linux kernel interface
     pub const CU_POINTER_ATTRIBUTE_P2P_TOKENS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         5,
     );
-    ///Synchronize every synchronous memory operation initiated on this region
+    /// Synchronize every synchronous memory operation initiated on this region
     pub const CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         6,
     );
-    ///A process-wide unique ID for an allocated memory region
+    /// A process-wide unique ID for an allocated memory region
     pub const CU_POINTER_ATTRIBUTE_BUFFER_ID: CUpointer_attribute_enum = CUpointer_attribute_enum(
         7,
     );
-    ///Indicates if the pointer points to managed memory
+    /// Indicates if the pointer points to managed memory
     pub const CU_POINTER_ATTRIBUTE_IS_MANAGED: CUpointer_attribute_enum = CUpointer_attribute_enum(
         8,
     );
-    ///A device ordinal of a device on which a pointer was allocated or registered
+    /// A device ordinal of a device on which a pointer was allocated or registered
     pub const CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: CUpointer_attribute_enum = CUpointer_attribute_enum(
         9,
     );
-    ///1 if this pointer maps to an allocation that is suitable for ::cudaIpcGetMemHandle, 0 otherwise
+    /// 1 if this pointer maps to an allocation that is suitable for ::cudaIpcGetMemHandle, 0 otherwise
     pub const CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         10,
     );
-    ///Starting address for this requested pointer
+    /// Starting address for this requested pointer
     pub const CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: CUpointer_attribute_enum = CUpointer_attribute_enum(
         11,
     );
-    ///Size of the address range for this requested pointer
+    /// Size of the address range for this requested pointer
     pub const CU_POINTER_ATTRIBUTE_RANGE_SIZE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         12,
     );
-    ///1 if this pointer is in a valid address range that is mapped to a backing allocation, 0 otherwise
+    /// 1 if this pointer is in a valid address range that is mapped to a backing allocation, 0 otherwise
     pub const CU_POINTER_ATTRIBUTE_MAPPED: CUpointer_attribute_enum = CUpointer_attribute_enum(
         13,
     );
-    ///Bitmask of allowed ::CUmemAllocationHandleType for this allocation
+    /// Bitmask of allowed ::CUmemAllocationHandleType for this allocation
     pub const CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: CUpointer_attribute_enum = CUpointer_attribute_enum(
         14,
     );
-    ///1 if the memory this pointer is referencing can be used with the GPUDirect RDMA API
+    /// 1 if the memory this pointer is referencing can be used with the GPUDirect RDMA API
     pub const CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         15,
     );
-    ///Returns the access flags the device associated with the current context has on the corresponding memory referenced by the pointer given
+    /// Returns the access flags the device associated with the current context has on the corresponding memory referenced by the pointer given
     pub const CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         16,
     );
-    ///Returns the mempool handle for the allocation if it was allocated from a mempool. Otherwise returns NULL.
+    /// Returns the mempool handle for the allocation if it was allocated from a mempool. Otherwise returns NULL.
     pub const CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         17,
     );
-    ///Size of the actual underlying mapping that the pointer belongs to
+    /// Size of the actual underlying mapping that the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MAPPING_SIZE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         18,
     );
-    ///The start address of the mapping that the pointer belongs to
+    /// The start address of the mapping that the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: CUpointer_attribute_enum = CUpointer_attribute_enum(
         19,
     );
-    ///A process-wide unique id corresponding to the physical allocation the pointer belongs to
+    /// A process-wide unique id corresponding to the physical allocation the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: CUpointer_attribute_enum = CUpointer_attribute_enum(
         20,
     );
-    ///Returns in \p *data a boolean that indicates whether the pointer points to memory that is capable to be used for hardware accelerated decompression.
+    /// Returns in \p *data a boolean that indicates whether the pointer points to memory that is capable to be used for hardware accelerated decompression.
     pub const CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         21,
     );
 }
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUpointer_attribute_enum {
-    ///The ::CUcontext on which a pointer was allocated or registered
+    /// The ::CUcontext on which a pointer was allocated or registered
     pub const CU_POINTER_ATTRIBUTE_CONTEXT: CUpointer_attribute_enum = CUpointer_attribute_enum(
         1,
     );
-    ///The ::CUmemorytype describing the physical location of a pointer
+    /// The ::CUmemorytype describing the physical location of a pointer
     pub const CU_POINTER_ATTRIBUTE_MEMORY_TYPE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         2,
     );
-    ///The address at which a pointer's memory may be accessed on the device
+    /// The address at which a pointer's memory may be accessed on the device
     pub const CU_POINTER_ATTRIBUTE_DEVICE_POINTER: CUpointer_attribute_enum = CUpointer_attribute_enum(
         3,
     );
-    ///The address at which a pointer's memory may be accessed on the host
+    /// The address at which a pointer's memory may be accessed on the host
     pub const CU_POINTER_ATTRIBUTE_HOST_POINTER: CUpointer_attribute_enum = CUpointer_attribute_enum(
         4,
     );
-    ///A pair of tokens for use with the nv-p2p.h Linux kernel interface
+    /// A pair of tokens for use with the nv-p2p.h Linux kernel interface
     pub const CU_POINTER_ATTRIBUTE_P2P_TOKENS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         5,
     );
-    ///Synchronize every synchronous memory operation initiated on this region
+    /// Synchronize every synchronous memory operation initiated on this region
     pub const CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         6,
     );
-    ///A process-wide unique ID for an allocated memory region
+    /// A process-wide unique ID for an allocated memory region
     pub const CU_POINTER_ATTRIBUTE_BUFFER_ID: CUpointer_attribute_enum = CUpointer_attribute_enum(
         7,
     );
-    ///Indicates if the pointer points to managed memory
+    /// Indicates if the pointer points to managed memory
     pub const CU_POINTER_ATTRIBUTE_IS_MANAGED: CUpointer_attribute_enum = CUpointer_attribute_enum(
         8,
     );
-    ///A device ordinal of a device on which a pointer was allocated or registered
+    /// A device ordinal of a device on which a pointer was allocated or registered
     pub const CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: CUpointer_attribute_enum = CUpointer_attribute_enum(
         9,
     );
-    ///1 if this pointer maps to an allocation that is suitable for ::cudaIpcGetMemHandle, 0 otherwise
+    /// 1 if this pointer maps to an allocation that is suitable for ::cudaIpcGetMemHandle, 0 otherwise
     pub const CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         10,
     );
-    ///Starting address for this requested pointer
+    /// Starting address for this requested pointer
     pub const CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: CUpointer_attribute_enum = CUpointer_attribute_enum(
         11,
     );
-    ///Size of the address range for this requested pointer
+    /// Size of the address range for this requested pointer
     pub const CU_POINTER_ATTRIBUTE_RANGE_SIZE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         12,
     );
-    ///1 if this pointer is in a valid address range that is mapped to a backing allocation, 0 otherwise
+    /// 1 if this pointer is in a valid address range that is mapped to a backing allocation, 0 otherwise
     pub const CU_POINTER_ATTRIBUTE_MAPPED: CUpointer_attribute_enum = CUpointer_attribute_enum(
         13,
     );
-    ///Bitmask of allowed ::CUmemAllocationHandleType for this allocation
+    /// Bitmask of allowed ::CUmemAllocationHandleType for this allocation
     pub const CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: CUpointer_attribute_enum = CUpointer_attribute_enum(
         14,
     );
-    ///1 if the memory this pointer is referencing can be used with the GPUDirect RDMA API
+    /// 1 if the memory this pointer is referencing can be used with the GPUDirect RDMA API
     pub const CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         15,
     );
-    ///Returns the access flags the device associated with the current context has on the corresponding memory referenced by the pointer given
+    /// Returns the access flags the device associated with the current context has on the corresponding memory referenced by the pointer given
     pub const CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: CUpointer_attribute_enum = CUpointer_attribute_enum(
         16,
     );
-    ///Returns the mempool handle for the allocation if it was allocated from a mempool. Otherwise returns NULL.
+    /// Returns the mempool handle for the allocation if it was allocated from a mempool. Otherwise returns NULL.
     pub const CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         17,
     );
-    ///Size of the actual underlying mapping that the pointer belongs to
+    /// Size of the actual underlying mapping that the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MAPPING_SIZE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         18,
     );
-    ///The start address of the mapping that the pointer belongs to
+    /// The start address of the mapping that the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: CUpointer_attribute_enum = CUpointer_attribute_enum(
         19,
     );
-    ///A process-wide unique id corresponding to the physical allocation the pointer belongs to
+    /// A process-wide unique id corresponding to the physical allocation the pointer belongs to
     pub const CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: CUpointer_attribute_enum = CUpointer_attribute_enum(
         20,
     );
-    ///Returns in \p *data a boolean that indicates whether the pointer points to memory that is capable to be used for hardware accelerated decompression.
+    /// Returns in \p *data a boolean that indicates whether the pointer points to memory that is capable to be used for hardware accelerated decompression.
     pub const CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: CUpointer_attribute_enum = CUpointer_attribute_enum(
         21,
     );
-    ///Returns in \p *data an integer representing the locality domain ordinal of the memory allocation, or -1 if the allocation is not localized to a locality domain.
+    /// Returns in \p *data an integer representing the locality domain ordinal of the memory allocation, or -1 if the allocation is not localized to a locality domain.
     pub const CU_POINTER_ATTRIBUTE_LOCALITY_DOMAIN_ORDINAL: CUpointer_attribute_enum = CUpointer_attribute_enum(
         22,
     );
@@ -23012,15 +23012,15 @@ impl CUpointer_attribute_enum {
 pub use self::CUprocessState_enum as CUprocessState;
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030"))]
 impl CUprocessState_enum {
-    ///Default process state
+    /// Default process state
     pub const CU_PROCESS_STATE_RUNNING: CUprocessState_enum = CUprocessState_enum(0);
-    ///CUDA API locks are taken so further CUDA API calls will block
+    /// CUDA API locks are taken so further CUDA API calls will block
     pub const CU_PROCESS_STATE_LOCKED: CUprocessState_enum = CUprocessState_enum(1);
-    ///Application memory contents have been checkpointed and underlying allocations and device handles have been released
+    /// Application memory contents have been checkpointed and underlying allocations and device handles have been released
     pub const CU_PROCESS_STATE_CHECKPOINTED: CUprocessState_enum = CUprocessState_enum(
         2,
     );
-    ///Application entered an uncorrectable error during the checkpoint/restore process
+    /// Application entered an uncorrectable error during the checkpoint/restore process
     pub const CU_PROCESS_STATE_FAILED: CUprocessState_enum = CUprocessState_enum(3);
 }
 #[cfg(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -23030,163 +23030,163 @@ impl CUprocessState_enum {
 pub struct CUprocessState_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUprocessState_enum {
-    ///Default process state
+    /// Default process state
     pub const CU_PROCESS_STATE_RUNNING: CUprocessState_enum = CUprocessState_enum(0);
-    ///CUDA API locks are taken so further CUDA API calls will block
+    /// CUDA API locks are taken so further CUDA API calls will block
     pub const CU_PROCESS_STATE_LOCKED: CUprocessState_enum = CUprocessState_enum(1);
-    ///Application memory contents have been checkpointed and underlying allocations and device handles have been released
+    /// Application memory contents have been checkpointed and underlying allocations and device handles have been released
     pub const CU_PROCESS_STATE_CHECKPOINTED: CUprocessState_enum = CUprocessState_enum(
         2,
     );
-    ///Application entered an uncorrectable error during the checkpoint/restore process
+    /// Application entered an uncorrectable error during the checkpoint/restore process
     pub const CU_PROCESS_STATE_FAILED: CUprocessState_enum = CUprocessState_enum(3);
-    ///Application memory contents are being checkpointed
+    /// Application memory contents are being checkpointed
     pub const CU_PROCESS_STATE_CHECKPOINTING: CUprocessState_enum = CUprocessState_enum(
         4,
     );
-    ///Application memory contents are being restored
+    /// Application memory contents are being restored
     pub const CU_PROCESS_STATE_RESTORING: CUprocessState_enum = CUprocessState_enum(5);
 }
 /// Resource view format
 pub use self::CUresourceViewFormat_enum as CUresourceViewFormat;
 impl CUresourceViewFormat_enum {
-    ///No resource view format (use underlying resource format)
+    /// No resource view format (use underlying resource format)
     pub const CU_RES_VIEW_FORMAT_NONE: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         0,
     );
-    ///1 channel unsigned 8-bit integers
+    /// 1 channel unsigned 8-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_1X8: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         1,
     );
-    ///2 channel unsigned 8-bit integers
+    /// 2 channel unsigned 8-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_2X8: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         2,
     );
-    ///4 channel unsigned 8-bit integers
+    /// 4 channel unsigned 8-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_4X8: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         3,
     );
-    ///1 channel signed 8-bit integers
+    /// 1 channel signed 8-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_1X8: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         4,
     );
-    ///2 channel signed 8-bit integers
+    /// 2 channel signed 8-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_2X8: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         5,
     );
-    ///4 channel signed 8-bit integers
+    /// 4 channel signed 8-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_4X8: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         6,
     );
-    ///1 channel unsigned 16-bit integers
+    /// 1 channel unsigned 16-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_1X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         7,
     );
-    ///2 channel unsigned 16-bit integers
+    /// 2 channel unsigned 16-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_2X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         8,
     );
-    ///4 channel unsigned 16-bit integers
+    /// 4 channel unsigned 16-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_4X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         9,
     );
-    ///1 channel signed 16-bit integers
+    /// 1 channel signed 16-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_1X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         10,
     );
-    ///2 channel signed 16-bit integers
+    /// 2 channel signed 16-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_2X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         11,
     );
-    ///4 channel signed 16-bit integers
+    /// 4 channel signed 16-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_4X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         12,
     );
-    ///1 channel unsigned 32-bit integers
+    /// 1 channel unsigned 32-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_1X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         13,
     );
-    ///2 channel unsigned 32-bit integers
+    /// 2 channel unsigned 32-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_2X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         14,
     );
-    ///4 channel unsigned 32-bit integers
+    /// 4 channel unsigned 32-bit integers
     pub const CU_RES_VIEW_FORMAT_UINT_4X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         15,
     );
-    ///1 channel signed 32-bit integers
+    /// 1 channel signed 32-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_1X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         16,
     );
-    ///2 channel signed 32-bit integers
+    /// 2 channel signed 32-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_2X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         17,
     );
-    ///4 channel signed 32-bit integers
+    /// 4 channel signed 32-bit integers
     pub const CU_RES_VIEW_FORMAT_SINT_4X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         18,
     );
-    ///1 channel 16-bit floating point
+    /// 1 channel 16-bit floating point
     pub const CU_RES_VIEW_FORMAT_FLOAT_1X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         19,
     );
-    ///2 channel 16-bit floating point
+    /// 2 channel 16-bit floating point
     pub const CU_RES_VIEW_FORMAT_FLOAT_2X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         20,
     );
-    ///4 channel 16-bit floating point
+    /// 4 channel 16-bit floating point
     pub const CU_RES_VIEW_FORMAT_FLOAT_4X16: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         21,
     );
-    ///1 channel 32-bit floating point
+    /// 1 channel 32-bit floating point
     pub const CU_RES_VIEW_FORMAT_FLOAT_1X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         22,
     );
-    ///2 channel 32-bit floating point
+    /// 2 channel 32-bit floating point
     pub const CU_RES_VIEW_FORMAT_FLOAT_2X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         23,
     );
-    ///4 channel 32-bit floating point
+    /// 4 channel 32-bit floating point
     pub const CU_RES_VIEW_FORMAT_FLOAT_4X32: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         24,
     );
-    ///Block compressed 1
+    /// Block compressed 1
     pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC1: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         25,
     );
-    ///Block compressed 2
+    /// Block compressed 2
     pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC2: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         26,
     );
-    ///Block compressed 3
+    /// Block compressed 3
     pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC3: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         27,
     );
-    ///Block compressed 4 unsigned
+    /// Block compressed 4 unsigned
     pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC4: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         28,
     );
-    ///Block compressed 4 signed
+    /// Block compressed 4 signed
     pub const CU_RES_VIEW_FORMAT_SIGNED_BC4: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         29,
     );
-    ///Block compressed 5 unsigned
+    /// Block compressed 5 unsigned
     pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC5: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         30,
     );
-    ///Block compressed 5 signed
+    /// Block compressed 5 signed
     pub const CU_RES_VIEW_FORMAT_SIGNED_BC5: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         31,
     );
-    ///Block compressed 6 unsigned half-float
+    /// Block compressed 6 unsigned half-float
     pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC6H: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         32,
     );
-    ///Block compressed 6 signed half-float
+    /// Block compressed 6 signed half-float
     pub const CU_RES_VIEW_FORMAT_SIGNED_BC6H: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         33,
     );
-    ///Block compressed 7
+    /// Block compressed 7
     pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC7: CUresourceViewFormat_enum = CUresourceViewFormat_enum(
         34,
     );
@@ -23199,15 +23199,15 @@ pub struct CUresourceViewFormat_enum(pub ::core::ffi::c_uint);
 pub use self::CUresourcetype_enum as CUresourcetype;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000"))]
 impl CUresourcetype_enum {
-    ///Array resoure
+    /// Array resoure
     pub const CU_RESOURCE_TYPE_ARRAY: CUresourcetype_enum = CUresourcetype_enum(0);
-    ///Mipmapped array resource
+    /// Mipmapped array resource
     pub const CU_RESOURCE_TYPE_MIPMAPPED_ARRAY: CUresourcetype_enum = CUresourcetype_enum(
         1,
     );
-    ///Linear resource
+    /// Linear resource
     pub const CU_RESOURCE_TYPE_LINEAR: CUresourcetype_enum = CUresourcetype_enum(2);
-    ///Pitch 2D resource
+    /// Pitch 2D resource
     pub const CU_RESOURCE_TYPE_PITCH2D: CUresourcetype_enum = CUresourcetype_enum(3);
 }
 #[repr(transparent)]
@@ -23216,15 +23216,15 @@ impl CUresourcetype_enum {
 pub struct CUresourcetype_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUresourcetype_enum {
-    ///Array resource
+    /// Array resource
     pub const CU_RESOURCE_TYPE_ARRAY: CUresourcetype_enum = CUresourcetype_enum(0);
-    ///Mipmapped array resource
+    /// Mipmapped array resource
     pub const CU_RESOURCE_TYPE_MIPMAPPED_ARRAY: CUresourcetype_enum = CUresourcetype_enum(
         1,
     );
-    ///Linear resource
+    /// Linear resource
     pub const CU_RESOURCE_TYPE_LINEAR: CUresourcetype_enum = CUresourcetype_enum(2);
-    ///Pitch 2D resource
+    /// Pitch 2D resource
     pub const CU_RESOURCE_TYPE_PITCH2D: CUresourcetype_enum = CUresourcetype_enum(3);
 }
 /// Error codes
@@ -23234,17 +23234,17 @@ pub use self::cudaError_enum as CUresult;
 pub use self::CUsharedMemoryMode_enum as CUsharedMemoryMode;
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030"))]
 impl CUsharedMemoryMode_enum {
-    /**The default to use for shared memory on launch - uses current function attribute
+    /** The default to use for shared memory on launch - uses current function attribute
 for ::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES*/
     pub const CU_SHARED_MEMORY_MODE_DEFAULT: CUsharedMemoryMode_enum = CUsharedMemoryMode_enum(
         0,
     );
-    /**Specifies that the dynamic shared size bytes requested must be a portable size within
+    /** Specifies that the dynamic shared size bytes requested must be a portable size within
 the bounds of ::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK*/
     pub const CU_SHARED_MEMORY_MODE_REQUIRE_PORTABLE: CUsharedMemoryMode_enum = CUsharedMemoryMode_enum(
         1,
     );
-    /**Specifies that the dynamic shared size bytes requested may be a non-portable size but still within
+    /** Specifies that the dynamic shared size bytes requested may be a non-portable size but still within
 the bounds of ::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN*/
     pub const CU_SHARED_MEMORY_MODE_ALLOW_NON_PORTABLE: CUsharedMemoryMode_enum = CUsharedMemoryMode_enum(
         2,
@@ -23257,26 +23257,26 @@ the bounds of ::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN*/
 pub struct CUsharedMemoryMode_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUsharedMemoryMode_enum {
-    /**The default to use for shared memory on launch - uses current function attribute
+    /** The default to use for shared memory on launch - uses current function attribute
 for ::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES*/
     pub const CU_SHARED_MEMORY_MODE_DEFAULT: CUsharedMemoryMode_enum = CUsharedMemoryMode_enum(
         0,
     );
-    /**Specifies that the dynamic shared size bytes requested must be a portable size within
+    /** Specifies that the dynamic shared size bytes requested must be a portable size within
 the bounds of ::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK*/
     pub const CU_SHARED_MEMORY_MODE_REQUIRE_PORTABLE: CUsharedMemoryMode_enum = CUsharedMemoryMode_enum(
         1,
     );
-    /**Specifies that the dynamic shared size bytes requested may be a non-portable size but still within
+    /** Specifies that the dynamic shared size bytes requested may be a non-portable size but still within
 the bounds of ::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN*/
     pub const CU_SHARED_MEMORY_MODE_ALLOW_NON_PORTABLE: CUsharedMemoryMode_enum = CUsharedMemoryMode_enum(
         2,
     );
-    ///Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache)
+    /// Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache)
     pub const CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY: CUsharedMemoryMode_enum = CUsharedMemoryMode_enum(
         3,
     );
-    /**Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache),
+    /** Specifies that oversized shared memory configurations may be used (with the limitation of only 8kB L1 cache),
 and prefer an oversized shared memory configuration*/
     pub const CU_SHARED_MEMORY_MODE_PREFER_OVERSIZED_SHARED_MEMORY: CUsharedMemoryMode_enum = CUsharedMemoryMode_enum(
         4,
@@ -23289,15 +23289,15 @@ pub use self::CUshared_carveout_enum as CUshared_carveout;
 /// Shared memory carveout configurations. These may be passed to ::cuFuncSetAttribute or ::cuKernelSetAttribute
 pub use self::CUshared_carveout_enum as CUshared_carveout;
 impl CUshared_carveout_enum {
-    ///No preference for shared memory or L1 (default)
+    /// No preference for shared memory or L1 (default)
     pub const CU_SHAREDMEM_CARVEOUT_DEFAULT: CUshared_carveout_enum = CUshared_carveout_enum(
         -1,
     );
-    ///Prefer maximum available shared memory, minimum L1 cache
+    /// Prefer maximum available shared memory, minimum L1 cache
     pub const CU_SHAREDMEM_CARVEOUT_MAX_SHARED: CUshared_carveout_enum = CUshared_carveout_enum(
         100,
     );
-    ///Prefer maximum available L1 cache, minimum shared memory
+    /// Prefer maximum available L1 cache, minimum shared memory
     pub const CU_SHAREDMEM_CARVEOUT_MAX_L1: CUshared_carveout_enum = CUshared_carveout_enum(
         0,
     );
@@ -23321,15 +23321,15 @@ pub use self::CUsharedconfig_enum as CUsharedconfig;
  Shared memory configurations*/
 pub use self::CUsharedconfig_enum as CUsharedconfig;
 impl CUsharedconfig_enum {
-    ///set default shared memory bank size
+    /// set default shared memory bank size
     pub const CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE: CUsharedconfig_enum = CUsharedconfig_enum(
         0,
     );
-    ///set shared memory bank width to four bytes
+    /// set shared memory bank width to four bytes
     pub const CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE: CUsharedconfig_enum = CUsharedconfig_enum(
         1,
     );
-    ///set shared memory bank width to eight bytes
+    /// set shared memory bank width to eight bytes
     pub const CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE: CUsharedconfig_enum = CUsharedconfig_enum(
         2,
     );
@@ -23369,15 +23369,15 @@ pub struct CUstreamAtomicReductionDataType_enum(pub ::core::ffi::c_uint);
 pub use self::CUstreamAtomicReductionOpType_enum as CUstreamAtomicReductionOpType;
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUstreamAtomicReductionOpType_enum {
-    ///Performs an atomic OR: *(address) = *(address) | value
+    /// Performs an atomic OR: *(address) = *(address) | value
     pub const CU_STREAM_ATOMIC_REDUCTION_OP_OR: CUstreamAtomicReductionOpType_enum = CUstreamAtomicReductionOpType_enum(
         6,
     );
-    ///Performs an atomic AND: *(address) = *(address) & value
+    /// Performs an atomic AND: *(address) = *(address) & value
     pub const CU_STREAM_ATOMIC_REDUCTION_OP_AND: CUstreamAtomicReductionOpType_enum = CUstreamAtomicReductionOpType_enum(
         5,
     );
-    ///Performs an atomic ADD: *(address) = *(address) + value
+    /// Performs an atomic ADD: *(address) = *(address) + value
     pub const CU_STREAM_ATOMIC_REDUCTION_OP_ADD: CUstreamAtomicReductionOpType_enum = CUstreamAtomicReductionOpType_enum(
         0,
     );
@@ -23400,11 +23400,11 @@ pub use self::CUlaunchAttributeID as CUstreamAttrID;
 pub use self::CUlaunchAttributeID as CUstreamAttrID;
 #[cfg(any(feature = "cuda-11070"))]
 impl CUstreamAttrID_enum {
-    ///Identifier for ::CUstreamAttrValue::accessPolicyWindow.
+    /// Identifier for ::CUstreamAttrValue::accessPolicyWindow.
     pub const CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUstreamAttrID_enum = CUstreamAttrID_enum(
         1,
     );
-    ///::CUsynchronizationPolicy for work queued up in this stream
+    /// ::CUsynchronizationPolicy for work queued up in this stream
     pub const CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUstreamAttrID_enum = CUstreamAttrID_enum(
         3,
     );
@@ -23427,9 +23427,9 @@ pub type CUstreamAttrValue = CUstreamAttrValue_v1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUstreamAttrValue_union {
-    ///Attribute ::CUaccessPolicyWindow.
+    /// Attribute ::CUaccessPolicyWindow.
     pub accessPolicyWindow: CUaccessPolicyWindow,
-    ///Value for ::CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY.
+    /// Value for ::CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY.
     pub syncPolicy: CUsynchronizationPolicy,
 }
 #[cfg(any(feature = "cuda-11070"))]
@@ -23481,15 +23481,15 @@ impl Default for CUstreamBatchMemOpParams_union {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUstreamBatchMemOpParams_union {
-    ///Operation. This is the first field of all the union elemets and acts as a TAG to determine which union member is valid.
+    /// Operation. This is the first field of all the union elemets and acts as a TAG to determine which union member is valid.
     pub operation: CUstreamBatchMemOpType,
-    ///Params for ::CU_STREAM_MEM_OP_WAIT_VALUE_32 and ::CU_STREAM_MEM_OP_WAIT_VALUE_64 operations.
+    /// Params for ::CU_STREAM_MEM_OP_WAIT_VALUE_32 and ::CU_STREAM_MEM_OP_WAIT_VALUE_64 operations.
     pub waitValue: CUstreamBatchMemOpParams_union_CUstreamMemOpWaitValueParams_st,
-    ///Params for ::CU_STREAM_MEM_OP_WRITE_VALUE_32 and ::CU_STREAM_MEM_OP_WRITE_VALUE_64 operations.
+    /// Params for ::CU_STREAM_MEM_OP_WRITE_VALUE_32 and ::CU_STREAM_MEM_OP_WRITE_VALUE_64 operations.
     pub writeValue: CUstreamBatchMemOpParams_union_CUstreamMemOpWriteValueParams_st,
-    ///Params for ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES operations.
+    /// Params for ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES operations.
     pub flushRemoteWrites: CUstreamBatchMemOpParams_union_CUstreamMemOpFlushRemoteWritesParams_st,
-    ///Params for ::CU_STREAM_MEM_OP_BARRIER operations.
+    /// Params for ::CU_STREAM_MEM_OP_BARRIER operations.
     pub memoryBarrier: CUstreamBatchMemOpParams_union_CUstreamMemOpMemoryBarrierParams_st,
     pub pad: [cuuint64_t; 6usize],
 }
@@ -23498,15 +23498,15 @@ pub union CUstreamBatchMemOpParams_union {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUstreamBatchMemOpParams_union {
-    ///Operation. This is the first field of all the union elemets and acts as a TAG to determine which union member is valid.
+    /// Operation. This is the first field of all the union elemets and acts as a TAG to determine which union member is valid.
     pub operation: CUstreamBatchMemOpType,
-    ///Params for ::CU_STREAM_MEM_OP_WAIT_VALUE_32 and ::CU_STREAM_MEM_OP_WAIT_VALUE_64 operations.
+    /// Params for ::CU_STREAM_MEM_OP_WAIT_VALUE_32 and ::CU_STREAM_MEM_OP_WAIT_VALUE_64 operations.
     pub waitValue: CUstreamBatchMemOpParams_union_CUstreamMemOpWaitValueParams_st,
-    ///Params for ::CU_STREAM_MEM_OP_WRITE_VALUE_32 and ::CU_STREAM_MEM_OP_WRITE_VALUE_64 operations.
+    /// Params for ::CU_STREAM_MEM_OP_WRITE_VALUE_32 and ::CU_STREAM_MEM_OP_WRITE_VALUE_64 operations.
     pub writeValue: CUstreamBatchMemOpParams_union_CUstreamMemOpWriteValueParams_st,
-    ///Params for ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES operations.
+    /// Params for ::CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES operations.
     pub flushRemoteWrites: CUstreamBatchMemOpParams_union_CUstreamMemOpFlushRemoteWritesParams_st,
-    ///Params for ::CU_STREAM_MEM_OP_BARRIER operations.
+    /// Params for ::CU_STREAM_MEM_OP_BARRIER operations.
     pub memoryBarrier: CUstreamBatchMemOpParams_union_CUstreamMemOpMemoryBarrierParams_st,
     pub atomicReduction: CUstreamBatchMemOpParams_union_CUstreamMemOpAtomicReductionParams_st,
     pub pad: [cuuint64_t; 6usize],
@@ -23516,17 +23516,17 @@ pub union CUstreamBatchMemOpParams_union {
 #[derive(Debug, Copy, Clone)]
 pub struct CUstreamBatchMemOpParams_union_CUstreamMemOpAtomicReductionParams_st {
     pub operation: CUstreamBatchMemOpType,
-    ///Must be 0
+    /// Must be 0
     pub flags: ::core::ffi::c_uint,
-    ///See ::CUstreamAtomicReductionOpType
+    /// See ::CUstreamAtomicReductionOpType
     pub reductionOp: CUstreamAtomicReductionOpType,
-    ///See ::CUstreamAtomicReductionDataType
+    /// See ::CUstreamAtomicReductionDataType
     pub dataType: CUstreamAtomicReductionDataType,
-    ///The address the atomic operation will be operated on
+    /// The address the atomic operation will be operated on
     pub address: CUdeviceptr,
-    ///The operand value the atomic operation will operate with
+    /// The operand value the atomic operation will operate with
     pub value: cuuint64_t,
-    ///For driver internal use. Initial value is unimportant.
+    /// For driver internal use. Initial value is unimportant.
     pub alias: CUdeviceptr,
 }
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -23560,7 +23560,7 @@ impl Default for CUstreamBatchMemOpParams_union_CUstreamMemOpFlushRemoteWritesPa
 #[derive(Debug, Copy, Clone)]
 pub struct CUstreamBatchMemOpParams_union_CUstreamMemOpFlushRemoteWritesParams_st {
     pub operation: CUstreamBatchMemOpType,
-    ///Must be 0.
+    /// Must be 0.
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080"))]
@@ -23584,7 +23584,7 @@ impl Default for CUstreamBatchMemOpParams_union_CUstreamMemOpMemoryBarrierParams
 #[derive(Debug, Copy, Clone)]
 pub struct CUstreamBatchMemOpParams_union_CUstreamMemOpMemoryBarrierParams_st {
     pub operation: CUstreamBatchMemOpType,
-    ///See ::CUstreamMemoryBarrier_flags
+    /// See ::CUstreamMemoryBarrier_flags
     pub flags: ::core::ffi::c_uint,
 }
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090"))]
@@ -23595,7 +23595,7 @@ pub struct CUstreamBatchMemOpParams_union_CUstreamMemOpWaitValueParams_st {
     pub address: CUdeviceptr,
     pub __bindgen_anon_1: CUstreamBatchMemOpParams_union_CUstreamMemOpWaitValueParams_st__bindgen_ty_1,
     pub flags: ::core::ffi::c_uint,
-    ///For driver internal use. Initial value is unimportant.
+    /// For driver internal use. Initial value is unimportant.
     pub alias: CUdeviceptr,
 }
 impl Default for CUstreamBatchMemOpParams_union_CUstreamMemOpWaitValueParams_st {
@@ -23614,9 +23614,9 @@ pub struct CUstreamBatchMemOpParams_union_CUstreamMemOpWaitValueParams_st {
     pub operation: CUstreamBatchMemOpType,
     pub address: CUdeviceptr,
     pub __bindgen_anon_1: CUstreamBatchMemOpParams_union_CUstreamMemOpWaitValueParams_st__bindgen_ty_1,
-    ///See ::CUstreamWaitValue_flags.
+    /// See ::CUstreamWaitValue_flags.
     pub flags: ::core::ffi::c_uint,
-    ///For driver internal use. Initial value is unimportant.
+    /// For driver internal use. Initial value is unimportant.
     pub alias: CUdeviceptr,
 }
 #[repr(C)]
@@ -23643,7 +23643,7 @@ pub struct CUstreamBatchMemOpParams_union_CUstreamMemOpWriteValueParams_st {
     pub address: CUdeviceptr,
     pub __bindgen_anon_1: CUstreamBatchMemOpParams_union_CUstreamMemOpWriteValueParams_st__bindgen_ty_1,
     pub flags: ::core::ffi::c_uint,
-    ///For driver internal use. Initial value is unimportant.
+    /// For driver internal use. Initial value is unimportant.
     pub alias: CUdeviceptr,
 }
 impl Default for CUstreamBatchMemOpParams_union_CUstreamMemOpWriteValueParams_st {
@@ -23662,9 +23662,9 @@ pub struct CUstreamBatchMemOpParams_union_CUstreamMemOpWriteValueParams_st {
     pub operation: CUstreamBatchMemOpType,
     pub address: CUdeviceptr,
     pub __bindgen_anon_1: CUstreamBatchMemOpParams_union_CUstreamMemOpWriteValueParams_st__bindgen_ty_1,
-    ///See ::CUstreamWriteValue_flags.
+    /// See ::CUstreamWriteValue_flags.
     pub flags: ::core::ffi::c_uint,
-    ///For driver internal use. Initial value is unimportant.
+    /// For driver internal use. Initial value is unimportant.
     pub alias: CUdeviceptr,
 }
 #[repr(C)]
@@ -23689,27 +23689,27 @@ pub type CUstreamBatchMemOpParams_v1 = CUstreamBatchMemOpParams_union;
 pub use self::CUstreamBatchMemOpType_enum as CUstreamBatchMemOpType;
 #[cfg(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000"))]
 impl CUstreamBatchMemOpType_enum {
-    ///Represents a ::cuStreamWaitValue32 operation
+    /// Represents a ::cuStreamWaitValue32 operation
     pub const CU_STREAM_MEM_OP_WAIT_VALUE_32: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         1,
     );
-    ///Represents a ::cuStreamWriteValue32 operation
+    /// Represents a ::cuStreamWriteValue32 operation
     pub const CU_STREAM_MEM_OP_WRITE_VALUE_32: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         2,
     );
-    ///Represents a ::cuStreamWaitValue64 operation
+    /// Represents a ::cuStreamWaitValue64 operation
     pub const CU_STREAM_MEM_OP_WAIT_VALUE_64: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         4,
     );
-    ///Represents a ::cuStreamWriteValue64 operation
+    /// Represents a ::cuStreamWriteValue64 operation
     pub const CU_STREAM_MEM_OP_WRITE_VALUE_64: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         5,
     );
-    ///Insert a memory barrier of the specified type
+    /// Insert a memory barrier of the specified type
     pub const CU_STREAM_MEM_OP_BARRIER: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         6,
     );
-    /**This has the same effect as ::CU_STREAM_WAIT_VALUE_FLUSH, but as a
+    /** This has the same effect as ::CU_STREAM_WAIT_VALUE_FLUSH, but as a
 standalone operation.*/
     pub const CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         3,
@@ -23721,31 +23721,31 @@ standalone operation.*/
 pub struct CUstreamBatchMemOpType_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl CUstreamBatchMemOpType_enum {
-    ///Represents a ::cuStreamWaitValue32 operation
+    /// Represents a ::cuStreamWaitValue32 operation
     pub const CU_STREAM_MEM_OP_WAIT_VALUE_32: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         1,
     );
-    ///Represents a ::cuStreamWriteValue32 operation
+    /// Represents a ::cuStreamWriteValue32 operation
     pub const CU_STREAM_MEM_OP_WRITE_VALUE_32: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         2,
     );
-    ///Represents a ::cuStreamWaitValue64 operation
+    /// Represents a ::cuStreamWaitValue64 operation
     pub const CU_STREAM_MEM_OP_WAIT_VALUE_64: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         4,
     );
-    ///Represents a ::cuStreamWriteValue64 operation
+    /// Represents a ::cuStreamWriteValue64 operation
     pub const CU_STREAM_MEM_OP_WRITE_VALUE_64: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         5,
     );
-    ///Insert a memory barrier of the specified type
+    /// Insert a memory barrier of the specified type
     pub const CU_STREAM_MEM_OP_BARRIER: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         6,
     );
-    ///Perform a atomic reduction. See ::CUstreamBatchMemOpParams::atomicReduction
+    /// Perform a atomic reduction. See ::CUstreamBatchMemOpParams::atomicReduction
     pub const CU_STREAM_MEM_OP_ATOMIC_REDUCTION: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         8,
     );
-    /**This has the same effect as ::CU_STREAM_WAIT_VALUE_FLUSH, but as a
+    /** This has the same effect as ::CU_STREAM_WAIT_VALUE_FLUSH, but as a
 standalone operation.*/
     pub const CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES: CUstreamBatchMemOpType_enum = CUstreamBatchMemOpType_enum(
         3,
@@ -23784,15 +23784,15 @@ pub struct CUstreamCaptureMode_enum(pub ::core::ffi::c_uint);
 /// Possible stream capture statuses returned by ::cuStreamIsCapturing
 pub use self::CUstreamCaptureStatus_enum as CUstreamCaptureStatus;
 impl CUstreamCaptureStatus_enum {
-    ///Stream is not capturing
+    /// Stream is not capturing
     pub const CU_STREAM_CAPTURE_STATUS_NONE: CUstreamCaptureStatus_enum = CUstreamCaptureStatus_enum(
         0,
     );
-    ///Stream is actively capturing
+    /// Stream is actively capturing
     pub const CU_STREAM_CAPTURE_STATUS_ACTIVE: CUstreamCaptureStatus_enum = CUstreamCaptureStatus_enum(
         1,
     );
-    /**Stream is part of a capture sequence that
+    /** Stream is part of a capture sequence that
 has been invalidated, but not terminated*/
     pub const CU_STREAM_CAPTURE_STATUS_INVALIDATED: CUstreamCaptureStatus_enum = CUstreamCaptureStatus_enum(
         2,
@@ -23812,7 +23812,7 @@ pub type CUstreamCigCaptureParams = CUstreamCigCaptureParams_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUstreamCigCaptureParams_st {
-    ///CIG (CUDA in Graphics) parameters for sharing command list data from D3D12 graphics clients.
+    /// CIG (CUDA in Graphics) parameters for sharing command list data from D3D12 graphics clients.
     pub streamCigParams: *mut CUstreamCigParam,
 }
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -23829,7 +23829,7 @@ impl Default for CUstreamCigCaptureParams_st {
 pub use self::CUstreamCigDataType_enum as CUstreamCigDataType;
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
 impl CUstreamCigDataType_enum {
-    ///D3D12 Command List Handle
+    /// D3D12 Command List Handle
     pub const STREAM_CIG_DATA_TYPE_D3D12_COMMAND_LIST: CUstreamCigDataType_enum = CUstreamCigDataType_enum(
         1,
     );
@@ -23840,11 +23840,11 @@ impl CUstreamCigDataType_enum {
 pub struct CUstreamCigDataType_enum(pub ::core::ffi::c_uint);
 #[cfg(any(feature = "cuda-13050"))]
 impl CUstreamCigDataType_enum {
-    ///D3D12 Command List Handle
+    /// D3D12 Command List Handle
     pub const STREAM_CIG_DATA_TYPE_D3D12_COMMAND_LIST: CUstreamCigDataType_enum = CUstreamCigDataType_enum(
         1,
     );
-    ///Vulkan Command Buffer Internal NVIDIA Handle
+    /// Vulkan Command Buffer Internal NVIDIA Handle
     pub const STREAM_CIG_DATA_TYPE_VULKAN_COMMAND_BUFFER_HANDLE_NV: CUstreamCigDataType_enum = CUstreamCigDataType_enum(
         2,
     );
@@ -23857,9 +23857,9 @@ pub type CUstreamCigParam = CUstreamCigParam_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUstreamCigParam_st {
-    ///Type of shared data from graphics client (D3D12).
+    /// Type of shared data from graphics client (D3D12).
     pub streamSharedDataType: CUstreamCigDataType,
-    ///Graphics client data handle (ID3D12CommandList/ID3D12GraphicsCommandList).
+    /// Graphics client data handle (ID3D12CommandList/ID3D12GraphicsCommandList).
     pub streamSharedData: *mut ::core::ffi::c_void,
 }
 #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
@@ -23879,11 +23879,11 @@ pub use self::CUstreamMemoryBarrier_flags_enum as CUstreamMemoryBarrier_flags;
 /// Flags for ::CUstreamBatchMemOpParams::memoryBarrier
 pub use self::CUstreamMemoryBarrier_flags_enum as CUstreamMemoryBarrier_flags;
 impl CUstreamMemoryBarrier_flags_enum {
-    ///System-wide memory barrier.
+    /// System-wide memory barrier.
     pub const CU_STREAM_MEMORY_BARRIER_TYPE_SYS: CUstreamMemoryBarrier_flags_enum = CUstreamMemoryBarrier_flags_enum(
         0,
     );
-    ///Limit memory barrier scope to the GPU.
+    /// Limit memory barrier scope to the GPU.
     pub const CU_STREAM_MEMORY_BARRIER_TYPE_GPU: CUstreamMemoryBarrier_flags_enum = CUstreamMemoryBarrier_flags_enum(
         1,
     );
@@ -23901,11 +23901,11 @@ pub struct CUstreamMemoryBarrier_flags_enum(pub ::core::ffi::c_uint);
 /// Flags for ::cuStreamUpdateCaptureDependencies
 pub use self::CUstreamUpdateCaptureDependencies_flags_enum as CUstreamUpdateCaptureDependencies_flags;
 impl CUstreamUpdateCaptureDependencies_flags_enum {
-    ///Add new nodes to the dependency set
+    /// Add new nodes to the dependency set
     pub const CU_STREAM_ADD_CAPTURE_DEPENDENCIES: CUstreamUpdateCaptureDependencies_flags_enum = CUstreamUpdateCaptureDependencies_flags_enum(
         0,
     );
-    ///Replace the dependency set with the new nodes
+    /// Replace the dependency set with the new nodes
     pub const CU_STREAM_SET_CAPTURE_DEPENDENCIES: CUstreamUpdateCaptureDependencies_flags_enum = CUstreamUpdateCaptureDependencies_flags_enum(
         1,
     );
@@ -23917,27 +23917,27 @@ pub struct CUstreamUpdateCaptureDependencies_flags_enum(pub ::core::ffi::c_uint)
 /// Flags for ::cuStreamWaitValue32 and ::cuStreamWaitValue64
 pub use self::CUstreamWaitValue_flags_enum as CUstreamWaitValue_flags;
 impl CUstreamWaitValue_flags_enum {
-    /**Wait until (int32_t)(*addr - value) >= 0 (or int64_t for 64 bit
+    /** Wait until (int32_t)(*addr - value) >= 0 (or int64_t for 64 bit
 values). Note this is a cyclic comparison which ignores wraparound.
 (Default behavior.)*/
     pub const CU_STREAM_WAIT_VALUE_GEQ: CUstreamWaitValue_flags_enum = CUstreamWaitValue_flags_enum(
         0,
     );
-    ///Wait until *addr == value.
+    /// Wait until *addr == value.
     pub const CU_STREAM_WAIT_VALUE_EQ: CUstreamWaitValue_flags_enum = CUstreamWaitValue_flags_enum(
         1,
     );
-    ///Wait until (*addr & value) != 0.
+    /// Wait until (*addr & value) != 0.
     pub const CU_STREAM_WAIT_VALUE_AND: CUstreamWaitValue_flags_enum = CUstreamWaitValue_flags_enum(
         2,
     );
-    /**Wait until ~(*addr | value) != 0. Support for this operation can be
+    /** Wait until ~(*addr | value) != 0. Support for this operation can be
 queried with ::cuDeviceGetAttribute() and
 ::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR.*/
     pub const CU_STREAM_WAIT_VALUE_NOR: CUstreamWaitValue_flags_enum = CUstreamWaitValue_flags_enum(
         3,
     );
-    /**Follow the wait operation with a flush of outstanding remote writes. This
+    /** Follow the wait operation with a flush of outstanding remote writes. This
 means that, if a remote write operation is guaranteed to have reached the
 device before the wait can be satisfied, that write is guaranteed to be
 visible to downstream device work. The device is permitted to reorder
@@ -23957,11 +23957,11 @@ pub struct CUstreamWaitValue_flags_enum(pub ::core::ffi::c_uint);
 /// Flags for ::cuStreamWriteValue32
 pub use self::CUstreamWriteValue_flags_enum as CUstreamWriteValue_flags;
 impl CUstreamWriteValue_flags_enum {
-    ///Default behavior
+    /// Default behavior
     pub const CU_STREAM_WRITE_VALUE_DEFAULT: CUstreamWriteValue_flags_enum = CUstreamWriteValue_flags_enum(
         0,
     );
-    /**Permits the write to be reordered with writes which were issued
+    /** Permits the write to be reordered with writes which were issued
 before it, as a performance optimization. Normally,
 ::cuStreamWriteValue32 will provide a memory fence before the
 write, which has similar semantics to
@@ -23979,9 +23979,9 @@ pub struct CUstreamWriteValue_flags_enum(pub ::core::ffi::c_uint);
 /// Stream creation flags
 pub use self::CUstream_flags_enum as CUstream_flags;
 impl CUstream_flags_enum {
-    ///Default stream flag
+    /// Default stream flag
     pub const CU_STREAM_DEFAULT: CUstream_flags_enum = CUstream_flags_enum(0);
-    ///Stream does not synchronize with stream 0 (the NULL stream)
+    /// Stream does not synchronize with stream 0 (the NULL stream)
     pub const CU_STREAM_NON_BLOCKING: CUstream_flags_enum = CUstream_flags_enum(1);
 }
 #[repr(transparent)]
@@ -24038,15 +24038,15 @@ pub type CUtensorMap = CUtensorMap_st;
 pub use self::CUtensorMapAllocClass_enum as CUtensorMapAllocClass;
 #[cfg(any(feature = "cuda-13050"))]
 impl CUtensorMapAllocClass_enum {
-    ///Recompute the effective allocation class from the tensor-map layout.
+    /// Recompute the effective allocation class from the tensor-map layout.
     pub const CU_TENSOR_MAP_ALLOC_CLASS_AUTO: CUtensorMapAllocClass_enum = CUtensorMapAllocClass_enum(
         0,
     );
-    ///Request the "small" class (safe 4 KiB OOB window).
+    /// Request the "small" class (safe 4 KiB OOB window).
     pub const CU_TENSOR_MAP_ALLOC_CLASS_SMALL: CUtensorMapAllocClass_enum = CUtensorMapAllocClass_enum(
         1,
     );
-    ///Request the "large" class (128 KiB OOB window); when LARGE is effective, the caller guarantees the effective base allocation is accessible for at least ::CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE bytes before use.
+    /// Request the "large" class (128 KiB OOB window); when LARGE is effective, the caller guarantees the effective base allocation is accessible for at least ::CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE bytes before use.
     pub const CU_TENSOR_MAP_ALLOC_CLASS_LARGE: CUtensorMapAllocClass_enum = CUtensorMapAllocClass_enum(
         2,
     );
@@ -24327,7 +24327,7 @@ pub type CUuserObject = *mut CUuserObject_st;
 /// Flags for retaining user object references for graphs
 pub use self::CUuserObjectRetain_flags_enum as CUuserObjectRetain_flags;
 impl CUuserObjectRetain_flags_enum {
-    ///Transfer references from the caller rather than creating new references.
+    /// Transfer references from the caller rather than creating new references.
     pub const CU_GRAPH_USER_OBJECT_MOVE: CUuserObjectRetain_flags_enum = CUuserObjectRetain_flags_enum(
         1,
     );
@@ -24339,7 +24339,7 @@ pub struct CUuserObjectRetain_flags_enum(pub ::core::ffi::c_uint);
 /// Flags for user objects for graphs
 pub use self::CUuserObject_flags_enum as CUuserObject_flags;
 impl CUuserObject_flags_enum {
-    ///Indicates the destructor execution is not synchronized by any CUDA handle.
+    /// Indicates the destructor execution is not synchronized by any CUDA handle.
     pub const CU_USER_OBJECT_NO_DESTRUCTOR_SYNC: CUuserObject_flags_enum = CUuserObject_flags_enum(
         1,
     );
@@ -28959,13 +28959,13 @@ pub const RESOURCE_ABI_VERSION: u32 = 1;
 pub use self::cl_context_flags_enum as cl_context_flags;
 #[cfg(any(feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl cl_context_flags_enum {
-    ///Automatic scheduling
+    /// Automatic scheduling
     pub const NVCL_CTX_SCHED_AUTO: cl_context_flags_enum = cl_context_flags_enum(0);
-    ///Set spin as default scheduling
+    /// Set spin as default scheduling
     pub const NVCL_CTX_SCHED_SPIN: cl_context_flags_enum = cl_context_flags_enum(1);
-    ///Set yield as default scheduling
+    /// Set yield as default scheduling
     pub const NVCL_CTX_SCHED_YIELD: cl_context_flags_enum = cl_context_flags_enum(2);
-    ///Set blocking synchronization as default scheduling
+    /// Set blocking synchronization as default scheduling
     pub const NVCL_CTX_SCHED_BLOCKING_SYNC: cl_context_flags_enum = cl_context_flags_enum(
         4,
     );
@@ -28980,13 +28980,13 @@ pub struct cl_context_flags_enum(pub ::core::ffi::c_uint);
 pub use self::cl_event_flags_enum as cl_event_flags;
 #[cfg(any(feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 impl cl_event_flags_enum {
-    ///Automatic scheduling
+    /// Automatic scheduling
     pub const NVCL_EVENT_SCHED_AUTO: cl_event_flags_enum = cl_event_flags_enum(0);
-    ///Set spin as default scheduling
+    /// Set spin as default scheduling
     pub const NVCL_EVENT_SCHED_SPIN: cl_event_flags_enum = cl_event_flags_enum(1);
-    ///Set yield as default scheduling
+    /// Set yield as default scheduling
     pub const NVCL_EVENT_SCHED_YIELD: cl_event_flags_enum = cl_event_flags_enum(2);
-    ///Set blocking synchronization as default scheduling
+    /// Set blocking synchronization as default scheduling
     pub const NVCL_EVENT_SCHED_BLOCKING_SYNC: cl_event_flags_enum = cl_event_flags_enum(
         4,
     );

@@ -390,7 +390,7 @@ pub fn default_features(cargo_toml: &str) -> Vec<u32> {
 pub const AVAILABILITY_PATH: &str = "macros/src/generated/availability.rs";
 
 /// The files of one release, keyed by relative path: its ABI list and its list of function
-/// records (the records themselves are in [`functions_text`]).
+/// records (the records themselves are in [`Records::functions_text`]).
 pub fn release_files(r: &ParsedRelease, records: &Records) -> Vec<(PathBuf, String)> {
     let src = r.source.describe();
     let regen = r.source.regenerate();

@@ -3,33 +3,45 @@
 #   bash scripts/test.sh
 # Installs what it needs (libclang for bindgen, the CUDA header/runtime wheels from PyPI, cached in
 # ~/.cache/cuda-driver-table), then runs build, tests, the generated-files drift check over all 17
-# releases, clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests are compiled,
+# releases, the packaging of the three published crates (verify, publish dry run, size, rust-version),
+# clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests are compiled,
 # not run (they need `--features gpu` on a machine with a driver; see tests/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
 
+# What bindgen loads (clang-sys with its `runtime` feature): libclang.so, libclang.so.N,
+# libclang-N.so or libclang-N.so.M, in $LIBCLANG_PATH or the system library folders. Never
+# libclang-cpp.so.N, a different library that many images carry without libclang itself.
+have_libclang() {
+  local dirs=(/usr/local/llvm*/lib* /usr/local/lib* /usr/lib* /usr/lib*/* /usr/lib*/*/*)
+  [[ -n ${LIBCLANG_PATH:-} ]] && dirs=("$LIBCLANG_PATH")
+  local d f
+  for d in "${dirs[@]}"; do
+    [[ -d $d ]] || continue
+    for f in "$d"/libclang.so "$d"/libclang.so.* "$d"/libclang-*.so "$d"/libclang-*.so.*; do
+      [[ -e $f && $f != *-cpp.* ]] && return 0
+    done
+  done
+  return 1
+}
+
 step "libclang (for bindgen)"
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
+if ! have_libclang; then
   SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libclang-dev >/dev/null
+  have_libclang || { echo "libclang-dev is installed but no libclang.so* or libclang-N.so* was found" >&2; exit 1; }
 fi
 command -v cc >/dev/null || { echo "a C compiler (cc) is needed for the codegen's doc pass: apt-get install gcc" >&2; exit 1; }
 
 step "CUDA header wheels (17 releases, cached)"
 cargo run -q -p cuda-driver-table-codegen --release -- fetch >/dev/null
 
-step "libcudart 11.8 / 12.4 / 12.9 / 13.0 from the same wheels, for the real-library tests"
+step "libcudart of the releases the library tests load (from the same wheels)"
 cache=${CUDA_DRIVER_TABLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuda-driver-table}
-cudart="$cache/cudart"
-for pair in 11.8:11.8.89:libcudart.so.11.0 12.4:12.4.127:libcudart.so.12 12.9:12.9.79:libcudart.so.12 13.0:13.0.96:libcudart.so.13; do
-  IFS=: read -r short wheel lib <<<"$pair"
-  mkdir -p "$cudart/$short"
-  ln -sf "$cache/releases/$wheel/lib/$lib" "$cudart/$short/$lib"
-  [[ -e "$cudart/$short/$lib" ]] || { echo "missing $cache/releases/$wheel/lib/$lib" >&2; exit 1; }
-done
-export CUDA_DRIVER_TABLE_TEST_CUDART_DIR="$cudart"
+cargo run -q -p cuda-driver-table-codegen --release -- cudart "$cache/cudart" >/dev/null
+export CUDA_DRIVER_TABLE_TEST_CUDART_DIR="$cache/cudart"
 
 step "build"
 cargo build --workspace --all-targets
@@ -57,6 +69,27 @@ cargo build -p cuda-driver-table-tests --features gpu --tests
 
 step "generated files match a fresh run over all 17 releases"
 cargo run -q -p cuda-driver-table-codegen --release -- check
+
+step "the published crates package, verify and pass a publish dry run, together at most 1.5 MB"
+# Packaged together, so each verify build finds the others at their exact versions; --allow-dirty
+# only lets a developer run this before committing (a clean clone has nothing to allow).
+published=(-p cuda-driver-table-sys -p cuda-driver-table-macros -p cuda-driver-table)
+cargo package -q "${published[@]}" --allow-dirty
+cargo publish -q --dry-run "${published[@]}" --allow-dirty
+crates=(target/package/cuda-driver-table-sys-*.crate target/package/cuda-driver-table-macros-*.crate target/package/cuda-driver-table-[0-9]*.crate)
+total=$(cat "${crates[@]}" | wc -c)
+ls -l "${crates[@]}"
+echo "together: $total bytes"
+(( total <= 1500000 )) || { echo "the three .crate files take $total bytes, more than 1.5 MB" >&2; exit 1; }
+
+msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+step "the published crates build with their rust-version, Rust $msrv"
+if command -v rustup >/dev/null && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
+  cargo +"$msrv" check -q "${published[@]}" --target-dir target/msrv
+  echo "Rust $msrv: ok"
+else
+  echo "rustup cannot install Rust $msrv on this machine: the rust-version check is skipped"
+fi
 
 step "clippy, rustfmt, rustdoc"
 cargo clippy --workspace --all-targets -- -D warnings

@@ -1,5 +1,6 @@
 //! Command line of the generator. `generate` writes every committed file, `check` fails when a
-//! fresh run differs from them, `fetch` downloads headers, `summary` prints the functions per release.
+//! fresh run differs from them, `fetch` downloads headers, `summary` prints the functions per
+//! release, `cudart` lays out the libcudart files the runtime crate's library tests load.
 
 use cuda_driver_table_codegen::{self as cg, emit::Source, releases::Release, releases::RELEASES};
 use std::path::PathBuf;
@@ -10,20 +11,24 @@ const USAGE: &str = "\
 usage: cuda-driver-table-codegen <command> [options]
 
 commands:
-  generate   regenerate the committed bindings and manifests (all releases by default)
-  check      regenerate in memory and fail when anything differs from the committed files
-  fetch      download and unpack the header wheels into the cache
-  summary    print the number of functions and ABIs per release
+  generate      regenerate the committed bindings and manifests of every pinned release
+  check         regenerate in memory and fail when anything differs from the committed files
+  fetch         download and unpack the header wheels into the cache
+  summary       print the number of functions and ABIs per release
+  cudart DIR    fetch the wheels of the releases the library tests load and link their libcudart
+                as DIR/<release>/<file> (DIR/12.9/libcudart.so.12, ...)
 
 options:
-  --release R       only this release (12.9 or 12090); may repeat
-  --include DIR     use a local toolkit's include folder instead of a wheel (with --version)
+  --release R       only this release (12.9 or 12090), for fetch and summary; may repeat
+  --include DIR     add a local toolkit's include folder to generate (with --version)
   --version N       the CUDA version of --include, as 1000*major+10*minor (13060)
   --root DIR        workspace root to write to or check against (default: this workspace)
 ";
 
 struct Args {
     command: String,
+    /// The operand of `cudart`.
+    operand: Option<PathBuf>,
     releases: Vec<&'static Release>,
     include: Option<PathBuf>,
     version: Option<u32>,
@@ -35,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
     let command = it.next().ok_or_else(|| USAGE.to_string())?;
     let mut args = Args {
         command,
+        operand: None,
         releases: Vec::new(),
         include: None,
         version: None,
@@ -66,6 +72,9 @@ fn parse_args() -> Result<Args, String> {
             }
             "--root" => args.root = PathBuf::from(value()?),
             "-h" | "--help" => return Err(USAGE.to_string()),
+            other if !other.starts_with('-') && args.operand.is_none() => {
+                args.operand = Some(PathBuf::from(other))
+            }
             other => return Err(format!("unknown option {other}\n\n{USAGE}")),
         }
     }
@@ -74,7 +83,6 @@ fn parse_args() -> Result<Args, String> {
 
 fn run() -> Result<(), String> {
     let args = parse_args()?;
-    let all = args.releases.is_empty() && args.include.is_none();
     let selected: Vec<Release> = if args.releases.is_empty() {
         RELEASES.to_vec()
     } else {
@@ -88,41 +96,85 @@ fn run() -> Result<(), String> {
                 println!("CUDA {}: {}", r.name(), u.include.display());
             }
         }
-        "generate" | "check" | "summary" => {
-            let parsed = match (&args.include, args.version) {
-                (Some(include), Some(version)) => cg::parse_sources(vec![(
-                    Source::Local {
-                        version,
-                        include: include.clone(),
-                    },
-                    include.clone(),
-                )])?,
+        "cudart" => {
+            let dir = args
+                .operand
+                .ok_or_else(|| format!("cudart needs a folder\n\n{USAGE}"))?;
+            for version in cg::releases::CUDART_TEST_RELEASES {
+                let r = RELEASES
+                    .iter()
+                    .find(|r| r.version == *version)
+                    .ok_or_else(|| format!("release {version} is not pinned in releases.rs"))?;
+                let lib = cg::fetch::fetch(r)?.lib.join(r.cudart_file());
+                if !lib.is_file() {
+                    return Err(format!(
+                        "the wheel {} has no {}",
+                        r.requirement(),
+                        lib.display()
+                    ));
+                }
+                let link_dir = dir.join(r.name());
+                std::fs::create_dir_all(&link_dir)
+                    .map_err(|e| format!("cannot create {}: {e}", link_dir.display()))?;
+                let link = link_dir.join(r.cudart_file());
+                let _ = std::fs::remove_file(&link);
+                std::os::unix::fs::symlink(&lib, &link)
+                    .map_err(|e| format!("cannot link {}: {e}", link.display()))?;
+                println!("{} -> {}", link.display(), lib.display());
+            }
+        }
+        "summary" => {
+            let parsed = cg::parse_releases(&selected)?;
+            println!("release  functions  ABIs  per-thread");
+            for p in &parsed {
+                let f = &p.manifest.functions;
+                let abis: usize = f.values().map(|f| f.abis.len()).sum();
+                let pt = f
+                    .values()
+                    .flat_map(|f| &f.abis)
+                    .filter(|a| a.per_thread.is_some())
+                    .count();
+                println!(
+                    "{:>7}  {:>9}  {:>4}  {:>10}",
+                    p.source.version(),
+                    f.len(),
+                    abis,
+                    pt
+                );
+            }
+        }
+        "generate" | "check" => {
+            if !args.releases.is_empty() {
+                return Err(format!(
+                    "{} covers every release (the bindings and records of all releases share files); drop --release",
+                    args.command
+                ));
+            }
+            let mut parsed = cg::parse_releases(RELEASES)?;
+            match (&args.include, args.version) {
+                (Some(include), Some(version)) => {
+                    if args.command == "check" {
+                        return Err(
+                            "check compares the pinned releases; run it without --include".into(),
+                        );
+                    }
+                    if RELEASES.iter().any(|r| r.version == version) {
+                        return Err(format!("{version} is pinned in releases.rs already"));
+                    }
+                    parsed.extend(cg::parse_sources(vec![(
+                        Source::Local {
+                            version,
+                            include: include.clone(),
+                        },
+                        include.clone(),
+                    )])?);
+                }
                 (Some(_), None) => {
                     return Err("--include needs --version (e.g. --version 13060)".into())
                 }
-                _ => cg::parse_releases(&selected)?,
-            };
-            if args.command == "summary" {
-                println!("release  functions  ABIs  per-thread");
-                for p in &parsed {
-                    let f = &p.manifest.functions;
-                    let abis: usize = f.values().map(|f| f.abis.len()).sum();
-                    let pt = f
-                        .values()
-                        .flat_map(|f| &f.abis)
-                        .filter(|a| a.per_thread.is_some())
-                        .count();
-                    println!(
-                        "{:>7}  {:>9}  {:>4}  {:>10}",
-                        p.source.version(),
-                        f.len(),
-                        abis,
-                        pt
-                    );
-                }
-                return Ok(());
+                _ => {}
             }
-            let files = cg::files(&parsed, all);
+            let files = cg::files(&parsed);
             if args.command == "generate" {
                 cg::write(&args.root, &files)?;
                 eprintln!(
@@ -132,11 +184,6 @@ fn run() -> Result<(), String> {
                     start.elapsed().as_secs_f64()
                 );
             } else {
-                if !all {
-                    return Err(
-                        "check compares every release; run it without --release/--include".into(),
-                    );
-                }
                 let problems = cg::check(&args.root, &files);
                 if !problems.is_empty() {
                     return Err(format!(

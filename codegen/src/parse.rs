@@ -7,7 +7,8 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 use std::path::Path;
 
-/// The bindgen version pinned in the workspace's Cargo.toml, repeated in every generated header.
+/// The bindgen version pinned in the workspace's Cargo.toml (`=0.73.2`), repeated in every generated
+/// header. A test compares the two and the version in Cargo.lock.
 pub const BINDGEN_VERSION: &str = "0.73.2";
 
 /// Command-line macros passed to clang. `__CUDA_API_VERSION_INTERNAL` makes the headers declare the
@@ -127,7 +128,29 @@ fn configure(builder: bindgen::Builder) -> Result<bindgen::Builder, String> {
         .layout_tests(false)
         .generate_comments(true)
         .merge_extern_blocks(true)
+        .parse_callbacks(Box::new(Comments))
         .formatter(bindgen::Formatter::None))
+}
+
+/// Cleans comments as bindgen hands them over.
+#[derive(Debug)]
+struct Comments;
+
+impl bindgen::callbacks::ParseCallbacks for Comments {
+    /// `cuda.h` documents struct fields with trailing `/**< ... */` comments; bindgen keeps the
+    /// `<` that only tells Doxygen the comment belongs to the member before it.
+    fn process_comment(&self, comment: &str) -> Option<String> {
+        member_comment(comment)
+    }
+}
+
+/// The text of a trailing member comment without its `<` marker, after one space as other
+/// comments have it (`/// Size in bytes`); `None` for any other comment.
+pub fn member_comment(comment: &str) -> Option<String> {
+    let trimmed = comment.trim_start();
+    trimmed
+        .strip_prefix('<')
+        .map(|text| format!(" {}", text.trim_start()))
 }
 
 /// bindgen's output, split.

@@ -12,10 +12,24 @@ pub struct Release {
     pub wheel_version: &'static str,
 }
 
+/// `"12.9"` for 12090: the one place that turns a release number into its name. Generated files
+/// carry the names, so nothing downstream formats them again.
+pub fn release_name(version: u32) -> String {
+    format!("{}.{}", version / 1000, (version % 1000) / 10)
+}
+
 impl Release {
     /// `"12.9"` for 12090.
     pub fn name(&self) -> String {
-        format!("{}.{}", self.version / 1000, (self.version % 1000) / 10)
+        release_name(self.version)
+    }
+
+    /// The file name of the wheel's libcudart (`libcudart.so.12`; 11.x uses `libcudart.so.11.0`).
+    pub fn cudart_file(&self) -> String {
+        match self.version / 1000 {
+            11 => "libcudart.so.11.0".to_string(),
+            major => format!("libcudart.so.{major}"),
+        }
     }
 
     /// `package==version`, as pip takes it.
@@ -72,3 +86,12 @@ pub const RELEASES: &[Release] = &[
     r(13040, CU13, "13.4.92"),
     r(13050, CU13, "13.5.37"),
 ];
+
+/// The releases whose libcudart the runtime crate's library tests load (one per soname, plus one
+/// older and one newer than 12.5, where `cudaGetDriverEntryPointByVersion` appeared). The
+/// `cudart` command lays them out as `<dir>/<name>/<libcudart file>`.
+pub const CUDART_TEST_RELEASES: &[u32] = &[11080, 12040, 12090, 13000];
+
+/// The release `cuda-driver-table` (and `cuda-driver-table-sys`) select by default; `check` fails
+/// when their `default` features say otherwise.
+pub const DEFAULT_RELEASE: u32 = 13000;

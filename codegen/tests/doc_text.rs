@@ -75,3 +75,15 @@ fn a_group_definition_is_not_documentation() {
         Some("\\brief Frees memory\nSee \\defgroup CUDA_MEM")
     );
 }
+
+#[test]
+fn a_trailing_member_comment_loses_its_marker() {
+    use cuda_driver_table_codegen::parse::member_comment;
+    // `int x; /**< Source X in bytes */` reaches bindgen's callback as "< Source X in bytes".
+    assert_eq!(
+        member_comment("< Source X in bytes").as_deref(),
+        Some(" Source X in bytes")
+    );
+    assert_eq!(member_comment("<Tight").as_deref(), Some(" Tight"));
+    assert_eq!(member_comment(" A normal comment with a < inside"), None);
+}

@@ -1,29 +1,26 @@
 //! The files that pick a release by its feature, and the feature lists `check` compares.
 
-use cuda_driver_table_codegen::emit::{declared_features, select_files, SELECT_PATHS};
+use cuda_driver_table_codegen::emit::{
+    declared_features, default_features, select_files, SELECT_PATHS,
+};
 
 #[test]
 fn each_release_is_selected_by_its_feature_and_the_newest_enabled_wins() {
     let files = select_files(&[12090, 11080, 13000]);
     let paths: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
     assert_eq!(paths, SELECT_PATHS);
-    let sys = &files[0].1;
+    let runtime = &files[1].1;
     // Oldest first; each excludes every newer release, the newest stands alone.
-    let a = sys
+    let a = runtime
         .find(r#"#[cfg(all(feature = "cuda-11080", not(any(feature = "cuda-12090", feature = "cuda-13000"))))]"#)
         .expect("11.8 is selected unless a newer release is enabled");
-    let b = sys
-        .find("#[cfg(feature = \"cuda-13000\")]\ninclude!(\"bindings_13000.rs\");")
+    let b = runtime
+        .find("#[cfg(feature = \"cuda-13000\")]\ninclude!(\"abis_13000.rs\");")
         .expect("the newest release needs only its own feature");
     assert!(a < b);
-    assert!(sys.contains("pub const RELEASE: u32 = 12090;"));
-    assert!(
-        sys.contains("SELECTED == 1"),
-        "the bindings insist on exactly one feature"
-    );
-    assert!(files[1].1.contains("include!(\"abis_12090.rs\");"));
     let macros = &files[2].1;
     assert!(macros.contains("include!(\"manifest_11080.rs\");"));
+    assert!(macros.contains("include!(\"functions.rs\");"));
     assert!(
         macros.contains(r#"#[cfg(not(any(feature = "cuda-11080", feature = "cuda-12090", feature = "cuda-13000")))]"#),
         "an empty manifest when no release is enabled, so the macro can say so"
@@ -31,7 +28,38 @@ fn each_release_is_selected_by_its_feature_and_the_newest_enabled_wins() {
 }
 
 #[test]
+fn the_bindings_need_exactly_one_feature_and_every_other_count_is_one_clear_error() {
+    let files = select_files(&[12090, 11080, 13000]);
+    let sys = &files[0].1;
+    // Included only when exactly one feature is on, so two releases' items never meet.
+    let gate = sys
+        .find("#[cfg(any(\n    all(feature = \"cuda-11080\", not(any(feature = \"cuda-12090\", feature = \"cuda-13000\"))),\n    all(feature = \"cuda-12090\", not(any(feature = \"cuda-11080\", feature = \"cuda-13000\"))),\n    all(feature = \"cuda-13000\", not(any(feature = \"cuda-11080\", feature = \"cuda-12090\"))),\n))]\ninclude!(\"bindings.rs\");")
+        .is_some();
+    assert!(gate, "{sys}");
+    // No feature: one error that says so and names the default.
+    let none = r#"#[cfg(not(any(feature = "cuda-11080", feature = "cuda-12090", feature = "cuda-13000")))]"#;
+    let at = sys.find(none).expect("an error for no release");
+    assert!(sys[at..].contains("no CUDA release feature is enabled"));
+    // Two features: an error per pair that names both and says what a library must do.
+    for (a, b) in [(11080, 12090), (11080, 13000), (12090, 13000)] {
+        let cfg =
+            format!("#[cfg(all(feature = \"cuda-{a}\", feature = \"cuda-{b}\"))]\ncompile_error!(");
+        let at = sys
+            .find(&cfg)
+            .unwrap_or_else(|| panic!("no error for {a} + {b}"));
+        let message = &sys[at..sys[at..].find(");").map_or(sys.len(), |e| at + e)];
+        assert!(message.contains(&format!("cuda-{a} and cuda-{b} are both enabled")));
+        assert!(message.contains("must set default-features = false"));
+    }
+}
+
+#[test]
 fn declared_features_reads_the_cuda_features_of_a_manifest() {
     let toml = "[features]\ndefault = [\"cuda-13000\"]\ncuda-12090 = [\"x/cuda-12090\"]\ncuda-13000 = []\ngpu = []\n";
     assert_eq!(declared_features(toml), [12090, 13000]);
+    assert_eq!(default_features(toml), [13000]);
+    assert_eq!(
+        default_features("[features]\ncuda-13000 = []\n"),
+        Vec::<u32>::new()
+    );
 }

@@ -41,6 +41,8 @@ struct Ctx<'a> {
     /// `[`Error`](<path>::Error)` for the docs, or plain `` `Error` `` where rustdoc cannot
     /// resolve the path.
     error_link: String,
+    /// The runtime crate's path as rustdoc resolves it in the user's crate, for links into `sys`.
+    doc_path: String,
     table: &'a Ident,
     /// Every name a generated pattern binds.
     bound: BTreeSet<String>,
@@ -107,8 +109,15 @@ struct Emitted {
     pointer_arm: TokenStream,
 }
 
-/// The docs of a function's method and of its raw accessor (`pfn_*`).
-fn function_docs(c: &Checked, error_link: &str) -> (String, String) {
+/// The docs of a function's method and of its raw accessor (`pfn_*`): the `cuda.h` summary first,
+/// then what this table does with the function, the rest of the `cuda.h` text (Markdown, with
+/// links to the table's own methods where it has them, see `docs`), errors and safety.
+fn function_docs(
+    c: &Checked,
+    table: &[Checked],
+    krate: &str,
+    error_link: &str,
+) -> (String, String) {
     let abi = c.abi;
     let name = c.function.name;
     let exported = |export: Option<&str>| {
@@ -139,13 +148,20 @@ fn function_docs(c: &Checked, error_link: &str) -> (String, String) {
     } else {
         format!("# Errors\n\nAn {error_link} when the function cannot be resolved.")
     };
-    let cuda = if abi.doc.is_empty() {
+    let has_method = |n: &str| table.iter().any(|t| t.function.name == n);
+    let (summary, cuda) = crate::docs::cuda_doc(abi.doc, &has_method, krate);
+    let summary = if summary.is_empty() {
         String::new()
     } else {
-        format!("\n\nFrom `cuda.h`:\n\n```text\n{}\n```", abi.doc)
+        format!("{summary}\n\n")
+    };
+    let cuda = if cuda.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n*From `cuda.h`:*\n\n{cuda}")
     };
     let method = format!(
-        "{header}{cuda}\n\n{errors}\n\n# Safety\n\nThis calls the C function `{name}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
+        "{summary}{header}{cuda}\n\n{errors}\n\n# Safety\n\nThis calls the C function `{name}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
     );
     let accessor = format!(
         "The resolved `{name}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name}`].\n\n# Errors\n\nAn {error_link} when it cannot be resolved.",
@@ -158,6 +174,7 @@ fn emit_function(
     ctx: &mut Ctx<'_>,
     index: usize,
     c: &Checked,
+    table_functions: &[Checked],
     diag: &mut Diagnostics,
 ) -> Option<Emitted> {
     let k = &ctx.k;
@@ -206,7 +223,8 @@ fn emit_function(
         ),
     };
     let returns_result = abi.ret == "CUresult";
-    let (method_doc, accessor_doc) = function_docs(c, &ctx.error_link);
+    let (method_doc, accessor_doc) =
+        function_docs(c, table_functions, &ctx.doc_path, &ctx.error_link);
     let index_lit = proc_macro2::Literal::usize_unsuffixed(index);
     let load = quote! {
         let __cdt_f = match self.#name.loaded() {
@@ -320,17 +338,18 @@ pub fn expand(
         || CratePath::default_path().to_tokens(),
         CratePath::to_tokens,
     );
-    let error_link = match request.krate.as_ref() {
+    let doc_path = match request.krate.as_ref() {
         None => Some("::cuda_driver_table".to_string()),
         Some(p) => p.doc_path(),
-    }
-    .map_or_else(
+    };
+    let error_link = doc_path.as_ref().map_or_else(
         || "`Error`".to_string(),
         |p| format!("[`Error`]({p}::Error)"),
     );
     let mut ctx = Ctx {
-        k: path,
         error_link,
+        doc_path: doc_path.unwrap_or_else(|| path.to_string()),
+        k: path,
         table: ident,
         bound: LOCALS.iter().map(|l| (*l).to_string()).collect(),
     };
@@ -338,7 +357,7 @@ pub fn expand(
     // `FUNCTIONS` is the number of functions emitted before it.
     let mut emitted: Vec<Emitted> = Vec::with_capacity(checked.len());
     for c in checked {
-        if let Some(e) = emit_function(&mut ctx, emitted.len(), c, diag) {
+        if let Some(e) = emit_function(&mut ctx, emitted.len(), c, checked, diag) {
             emitted.push(e);
         }
     }

@@ -9,6 +9,7 @@
 
 mod check;
 mod diagnostics;
+mod docs;
 mod expand;
 #[cfg(test)]
 mod fuzz;

@@ -1,8 +1,10 @@
 //! The function manifest of the selected CUDA release, as the codegen wrote it, and lookups on it.
 //!
 //! The release is chosen by a `cuda-XXXXX` feature (forwarded from `cuda-driver-table`); when
-//! several are enabled the newest wins here, and the runtime crate reports the conflict.
-//! Nothing here restates what CUDA contains: it all comes from `generated/`.
+//! several are enabled the newest wins here, and `cuda-driver-table-sys` reports the conflict.
+//! Nothing here restates what CUDA contains: it all comes from `generated/`, where each distinct
+//! function record and doc text of all releases is stored once (`functions.rs`) and each release
+//! lists its records (`manifest_<release>.rs`).
 
 /// One driver function and its ABIs, oldest first.
 pub struct Function {
@@ -22,6 +24,8 @@ pub struct Abi {
     pub c_prototype: &'static str,
     pub export: Option<&'static str>,
     pub per_thread: Option<PerThread>,
+    /// `cuda.h`'s comment as Markdown: the summary, a blank line, the rest. Links to other
+    /// functions are written `Self::cuX` and links to the bindings `sys::X`; `docs` resolves them.
     pub doc: &'static str,
 }
 
@@ -71,7 +75,14 @@ pub fn releases_with(name: &str) -> &'static [u32] {
     }
 }
 
-/// `12.9` for 12090.
+/// `12.9` for 12090, as the generated files name it (the number itself for a release they do not
+/// know).
 pub fn release_name(version: u32) -> String {
-    format!("{}.{}", version / 1000, (version % 1000) / 10)
+    if version == RELEASE {
+        return selected::RELEASE_NAME.to_string();
+    }
+    availability::RELEASE_NAMES
+        .iter()
+        .find(|(v, _)| *v == version)
+        .map_or_else(|| version.to_string(), |(_, name)| name.to_string())
 }

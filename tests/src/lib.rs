@@ -1,4 +1,22 @@
 //! Helpers shared by the integration tests. The GPU helpers exist with the `gpu` feature only.
+//!
+//! [`doc_tables`] holds two tables for rustdoc: the test command builds this crate's docs with
+//! `-D warnings`, so every method doc of every function of the default release is checked
+//! (links, HTML, code blocks), and the HTML shows what a user's table looks like.
+
+/// Tables whose generated docs rustdoc checks: a small one and one of every function.
+pub mod doc_tables {
+    use cuda_driver_table::driver_table;
+
+    /// A table of four functions, as a small program declares it: its methods' docs link to one
+    /// another (`cuMemAlloc` mentions `cuMemFree`) and show other functions as plain code.
+    #[driver_table(cuInit, cuDeviceGet, cuMemAlloc, cuMemFree)]
+    pub struct Four;
+
+    /// Every function of the selected release: every doc text of `cuda.h`, with every link.
+    #[driver_table(all)]
+    pub struct All;
+}
 
 #[cfg(feature = "gpu")]
 pub mod gpu {

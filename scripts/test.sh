@@ -3,9 +3,10 @@
 #   bash scripts/test.sh
 # Installs what it needs (libclang for bindgen, the CUDA header/runtime wheels from PyPI, cached in
 # ~/.cache/cuda-driver-table), then runs build, tests, the generated-files drift check over all 17
-# releases, the packaging of the three published crates (verify, publish dry run, size, rust-version),
-# clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests are compiled,
-# not run (they need `--features gpu` on a machine with a driver; see tests/README.md).
+# releases, the tracing tests, a Windows check, Miri over the runtime's unit tests, the packaging of
+# the three published crates (verify, publish dry run, size, rust-version), clippy -D warnings,
+# rustfmt --check and rustdoc -D warnings. GPU tests are compiled, not run (they need
+# `--features gpu` on a machine with a driver; see tests/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
@@ -43,6 +44,9 @@ cache=${CUDA_DRIVER_TABLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuda-driver-tab
 cargo run -q -p cuda-driver-table-codegen --release -- cudart "$cache/cudart" >/dev/null
 export CUDA_DRIVER_TABLE_TEST_CUDART_DIR="$cache/cudart"
 
+# The three crates users download.
+published=(-p cuda-driver-table-sys -p cuda-driver-table-macros -p cuda-driver-table)
+
 step "build"
 cargo build --workspace --all-targets
 
@@ -67,13 +71,34 @@ fi
 step "GPU tests compile (run them on a GPU machine: tests/README.md)"
 cargo build -p cuda-driver-table-tests --features gpu --tests
 
+step "call tracing (the runtime's tracing feature): its events, fields and levels"
+cargo test -p cuda-driver-table-tests --features tracing --test tracing
+
+step "Windows: the published crates compile for x86_64-pc-windows-gnu (the search plan is unit-tested above)"
+if command -v rustup >/dev/null && rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1; then
+  cargo check -q --target x86_64-pc-windows-gnu "${published[@]}" --all-targets
+  cargo clippy -q --target x86_64-pc-windows-gnu -p cuda-driver-table --all-targets -- -D warnings
+  echo "x86_64-pc-windows-gnu: ok"
+else
+  echo "rustup cannot add the x86_64-pc-windows-gnu target on this machine: the Windows check is skipped"
+fi
+
+step "Miri: the runtime's unit tests (fields, tables, resolution through in-process resolvers, errors)"
+# -Zmiri-ignore-leaks: loaded libraries and resolvers are leaked on purpose (pointers into them live
+# for the whole process), and so are the tests' 'static resolvers. The library tests, which dlopen,
+# are left out under Miri (runtime/src/library.rs).
+if command -v rustup >/dev/null && rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null 2>&1; then
+  MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks" cargo +nightly miri test -q -p cuda-driver-table --lib
+else
+  echo "rustup cannot install a nightly toolchain with Miri on this machine: the Miri run is skipped"
+fi
+
 step "generated files match a fresh run over all 17 releases"
 cargo run -q -p cuda-driver-table-codegen --release -- check
 
 step "the published crates package, verify and pass a publish dry run, together at most 1.5 MB"
 # Packaged together, so each verify build finds the others at their exact versions; --allow-dirty
 # only lets a developer run this before committing (a clean clone has nothing to allow).
-published=(-p cuda-driver-table-sys -p cuda-driver-table-macros -p cuda-driver-table)
 cargo package -q "${published[@]}" --allow-dirty
 cargo publish -q --dry-run "${published[@]}" --allow-dirty
 crates=(target/package/cuda-driver-table-sys-*.crate target/package/cuda-driver-table-macros-*.crate target/package/cuda-driver-table-[0-9]*.crate)
@@ -94,6 +119,8 @@ fi
 step "clippy, rustfmt, rustdoc"
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features gpu --all-targets -- -D warnings
+cargo clippy -p cuda-driver-table-tests --features tracing --all-targets -- -D warnings
+cargo clippy -p cuda-driver-table-benches --features tracing --all-targets -- -D warnings
 cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
 

@@ -185,12 +185,20 @@ fn emit_function(
     let span = name.span();
     let mut params = Vec::new();
     let mut types = Vec::new();
+    // What a traced call records for each argument: the argument, or for a device pointer (an
+    // integer in C) the argument shown in hex like the host pointers.
+    let mut traced = Vec::new();
     for (pname, pty) in abi.params {
         let ident = if is_identifier(pname) {
             Ident::new(pname, span)
         } else {
             format_ident!("arg{}", params.len(), span = span)
         };
+        traced.push(if is_device_pointer(pty) {
+            quote!(#ident = #k::__private::Hex(#ident))
+        } else {
+            quote!(#ident = #ident)
+        });
         params.push(ident);
         types.push(parse_type(pty, span, k, diag)?);
     }
@@ -241,7 +249,7 @@ fn emit_function(
     };
     let body = quote! {
         #load
-        #k::__cdt_call!(#how: &self.__cdt_config, #name_str, (#(#params),*),
+        #k::__cdt_call!(#how: &self.__cdt_config, #name_str, (#(#traced),*),
             // SAFETY: `__cdt_f` is the driver's `#name` at exactly the ABI of its typedef; the
             // caller upholds the C function's contract (see `# Safety`).
             unsafe { __cdt_f(#(#params),*) }
@@ -312,6 +320,12 @@ fn option_str(s: Option<&str>) -> TokenStream {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
     }
+}
+
+/// `CUdeviceptr` by value (`CUdeviceptr`, `CUdeviceptr_v2`): a device address typed as an integer.
+fn is_device_pointer(ty: &str) -> bool {
+    ty.strip_prefix("CUdeviceptr")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with("_v"))
 }
 
 /// A plain (not raw) Rust identifier that is not a keyword bindgen would have renamed.

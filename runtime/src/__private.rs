@@ -2,6 +2,7 @@
 //! with the macro, which always comes in the same version as this crate.
 
 pub use crate::table::{check, null_pointer, Field, Lazy};
+pub use crate::trace::Hex;
 
 #[cfg(feature = "tracing")]
 pub use crate::trace::{cold, nanos, result_name, Arg, DebugArg, OpaqueArg};

@@ -13,10 +13,10 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident),*), $call:expr) => {
+    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $call:expr) => {
         $crate::__private::check($config, $name, $call)
     };
-    (value: $config:expr, $name:literal, ($($arg:ident),*), $call:expr) => {
+    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $call:expr) => {
         ::core::result::Result::Ok($call)
     };
 }
@@ -27,7 +27,7 @@ macro_rules! __cdt_call {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident),*), $call:expr) => {{
+    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $call:expr) => {{
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::DEBUG
@@ -45,7 +45,7 @@ macro_rules! __cdt_call {
                     target: "cuda_driver_table",
                     $crate::__private::tracing::Level::TRACE,
                     function = $name,
-                    $($arg = ?(&$crate::__private::Arg(&$arg)).arg(),)*
+                    $($arg = ?(&$crate::__private::Arg(&$value)).arg(),)*
                     result = "CUDA_SUCCESS",
                     elapsed_ns,
                 ),
@@ -53,7 +53,7 @@ macro_rules! __cdt_call {
                     target: "cuda_driver_table",
                     $crate::__private::tracing::Level::DEBUG,
                     function = $name,
-                    $($arg = ?(&$crate::__private::Arg(&$arg)).arg(),)*
+                    $($arg = ?(&$crate::__private::Arg(&$value)).arg(),)*
                     result = $crate::__private::result_name(error),
                     code = code.0,
                     elapsed_ns,
@@ -65,7 +65,7 @@ macro_rules! __cdt_call {
             $crate::__private::check($config, $name, $call)
         }
     }};
-    (value: $config:expr, $name:literal, ($($arg:ident),*), $call:expr) => {{
+    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $call:expr) => {{
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::TRACE
@@ -80,7 +80,7 @@ macro_rules! __cdt_call {
                 target: "cuda_driver_table",
                 $crate::__private::tracing::Level::TRACE,
                 function = $name,
-                $($arg = ?(&$crate::__private::Arg(&$arg)).arg(),)*
+                $($arg = ?(&$crate::__private::Arg(&$value)).arg(),)*
                 result = ?(&$crate::__private::Arg(&value)).arg(),
                 elapsed_ns,
             );
@@ -90,6 +90,17 @@ macro_rules! __cdt_call {
             ::core::result::Result::Ok($call)
         }
     }};
+}
+
+/// An integer shown in hex in traces: device pointers (`CUdeviceptr`) are integers in C. Present
+/// without the feature too, so that generated code can name it either way.
+#[derive(Clone, Copy)]
+pub struct Hex<T>(pub T);
+
+impl<T: std::fmt::LowerHex> std::fmt::Debug for Hex<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#x}", self.0)
+    }
 }
 
 #[cfg(feature = "tracing")]

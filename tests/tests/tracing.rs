@@ -31,6 +31,10 @@ extern "C" fn fake_mem_alloc(dptr: *mut sys::CUdeviceptr, bytesize: usize) -> sy
     sys::CUresult::CUDA_SUCCESS
 }
 
+extern "C" fn fake_mem_free(_: sys::CUdeviceptr) -> sys::CUresult {
+    sys::CUresult::CUDA_SUCCESS
+}
+
 extern "C" fn fake_error_name(_: sys::CUresult, out: *mut *const c_char) -> sys::CUresult {
     // SAFETY: the caller passes a valid place for the string pointer.
     unsafe { *out = c"CUDA_ERROR_INVALID_VALUE".as_ptr() };
@@ -53,6 +57,7 @@ unsafe impl Resolver for Fake {
         let f: *mut c_void = match symbol.to_bytes() {
             b"cuInit" => fake_init as *mut c_void,
             b"cuMemAlloc" => fake_mem_alloc as *mut c_void,
+            b"cuMemFree" => fake_mem_free as *mut c_void,
             b"cuGetErrorName" | b"cuGetErrorString" => fake_error_name as *mut c_void,
             _ => return LookupResult::SymbolNotFound,
         };
@@ -62,7 +67,7 @@ unsafe impl Resolver for Fake {
 
 static FAKE: Fake = Fake;
 
-#[driver_table(cuInit, cuMemAlloc, cuDeviceGet)]
+#[driver_table(cuInit, cuMemAlloc, cuMemFree, cuDeviceGet)]
 struct Cuda;
 
 /// One recorded event: level, target and fields as text.
@@ -153,6 +158,19 @@ fn every_call_is_one_event_with_its_arguments_result_and_time() {
     assert_eq!(call.fields["bytesize"], "128");
     assert_eq!(call.fields["result"], "CUDA_SUCCESS");
     assert!(call.fields["elapsed_ns"].parse::<u64>().is_ok());
+}
+
+/// Device pointers are integers in C; their traces show them in hex like host pointers.
+#[test]
+fn device_pointers_are_shown_in_hex() {
+    let cu = Cuda::with_config(Config::custom(&FAKE));
+    let events = record(|| {
+        // SAFETY: the fake frees nothing.
+        unsafe { cu.cuMemFree(0xd040) }.unwrap();
+    });
+    let call = events.last().expect("an event");
+    assert_eq!(call.fields["function"], "cuMemFree");
+    assert_eq!(call.fields["dptr"], "0xd040");
 }
 
 #[test]

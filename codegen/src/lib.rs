@@ -5,6 +5,7 @@
 //! ([`parse`]), derive the [`manifest`] from the parsed typedefs and declarations, and write the
 //! files ([`emit`]). [`check`] regenerates into memory and compares with what is committed.
 
+pub mod add;
 pub mod doc;
 pub mod emit;
 pub mod fetch;
@@ -138,6 +139,14 @@ pub const GENERATED_DIRS: &[&str] = &[
     "runtime/src/generated",
     "macros/src/generated",
 ];
+
+/// The README under `root` with its table of supported releases made from `parsed`.
+pub fn readme(root: &Path, parsed: &[ParsedRelease]) -> Result<String, String> {
+    let path = root.join("README.md");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    add::replace_readme_table(&text, &add::readme_table(parsed))
+}
 
 /// Compares freshly generated files with those under `root`; returns one line per difference
 /// (changed, missing, or a committed generated file that nothing generates any more).

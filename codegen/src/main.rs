@@ -17,6 +17,9 @@ commands:
   summary       print the number of functions and ABIs per release
   cudart DIR    fetch the wheels of the releases the library tests load and link their libcudart
                 as DIR/<release>/<file> (DIR/12.9/libcudart.so.12, ...)
+  add-release W add the release whose runtime wheel has version W (e.g. 13.6.10): fetch the wheel,
+                check its cuda.h, pin it in releases.rs, declare its cuda-XXXXX feature in the
+                three crates, then run generate (the files, and the README's table)
 
 options:
   --release R       only this release (12.9 or 12090), for fetch and summary; may repeat
@@ -175,8 +178,11 @@ fn run() -> Result<(), String> {
                 _ => {}
             }
             let files = cg::files(&parsed);
+            let readme = cg::readme(&args.root, &parsed)?;
             if args.command == "generate" {
                 cg::write(&args.root, &files)?;
+                std::fs::write(args.root.join("README.md"), readme)
+                    .map_err(|e| format!("cannot write README.md: {e}"))?;
                 eprintln!(
                     "generated {} files for {} release(s) in {:.1} s",
                     files.len(),
@@ -184,7 +190,13 @@ fn run() -> Result<(), String> {
                     start.elapsed().as_secs_f64()
                 );
             } else {
-                let problems = cg::check(&args.root, &files);
+                let mut problems = cg::check(&args.root, &files);
+                if std::fs::read_to_string(args.root.join("README.md")).ok() != Some(readme) {
+                    problems.push(
+                        "README.md's table of supported releases differs from the releases"
+                            .to_string(),
+                    );
+                }
                 if !problems.is_empty() {
                     return Err(format!(
                         "generated files are out of date:\n  {}\nrun `{}` and commit the result",
@@ -200,8 +212,95 @@ fn run() -> Result<(), String> {
                 );
             }
         }
+        "add-release" => {
+            let wheel = args
+                .operand
+                .as_ref()
+                .and_then(|w| w.to_str())
+                .ok_or_else(|| format!("add-release needs a wheel version\n\n{USAGE}"))?;
+            add_release(&args.root, wheel)?;
+        }
         other => return Err(format!("unknown command {other}\n\n{USAGE}")),
     }
+    Ok(())
+}
+
+/// Fetches the wheel, checks its `cuda.h`, edits the release table, the features and (through
+/// `generate`, run again so that it is built with the new table) every generated file and the
+/// README.
+fn add_release(root: &std::path::Path, wheel: &str) -> Result<(), String> {
+    use cg::add;
+    let version = add::version_of_wheel(wheel)?;
+    let (_, package) = add::package_for(version / 1000).ok_or_else(|| {
+        format!(
+            "no runtime wheel is known for CUDA {}",
+            cg::releases::release_name(version)
+        )
+    })?;
+    if RELEASES.iter().any(|r| r.version == version) {
+        return Err(format!(
+            "{} is pinned in releases.rs already",
+            cg::releases::release_name(version)
+        ));
+    }
+    // The fetcher takes the table's `'static` entries; this one lives until the process ends.
+    let release: &'static Release = Box::leak(Box::new(Release {
+        version,
+        package,
+        wheel_version: Box::leak(wheel.to_owned().into_boxed_str()),
+    }));
+    let unpacked = cg::fetch::fetch(release)?;
+    let cuda_h = unpacked.include.join("cuda.h");
+    let text = std::fs::read_to_string(&cuda_h)
+        .map_err(|e| format!("cannot read {}: {e}", cuda_h.display()))?;
+    match add::cuda_h_version(&text) {
+        Some(v) if v == version => {}
+        other => {
+            return Err(format!(
+                "{} says CUDA_VERSION {other:?}, but the wheel version {wheel} means {version}",
+                cuda_h.display()
+            ))
+        }
+    }
+    let edit = |rel: &str, f: &dyn Fn(&str) -> Result<String, String>| -> Result<(), String> {
+        let path = root.join(rel);
+        let old = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let new = f(&old).map_err(|e| format!("{rel}: {e}"))?;
+        std::fs::write(&path, new).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("edited {rel}");
+        Ok(())
+    };
+    edit("codegen/src/releases.rs", &|t| {
+        add::insert_release(t, version, wheel)
+    })?;
+    for manifest in cg::emit::FEATURE_MANIFESTS {
+        edit(manifest, &|t| add::insert_feature(t, version))?;
+    }
+    // `generate` again, compiled with the edited table.
+    let status =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args([
+                "run",
+                "-q",
+                "-p",
+                "cuda-driver-table-codegen",
+                "--release",
+                "--",
+                "generate",
+            ])
+            .current_dir(root)
+            .status()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "generate failed ({status}); the edits above are in place"
+        ));
+    }
+    println!(
+        "added CUDA {}: review `git diff`, then run `bash scripts/test.sh`",
+        cg::releases::release_name(version)
+    );
     Ok(())
 }
 

@@ -132,7 +132,7 @@ fn fill(
     let start = std::time::Instant::now();
     let p = resolve(config, spec.name, &spec.abi);
     #[cfg(feature = "tracing")]
-    crate::trace::resolution(config, spec, &p, start.elapsed());
+    crate::trace::resolution(config, spec.name, &spec.abi, &p, start.elapsed());
     let p = p?;
     // Resolution is deterministic, so racing threads found the same pointer; still, everyone
     // returns the one stored first.

@@ -1,6 +1,6 @@
 //! Call tracing (the `tracing` feature): what generated methods expand their driver call into.
 //!
-//! Every method's call goes through [`__cdt_call!`](crate::__cdt_call). Without the feature that
+//! Every method's call goes through `__cdt_call!` (below). Without the feature that
 //! is the call and the `CUresult` check, nothing else: no code, no cost. With it, when a
 //! subscriber is interested in target `cuda_driver_table`, the call is timed and an event records
 //! the function's C name, each argument under its C parameter name, the result and the time the
@@ -112,7 +112,9 @@ mod on {
     use std::fmt;
     use std::time::Duration;
 
+    use crate::config::Config;
     use crate::error::{Error, ErrorKind};
+    use crate::manifest::AbiInfo;
 
     /// An argument of a traced call, shown by [`DebugArg`] where its type has `Debug` (pointers
     /// in hex, integers and the bindings' enums by value), else by [`OpaqueArg`] as its type's
@@ -170,15 +172,16 @@ mod on {
     /// The event of one resolution: the function, the ABI version and flag asked, the backend,
     /// the time it took and, for a failure (at DEBUG), the error.
     pub(crate) fn resolution(
-        config: &crate::Config,
-        spec: &crate::FunctionSpec,
+        config: &Config,
+        name: &str,
+        abi: &AbiInfo,
         result: &Result<std::ptr::NonNull<std::ffi::c_void>, Error>,
         elapsed: Duration,
     ) {
         if !tracing::enabled!(target: "cuda_driver_table", tracing::Level::DEBUG) {
             return;
         }
-        let (abi, mode) = spec.abi.request(config.stream_mode());
+        let (abi, mode) = abi.request(config.stream_mode());
         let backend = match config.resolver() {
             Ok(r) => r.describe(),
             Err(_) => "no library".to_owned(),
@@ -188,7 +191,7 @@ mod on {
             Ok(p) => tracing::event!(
                 target: "cuda_driver_table",
                 tracing::Level::TRACE,
-                resolved = spec.name,
+                resolved = name,
                 abi,
                 flag = ?mode,
                 backend,
@@ -198,7 +201,7 @@ mod on {
             Err(e) => tracing::event!(
                 target: "cuda_driver_table",
                 tracing::Level::DEBUG,
-                resolved = spec.name,
+                resolved = name,
                 abi,
                 flag = ?mode,
                 backend,

@@ -159,11 +159,11 @@ impl<T, const I: usize> fmt::Debug for Lazy<T, I> {
 /// The driver version the lookup itself needs: `cuGetProcAddress` appeared in CUDA 11.3 (both
 /// backends reach every function through it; libcudart 12.5+ through its `_v2`, which 12.0+
 /// drivers have).
-pub const LOOKUP_DRIVER_FLOOR: u32 = 11030;
+pub(crate) const LOOKUP_DRIVER_FLOOR: u32 = 11030;
 
 /// The lowest driver version (`cuDriverGetVersion`'s number) on which every function of
 /// `functions` resolves in stream mode `mode`: the newest version any of them is requested at
-/// ([`AbiInfo::request`]), and at least [`LOOKUP_DRIVER_FLOOR`]. A driver older than a requested
+/// ([`AbiInfo::request`]), and at least 11030 (`cuGetProcAddress`). A driver older than a requested
 /// version refuses it ([`ErrorKind::DriverTooOld`]), so below this floor some field cannot
 /// resolve; at or above it, every field's ABI exists. Generated tables expose it as
 /// `MIN_DRIVER_VERSION` and `min_driver_version()`.

@@ -111,8 +111,12 @@ pub fn header_version(include: &Path) -> Result<u32, String> {
 /// instead of bindgen's panic.
 pub fn check_libclang() -> Result<(), String> {
     clang_sys::load().map_err(|e| {
+        let searched = match std::env::var("LIBCLANG_PATH") {
+            Ok(dir) => format!("searched LIBCLANG_PATH={dir}"),
+            Err(_) => "searched the system library folders (LIBCLANG_PATH is not set)".to_string(),
+        };
         format!(
-            "the cuda-local feature runs bindgen, which needs libclang, and none could be loaded: {e}\n\
+            "the cuda-local feature runs bindgen, which needs libclang, and none could be loaded ({searched}): {e}\n\
              Install it (Debian/Ubuntu: `apt-get install libclang-dev`; Fedora: `dnf install clang-devel`), \
              or set LIBCLANG_PATH to the folder that holds libclang.so."
         )

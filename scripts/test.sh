@@ -122,9 +122,9 @@ echo "together: $total bytes"
 (( total <= 1500000 )) || { echo "the three .crate files take $total bytes, more than 1.5 MB" >&2; exit 1; }
 
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
-step "the published crates build with their rust-version, Rust $msrv"
+step "the published crates (and the codegen, their cuda-local build-dependency) build with their rust-version, Rust $msrv"
 if command -v rustup >/dev/null && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
-  cargo +"$msrv" check -q "${published[@]}" --target-dir target/msrv
+  cargo +"$msrv" check -q "${published[@]}" -p cuda-driver-table-codegen --target-dir target/msrv
   echo "Rust $msrv: ok"
 else
   echo "rustup cannot install Rust $msrv on this machine: the rust-version check is skipped"

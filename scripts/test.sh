@@ -74,6 +74,18 @@ cargo build -p cuda-driver-table-tests --features gpu --tests
 step "call tracing (the runtime's tracing feature): its events, fields and levels"
 cargo test -p cuda-driver-table-tests --features tracing --test tracing
 
+step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
+include13=$(cargo run -q -p cuda-driver-table-codegen --release -- fetch --release 13.0 | sed -n 's/^CUDA 13.0: //p')
+# The codegen (and bindgen) is a build-dependency only under cuda-local: a default build stays light.
+if cargo tree -q -p cuda-driver-table -e normal,build | grep -q bindgen; then
+  echo "a default build of cuda-driver-table compiles bindgen: the codegen must stay an optional build-dependency" >&2
+  exit 1
+fi
+CUDA_DRIVER_TABLE_INCLUDE="$include13" \
+  cargo clippy -q -p cuda-driver-table --no-default-features --features cuda-local --all-targets -- -D warnings
+CUDA_DRIVER_TABLE_INCLUDE="$include13" CUDA_DRIVER_TABLE_EXPECT=13000 \
+  cargo test -q --manifest-path tests/local/Cargo.toml --target-dir target/local
+
 step "Windows: the published crates compile for x86_64-pc-windows-gnu (the search plan is unit-tested above)"
 if command -v rustup >/dev/null && rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1; then
   cargo check -q --target x86_64-pc-windows-gnu "${published[@]}" --all-targets
@@ -96,11 +108,13 @@ fi
 step "generated files match a fresh run over all 17 releases"
 cargo run -q -p cuda-driver-table-codegen --release -- check
 
-step "the published crates package, verify and pass a publish dry run, together at most 1.5 MB"
+step "the published crates package, verify and pass a publish dry run, the three users download together at most 1.5 MB"
 # Packaged together, so each verify build finds the others at their exact versions; --allow-dirty
-# only lets a developer run this before committing (a clean clone has nothing to allow).
-cargo package -q "${published[@]}" --allow-dirty
-cargo publish -q --dry-run "${published[@]}" --allow-dirty
+# only lets a developer run this before committing (a clean clone has nothing to allow). The codegen
+# is published too: it is the build-dependency of the three under their cuda-local feature.
+cargo package -q "${published[@]}" -p cuda-driver-table-codegen --allow-dirty
+cargo publish -q --dry-run "${published[@]}" -p cuda-driver-table-codegen --allow-dirty
+ls -l target/package/cuda-driver-table-codegen-*.crate
 crates=(target/package/cuda-driver-table-sys-*.crate target/package/cuda-driver-table-macros-*.crate target/package/cuda-driver-table-[0-9]*.crate)
 total=$(cat "${crates[@]}" | wc -c)
 ls -l "${crates[@]}"
@@ -108,9 +122,9 @@ echo "together: $total bytes"
 (( total <= 1500000 )) || { echo "the three .crate files take $total bytes, more than 1.5 MB" >&2; exit 1; }
 
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
-step "the published crates build with their rust-version, Rust $msrv"
+step "the published crates (and the codegen, their cuda-local build-dependency) build with their rust-version, Rust $msrv"
 if command -v rustup >/dev/null && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
-  cargo +"$msrv" check -q "${published[@]}" --target-dir target/msrv
+  cargo +"$msrv" check -q "${published[@]}" -p cuda-driver-table-codegen --target-dir target/msrv
   echo "Rust $msrv: ok"
 else
   echo "rustup cannot install Rust $msrv on this machine: the rust-version check is skipped"

@@ -241,6 +241,9 @@ pub const SELECT_PATHS: [&str; 3] = [
 pub const FEATURE_MANIFESTS: [&str; 3] =
     ["sys/Cargo.toml", "runtime/Cargo.toml", "macros/Cargo.toml"];
 
+/// The feature that takes the bindings from the toolkit on the build machine (see `local.rs`).
+pub const LOCAL_FEATURE: &str = "feature = \"cuda-local\"";
+
 /// `feature = "cuda-13000"`.
 fn feature(version: u32) -> String {
     format!("feature = \"cuda-{version}\"")
@@ -282,36 +285,49 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
     let mut sys = head("the bindings of the selected release, and the errors for any other number of releases than one");
     sys.push_str(
         "// The bindings are included only when exactly one `cuda-XXXXX` feature is enabled (each of\n\
-         // their items carries the features of the releases that have it). Otherwise the only error\n\
-         // is one of those below, which says what is enabled and what to change.\n#[cfg(any(\n",
+         // their items carries the features of the releases that have it), and `cuda-local` is not\n\
+         // (its bindings come from `OUT_DIR`, see `lib.rs`). Otherwise the only error is one of those\n\
+         // below, which says what is enabled and what to change.\n#[cfg(any(\n",
     );
     for v in &all {
         let others: Vec<String> = all
             .iter()
             .filter(|o| *o != v)
             .map(|o| feature(*o))
+            .chain([LOCAL_FEATURE.to_string()])
             .collect();
-        if others.is_empty() {
-            let _ = writeln!(sys, "    {},", feature(*v));
-        } else {
-            let _ = writeln!(
-                sys,
-                "    all({}, not(any({}))),",
-                feature(*v),
-                others.join(", ")
-            );
-        }
+        let _ = writeln!(
+            sys,
+            "    all({}, not(any({}))),",
+            feature(*v),
+            others.join(", ")
+        );
     }
     sys.push_str("))]\ninclude!(\"bindings.rs\");\n\n");
     let _ = writeln!(
         sys,
-        "#[cfg(not(any({})))]\ncompile_error!({:?});",
+        "#[cfg(not(any({}, {LOCAL_FEATURE})))]\ncompile_error!({:?});",
         features.join(", "),
         format!(
             "cuda-driver-table: no CUDA release feature is enabled. Enable exactly one cuda-XXXXX \
-             feature of cuda-driver-table, e.g. features = [\"cuda-{DEFAULT_RELEASE}\"] (its default)."
+             feature of cuda-driver-table, e.g. features = [\"cuda-{DEFAULT_RELEASE}\"] (its default), \
+             or cuda-local for the bindings of the toolkit installed on the build machine."
         )
     );
+    for v in &all {
+        let _ = writeln!(
+            sys,
+            "#[cfg(all({LOCAL_FEATURE}, {}))]\ncompile_error!({:?});",
+            feature(*v),
+            format!(
+                "cuda-driver-table: the features cuda-local and cuda-{v} are both enabled; exactly \
+                 one release may be. cuda-local takes the release from the local toolkit's headers: \
+                 depend on cuda-driver-table with default-features = false (the default enables \
+                 cuda-{DEFAULT_RELEASE}), and make sure no other crate in the build enables a \
+                 cuda-XXXXX feature (`cargo tree -e features -i cuda-driver-table` shows which does)."
+            )
+        );
+    }
     for (i, a) in all.iter().enumerate() {
         for b in &all[i + 1..] {
             let _ = writeln!(
@@ -392,19 +408,79 @@ pub const AVAILABILITY_PATH: &str = "macros/src/generated/availability.rs";
 /// The files of one release, keyed by relative path: its ABI list and its list of function
 /// records (the records themselves are in [`Records::functions_text`]).
 pub fn release_files(r: &ParsedRelease, records: &Records) -> Vec<(PathBuf, String)> {
-    let src = r.source.describe();
-    let regen = r.source.regenerate();
     let [abis, manifest] = release_paths(r.source.version());
     vec![
-        (
-            abis,
-            header(&src, &regen, "ABI versions and exported names") + &abis_text(&r.manifest),
-        ),
+        (abis, abis_file(r)),
         (
             manifest,
-            header(&src, &regen, "function manifest") + &records.manifest_text(r.source.version()),
+            header(
+                &r.source.describe(),
+                &r.source.regenerate(),
+                "function manifest",
+            ) + &records.manifest_text(r.source.version()),
         ),
     ]
+}
+
+/// A release's ABI list with its header: `abis_<release>.rs`, and a local build's `local_abis.rs`.
+fn abis_file(r: &ParsedRelease) -> String {
+    header(
+        &r.source.describe(),
+        &r.source.regenerate(),
+        "ABI versions and exported names",
+    ) + &abis_text(&r.manifest)
+}
+
+/// The runtime crate's file for a local toolkit (`cuda-local`): the release's ABI list, as
+/// `abis_<release>.rs` of a pinned release.
+pub fn local_abis_text(r: &ParsedRelease) -> String {
+    abis_file(r)
+}
+
+/// The macro crate's file for a local toolkit (`cuda-local`): what `select.rs` assembles for a
+/// pinned release (a `functions` module with the records and doc texts, a `selected` module with
+/// the release's list), from this release alone.
+pub fn local_manifest_text(r: &ParsedRelease) -> String {
+    let records = Records::collect(&[r]);
+    let version = r.source.version();
+    let indent = |text: String| {
+        text.lines()
+            .map(|l| {
+                if l.is_empty() {
+                    "\n".to_string()
+                } else {
+                    format!("    {l}\n")
+                }
+            })
+            .collect::<String>()
+    };
+    format!(
+        "{}#[allow(dead_code, non_upper_case_globals)]\nmod functions {{\n    use super::*;\n{}}}\n\n\
+         mod selected {{\n    use super::functions::*;\n    use super::*;\n    pub const RELEASE: u32 = {version};\n{}}}\n",
+        header(
+            &r.source.describe(),
+            &r.source.regenerate(),
+            "function manifest of the local toolkit",
+        ),
+        indent(records.functions_text(&[r])),
+        indent(records.manifest_text(version)),
+    )
+}
+
+/// The `sys` crate's file for a local toolkit (`cuda-local`): the release's bindings, as
+/// [`bindings_text`] gives them for this release alone, and its `RELEASE`.
+pub fn local_bindings_text(r: &ParsedRelease) -> String {
+    let mut out = header_all(
+        &[r],
+        "types, constants and PFN typedefs of the local toolkit",
+    );
+    let _ = writeln!(
+        out,
+        "/// The CUDA release of these bindings (`1000 * major + 10 * minor`).\npub const RELEASE: u32 = {};",
+        r.source.version()
+    );
+    push_items(&[r], &mut out);
+    out
 }
 
 fn lit(s: &str) -> String {
@@ -422,22 +498,6 @@ fn opt_lit(s: &Option<String>) -> String {
 /// defines, behind the features of the releases that have it (none when every release has it).
 pub fn bindings_text(releases: &[&ParsedRelease]) -> String {
     let all: Vec<u32> = releases.iter().map(|r| r.source.version()).collect();
-    // Item text -> (name, releases), in order of first appearance.
-    let mut order: Vec<&str> = Vec::new();
-    let mut seen: HashMap<&str, (&str, Vec<u32>)> = HashMap::new();
-    for r in releases {
-        for item in &r.items {
-            let entry = seen.entry(item.text.as_str()).or_insert_with(|| {
-                order.push(item.text.as_str());
-                (item.name.as_str(), Vec::new())
-            });
-            if entry.1.last() != Some(&r.source.version()) {
-                entry.1.push(r.source.version());
-            }
-        }
-    }
-    // A stable sort: the variants of one name stay in the order of the releases that brought them.
-    order.sort_by_key(|text| seen[text].0);
     let mut out = header_all(
         releases,
         "types, constants and PFN typedefs of every release",
@@ -454,6 +514,30 @@ pub fn bindings_text(releases: &[&ParsedRelease]) -> String {
             feature(*v)
         );
     }
+    push_items(releases, &mut out);
+    out
+}
+
+/// Each distinct item of these releases once, sorted by the name it defines, behind the features
+/// of the releases that have it (none when every release has it).
+fn push_items(releases: &[&ParsedRelease], out: &mut String) {
+    let all: Vec<u32> = releases.iter().map(|r| r.source.version()).collect();
+    // Item text -> (name, releases), in order of first appearance.
+    let mut order: Vec<&str> = Vec::new();
+    let mut seen: HashMap<&str, (&str, Vec<u32>)> = HashMap::new();
+    for r in releases {
+        for item in &r.items {
+            let entry = seen.entry(item.text.as_str()).or_insert_with(|| {
+                order.push(item.text.as_str());
+                (item.name.as_str(), Vec::new())
+            });
+            if entry.1.last() != Some(&r.source.version()) {
+                entry.1.push(r.source.version());
+            }
+        }
+    }
+    // A stable sort: the variants of one name stay in the order of the releases that brought them.
+    order.sort_by_key(|text| seen[text].0);
     for text in order {
         let versions = &seen[text].1;
         if versions.len() != all.len() {
@@ -462,7 +546,6 @@ pub fn bindings_text(releases: &[&ParsedRelease]) -> String {
         }
         out.push_str(text);
     }
-    out
 }
 
 /// The function records of every release, each distinct record and doc text once.

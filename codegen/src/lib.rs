@@ -9,6 +9,7 @@ pub mod add;
 pub mod doc;
 pub mod emit;
 pub mod fetch;
+pub mod local;
 pub mod manifest;
 pub mod parse;
 pub mod releases;

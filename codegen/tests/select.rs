@@ -33,13 +33,26 @@ fn the_bindings_need_exactly_one_feature_and_every_other_count_is_one_clear_erro
     let sys = &files[0].1;
     // Included only when exactly one feature is on, so two releases' items never meet.
     let gate = sys
-        .find("#[cfg(any(\n    all(feature = \"cuda-11080\", not(any(feature = \"cuda-12090\", feature = \"cuda-13000\"))),\n    all(feature = \"cuda-12090\", not(any(feature = \"cuda-11080\", feature = \"cuda-13000\"))),\n    all(feature = \"cuda-13000\", not(any(feature = \"cuda-11080\", feature = \"cuda-12090\"))),\n))]\ninclude!(\"bindings.rs\");")
+        .find("#[cfg(any(\n    all(feature = \"cuda-11080\", not(any(feature = \"cuda-12090\", feature = \"cuda-13000\", feature = \"cuda-local\"))),\n    all(feature = \"cuda-12090\", not(any(feature = \"cuda-11080\", feature = \"cuda-13000\", feature = \"cuda-local\"))),\n    all(feature = \"cuda-13000\", not(any(feature = \"cuda-11080\", feature = \"cuda-12090\", feature = \"cuda-local\"))),\n))]\ninclude!(\"bindings.rs\");")
         .is_some();
     assert!(gate, "{sys}");
     // No feature: one error that says so and names the default.
-    let none = r#"#[cfg(not(any(feature = "cuda-11080", feature = "cuda-12090", feature = "cuda-13000")))]"#;
+    // (cuda-local counts as a release: its bindings come from the build script.)
+    let none = r#"#[cfg(not(any(feature = "cuda-11080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-local")))]"#;
     let at = sys.find(none).expect("an error for no release");
     assert!(sys[at..].contains("no CUDA release feature is enabled"));
+    // cuda-local with a pinned release: an error per release that names both.
+    for v in [11080, 12090, 13000] {
+        let cfg = format!(
+            "#[cfg(all(feature = \"cuda-local\", feature = \"cuda-{v}\"))]\ncompile_error!("
+        );
+        let at = sys
+            .find(&cfg)
+            .unwrap_or_else(|| panic!("no error for cuda-local + {v}"));
+        let message = &sys[at..sys[at..].find(");").map_or(sys.len(), |e| at + e)];
+        assert!(message.contains(&format!("cuda-local and cuda-{v} are both enabled")));
+        assert!(message.contains("default-features = false"));
+    }
     // Two features: an error per pair that names both and says what a library must do.
     for (a, b) in [(11080, 12090), (11080, 13000), (12090, 13000)] {
         let cfg =

@@ -44,7 +44,11 @@ impl Function {
 
 // One `mod selected` per release, each behind its `cuda-XXXXX` feature (the newest enabled wins),
 // and an empty one when none is enabled.
+#[cfg(not(feature = "cuda-local"))]
 include!("generated/select.rs");
+// With `cuda-local`: the same two modules for the toolkit on the build machine, from build.rs.
+#[cfg(feature = "cuda-local")]
+include!(concat!(env!("OUT_DIR"), "/local_manifest.rs"));
 
 mod availability {
     include!("generated/availability.rs");

@@ -56,7 +56,11 @@ impl AbiInfo {
 }
 
 // `include!("abis_XXXXX.rs")` of the release behind its `cuda-XXXXX` feature.
+#[cfg(not(feature = "cuda-local"))]
 include!("generated/select.rs");
+// With `cuda-local`: the ABI list of the toolkit on the build machine, from build.rs.
+#[cfg(feature = "cuda-local")]
+include!(concat!(env!("OUT_DIR"), "/local_abis.rs"));
 
 /// Looks a function up by name in the selected release.
 pub fn find(name: &str) -> Option<&'static FunctionAbis> {

@@ -35,13 +35,14 @@ pub struct FunctionSpec {
 }
 
 /// Binds field `I` of a table to its function: implemented by `#[driver_table]` for the table
-/// type, once per field.
+/// type, once per field. Hidden from the docs: a table's page would list one impl per function.
 ///
 /// # Safety
 ///
 /// `Pfn` must be the `PFN_*` typedef (an `Option` of an `extern "C"` function pointer) of exactly
 /// `SPEC.abi`, and, where `SPEC.abi` has a per-thread twin, of the twin as well (the same Rust
 /// type): [`Lazy<Self, I>`](Lazy) hands out what the backend resolves for `SPEC` as a `Pfn`.
+#[doc(hidden)]
 pub unsafe trait Field<const I: usize> {
     /// The `PFN_*` typedef of the field.
     type Pfn: Copy;

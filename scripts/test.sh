@@ -85,6 +85,10 @@ CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo clippy -q -p cuda-driver-table --no-default-features --features cuda-local --all-targets -- -D warnings
 CUDA_DRIVER_TABLE_INCLUDE="$include13" CUDA_DRIVER_TABLE_EXPECT=13000 \
   cargo test -q --manifest-path tests/local/Cargo.toml --target-dir target/local
+# Its GPU test compiles (it runs on a GPU machine: tests/README.md); its own workspace is formatted.
+CUDA_DRIVER_TABLE_INCLUDE="$include13" \
+  cargo build -q --manifest-path tests/local/Cargo.toml --target-dir target/local --tests --features gpu
+cargo fmt --manifest-path tests/local/Cargo.toml --check
 
 step "Windows: the published crates compile for x86_64-pc-windows-gnu (the search plan is unit-tested above)"
 if command -v rustup >/dev/null && rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1; then

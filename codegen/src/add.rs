@@ -143,27 +143,32 @@ pub const README_START: &str =
 /// See [`README_START`].
 pub const README_END: &str = "<!-- end of supported releases -->\n";
 
+/// A release's functions, ABIs and per-thread twins, as the README's table and `summary` show them.
+pub fn counts(p: &ParsedRelease) -> (usize, usize, usize) {
+    let f = &p.manifest.functions;
+    let abis = f.values().map(|f| f.abis.len()).sum();
+    let per_thread = f
+        .values()
+        .flat_map(|f| &f.abis)
+        .filter(|a| a.per_thread.is_some())
+        .count();
+    (f.len(), abis, per_thread)
+}
+
 /// The README's table of supported releases: the wheel and the counts of each.
 pub fn readme_table(parsed: &[ParsedRelease]) -> String {
     let mut s = String::from(
         "| CUDA | wheel | functions | ABIs | per-thread twins |\n|---|---|---|---|---|\n",
     );
     for p in parsed {
-        let f = &p.manifest.functions;
-        let abis: usize = f.values().map(|f| f.abis.len()).sum();
-        let per_thread = f
-            .values()
-            .flat_map(|f| &f.abis)
-            .filter(|a| a.per_thread.is_some())
-            .count();
+        let (functions, abis, per_thread) = counts(p);
         let wheel = match &p.source {
             crate::emit::Source::Wheel(r) => format!("{} {}", r.package, r.wheel_version),
             crate::emit::Source::Local { include, .. } => format!("local ({})", include.display()),
         };
         s.push_str(&format!(
-            "| {} | {wheel} | {} | {abis} | {per_thread} |\n",
+            "| {} | {wheel} | {functions} | {abis} | {per_thread} |\n",
             release_name(p.source.version()),
-            f.len()
         ));
     }
     s

@@ -130,19 +130,13 @@ fn run() -> Result<(), String> {
             let parsed = cg::parse_releases(&selected)?;
             println!("release  functions  ABIs  per-thread");
             for p in &parsed {
-                let f = &p.manifest.functions;
-                let abis: usize = f.values().map(|f| f.abis.len()).sum();
-                let pt = f
-                    .values()
-                    .flat_map(|f| &f.abis)
-                    .filter(|a| a.per_thread.is_some())
-                    .count();
+                let (functions, abis, per_thread) = cg::add::counts(p);
                 println!(
                     "{:>7}  {:>9}  {:>4}  {:>10}",
                     p.source.version(),
-                    f.len(),
+                    functions,
                     abis,
-                    pt
+                    per_thread
                 );
             }
         }

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use libloading::Library;
 
 use crate::error::Error;
-use crate::resolve::Resolver;
+use crate::resolve::{classify, LookupResult, Resolver};
 use crate::stream::StreamMode;
 
 /// The environment variable naming the libcudart to load (runtime backend), as an absolute path
@@ -193,6 +193,26 @@ impl GetProc {
                 (rc, None, ptr)
             }
         }
+    }
+
+    /// A lookup at exactly `version` with `mode`'s flag, classified; a failing `CUresult` of the
+    /// lookup is named by `names` (the driver's `cuGetErrorName`/`cuGetErrorString`).
+    pub(crate) fn lookup(
+        self,
+        symbol: &CStr,
+        version: u32,
+        mode: StreamMode,
+        driver_version: impl FnOnce() -> Option<u32>,
+        names: impl FnOnce(u32) -> (Option<String>, Option<String>),
+    ) -> LookupResult {
+        let (rc, status, ptr) = self.call(symbol, version, mode);
+        classify(rc, status, ptr, version, driver_version, |rc| {
+            let (name, description) = names(rc as u32);
+            (
+                name.unwrap_or_else(|| "unknown CUresult".to_owned()),
+                description.unwrap_or_default(),
+            )
+        })
     }
 
     /// `name` at `version` (legacy stream) on clear success only; for the helper functions of

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use libloading::Library;
 
 use super::{BuiltIn, Env, GetProc, Loaded, Os, PfnGetProcAddress, PfnGetProcAddressV2};
-use crate::resolve::{classify, ErrorStringFns, LookupResult, Query, Resolver, Versioning};
+use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
 
 /// `CUresult cuDriverGetVersion(int*)` (ABI 2020).
@@ -52,20 +52,12 @@ unsafe impl Resolver for Driver {
                 description: "the driver backend only answers versioned lookups".to_owned(),
             };
         };
-        let (rc, status, ptr) = self.get_proc.call(symbol, version, mode);
-        classify(
-            rc,
-            status,
-            ptr,
+        self.get_proc.lookup(
+            symbol,
             version,
+            mode,
             || self.driver_version(),
-            |rc| {
-                let (name, description) = self.error_strings(rc as u32);
-                (
-                    name.unwrap_or_else(|| "unknown CUresult".to_owned()),
-                    description.unwrap_or_default(),
-                )
-            },
+            |code| self.error_strings(code),
         )
     }
 

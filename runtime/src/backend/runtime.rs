@@ -279,21 +279,13 @@ unsafe impl Resolver for Runtime {
                         ),
                     };
                 };
-                let (rc, status, ptr) = g.call(symbol, v, mode);
-                classify(
-                    rc,
-                    status,
-                    ptr,
+                // The driver's CUresult, named by the driver's own functions.
+                g.lookup(
+                    symbol,
                     v,
+                    mode,
                     || self.driver_version(),
-                    |rc| {
-                        // The driver's CUresult, named by the driver's own functions.
-                        let (name, description) = self.cu_errors_of(rc as u32);
-                        (
-                            name.unwrap_or_else(|| "unknown CUresult".to_owned()),
-                            description.unwrap_or_default(),
-                        )
-                    },
+                    |code| self.cu_errors_of(code),
                 )
             }
             (EntryPoint::Unversioned(f), Query::Unversioned) => match self.runtime_version() {

@@ -29,8 +29,9 @@ fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
     move |k| map.get(k).cloned()
 }
 
-fn search<L: BuiltIn>(pairs: &[(&str, &str)]) -> (Vec<PathBuf>, Vec<(String, String)>) {
-    match plan::<L>(Os::Unix, &env_of(pairs)) {
+/// The search `L` plans on `os` in the environment `pairs`: `(candidates, skipped)`.
+fn search<L: BuiltIn>(os: Os, pairs: &[(&str, &str)]) -> (Vec<PathBuf>, Vec<(String, String)>) {
+    match plan::<L>(os, &env_of(pairs)) {
         Plan::Search {
             candidates,
             skipped,
@@ -53,7 +54,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn runtime_search_without_environment_uses_loader_names_newest_first() {
-    let (candidates, skipped) = search::<Runtime>(&[]);
+    let (candidates, skipped) = search::<Runtime>(Os::Unix, &[]);
     assert_eq!(
         candidates,
         paths(&["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"])
@@ -63,10 +64,13 @@ fn runtime_search_without_environment_uses_loader_names_newest_first() {
 
 #[test]
 fn runtime_search_order_with_toolkit_variables() {
-    let (candidates, skipped) = search::<Runtime>(&[
-        ("CUDA_PATH", "/opt/cuda"),
-        ("CUDA_HOME", "/opt/cuda"), // the same folder: not tried twice
-    ]);
+    let (candidates, skipped) = search::<Runtime>(
+        Os::Unix,
+        &[
+            ("CUDA_PATH", "/opt/cuda"),
+            ("CUDA_HOME", "/opt/cuda"), // the same folder: not tried twice
+        ],
+    );
     assert_eq!(
         candidates,
         paths(&[
@@ -87,7 +91,7 @@ fn runtime_search_order_with_toolkit_variables() {
 #[test]
 fn relative_variables_are_skipped_never_joined() {
     let (candidates, skipped) =
-        search::<Runtime>(&[("CUDA_PATH", "cuda"), ("VIRTUAL_ENV", ".venv")]);
+        search::<Runtime>(Os::Unix, &[("CUDA_PATH", "cuda"), ("VIRTUAL_ENV", ".venv")]);
     assert!(candidates.iter().all(|c| c.components().count() == 1));
     assert_eq!(
         skipped,
@@ -106,36 +110,32 @@ fn relative_variables_are_skipped_never_joined() {
 
 #[test]
 fn driver_search_is_libcuda_so_1_only() {
-    let (candidates, _) = search::<Driver>(&[
-        ("CUDA_PATH", "/usr/local/cuda"),
-        ("CUDA_HOME", "/usr/local/cuda"),
-    ]);
+    let (candidates, _) = search::<Driver>(
+        Os::Unix,
+        &[
+            ("CUDA_PATH", "/usr/local/cuda"),
+            ("CUDA_HOME", "/usr/local/cuda"),
+        ],
+    );
     assert_eq!(candidates, paths(&["libcuda.so.1"]));
-}
-
-fn windows_search<L: BuiltIn>(pairs: &[(&str, &str)]) -> (Vec<PathBuf>, Vec<(String, String)>) {
-    match plan::<L>(Os::Windows, &env_of(pairs)) {
-        Plan::Search {
-            candidates,
-            skipped,
-        } => (candidates, skipped),
-        other => panic!("expected a search, got {other:?}"),
-    }
 }
 
 /// The Windows plan (tested here on any system): the toolkit's `bin\x64` (13.x) and `bin`, the
 /// DLL names newest first, then the pip wheel layouts under `Lib\site-packages`.
 #[test]
 fn windows_runtime_search_order() {
-    let (candidates, skipped) = windows_search::<Runtime>(&[
-        (
-            "CUDA_PATH",
-            r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0\",
-        ),
-        ("VIRTUAL_ENV", r"D:\venv"),
-        ("CUDA_HOME", r"relative\cuda"),
-        ("CONDA_PREFIX", "C:relative"),
-    ]);
+    let (candidates, skipped) = search::<Runtime>(
+        Os::Windows,
+        &[
+            (
+                "CUDA_PATH",
+                r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0\",
+            ),
+            ("VIRTUAL_ENV", r"D:\venv"),
+            ("CUDA_HOME", r"relative\cuda"),
+            ("CONDA_PREFIX", "C:relative"),
+        ],
+    );
     let toolkit = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0";
     let mut expected = Vec::new();
     for dir in [r"bin\x64", "bin"] {
@@ -163,7 +163,7 @@ fn windows_runtime_search_order() {
 
 #[test]
 fn windows_driver_search_is_nvcuda_dll_only() {
-    let (candidates, _) = windows_search::<Driver>(&[("CUDA_PATH", r"C:\CUDA")]);
+    let (candidates, _) = search::<Driver>(Os::Windows, &[("CUDA_PATH", r"C:\CUDA")]);
     assert_eq!(candidates, paths(&["nvcuda.dll"]));
 }
 
@@ -264,7 +264,7 @@ fn python_environment_layouts_come_last_newest_python_first() {
         std::fs::create_dir_all(venv.join("lib").join(py).join("site-packages")).unwrap();
     }
     let v = venv.to_str().unwrap();
-    let (candidates, _) = search::<Runtime>(&[("VIRTUAL_ENV", v)]);
+    let (candidates, _) = search::<Runtime>(Os::Unix, &[("VIRTUAL_ENV", v)]);
     let site = |py: &str, rest: &str| venv.join("lib").join(py).join("site-packages").join(rest);
     assert_eq!(
         candidates,

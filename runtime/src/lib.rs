@@ -45,6 +45,7 @@ mod abi_history;
 mod backend;
 mod config;
 mod error;
+mod ffi;
 mod library;
 mod resolve;
 mod stream;

@@ -191,3 +191,39 @@ fn per_thread_mode_asks_for_the_per_thread_abi_only_where_there_is_one() {
         [(Query::ByVersion(7000), StreamMode::PerThread)]
     );
 }
+
+static FAKE_RACED: FakeDriver = FakeDriver::new();
+
+#[test]
+fn threads_racing_the_first_calls_all_get_the_one_function_and_each_its_error() {
+    static RACED: PartlyKnown = PartlyKnown::with_config(Config::custom(&FAKE_RACED));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let mut v = 0;
+                // SAFETY: `v` is a valid place for the version.
+                unsafe { RACED.cuDriverGetVersion(&mut v) }.expect("resolves and succeeds");
+                // SAFETY: cuInit takes a plain integer.
+                let failed = unsafe { RACED.cuInit(7) }.expect_err("the fake fails non-zero flags");
+                let mut device = 0;
+                // SAFETY: `device` is a valid place for the device.
+                let unresolved = unsafe { RACED.cuDeviceGet(&mut device, 0) }
+                    .expect_err("the fake does not know cuDeviceGet");
+                let f = RACED.pfn_cuDriverGetVersion().expect("resolved");
+                (v, f as usize, failed.code(), unresolved.to_string())
+            })
+        })
+        .collect();
+    for thread in threads {
+        let (v, f, code, unresolved) = thread.join().expect("no panic");
+        assert_eq!(v, 13_000);
+        assert_eq!(f, fake_driver_get_version as *const () as usize);
+        assert_eq!(code, Some(1));
+        assert!(unresolved.contains("cuDeviceGet"), "{unresolved}");
+    }
+    // A function that failed to resolve is asked again on its next call; one that resolved is
+    // asked at most once per racing thread, and never after.
+    assert_eq!(requests_of(&FAKE_RACED, "cuDeviceGet").len(), 4);
+    let asked = requests_of(&FAKE_RACED, "cuDriverGetVersion").len();
+    assert!((1..=4).contains(&asked), "{asked}");
+}

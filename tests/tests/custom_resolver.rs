@@ -124,9 +124,18 @@ fn a_generated_method_calls_the_resolved_function_with_the_arguments() {
     // SAFETY: as above.
     unsafe { KNOWN.cuDriverGetVersion(&mut v) }.expect("still fine");
     assert_eq!(requests_of(&FAKE, "cuDriverGetVersion").len(), 1);
-    // The raw accessor hands out the same function.
+    // The raw accessor hands out the same function: the stored pointer, which calls the fake.
+    // (Compared with the table's own pointer, not with `fake_driver_get_version as usize`: under
+    // Miri two casts of one function may give two addresses.)
     let f = KNOWN.pfn_cuDriverGetVersion().expect("resolved");
-    assert_eq!(f as usize, fake_driver_get_version as *const () as usize);
+    let stored = KNOWN
+        .raw_pointer("cuDriverGetVersion")
+        .expect("in the table");
+    assert_eq!(f as usize, stored.expect("resolved").as_ptr() as usize);
+    v = 0;
+    // SAFETY: as above.
+    assert_eq!(unsafe { f(&mut v) }, sys::CUresult::CUDA_SUCCESS);
+    assert_eq!(v, 13_000);
 }
 
 #[test]
@@ -214,10 +223,16 @@ fn threads_racing_the_first_calls_all_get_the_one_function_and_each_its_error() 
             })
         })
         .collect();
+    let stored = RACED
+        .raw_pointer("cuDriverGetVersion")
+        .expect("in the table")
+        .expect("resolved")
+        .as_ptr() as usize;
     for thread in threads {
         let (v, f, code, unresolved) = thread.join().expect("no panic");
         assert_eq!(v, 13_000);
-        assert_eq!(f, fake_driver_get_version as *const () as usize);
+        // Every thread got the one pointer stored first.
+        assert_eq!(f, stored);
         assert_eq!(code, Some(1));
         assert!(unresolved.contains("cuDeviceGet"), "{unresolved}");
     }

@@ -319,13 +319,7 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
             sys,
             "#[cfg(all({LOCAL_FEATURE}, {}))]\ncompile_error!({:?});",
             feature(*v),
-            format!(
-                "cuda-driver-table: the features cuda-local and cuda-{v} are both enabled; exactly \
-                 one release may be. cuda-local takes the release from the local toolkit's headers: \
-                 depend on cuda-driver-table with default-features = false (the default enables \
-                 cuda-{DEFAULT_RELEASE}), and make sure no other crate in the build enables a \
-                 cuda-XXXXX feature (`cargo tree -e features -i cuda-driver-table` shows which does)."
-            )
+            format!("cuda-driver-table: {}", local_conflict_message(&[*v]))
         );
     }
     for (i, a) in all.iter().enumerate() {
@@ -335,14 +329,7 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
                 "#[cfg(all({}, {}))]\ncompile_error!({:?});",
                 feature(*a),
                 feature(*b),
-                format!(
-                    "cuda-driver-table: the CUDA release features cuda-{a} and cuda-{b} are both \
-                     enabled; exactly one may be. To pick a release other than the default \
-                     cuda-{DEFAULT_RELEASE}, depend on cuda-driver-table with default-features = false. \
-                     Cargo enables every feature that any crate in the build asks for: a library \
-                     that depends on cuda-driver-table must set default-features = false and leave \
-                     the release to the application."
-                )
+                format!("cuda-driver-table: {}", releases_conflict_message(*a, *b))
             );
         }
     }
@@ -371,6 +358,55 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
         (PathBuf::from(SELECT_PATHS[1]), runtime),
         (PathBuf::from(SELECT_PATHS[2]), macros),
     ]
+}
+
+/// What a build with `cuda-local` and the release features `enabled` is told: the features it
+/// has, which one to drop, and how to find who enables it. Only features the build has are named.
+/// The build scripts say it before looking for headers (`local.rs`); `select.rs` says it too.
+pub fn local_conflict_message(enabled: &[u32]) -> String {
+    let and = |names: &[String]| match names {
+        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    };
+    let mut names: Vec<String> = enabled.iter().map(|v| format!("cuda-{v}")).collect();
+    let releases = and(&names);
+    names.insert(0, "cuda-local".to_string());
+    let all = and(&names);
+    let default = if enabled.contains(&DEFAULT_RELEASE) {
+        format!(
+            " cuda-{DEFAULT_RELEASE} is the default feature of cuda-driver-table: depend on it with \
+             default-features = false."
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "the features {all} are enabled together, and a build takes exactly one \
+         release: cuda-local takes it from the local toolkit's headers, {releases} from the \
+         bindings the crate ships. Keep one.{default} Cargo enables every feature that any crate in the \
+         build asks for: `cargo tree -e features -i cuda-driver-table` shows which crate enables \
+         {releases}."
+    )
+}
+
+/// What a build with the release features `a` and `b` is told. Only features the build has are
+/// named.
+fn releases_conflict_message(a: u32, b: u32) -> String {
+    let default = if [a, b].contains(&DEFAULT_RELEASE) {
+        format!(
+            " cuda-{DEFAULT_RELEASE} is the default feature: to pick the other, depend on \
+             cuda-driver-table with default-features = false."
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "the CUDA release features cuda-{a} and cuda-{b} are both enabled; exactly one may be.\
+         {default} Cargo enables every feature that any crate in the build asks for: a library \
+         that depends on cuda-driver-table must set default-features = false and leave the release \
+         to the application (`cargo tree -e features -i cuda-driver-table` shows which crate \
+         enables which)."
+    )
 }
 
 /// The `cuda-XXXXX` features a crate's `Cargo.toml` text declares (lines `cuda-NNNNN = [...]`).

@@ -5,12 +5,13 @@
 //! from the first of `$CUDA_PATH/include` and `/usr/local/cuda/include` that holds `cuda.h` and
 //! `cudaTypedefs.h`; the release number is `CUDA_VERSION` of that `cuda.h`. A release feature
 //! enabled with `cuda-local` is reported before anything is searched. The headers go through
-//! exactly the code that generates the committed releases ([`emit::parse_release`] with a
+//! exactly the code that generates the committed releases ([`pipeline::parse_release`] with a
 //! [`Source::Local`]), and each crate gets the per-release text the committed files give a pinned
 //! release, for this one release alone, written into its `OUT_DIR` (nothing in the source tree
 //! changes).
 
-use crate::emit::{self, ParsedRelease, Source};
+use crate::emit;
+use crate::pipeline::{self, ParsedRelease, Source};
 use crate::releases::RELEASES;
 use std::path::{Path, PathBuf};
 
@@ -200,7 +201,7 @@ pub fn check_libclang() -> Result<(), String> {
 pub fn parse(include: &Path) -> Result<ParsedRelease, String> {
     let version = header_version(include)?;
     check_libclang()?;
-    emit::parse_release(
+    pipeline::parse_release(
         Source::Local {
             version,
             include: include.to_path_buf(),

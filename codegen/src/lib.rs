@@ -111,10 +111,17 @@ pub fn readme(root: &Path, parsed: &[ParsedRelease]) -> Result<String, String> {
     add::replace_readme_table(&text, &add::readme_table(parsed))
 }
 
-/// Writes the README under `root` with its table of supported releases made from `parsed`.
-pub fn write_readme(root: &Path, parsed: &[ParsedRelease]) -> Result<(), String> {
+/// Writes the README under `root` with its table of supported releases made from `parsed`, and
+/// returns `true`; returns `false` when `root` has no README.md (a folder the files are generated
+/// into to be measured or compared, not a workspace), which is left so.
+pub fn write_readme(root: &Path, parsed: &[ParsedRelease]) -> Result<bool, String> {
+    if !root.join("README.md").exists() {
+        return Ok(false);
+    }
     let text = readme(root, parsed)?;
-    std::fs::write(root.join("README.md"), text).map_err(|e| format!("cannot write README.md: {e}"))
+    std::fs::write(root.join("README.md"), text)
+        .map_err(|e| format!("cannot write README.md: {e}"))?;
+    Ok(true)
 }
 
 /// Compares freshly generated files, and the README's table of the releases `parsed`, with those

@@ -27,7 +27,8 @@ options:
   --release R       only this release (12.9 or 12090), for fetch and summary; may repeat
   --include DIR     add a local toolkit's include folder to generate (with --version)
   --version N       the CUDA version of --include, as 1000*major+10*minor (13060)
-  --root DIR        workspace root to write to or check against (default: this workspace)
+  --root DIR        workspace root to write to or check against (default: this workspace); generate
+                    writes into any folder, the README's table only where DIR has a README.md
 ";
 
 struct Args {
@@ -157,7 +158,12 @@ fn run() -> Result<(), String> {
             let files = cg::files(&parsed);
             if args.command == "generate" {
                 cg::write(&args.root, &files)?;
-                cg::write_readme(&args.root, &parsed)?;
+                if !cg::write_readme(&args.root, &parsed)? {
+                    eprintln!(
+                        "{} has no README.md: its table of supported releases is not written",
+                        args.root.display()
+                    );
+                }
                 eprintln!(
                     "generated {} files for {} release(s) in {:.1} s",
                     files.len(),

@@ -34,12 +34,16 @@ pub fn version_of_wheel(wheel_version: &str) -> Result<u32, String> {
     }
 }
 
-/// `CUDA_VERSION` as `cuda.h` defines it (`#define CUDA_VERSION 13000`).
+/// `CUDA_VERSION` as `cuda.h` defines it (`#define CUDA_VERSION 13000`, or `# define ...`).
 pub fn cuda_h_version(cuda_h: &str) -> Option<u32> {
     cuda_h.lines().find_map(|line| {
-        let rest = line.trim().strip_prefix("#define")?.trim_start();
-        let value = rest.strip_prefix("CUDA_VERSION")?;
-        value.trim().parse().ok()
+        let rest = line.trim().strip_prefix('#')?.trim_start();
+        let rest = rest.strip_prefix("define")?;
+        rest.trim()
+            .strip_prefix("CUDA_VERSION")?
+            .trim()
+            .parse()
+            .ok()
     })
 }
 
@@ -313,6 +317,10 @@ mod tests {
             Some(13000)
         );
         assert_eq!(cuda_h_version("#define CUDA_VERSIONS 1\n"), None);
+        assert_eq!(
+            cuda_h_version("#  define CUDA_VERSION 12090\n"),
+            Some(12090)
+        );
     }
 
     #[test]

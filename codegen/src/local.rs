@@ -161,23 +161,12 @@ pub fn header_version(include: &Path) -> Result<u32, String> {
     let path = include.join("cuda.h");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    text.lines()
-        .filter_map(|l| {
-            let rest = l.trim().strip_prefix('#')?.trim_start();
-            let rest = rest.strip_prefix("define")?;
-            rest.trim()
-                .strip_prefix("CUDA_VERSION")?
-                .trim()
-                .parse()
-                .ok()
-        })
-        .next()
-        .ok_or_else(|| {
-            format!(
-                "{} has no `#define CUDA_VERSION <number>`: is it the CUDA driver API header?",
-                path.display()
-            )
-        })
+    crate::add::cuda_h_version(&text).ok_or_else(|| {
+        format!(
+            "{} has no `#define CUDA_VERSION <number>`: is it the CUDA driver API header?",
+            path.display()
+        )
+    })
 }
 
 /// Loads libclang as bindgen will, so that a missing one is an error saying what to install

@@ -47,6 +47,10 @@ export CUDA_DRIVER_TABLE_TEST_CUDART_DIR="$cache/cudart"
 # The three crates users download.
 published=(-p cuda-driver-table-sys -p cuda-driver-table-macros -p cuda-driver-table)
 
+# Cargo's target folder (`target/`, or CARGO_TARGET_DIR, or build.target-dir), for the files this
+# script reads from it and the separate builds it puts in it.
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+
 step "build"
 cargo build --workspace --all-targets
 
@@ -84,10 +88,10 @@ fi
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo clippy -q -p cuda-driver-table --no-default-features --features cuda-local --all-targets -- -D warnings
 CUDA_DRIVER_TABLE_INCLUDE="$include13" CUDA_DRIVER_TABLE_EXPECT=13000 \
-  cargo test -q --manifest-path tests/local/Cargo.toml --target-dir target/local
+  cargo test -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local"
 # Its GPU test compiles (it runs on a GPU machine: tests/README.md); its own workspace is formatted.
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
-  cargo build -q --manifest-path tests/local/Cargo.toml --target-dir target/local --tests --features gpu
+  cargo build -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local" --tests --features gpu
 cargo fmt --manifest-path tests/local/Cargo.toml --check
 
 step "Windows: the published crates compile for x86_64-pc-windows-gnu (the search plan is unit-tested above)"
@@ -124,8 +128,8 @@ step "the published crates package, verify and pass a publish dry run, the three
 # is published too: it is the build-dependency of the three under their cuda-local feature.
 cargo package -q "${published[@]}" -p cuda-driver-table-codegen --allow-dirty
 cargo publish -q --dry-run "${published[@]}" -p cuda-driver-table-codegen --allow-dirty
-ls -l target/package/cuda-driver-table-codegen-*.crate
-crates=(target/package/cuda-driver-table-sys-*.crate target/package/cuda-driver-table-macros-*.crate target/package/cuda-driver-table-[0-9]*.crate)
+ls -l "$target"/package/cuda-driver-table-codegen-*.crate
+crates=("$target"/package/cuda-driver-table-sys-*.crate "$target"/package/cuda-driver-table-macros-*.crate "$target"/package/cuda-driver-table-[0-9]*.crate)
 total=$(cat "${crates[@]}" | wc -c)
 ls -l "${crates[@]}"
 echo "together: $total bytes"
@@ -134,7 +138,7 @@ echo "together: $total bytes"
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 step "the published crates (and the codegen, their cuda-local build-dependency) build with their rust-version, Rust $msrv"
 if command -v rustup >/dev/null && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
-  cargo +"$msrv" check -q "${published[@]}" -p cuda-driver-table-codegen --target-dir target/msrv
+  cargo +"$msrv" check -q "${published[@]}" -p cuda-driver-table-codegen --target-dir "$target/msrv"
   echo "Rust $msrv: ok"
 else
   echo "rustup cannot install Rust $msrv on this machine: the rust-version check is skipped"

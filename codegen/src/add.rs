@@ -2,12 +2,14 @@
 //! (`releases.rs`), the `cuda-XXXXX` features of the three crates, and the README's table of
 //! supported releases (a block between markers that `generate` writes and `check` compares).
 //!
-//! The `add-release` command fetches the wheel, checks its `CUDA_VERSION`, applies these edits and
-//! runs `generate` with the new table. Each edit is a pure function of the file's text, so that a
-//! test can remove a pinned release from copies of the files and add it back.
+//! The `add-release` command ([`add_release`]) fetches the wheel, checks its `CUDA_VERSION`,
+//! applies these edits and runs `generate` with the new table. Each edit is a pure function of the
+//! file's text, so that a test can remove a pinned release from copies of the files and add it
+//! back.
 
-use crate::emit::ParsedRelease;
-use crate::releases::release_name;
+use crate::pipeline::{ParsedRelease, Source};
+use crate::releases::{release_name, Release, RELEASES};
+use std::path::Path;
 
 /// The PyPI package that carries the runtime headers of CUDA `major`, as named in `releases.rs`
 /// (the constant) and on PyPI.
@@ -32,12 +34,16 @@ pub fn version_of_wheel(wheel_version: &str) -> Result<u32, String> {
     }
 }
 
-/// `CUDA_VERSION` as `cuda.h` defines it (`#define CUDA_VERSION 13000`).
+/// `CUDA_VERSION` as `cuda.h` defines it (`#define CUDA_VERSION 13000`, or `# define ...`).
 pub fn cuda_h_version(cuda_h: &str) -> Option<u32> {
     cuda_h.lines().find_map(|line| {
-        let rest = line.trim().strip_prefix("#define")?.trim_start();
-        let value = rest.strip_prefix("CUDA_VERSION")?;
-        value.trim().parse().ok()
+        let rest = line.trim().strip_prefix('#')?.trim_start();
+        let rest = rest.strip_prefix("define")?;
+        rest.trim()
+            .strip_prefix("CUDA_VERSION")?
+            .trim()
+            .parse()
+            .ok()
     })
 }
 
@@ -163,8 +169,8 @@ pub fn readme_table(parsed: &[ParsedRelease]) -> String {
     for p in parsed {
         let (functions, abis, per_thread) = counts(p);
         let wheel = match &p.source {
-            crate::emit::Source::Wheel(r) => format!("{} {}", r.package, r.wheel_version),
-            crate::emit::Source::Local { include, .. } => format!("local ({})", include.display()),
+            Source::Wheel(r) => format!("{} {}", r.package, r.wheel_version),
+            Source::Local { include, .. } => format!("local ({})", include.display()),
         };
         s.push_str(&format!(
             "| {} | {wheel} | {functions} | {abis} | {per_thread} |\n",
@@ -185,6 +191,85 @@ pub fn replace_readme_table(readme: &str, table: &str) -> Result<String, String>
             .find(README_END)
             .ok_or("the README's supported-releases block is not closed")?;
     Ok(format!("{}{table}{}", &readme[..start], &readme[end..]))
+}
+
+/// Fetches the wheel, checks its `cuda.h`, edits the release table, the features and (through
+/// `generate`, run again so that it is built with the new table) every generated file and the
+/// README.
+pub fn add_release(root: &Path, wheel: &str) -> Result<(), String> {
+    let version = version_of_wheel(wheel)?;
+    let (_, package) = package_for(version / 1000).ok_or_else(|| {
+        format!(
+            "no runtime wheel is known for CUDA {}",
+            release_name(version)
+        )
+    })?;
+    if RELEASES.iter().any(|r| r.version == version) {
+        return Err(format!(
+            "{} is pinned in releases.rs already",
+            release_name(version)
+        ));
+    }
+    // A `Release` names its wheel with a `'static` string, as the table does; this one lives
+    // until the process ends.
+    let release = Release {
+        version,
+        package,
+        wheel_version: Box::leak(wheel.to_owned().into_boxed_str()),
+    };
+    let unpacked = crate::fetch::fetch(&release)?;
+    let cuda_h = unpacked.include.join("cuda.h");
+    let text = std::fs::read_to_string(&cuda_h)
+        .map_err(|e| format!("cannot read {}: {e}", cuda_h.display()))?;
+    match cuda_h_version(&text) {
+        Some(v) if v == version => {}
+        other => {
+            return Err(format!(
+                "{} says CUDA_VERSION {other:?}, but the wheel version {wheel} means {version}",
+                cuda_h.display()
+            ))
+        }
+    }
+    let edit = |rel: &str, f: &dyn Fn(&str) -> Result<String, String>| -> Result<(), String> {
+        let path = root.join(rel);
+        let old = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let new = f(&old).map_err(|e| format!("{rel}: {e}"))?;
+        std::fs::write(&path, new).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("edited {rel}");
+        Ok(())
+    };
+    edit("codegen/src/releases.rs", &|t| {
+        insert_release(t, version, wheel)
+    })?;
+    for manifest in crate::emit::FEATURE_MANIFESTS {
+        edit(manifest, &|t| insert_feature(t, version))?;
+    }
+    // `generate` again, compiled with the edited table.
+    let status =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args([
+                "run",
+                "-q",
+                "-p",
+                "cuda-driver-table-codegen",
+                "--release",
+                "--",
+                "generate",
+            ])
+            .current_dir(root)
+            .status()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "generate failed ({status}); the edits above are in place"
+        ));
+    }
+    println!(
+        "added CUDA {}: review `git diff`, then run `bash scripts/test.sh`",
+        release_name(version)
+    );
+    Ok(())
 }
 
 #[cfg(test)]
@@ -232,6 +317,10 @@ mod tests {
             Some(13000)
         );
         assert_eq!(cuda_h_version("#define CUDA_VERSIONS 1\n"), None);
+        assert_eq!(
+            cuda_h_version("#  define CUDA_VERSION 12090\n"),
+            Some(12090)
+        );
     }
 
     #[test]

@@ -9,177 +9,42 @@
 //! cannot see that two 500 KB files are nearly the same.
 
 use crate::manifest::{Function, Manifest};
-use crate::parse::{self, BINDGEN_VERSION, CLANG_DEFINES};
-use crate::releases::{release_name, Release, DEFAULT_RELEASE};
+use crate::parse::{BINDGEN_VERSION, CLANG_DEFINES};
+use crate::pipeline::{ParsedRelease, Source};
+use crate::releases::{release_name, DEFAULT_RELEASE};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The command that regenerates every committed file.
 pub const REGENERATE: &str = "cargo run -p cuda-driver-table-codegen --release -- generate";
 
-/// Where a release's headers come from.
-#[derive(Clone, Debug)]
-pub enum Source {
-    /// A pinned public wheel (see `releases.rs`).
-    Wheel(Release),
-    /// A local toolkit's include folder, for a release not pinned yet.
-    Local { version: u32, include: PathBuf },
-}
-
-impl Source {
-    pub fn version(&self) -> u32 {
-        match self {
-            Source::Wheel(r) => r.version,
-            Source::Local { version, .. } => *version,
-        }
-    }
-
-    fn describe(&self) -> String {
-        let name = release_name(self.version());
-        match self {
-            Source::Wheel(r) => format!(
-                "CUDA {name} cuda.h + cudaTypedefs.h from the wheel {}",
-                r.requirement()
-            ),
-            Source::Local { include, .. } => {
-                format!(
-                    "CUDA {name} cuda.h + cudaTypedefs.h from {}",
-                    include.display()
-                )
-            }
-        }
-    }
-
-    fn regenerate(&self) -> String {
-        match self {
-            Source::Wheel(_) => REGENERATE.to_string(),
-            Source::Local { version, include } => format!(
-                "cargo run -p cuda-driver-table-codegen --release -- generate --include {} --version {version}",
+/// The input line of a file's header: the release and where its headers came from.
+fn describe(source: &Source) -> String {
+    let name = release_name(source.version());
+    match source {
+        Source::Wheel(r) => format!(
+            "CUDA {name} cuda.h + cudaTypedefs.h from the wheel {}",
+            r.requirement()
+        ),
+        Source::Local { include, .. } => {
+            format!(
+                "CUDA {name} cuda.h + cudaTypedefs.h from {}",
                 include.display()
-            ),
+            )
         }
     }
 }
 
-/// One release, parsed.
-pub struct ParsedRelease {
-    pub source: Source,
-    /// The bindings, formatted (bindgen's output less its `extern` blocks).
-    pub bindings: String,
-    /// The same bindings item by item, each formatted on its own, in bindgen's order.
-    pub items: Vec<BindingItem>,
-    /// Every name a doc comment may refer to with `::Name`, with its path below `sys`
-    /// (`CUDA_SUCCESS` -> `cudaError_enum::CUDA_SUCCESS`, `CUfunction` -> `CUfunction`).
-    pub sys_paths: BTreeMap<String, String>,
-    pub manifest: Manifest,
-}
-
-/// One item of the bindings: the name it defines or implements, and its formatted text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BindingItem {
-    pub name: String,
-    pub text: String,
-}
-
-/// Runs bindgen over the release's headers and builds its manifest.
-pub fn parse_release(source: Source, include: &Path) -> Result<ParsedRelease, String> {
-    let raw = parse::run_bindgen(include)?;
-    let mut generated = parse::split(&raw)?;
-    let documented = parse::documented_decls(include)?;
-    let docs: std::collections::HashMap<&str, &str> = documented
-        .iter()
-        .filter_map(|d| Some((d.name.as_str(), d.doc.as_deref()?)))
-        .collect();
-    for decl in &mut generated.decls {
-        if decl.doc.is_none() {
-            decl.doc = docs.get(decl.name.as_str()).map(|d| d.to_string());
-        }
+/// The command that regenerates a file made from `source`.
+fn regenerate(source: &Source) -> String {
+    match source {
+        Source::Wheel(_) => REGENERATE.to_string(),
+        Source::Local { version, include } => format!(
+            "cargo run -p cuda-driver-table-codegen --release -- generate --include {} --version {version}",
+            include.display()
+        ),
     }
-    let manifest = crate::manifest::build(&generated)?;
-    let items = generated
-        .bindings
-        .items
-        .iter()
-        .map(|item| BindingItem {
-            name: item_name(item),
-            text: prettyplease::unparse(&syn::File {
-                shebang: None,
-                attrs: Vec::new(),
-                items: vec![item.clone()],
-            }),
-        })
-        .collect();
-    Ok(ParsedRelease {
-        source,
-        bindings: prettyplease::unparse(&generated.bindings),
-        items,
-        sys_paths: sys_paths(&generated.bindings),
-        manifest,
-    })
-}
-
-/// The name an item defines (`impl X` and `impl Trait for X` count as `X`, `use a as b` as `b`).
-fn item_name(item: &syn::Item) -> String {
-    fn type_name(ty: &syn::Type) -> String {
-        match ty {
-            syn::Type::Path(p) => p
-                .path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default(),
-            other => parse::tokens_text(other),
-        }
-    }
-    fn use_name(tree: &syn::UseTree) -> String {
-        match tree {
-            syn::UseTree::Path(p) => use_name(&p.tree),
-            syn::UseTree::Name(n) => n.ident.to_string(),
-            syn::UseTree::Rename(r) => r.rename.to_string(),
-            syn::UseTree::Glob(_) => "*".to_string(),
-            syn::UseTree::Group(g) => g.items.first().map(use_name).unwrap_or_default(),
-        }
-    }
-    match item {
-        syn::Item::Const(i) => i.ident.to_string(),
-        syn::Item::Enum(i) => i.ident.to_string(),
-        syn::Item::Static(i) => i.ident.to_string(),
-        syn::Item::Struct(i) => i.ident.to_string(),
-        syn::Item::Type(i) => i.ident.to_string(),
-        syn::Item::Union(i) => i.ident.to_string(),
-        syn::Item::Fn(i) => i.sig.ident.to_string(),
-        syn::Item::Impl(i) => type_name(&i.self_ty),
-        syn::Item::Use(i) => use_name(&i.tree),
-        other => parse::tokens_text(other),
-    }
-}
-
-/// What doc links can point at: every item's name, and the associated constants of the newtype
-/// enums (`CUDA_SUCCESS` of `cudaError_enum`) where no item has that name.
-fn sys_paths(bindings: &syn::File) -> BTreeMap<String, String> {
-    let mut paths = BTreeMap::new();
-    for item in &bindings.items {
-        if !matches!(item, syn::Item::Impl(_)) {
-            let name = item_name(item);
-            paths.insert(name.clone(), name);
-        }
-    }
-    for item in &bindings.items {
-        let syn::Item::Impl(i) = item else { continue };
-        if i.trait_.is_some() {
-            continue;
-        }
-        let ty = item_name(item);
-        for member in &i.items {
-            if let syn::ImplItem::Const(c) = member {
-                paths
-                    .entry(c.ident.to_string())
-                    .or_insert_with(|| format!("{ty}::{}", c.ident));
-            }
-        }
-    }
-    paths
 }
 
 fn header(source_line: &str, regenerate: &str, what: &str) -> String {
@@ -198,12 +63,12 @@ fn header_all(releases: &[&ParsedRelease], what: &str) -> String {
         "// @generated by cuda-driver-table-codegen: {what}. Do not edit by hand.\n// Input:\n"
     );
     for r in releases {
-        let _ = writeln!(out, "//   {}", r.source.describe());
+        let _ = writeln!(out, "//   {}", describe(&r.source));
     }
     let regenerate = releases
         .iter()
         .find(|r| matches!(r.source, Source::Local { .. }))
-        .map_or_else(|| REGENERATE.to_string(), |r| r.source.regenerate());
+        .map_or_else(|| REGENERATE.to_string(), |r| regenerate(&r.source));
     let _ = write!(
         out,
         "// Parsed by bindgen {BINDGEN_VERSION} with {}.\n// Regenerate: {regenerate}\n\n",
@@ -319,13 +184,7 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
             sys,
             "#[cfg(all({LOCAL_FEATURE}, {}))]\ncompile_error!({:?});",
             feature(*v),
-            format!(
-                "cuda-driver-table: the features cuda-local and cuda-{v} are both enabled; exactly \
-                 one release may be. cuda-local takes the release from the local toolkit's headers: \
-                 depend on cuda-driver-table with default-features = false (the default enables \
-                 cuda-{DEFAULT_RELEASE}), and make sure no other crate in the build enables a \
-                 cuda-XXXXX feature (`cargo tree -e features -i cuda-driver-table` shows which does)."
-            )
+            format!("cuda-driver-table: {}", local_conflict_message(&[*v]))
         );
     }
     for (i, a) in all.iter().enumerate() {
@@ -335,14 +194,7 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
                 "#[cfg(all({}, {}))]\ncompile_error!({:?});",
                 feature(*a),
                 feature(*b),
-                format!(
-                    "cuda-driver-table: the CUDA release features cuda-{a} and cuda-{b} are both \
-                     enabled; exactly one may be. To pick a release other than the default \
-                     cuda-{DEFAULT_RELEASE}, depend on cuda-driver-table with default-features = false. \
-                     Cargo enables every feature that any crate in the build asks for: a library \
-                     that depends on cuda-driver-table must set default-features = false and leave \
-                     the release to the application."
-                )
+                format!("cuda-driver-table: {}", releases_conflict_message(*a, *b))
             );
         }
     }
@@ -371,6 +223,55 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
         (PathBuf::from(SELECT_PATHS[1]), runtime),
         (PathBuf::from(SELECT_PATHS[2]), macros),
     ]
+}
+
+/// What a build with `cuda-local` and the release features `enabled` is told: the features it
+/// has, which one to drop, and how to find who enables it. Only features the build has are named.
+/// The build scripts say it before looking for headers (`local.rs`); `select.rs` says it too.
+pub fn local_conflict_message(enabled: &[u32]) -> String {
+    let and = |names: &[String]| match names {
+        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    };
+    let mut names: Vec<String> = enabled.iter().map(|v| format!("cuda-{v}")).collect();
+    let releases = and(&names);
+    names.insert(0, "cuda-local".to_string());
+    let all = and(&names);
+    let default = if enabled.contains(&DEFAULT_RELEASE) {
+        format!(
+            " cuda-{DEFAULT_RELEASE} is the default feature of cuda-driver-table: depend on it with \
+             default-features = false."
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "the features {all} are enabled together, and a build takes exactly one \
+         release: cuda-local takes it from the local toolkit's headers, {releases} from the \
+         bindings the crate ships. Keep one.{default} Cargo enables every feature that any crate in the \
+         build asks for: `cargo tree -e features -i cuda-driver-table` shows which crate enables \
+         {releases}."
+    )
+}
+
+/// What a build with the release features `a` and `b` is told. Only features the build has are
+/// named.
+fn releases_conflict_message(a: u32, b: u32) -> String {
+    let default = if [a, b].contains(&DEFAULT_RELEASE) {
+        format!(
+            " cuda-{DEFAULT_RELEASE} is the default feature: to pick the other, depend on \
+             cuda-driver-table with default-features = false."
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "the CUDA release features cuda-{a} and cuda-{b} are both enabled; exactly one may be.\
+         {default} Cargo enables every feature that any crate in the build asks for: a library \
+         that depends on cuda-driver-table must set default-features = false and leave the release \
+         to the application (`cargo tree -e features -i cuda-driver-table` shows which crate \
+         enables which)."
+    )
 }
 
 /// The `cuda-XXXXX` features a crate's `Cargo.toml` text declares (lines `cuda-NNNNN = [...]`).
@@ -414,8 +315,8 @@ pub fn release_files(r: &ParsedRelease, records: &Records) -> Vec<(PathBuf, Stri
         (
             manifest,
             header(
-                &r.source.describe(),
-                &r.source.regenerate(),
+                &describe(&r.source),
+                &regenerate(&r.source),
                 "function manifest",
             ) + &records.manifest_text(r.source.version()),
         ),
@@ -425,8 +326,8 @@ pub fn release_files(r: &ParsedRelease, records: &Records) -> Vec<(PathBuf, Stri
 /// A release's ABI list with its header: `abis_<release>.rs`, and a local build's `local_abis.rs`.
 fn abis_file(r: &ParsedRelease) -> String {
     header(
-        &r.source.describe(),
-        &r.source.regenerate(),
+        &describe(&r.source),
+        &regenerate(&r.source),
         "ABI versions and exported names",
     ) + &abis_text(&r.manifest)
 }
@@ -458,8 +359,8 @@ pub fn local_manifest_text(r: &ParsedRelease) -> String {
         "{}#[allow(dead_code, non_upper_case_globals)]\nmod functions {{\n    use super::*;\n{}}}\n\n\
          mod selected {{\n    use super::functions::*;\n    use super::*;\n    pub const RELEASE: u32 = {version};\n{}}}\n",
         header(
-            &r.source.describe(),
-            &r.source.regenerate(),
+            &describe(&r.source),
+            &regenerate(&r.source),
             "function manifest of the local toolkit",
         ),
         indent(records.functions_text(&[r])),
@@ -762,7 +663,7 @@ pub fn history_text(releases: &[&ParsedRelease]) -> String {
             add_history(f, entry);
         }
     }
-    let names: Vec<String> = releases.iter().map(|r| r.source.describe()).collect();
+    let names: Vec<String> = releases.iter().map(|r| describe(&r.source)).collect();
     let mut out = format!(
         "// @generated by cuda-driver-table-codegen: ABI history. Do not edit by hand.\n\
          // Input: the union of {} releases, from {} to {}.\n\

@@ -2,7 +2,7 @@
 //! folder outside the repository. Uses `python3 -m pip download --no-deps` and Python's `zipfile`,
 //! so nothing but a Python with pip is needed. Never writes into the repository.
 
-use crate::releases::Release;
+use crate::releases::{Release, CUDART_TEST_RELEASES, RELEASES};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,6 +17,36 @@ pub fn cache_dir() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     base.join("cuda-driver-table")
+}
+
+/// Fetches the wheels of the releases the runtime crate's library tests load
+/// ([`CUDART_TEST_RELEASES`]) and links their libcudart as `dir/<release>/<file>`
+/// (`dir/12.9/libcudart.so.12`, ...). Returns each link with the library it points at.
+pub fn link_cudart(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+    let mut out = Vec::new();
+    for version in CUDART_TEST_RELEASES {
+        let r = RELEASES
+            .iter()
+            .find(|r| r.version == *version)
+            .ok_or_else(|| format!("release {version} is not pinned in releases.rs"))?;
+        let lib = fetch(r)?.lib.join(r.cudart_file());
+        if !lib.is_file() {
+            return Err(format!(
+                "the wheel {} has no {}",
+                r.requirement(),
+                lib.display()
+            ));
+        }
+        let link_dir = dir.join(r.name());
+        std::fs::create_dir_all(&link_dir)
+            .map_err(|e| format!("cannot create {}: {e}", link_dir.display()))?;
+        let link = link_dir.join(r.cudart_file());
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&lib, &link)
+            .map_err(|e| format!("cannot link {}: {e}", link.display()))?;
+        out.push((link, lib));
+    }
+    Ok(out)
 }
 
 /// A release's unpacked wheel: `include/` with the headers and `lib/` with libcudart.

@@ -2,8 +2,10 @@
 //! `cuda.h` and `cudaTypedefs.h`, one set per CUDA release, through bindgen.
 //!
 //! The pipeline: [`fetch`] the wheel's headers into a cache, run bindgen and split its output
-//! ([`parse`]), derive the [`manifest`] from the parsed typedefs and declarations, and write the
-//! files ([`emit`]). [`check`] regenerates into memory and compares with what is committed.
+//! ([`parse`]), derive the [`manifest`] from the parsed typedefs and declarations (both put
+//! together release by release in [`pipeline`]), and write the files ([`emit`]) and the README's
+//! table of releases ([`add`]). [`check`] regenerates into memory and compares with what is
+//! committed.
 
 pub mod add;
 pub mod doc;
@@ -12,9 +14,10 @@ pub mod fetch;
 pub mod local;
 pub mod manifest;
 pub mod parse;
+pub mod pipeline;
 pub mod releases;
 
-use emit::{ParsedRelease, Source};
+use pipeline::ParsedRelease;
 use std::path::{Path, PathBuf};
 
 /// The workspace root this crate sits in.
@@ -23,47 +26,6 @@ pub fn workspace_root() -> PathBuf {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// Parses several releases, fetching missing wheels first, then running bindgen on every core.
-pub fn parse_releases(releases: &[releases::Release]) -> Result<Vec<ParsedRelease>, String> {
-    let mut jobs = Vec::new();
-    for r in releases {
-        let unpacked = fetch::fetch(r)?;
-        jobs.push((Source::Wheel(*r), unpacked.include));
-    }
-    parse_sources(jobs)
-}
-
-/// Parses releases from include folders, in parallel; the result keeps the input order.
-pub fn parse_sources(jobs: Vec<(Source, PathBuf)>) -> Result<Vec<ParsedRelease>, String> {
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(jobs.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<Result<ParsedRelease, String>>>> =
-        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((source, include)) = jobs.get(i) else {
-                    break;
-                };
-                let parsed = emit::parse_release(source.clone(), include)
-                    .map_err(|e| format!("CUDA {}: {e}", source.version()));
-                *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(parsed);
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|m| {
-            m.into_inner()
-                .unwrap_or_else(|p| p.into_inner())
-                .unwrap_or_else(|| Err("a worker stopped early".to_string()))
-        })
-        .collect()
 }
 
 /// Every generated file. `parsed` must hold every release the crates support (the pinned ones,
@@ -149,10 +111,33 @@ pub fn readme(root: &Path, parsed: &[ParsedRelease]) -> Result<String, String> {
     add::replace_readme_table(&text, &add::readme_table(parsed))
 }
 
-/// Compares freshly generated files with those under `root`; returns one line per difference
-/// (changed, missing, or a committed generated file that nothing generates any more).
-pub fn check(root: &Path, files: &[(PathBuf, String)]) -> Vec<String> {
+/// Writes the README under `root` with its table of supported releases made from `parsed`, and
+/// returns `true`; returns `false` when `root` has no README.md (a folder the files are generated
+/// into to be measured or compared, not a workspace), which is left so.
+pub fn write_readme(root: &Path, parsed: &[ParsedRelease]) -> Result<bool, String> {
+    if !root.join("README.md").exists() {
+        return Ok(false);
+    }
+    let text = readme(root, parsed)?;
+    std::fs::write(root.join("README.md"), text)
+        .map_err(|e| format!("cannot write README.md: {e}"))?;
+    Ok(true)
+}
+
+/// Compares freshly generated files, and the README's table of the releases `parsed`, with those
+/// under `root`; returns one line per difference (changed, missing, a committed generated file
+/// that nothing generates any more, a `Cargo.toml` whose features are not the pinned releases).
+pub fn check(
+    root: &Path,
+    files: &[(PathBuf, String)],
+    parsed: &[ParsedRelease],
+) -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
+    let readme = readme(root, parsed)?;
+    if std::fs::read_to_string(root.join("README.md")).ok() != Some(readme) {
+        problems
+            .push("README.md's table of supported releases differs from the releases".to_string());
+    }
     for (rel, text) in files {
         match std::fs::read_to_string(root.join(rel)) {
             Ok(old) if old == *text => {}
@@ -194,5 +179,5 @@ pub fn check(root: &Path, files: &[(PathBuf, String)]) -> Vec<String> {
     for rel in stale(root, files) {
         problems.push(format!("{} is not generated by any release", rel.display()));
     }
-    problems
+    Ok(problems)
 }

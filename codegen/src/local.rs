@@ -1,20 +1,26 @@
 //! Bindings from a local toolkit: what the build scripts of `cuda-driver-table-sys`,
 //! `cuda-driver-table-macros` and `cuda-driver-table` do when their `cuda-local` feature is on.
 //!
-//! The headers come from the first of `CUDA_DRIVER_TABLE_INCLUDE`, `$CUDA_PATH/include` and
-//! `/usr/local/cuda/include` that is set and holds `cuda.h` and `cudaTypedefs.h`; the release
-//! number is `CUDA_VERSION` of that `cuda.h`. They go through exactly the code that generates the
-//! committed releases ([`emit::parse_release`] with a [`Source::Local`]), and each crate gets the
-//! per-release text the committed files give a pinned release, for this one release alone, written
-//! into its `OUT_DIR` (nothing in the source tree changes).
+//! The headers come from `CUDA_DRIVER_TABLE_INCLUDE` when it is set (that folder alone), or else
+//! from the first of `$CUDA_PATH/include` and `/usr/local/cuda/include` that holds `cuda.h` and
+//! `cudaTypedefs.h`; the release number is `CUDA_VERSION` of that `cuda.h`. A release feature
+//! enabled with `cuda-local` is reported before anything is searched. The headers go through
+//! exactly the code that generates the committed releases ([`pipeline::parse_release`] with a
+//! [`Source::Local`]), and each crate gets the per-release text the committed files give a pinned
+//! release, for this one release alone, written into its `OUT_DIR` (nothing in the source tree
+//! changes).
 
-use crate::emit::{self, ParsedRelease, Source};
+use crate::emit;
+use crate::pipeline::{self, ParsedRelease, Source};
+use crate::releases::RELEASES;
 use std::path::{Path, PathBuf};
 
-/// The environment variable naming the include folder to use (highest priority).
+/// The environment variable naming the include folder to use. When it is set, it is the only
+/// folder used: a build never falls back to other headers, which may be of another release.
 pub const INCLUDE_VAR: &str = "CUDA_DRIVER_TABLE_INCLUDE";
 
-/// The environment variable of a CUDA installation; its `include` folder is searched second.
+/// The environment variable of a CUDA installation; its `include` folder is searched first when
+/// [`INCLUDE_VAR`] is not set.
 pub const CUDA_PATH_VAR: &str = "CUDA_PATH";
 
 /// The include folder searched last.
@@ -26,30 +32,92 @@ pub const HEADERS: [&str; 2] = ["cuda.h", "cudaTypedefs.h"];
 /// The environment variables whose change must rerun a build script (libclang's as well).
 pub const ENV_VARS: [&str; 4] = [INCLUDE_VAR, CUDA_PATH_VAR, "LIBCLANG_PATH", "CC"];
 
-/// The include folders to search, in order, each with where it came from. `var` reads an
-/// environment variable (a parameter so that tests need not change the process environment).
-pub fn candidates(var: &dyn Fn(&str) -> Option<String>) -> Vec<(PathBuf, String)> {
-    let mut out = Vec::new();
-    match var(INCLUDE_VAR) {
-        Some(dir) if !dir.is_empty() => out.push((PathBuf::from(dir), format!("${INCLUDE_VAR}"))),
-        _ => {}
+/// Reads an environment variable. A parameter of the functions below, so that tests need not
+/// change the process environment; a build script passes [`process_env`].
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// The process environment as an [`Env`]. A value that is not UTF-8 is read lossily rather than
+/// as unset: a folder that cannot exist is reported, where unset would search other folders.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+}
+
+/// The release features (`cuda-XXXXX`) cargo has enabled on the crate being built, besides
+/// `cuda-local` (`CARGO_FEATURE_CUDA_13000`, ... of the pinned releases).
+pub fn enabled_releases(var: Env) -> Vec<u32> {
+    RELEASES
+        .iter()
+        .map(|r| r.version)
+        .filter(|v| var(&format!("CARGO_FEATURE_CUDA_{v}")).is_some())
+        .collect()
+}
+
+/// The include folders to search, in order, each with where it came from:
+/// `$CUDA_DRIVER_TABLE_INCLUDE` alone when it is set, or else `$CUDA_PATH/include` (when set) and
+/// [`DEFAULT_INCLUDE`]. A variable that is set but empty, or relative, is an error: each build
+/// script would read a relative path from its own crate's folder.
+pub fn candidates(var: Env) -> Result<Vec<(PathBuf, String)>, String> {
+    if let Some(dir) = var(INCLUDE_VAR) {
+        if dir.is_empty() {
+            return Err(format!(
+                "{INCLUDE_VAR} is set but empty. Set it to the folder that holds cuda.h and \
+                 cudaTypedefs.h, or unset it to search ${CUDA_PATH_VAR}/include and {DEFAULT_INCLUDE}."
+            ));
+        }
+        let dir = absolute(var, INCLUDE_VAR, &dir)?;
+        return Ok(vec![(dir, format!("${INCLUDE_VAR}"))]);
     }
+    let mut out = Vec::new();
     match var(CUDA_PATH_VAR) {
         Some(dir) if !dir.is_empty() => out.push((
-            Path::new(&dir).join("include"),
+            absolute(var, CUDA_PATH_VAR, &dir)?.join("include"),
             format!("${CUDA_PATH_VAR}/include"),
         )),
         _ => {}
     }
     out.push((PathBuf::from(DEFAULT_INCLUDE), "the default".to_string()));
-    out
+    Ok(out)
+}
+
+/// `value` of the variable `name` as a path, refused when relative: cargo runs each build script
+/// in its own crate's folder (`CARGO_MANIFEST_DIR`), which the error names.
+fn absolute(var: Env, name: &str, value: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(value);
+    if path.is_absolute() {
+        return Ok(path);
+    }
+    let crate_dir = var("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let read_from = match (&crate_dir, var("CARGO_PKG_NAME")) {
+        (Some(dir), Some(krate)) => format!(
+            ", so {krate} would read {} (its folder is {})",
+            dir.join(&path).display(),
+            dir.display()
+        ),
+        (Some(dir), None) => format!(", so this one would read {}", dir.join(&path).display()),
+        _ => String::new(),
+    };
+    Err(format!(
+        "{name}={value} is a relative path: cargo runs each build script in its own crate's folder, \
+         not where cargo was started{read_from}. Set {name} to an absolute path."
+    ))
+}
+
+/// What a build script with `cuda-local` settles before running bindgen: that no release feature
+/// is enabled as well (said first, as it is what to fix even when no headers are found), then
+/// the include folder, as [`find_include`] finds it.
+pub fn include_folder(var: Env) -> Result<PathBuf, String> {
+    let enabled = enabled_releases(var);
+    if !enabled.is_empty() {
+        return Err(emit::local_conflict_message(&enabled));
+    }
+    find_include(var)
 }
 
 /// The first candidate that holds both headers, or an error listing every folder searched, in
 /// order, with what each lacked, and what to do.
-pub fn find_include(var: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, String> {
+pub fn find_include(var: Env) -> Result<PathBuf, String> {
     let mut tried = Vec::new();
-    for (dir, origin) in candidates(var) {
+    for (dir, origin) in candidates(var)? {
         let missing: Vec<&str> = HEADERS
             .iter()
             .copied()
@@ -65,14 +133,19 @@ pub fn find_include(var: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, Str
         };
         tried.push(format!("  {} ({origin}): {what}", dir.display()));
     }
-    let unset: Vec<&str> = [INCLUDE_VAR, CUDA_PATH_VAR]
-        .into_iter()
-        .filter(|v| var(v).is_none_or(|s| s.is_empty()))
-        .collect();
-    let unset = if unset.is_empty() {
-        String::new()
+    if var(INCLUDE_VAR).is_some() {
+        return Err(format!(
+            "the cuda-local feature needs cuda.h and cudaTypedefs.h of a CUDA toolkit in the folder \
+             {INCLUDE_VAR} names, the only one searched when it is set:\n{}\n\
+             Set {INCLUDE_VAR} to the folder that holds both, or unset it to search \
+             ${CUDA_PATH_VAR}/include and {DEFAULT_INCLUDE}.",
+            tried.join("\n")
+        ));
+    }
+    let unset = if var(CUDA_PATH_VAR).is_none_or(|s| s.is_empty()) {
+        format!(" ({INCLUDE_VAR}, {CUDA_PATH_VAR} not set)")
     } else {
-        format!(" ({} not set)", unset.join(", "))
+        format!(" ({INCLUDE_VAR} not set)")
     };
     Err(format!(
         "the cuda-local feature needs cuda.h and cudaTypedefs.h of a CUDA toolkit; searched, in order{unset}:\n{}\n\
@@ -88,23 +161,12 @@ pub fn header_version(include: &Path) -> Result<u32, String> {
     let path = include.join("cuda.h");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    text.lines()
-        .filter_map(|l| {
-            let rest = l.trim().strip_prefix('#')?.trim_start();
-            let rest = rest.strip_prefix("define")?;
-            rest.trim()
-                .strip_prefix("CUDA_VERSION")?
-                .trim()
-                .parse()
-                .ok()
-        })
-        .next()
-        .ok_or_else(|| {
-            format!(
-                "{} has no `#define CUDA_VERSION <number>`: is it the CUDA driver API header?",
-                path.display()
-            )
-        })
+    crate::add::cuda_h_version(&text).ok_or_else(|| {
+        format!(
+            "{} has no `#define CUDA_VERSION <number>`: is it the CUDA driver API header?",
+            path.display()
+        )
+    })
 }
 
 /// Loads libclang as bindgen will, so that a missing one is an error saying what to install
@@ -128,7 +190,7 @@ pub fn check_libclang() -> Result<(), String> {
 pub fn parse(include: &Path) -> Result<ParsedRelease, String> {
     let version = header_version(include)?;
     check_libclang()?;
-    emit::parse_release(
+    pipeline::parse_release(
         Source::Local {
             version,
             include: include.to_path_buf(),
@@ -188,10 +250,10 @@ fn run_build_script(krate: Crate) -> Result<(), String> {
     for var in ENV_VARS {
         println!("cargo::rerun-if-env-changed={var}");
     }
-    let env = |name: &str| std::env::var(name).ok();
+    let env = process_env;
     // The headers of the folder used, and the folders searched before it (a header put there
     // later would change which one is used). A missing path is not named: cargo would rerun always.
-    for (dir, _) in candidates(&env) {
+    for (dir, _) in candidates(&env).unwrap_or_default() {
         if HEADERS.iter().all(|h| dir.join(h).is_file()) {
             for h in HEADERS {
                 println!("cargo::rerun-if-changed={}", dir.join(h).display());
@@ -202,7 +264,7 @@ fn run_build_script(krate: Crate) -> Result<(), String> {
             println!("cargo::rerun-if-changed={}", dir.display());
         }
     }
-    let include = find_include(&env)?;
+    let include = include_folder(&env)?;
     let parsed = parse(&include)?;
     let out_dir = std::env::var_os("OUT_DIR")
         .map(PathBuf::from)

@@ -2,7 +2,9 @@
 //! fresh run differs from them, `fetch` downloads headers, `summary` prints the functions per
 //! release, `cudart` lays out the libcudart files the runtime crate's library tests load.
 
-use cuda_driver_table_codegen::{self as cg, emit::Source, releases::Release, releases::RELEASES};
+use cuda_driver_table_codegen::{
+    self as cg, pipeline::Source, releases::Release, releases::RELEASES,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -25,7 +27,8 @@ options:
   --release R       only this release (12.9 or 12090), for fetch and summary; may repeat
   --include DIR     add a local toolkit's include folder to generate (with --version)
   --version N       the CUDA version of --include, as 1000*major+10*minor (13060)
-  --root DIR        workspace root to write to or check against (default: this workspace)
+  --root DIR        workspace root to write to or check against (default: this workspace); generate
+                    writes into any folder, the README's table only where DIR has a README.md
 ";
 
 struct Args {
@@ -103,31 +106,12 @@ fn run() -> Result<(), String> {
             let dir = args
                 .operand
                 .ok_or_else(|| format!("cudart needs a folder\n\n{USAGE}"))?;
-            for version in cg::releases::CUDART_TEST_RELEASES {
-                let r = RELEASES
-                    .iter()
-                    .find(|r| r.version == *version)
-                    .ok_or_else(|| format!("release {version} is not pinned in releases.rs"))?;
-                let lib = cg::fetch::fetch(r)?.lib.join(r.cudart_file());
-                if !lib.is_file() {
-                    return Err(format!(
-                        "the wheel {} has no {}",
-                        r.requirement(),
-                        lib.display()
-                    ));
-                }
-                let link_dir = dir.join(r.name());
-                std::fs::create_dir_all(&link_dir)
-                    .map_err(|e| format!("cannot create {}: {e}", link_dir.display()))?;
-                let link = link_dir.join(r.cudart_file());
-                let _ = std::fs::remove_file(&link);
-                std::os::unix::fs::symlink(&lib, &link)
-                    .map_err(|e| format!("cannot link {}: {e}", link.display()))?;
+            for (link, lib) in cg::fetch::link_cudart(&dir)? {
                 println!("{} -> {}", link.display(), lib.display());
             }
         }
         "summary" => {
-            let parsed = cg::parse_releases(&selected)?;
+            let parsed = cg::pipeline::parse_releases(&selected)?;
             println!("release  functions  ABIs  per-thread");
             for p in &parsed {
                 let (functions, abis, per_thread) = cg::add::counts(p);
@@ -147,7 +131,7 @@ fn run() -> Result<(), String> {
                     args.command
                 ));
             }
-            let mut parsed = cg::parse_releases(RELEASES)?;
+            let mut parsed = cg::pipeline::parse_releases(RELEASES)?;
             match (&args.include, args.version) {
                 (Some(include), Some(version)) => {
                     if args.command == "check" {
@@ -158,7 +142,7 @@ fn run() -> Result<(), String> {
                     if RELEASES.iter().any(|r| r.version == version) {
                         return Err(format!("{version} is pinned in releases.rs already"));
                     }
-                    parsed.extend(cg::parse_sources(vec![(
+                    parsed.extend(cg::pipeline::parse_sources(vec![(
                         Source::Local {
                             version,
                             include: include.clone(),
@@ -172,11 +156,14 @@ fn run() -> Result<(), String> {
                 _ => {}
             }
             let files = cg::files(&parsed);
-            let readme = cg::readme(&args.root, &parsed)?;
             if args.command == "generate" {
                 cg::write(&args.root, &files)?;
-                std::fs::write(args.root.join("README.md"), readme)
-                    .map_err(|e| format!("cannot write README.md: {e}"))?;
+                if !cg::write_readme(&args.root, &parsed)? {
+                    eprintln!(
+                        "{} has no README.md: its table of supported releases is not written",
+                        args.root.display()
+                    );
+                }
                 eprintln!(
                     "generated {} files for {} release(s) in {:.1} s",
                     files.len(),
@@ -184,13 +171,7 @@ fn run() -> Result<(), String> {
                     start.elapsed().as_secs_f64()
                 );
             } else {
-                let mut problems = cg::check(&args.root, &files);
-                if std::fs::read_to_string(args.root.join("README.md")).ok() != Some(readme) {
-                    problems.push(
-                        "README.md's table of supported releases differs from the releases"
-                            .to_string(),
-                    );
-                }
+                let problems = cg::check(&args.root, &files, &parsed)?;
                 if !problems.is_empty() {
                     return Err(format!(
                         "generated files are out of date:\n  {}\nrun `{}` and commit the result",
@@ -212,89 +193,10 @@ fn run() -> Result<(), String> {
                 .as_ref()
                 .and_then(|w| w.to_str())
                 .ok_or_else(|| format!("add-release needs a wheel version\n\n{USAGE}"))?;
-            add_release(&args.root, wheel)?;
+            cg::add::add_release(&args.root, wheel)?;
         }
         other => return Err(format!("unknown command {other}\n\n{USAGE}")),
     }
-    Ok(())
-}
-
-/// Fetches the wheel, checks its `cuda.h`, edits the release table, the features and (through
-/// `generate`, run again so that it is built with the new table) every generated file and the
-/// README.
-fn add_release(root: &std::path::Path, wheel: &str) -> Result<(), String> {
-    use cg::add;
-    let version = add::version_of_wheel(wheel)?;
-    let (_, package) = add::package_for(version / 1000).ok_or_else(|| {
-        format!(
-            "no runtime wheel is known for CUDA {}",
-            cg::releases::release_name(version)
-        )
-    })?;
-    if RELEASES.iter().any(|r| r.version == version) {
-        return Err(format!(
-            "{} is pinned in releases.rs already",
-            cg::releases::release_name(version)
-        ));
-    }
-    // The fetcher takes the table's `'static` entries; this one lives until the process ends.
-    let release: &'static Release = Box::leak(Box::new(Release {
-        version,
-        package,
-        wheel_version: Box::leak(wheel.to_owned().into_boxed_str()),
-    }));
-    let unpacked = cg::fetch::fetch(release)?;
-    let cuda_h = unpacked.include.join("cuda.h");
-    let text = std::fs::read_to_string(&cuda_h)
-        .map_err(|e| format!("cannot read {}: {e}", cuda_h.display()))?;
-    match add::cuda_h_version(&text) {
-        Some(v) if v == version => {}
-        other => {
-            return Err(format!(
-                "{} says CUDA_VERSION {other:?}, but the wheel version {wheel} means {version}",
-                cuda_h.display()
-            ))
-        }
-    }
-    let edit = |rel: &str, f: &dyn Fn(&str) -> Result<String, String>| -> Result<(), String> {
-        let path = root.join(rel);
-        let old = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let new = f(&old).map_err(|e| format!("{rel}: {e}"))?;
-        std::fs::write(&path, new).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("edited {rel}");
-        Ok(())
-    };
-    edit("codegen/src/releases.rs", &|t| {
-        add::insert_release(t, version, wheel)
-    })?;
-    for manifest in cg::emit::FEATURE_MANIFESTS {
-        edit(manifest, &|t| add::insert_feature(t, version))?;
-    }
-    // `generate` again, compiled with the edited table.
-    let status =
-        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args([
-                "run",
-                "-q",
-                "-p",
-                "cuda-driver-table-codegen",
-                "--release",
-                "--",
-                "generate",
-            ])
-            .current_dir(root)
-            .status()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "generate failed ({status}); the edits above are in place"
-        ));
-    }
-    println!(
-        "added CUDA {}: review `git diff`, then run `bash scripts/test.sh`",
-        cg::releases::release_name(version)
-    );
     Ok(())
 }
 

@@ -19,8 +19,8 @@
 //!
 //! Needs libclang and a C preprocessor (`cc`), nothing else: no wheels, no network, no GPU.
 
-use cuda_driver_table_codegen::emit::{self, ParsedRelease, Source};
 use cuda_driver_table_codegen::manifest::{Abi, Function, Manifest};
+use cuda_driver_table_codegen::pipeline::{self, ParsedRelease, Source};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,7 @@ fn case_dir(case: &str) -> PathBuf {
 /// (or rewrites it when blessing) and returns the parse for the case's own assertions.
 fn run_case(case: &str, version: u32) -> ParsedRelease {
     let include = case_dir(case).join("include");
-    let parsed = emit::parse_release(
+    let parsed = pipeline::parse_release(
         Source::Local {
             version,
             include: include.clone(),

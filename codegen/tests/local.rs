@@ -1,6 +1,8 @@
-//! The `cuda-local` path (`local.rs`): where it looks for headers and what it says when there are
-//! none, and, on the 13.0 wheel's include folder, that the three files a local build writes into
-//! `OUT_DIR` say exactly what the committed files say for CUDA 13.0.
+//! The `cuda-local` path (`local.rs`): where it looks for headers (an explicit folder alone), what
+//! it refuses (an empty or relative folder, a release feature besides `cuda-local`) and what it
+//! says when there are no headers, with an injected environment; and, on the 13.0 wheel's include
+//! folder, that the three files a local build writes into `OUT_DIR` say exactly what the committed
+//! files say for CUDA 13.0.
 //!
 //! The committed files store every release together (each distinct item once), so the 13.0 view is
 //! re-derived from them: the items of `bindings.rs` that 13.0 has (no `cfg`, or one naming
@@ -8,10 +10,11 @@
 //! `abis_13000.rs` as it is. Needs libclang, `cc` and the 13.0 wheel (fetched if missing).
 
 use cuda_driver_table_codegen::local::{self, Crate};
-use cuda_driver_table_codegen::{fetch, releases::Release, workspace_root};
+use cuda_driver_table_codegen::releases::{Release, DEFAULT_RELEASE, RELEASES};
+use cuda_driver_table_codegen::{emit, fetch, workspace_root};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
@@ -23,35 +26,217 @@ fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> +
     }
 }
 
+/// A fresh folder under the temporary folder holding `headers` (each `cuda.h` declaring
+/// `version`), removed when dropped.
+struct Headers(PathBuf);
+
+impl Headers {
+    fn new(name: &str, headers: &[&str], version: u32) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "cdt-local-test-{}-{name}/include",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for h in headers {
+            std::fs::write(dir.join(h), format!("#define CUDA_VERSION {version}\n")).unwrap();
+        }
+        Headers(dir)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Headers {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+    }
+}
+
+fn dirs(var: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    local::candidates(var)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.0)
+        .collect()
+}
+
+/// Every `cuda-NNNNN` a message names.
+fn release_features(message: &str) -> BTreeSet<String> {
+    message
+        .match_indices("cuda-")
+        .filter_map(|(i, _)| {
+            let digits = message.get(i + 5..i + 10)?;
+            digits
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| format!("cuda-{digits}"))
+        })
+        .collect()
+}
+
 #[test]
 fn the_include_folder_is_searched_in_the_documented_order() {
-    let all = env(&[
-        ("CUDA_DRIVER_TABLE_INCLUDE", "/a/include"),
-        ("CUDA_PATH", "/opt/cuda"),
-    ]);
-    let dirs: Vec<PathBuf> = local::candidates(&all).into_iter().map(|c| c.0).collect();
+    let cuda_path = env(&[("CUDA_PATH", "/opt/cuda")]);
     assert_eq!(
-        dirs,
+        dirs(&cuda_path),
         [
-            PathBuf::from("/a/include"),
             PathBuf::from("/opt/cuda/include"),
             PathBuf::from("/usr/local/cuda/include"),
         ]
     );
     let none = env(&[("CUDA_PATH", "")]);
-    let dirs: Vec<PathBuf> = local::candidates(&none).into_iter().map(|c| c.0).collect();
-    assert_eq!(dirs, [PathBuf::from("/usr/local/cuda/include")]);
+    assert_eq!(dirs(&none), [PathBuf::from("/usr/local/cuda/include")]);
+    // An explicit folder is the only one.
+    let all = env(&[
+        ("CUDA_DRIVER_TABLE_INCLUDE", "/a/include"),
+        ("CUDA_PATH", "/opt/cuda"),
+    ]);
+    assert_eq!(dirs(&all), [PathBuf::from("/a/include")]);
+}
+
+#[test]
+fn an_explicit_include_folder_without_the_headers_is_an_error_not_a_fall_back() {
+    // $CUDA_PATH holds the headers of another release: they must not be used instead.
+    let explicit = Headers::new("explicit", &["cuda.h"], 13000);
+    let other = Headers::new("other", &["cuda.h", "cudaTypedefs.h"], 12040);
+    let cuda_path = other.0.parent().unwrap().to_str().unwrap();
+    let vars = [
+        ("CUDA_DRIVER_TABLE_INCLUDE", explicit.path()),
+        ("CUDA_PATH", cuda_path),
+    ];
+    let err = local::include_folder(&env(&vars)).unwrap_err();
+    assert!(err.contains(explicit.path()), "{err}");
+    assert!(err.contains("has no cudaTypedefs.h"), "{err}");
+    assert!(!err.contains(other.path()), "{err}");
+    assert!(err.contains("the only one searched"), "{err}");
+    assert!(err.contains("unset it"), "{err}");
+    // Without the explicit folder, $CUDA_PATH's headers are found.
+    let vars = [("CUDA_PATH", cuda_path)];
+    assert_eq!(local::include_folder(&env(&vars)), Ok(other.0.clone()));
+}
+
+#[test]
+fn an_empty_include_variable_is_an_error_not_a_fall_back() {
+    let other = Headers::new("empty", &["cuda.h", "cudaTypedefs.h"], 12040);
+    let cuda_path = other.0.parent().unwrap().to_str().unwrap();
+    let vars = [("CUDA_DRIVER_TABLE_INCLUDE", ""), ("CUDA_PATH", cuda_path)];
+    let err = local::include_folder(&env(&vars)).unwrap_err();
+    assert!(
+        err.starts_with("CUDA_DRIVER_TABLE_INCLUDE is set but empty"),
+        "{err}"
+    );
+    assert!(
+        err.contains("unset it to search $CUDA_PATH/include"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_relative_folder_is_refused_naming_the_crate_folder_it_would_be_read_from() {
+    let crate_dir = "/home/u/.cargo/registry/src/cuda-driver-table-sys-0.1.0";
+    for (var, value, read) in [
+        ("CUDA_DRIVER_TABLE_INCLUDE", "cuda/include", "cuda/include"),
+        ("CUDA_PATH", "cuda", "cuda"),
+    ] {
+        let vars = [
+            (var, value),
+            ("CARGO_MANIFEST_DIR", crate_dir),
+            ("CARGO_PKG_NAME", "cuda-driver-table-sys"),
+        ];
+        let err = local::include_folder(&env(&vars)).unwrap_err();
+        assert!(
+            err.starts_with(&format!("{var}={value} is a relative path")),
+            "{err}"
+        );
+        assert!(err.contains(&format!("{crate_dir}/{read}")), "{err}");
+        assert!(err.contains("cuda-driver-table-sys would read"), "{err}");
+        assert!(err.contains("absolute path"), "{err}");
+    }
+}
+
+#[test]
+fn a_release_feature_with_cuda_local_is_reported_before_missing_headers() {
+    // The user's `features = ["cuda-local"]` without `default-features = false`, on a machine
+    // without headers: the feature is what to fix, not the headers.
+    let vars = [
+        (
+            "CUDA_DRIVER_TABLE_INCLUDE",
+            "/nonexistent/cuda-driver-table-test",
+        ),
+        ("CARGO_FEATURE_CUDA_LOCAL", "1"),
+        ("CARGO_FEATURE_CUDA_13000", "1"),
+    ];
+    let err = local::include_folder(&env(&vars)).unwrap_err();
+    assert!(
+        err.starts_with("the features cuda-local and cuda-13000 are enabled together"),
+        "{err}"
+    );
+    assert!(err.contains("default-features = false"), "{err}");
+    assert!(
+        err.contains("cargo tree -e features -i cuda-driver-table"),
+        "{err}"
+    );
+    assert!(!err.contains("/nonexistent"), "{err}");
+}
+
+#[test]
+fn no_message_names_a_release_feature_the_build_does_not_have() {
+    // The build scripts' message, for each release alone and for two together.
+    let mut cases: Vec<Vec<u32>> = RELEASES.iter().map(|r| vec![r.version]).collect();
+    cases.push(vec![12090, 13000]);
+    for enabled in cases {
+        let names: Vec<String> = enabled
+            .iter()
+            .map(|v| format!("CARGO_FEATURE_CUDA_{v}"))
+            .collect();
+        let vars: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "1")).collect();
+        let err = local::include_folder(&env(&vars)).unwrap_err();
+        let expected: BTreeSet<String> = enabled.iter().map(|v| format!("cuda-{v}")).collect();
+        assert_eq!(release_features(&err), expected, "{err}");
+        assert_eq!(
+            err.contains("default-features = false"),
+            enabled.contains(&DEFAULT_RELEASE),
+            "{err}"
+        );
+    }
+    // The `sys` crate's errors for two features at once: each names only the two it is for.
+    let versions: Vec<u32> = RELEASES.iter().map(|r| r.version).collect();
+    let select = emit::select_files(&versions);
+    let sys = &select
+        .iter()
+        .find(|(p, _)| p.starts_with("sys"))
+        .expect("the sys crate's select.rs")
+        .1;
+    let mut checked = 0;
+    let mut lines = sys.lines();
+    while let Some(line) = lines.next() {
+        let Some(cfg) = line.strip_prefix("#[cfg(all(") else {
+            continue;
+        };
+        let Some(message) = lines.next().filter(|l| l.starts_with("compile_error!")) else {
+            continue;
+        };
+        let mut named = release_features(cfg);
+        if cfg.contains("cuda-local") {
+            named.insert("cuda-local".into());
+        }
+        assert_eq!(named.len(), 2, "{cfg}");
+        let said = release_features(message);
+        assert!(said.is_subset(&named), "{cfg}: {message}");
+        checked += 1;
+    }
+    let n = versions.len();
+    assert_eq!(checked, n + n * (n - 1) / 2);
 }
 
 #[test]
 fn missing_headers_name_every_folder_searched_and_what_to_do() {
-    let dir = std::env::temp_dir().join(format!("cdt-local-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("cuda.h"), "#define CUDA_VERSION 13000\n").unwrap();
-    let vars = [
-        ("CUDA_DRIVER_TABLE_INCLUDE", dir.to_str().unwrap()),
-        ("CUDA_PATH", "/nonexistent/cuda-driver-table-test"),
-    ];
+    let partial = Headers::new("partial", &["cuda.h"], 13000);
+    let cuda_path = partial.0.parent().unwrap().to_str().unwrap();
+    let vars = [("CUDA_PATH", cuda_path)];
     let vars = env(&vars);
     if Path::new(local::DEFAULT_INCLUDE)
         .join("cudaTypedefs.h")
@@ -62,18 +247,21 @@ fn missing_headers_name_every_folder_searched_and_what_to_do() {
         return;
     }
     let err = local::find_include(&vars).unwrap_err();
-    let first = err.find(&dir.display().to_string()).expect(&err);
+    let first = err.find(partial.path()).expect(&err);
     let second = err
-        .find("/nonexistent/cuda-driver-table-test/include")
+        .find("/usr/local/cuda/include (the default)")
         .expect(&err);
-    let third = err.find("/usr/local/cuda/include").expect(&err);
-    assert!(first < second && second < third, "{err}");
+    assert!(first < second, "{err}");
     assert!(err.contains("has no cudaTypedefs.h"), "{err}");
-    assert!(err.contains("does not exist"), "{err}");
-    assert!(err.contains("CUDA_DRIVER_TABLE_INCLUDE"), "{err}");
-    assert!(err.contains("cuda-XXXXX"), "{err}");
-    assert_eq!(local::header_version(&dir), Ok(13000));
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(err.contains("(CUDA_DRIVER_TABLE_INCLUDE not set)"), "{err}");
+    assert!(err.contains("set CUDA_DRIVER_TABLE_INCLUDE"), "{err}");
+    assert_eq!(local::header_version(&partial.0), Ok(13000));
+    let nothing = local::find_include(&env(&[])).unwrap_err();
+    assert!(nothing.contains("does not exist"), "{nothing}");
+    assert!(
+        nothing.contains("(CUDA_DRIVER_TABLE_INCLUDE, CUDA_PATH not set)"),
+        "{nothing}"
+    );
 }
 
 /// The items of a bindings file as 13.0 sees them: those without a `cfg` or with one that names

@@ -9,9 +9,10 @@
 //! Each release is parsed at most once per run of this binary ([`parsed`] caches them), and the
 //! releases a test asks for are parsed in one `parse_releases` call, on every core.
 
-use cuda_driver_table_codegen::emit::{self, ParsedRelease};
+use cuda_driver_table_codegen::emit;
 use cuda_driver_table_codegen::manifest::{Abi, Function, Manifest, Param};
-use cuda_driver_table_codegen::parse_releases;
+use cuda_driver_table_codegen::pipeline::parse_releases;
+use cuda_driver_table_codegen::pipeline::ParsedRelease;
 use cuda_driver_table_codegen::releases::{Release, RELEASES};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};

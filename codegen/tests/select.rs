@@ -50,8 +50,10 @@ fn the_bindings_need_exactly_one_feature_and_every_other_count_is_one_clear_erro
             .find(&cfg)
             .unwrap_or_else(|| panic!("no error for cuda-local + {v}"));
         let message = &sys[at..sys[at..].find(");").map_or(sys.len(), |e| at + e)];
-        assert!(message.contains(&format!("cuda-local and cuda-{v} are both enabled")));
-        assert!(message.contains("default-features = false"));
+        assert!(message.contains(&format!("cuda-local and cuda-{v} are enabled together")));
+        // The default is named only where it is the feature enabled.
+        assert_eq!(message.contains("default-features = false"), v == 13000);
+        assert!(message.contains("cargo tree -e features -i cuda-driver-table"));
     }
     // Two features: an error per pair that names both and says what a library must do.
     for (a, b) in [(11080, 12090), (11080, 13000), (12090, 13000)] {
@@ -63,6 +65,7 @@ fn the_bindings_need_exactly_one_feature_and_every_other_count_is_one_clear_erro
         let message = &sys[at..sys[at..].find(");").map_or(sys.len(), |e| at + e)];
         assert!(message.contains(&format!("cuda-{a} and cuda-{b} are both enabled")));
         assert!(message.contains("must set default-features = false"));
+        assert_eq!(message.contains("cuda-13000 is the default"), b == 13000);
     }
 }
 

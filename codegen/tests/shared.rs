@@ -1,8 +1,9 @@
 //! What keeps the published crates small: items and records that several releases share are
 //! written once, and each release still gets exactly its own. Synthetic releases, no headers.
 
-use cuda_driver_table_codegen::emit::{bindings_text, BindingItem, ParsedRelease, Records, Source};
+use cuda_driver_table_codegen::emit::{bindings_text, Records};
 use cuda_driver_table_codegen::manifest::{Abi, Function, Manifest};
+use cuda_driver_table_codegen::pipeline::{BindingItem, ParsedRelease, Source};
 use std::collections::BTreeMap;
 
 fn item(name: &str, text: &str) -> BindingItem {

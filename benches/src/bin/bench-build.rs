@@ -1,7 +1,7 @@
 //! The CPU benchmarks (rows 4–5 of `BENCHMARKS.md`), on the build machine:
 //!
 //! ```text
-//! cargo run -p cuda-driver-table-benches --bin bench-build -- [--worktree] [--runs N] [--out FILE]
+//! cargo run -p cuda-driver-table-benches --bin bench-build -- [--worktree] [--codegen-only] [--runs N] [--out FILE]
 //! ```
 //!
 //! 4. Build cost: a clean debug `cargo build` of a small program with a 4-function table
@@ -22,17 +22,19 @@
 //!
 //! The source measured is the committed tree (`git archive HEAD`), as others may be editing the
 //! working tree; `--worktree` measures the working tree instead. Prints a summary ending with the
-//! rows of `BENCHMARKS.md` and writes it to `--out` (default `target/bench-build/summary.txt`).
+//! rows of `BENCHMARKS.md` and writes it to `--out` (default `bench-build/summary.txt` in the
+//! workspace's target folder, as `cargo metadata` gives it). `--codegen-only` measures row 5 alone.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 const USAGE: &str = "\
-usage: bench-build [--worktree] [--runs N] [--out FILE]
-  --worktree  measure the working tree instead of the committed tree (git archive HEAD)
-  --runs N    builds of each program and runs of the generator (3)
-  --out FILE  where the summary goes too (target/bench-build/summary.txt)";
+usage: bench-build [--worktree] [--codegen-only] [--runs N] [--out FILE]
+  --worktree      measure the working tree instead of the committed tree (git archive HEAD)
+  --codegen-only  only row 5, the generator (no builds of the two programs)
+  --runs N        builds of each program and runs of the generator (3)
+  --out FILE      where the summary goes too (bench-build/summary.txt in the target folder)";
 
 /// What the build-cost goal asks: a clean build in at most this share of cudarc's time...
 const BUILD_TIME_GOAL: f64 = 0.5;
@@ -72,6 +74,7 @@ struct Args {
     worktree: bool,
     runs: usize,
     out: Option<PathBuf>,
+    codegen_only: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -79,11 +82,13 @@ fn parse_args() -> Result<Args, String> {
         worktree: false,
         runs: 3,
         out: None,
+        codegen_only: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--worktree" => args.worktree = true,
+            "--codegen-only" => args.codegen_only = true,
             "--runs" => {
                 let v = it.next().ok_or("--runs needs a number")?;
                 args.runs = v
@@ -107,7 +112,7 @@ fn run() -> Result<(), String> {
         .ok_or("the benches crate has no parent folder")?
         .to_path_buf();
     let work = TempDir::create()?;
-    let persist = root.join("target/bench-build");
+    let persist = target_directory(&root)?.join("bench-build");
     mkdir(&persist)?;
     let outfile = args
         .out
@@ -137,133 +142,19 @@ fn run() -> Result<(), String> {
         check(Command::new("tar").arg("-xf").arg(&tar).arg("-C").arg(&src))?;
         (src, format!("commit {head}"))
     };
-
-    // --- 4. build cost ---------------------------------------------------------------------
-    let cudarc = cudarc_dependency()?;
-    let cudarc_version = cudarc
-        .get("version")
-        .and_then(|v| v.as_str())
-        .unwrap_or("?")
-        .to_owned();
-    let mut table_dep = toml::Table::new();
-    table_dep.insert(
-        "path".into(),
-        src.join("runtime").display().to_string().into(),
-    );
-    let apps = [
-        App::create(
-            &work.0,
-            "table-app",
-            "cuda-driver-table",
-            table_dep.into(),
-            TABLE_MAIN,
-        )?,
-        App::create(&work.0, "cudarc-app", "cudarc", cudarc.into(), CUDARC_MAIN)?,
-    ];
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    eprintln!(
-        "bench-build: measuring {desc} on {cores} cores; {} builds each, interleaved",
-        args.runs
-    );
-    let mut times: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
-    for i in 1..=args.runs {
-        for (k, app) in apps.iter().enumerate() {
-            let load = load_average(1);
-            let target = app.target(i);
-            let t = timed(
-                cargo(&app.dir)
-                    .args(["build", "-q", "--offline"])
-                    .env("CARGO_TARGET_DIR", &target),
-            )?;
-            eprintln!(
-                "bench-build: {} build {i}: {:.2} s wall, {:.2} s CPU (load average before: {load})",
-                app.name, t.0, t.1
-            );
-            times[k].push(round2(t));
-            if i < args.runs {
-                let _ = std::fs::remove_dir_all(&target);
-            }
-        }
-    }
-    let sizes: Vec<Sizes> = apps
-        .iter()
-        .map(|app| Sizes::measure(app, &app.target(args.runs)))
-        .collect::<Result<_, _>>()?;
-    let units = slowest_units(&apps[0], &work.0)?;
-
-    // --- 5. codegen ------------------------------------------------------------------------
-    eprintln!("bench-build: building the generator (release) and fetching the wheels, untimed");
-    let cg_target = persist.join("codegen-target");
-    check(
-        cargo(&src)
-            .args([
-                "build",
-                "-q",
-                "--release",
-                "-p",
-                "cuda-driver-table-codegen",
-            ])
-            .env("CARGO_TARGET_DIR", &cg_target),
-    )?;
-    let cg = cg_target.join("release/cuda-driver-table-codegen");
-    check(Command::new(&cg).arg("fetch").stdout(Stdio::null()))?;
-    let mut cg_times = Vec::new();
-    let mut said = String::new();
-    for i in 1..=args.runs {
-        let out = work.0.join(format!("codegen-{i}"));
-        mkdir(&out)?;
-        let log = work.0.join(format!("codegen-{i}.log"));
-        let load = load_average(1);
-        let stderr = std::fs::File::create(&log)
-            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-        let t = timed(
-            Command::new(&cg)
-                .arg("generate")
-                .arg("--root")
-                .arg(&out)
-                .stderr(stderr),
-        )?;
-        said = std::fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .last()
-            .unwrap_or("")
-            .to_owned();
+    let build = if args.codegen_only {
+        None
+    } else {
         eprintln!(
-            "bench-build: codegen run {i}: {:.2} s wall, {:.2} s CPU (load average before: {load}; it says: {said})",
-            t.0, t.1
+            "bench-build: measuring {desc} on {cores} cores; {} builds each, interleaved",
+            args.runs
         );
-        cg_times.push(round2(t));
-    }
-    let compare = compare_generated(&work.0.join("codegen-1"), &src)?;
-    // "generated 53 files for 17 release(s) in 12.3 s": the number of releases.
-    let releases = said
-        .split_once(" for ")
-        .and_then(|(_, rest)| rest.split_whitespace().next())
-        .unwrap_or("all")
-        .to_owned();
+        Some(BuildCost::measure(&src, &work.0, args.runs)?)
+    };
+    let codegen = Codegen::measure(&src, &work.0, &persist, args.runs)?;
 
     // --- summary ---------------------------------------------------------------------------
-    let med = |v: &[(f64, f64)], k: usize| -> f64 {
-        cuda_driver_table_benches::gpu_report::median(
-            &v.iter()
-                .map(|t| if k == 0 { t.0 } else { t.1 })
-                .collect::<Vec<_>>(),
-        )
-    };
-    let list = |v: &[(f64, f64)], k: usize| -> String {
-        v.iter()
-            .map(|t| format!("{:.2} ", if k == 0 { t.0 } else { t.1 }))
-            .collect()
-    };
-    let (wt, wc) = (med(&times[0], 0), med(&times[1], 0));
-    let (ct, cc) = (med(&times[0], 1), med(&times[1], 1));
-    let (st, sc) = (&sizes[0], &sizes[1]);
-    let r_time = wt / wc;
-    let r_cpu = ct / cc;
-    let r_rlib = st.rlibs as f64 / sc.rlibs as f64;
-    let r_link = st.linked as f64 / sc.linked as f64;
-    let (cg_wall, cg_cpu) = (med(&cg_times, 0), med(&cg_times, 1));
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let mut s = String::new();
     let mut line = |l: String| {
@@ -283,89 +174,297 @@ fn run() -> Result<(), String> {
         load_average(3)
     ));
     line(String::new());
-    line(format!(
-        "## 4. Build cost (clean debug build, CARGO_INCREMENTAL=0, {} runs each, interleaved, median)",
-        args.runs
-    ));
-    line(format!(
-        "table-app  (cuda-driver-table, 4-function table): wall {}-> {} s; CPU {}-> {} s",
-        list(&times[0], 0),
-        g(wt),
-        list(&times[0], 1),
-        g(ct)
-    ));
-    line(format!(
-        "cudarc-app (cudarc {cudarc_version}, driver only):         wall {}-> {} s; CPU {}-> {} s",
-        list(&times[1], 0),
-        g(wc),
-        list(&times[1], 1),
-        g(cc)
-    ));
-    line(format!(
-        "all dependency rlibs:  table-app {}, cudarc-app {}",
-        mib(st.rlibs),
-        mib(sc.rlibs)
-    ));
-    line(format!(
-        "rlibs linked into the program: table-app {}, cudarc-app {}",
-        mib(st.linked),
-        mib(sc.linked)
-    ));
-    line(format!(
-        "proc-macro .so (host only, not linked): table-app {}, cudarc-app {}",
-        mib(st.proc_macros),
-        mib(sc.proc_macros)
-    ));
-    line(format!(
-        "debug executables: table-app {}, cudarc-app {}",
-        mib(st.executable),
-        mib(sc.executable)
-    ));
-    line(format!("table-app artifacts:  {}", st.listing));
-    line(format!("cudarc-app artifacts: {}", sc.listing));
-    line(format!(
-        "table-app, slowest compiler runs (timed through RUSTC_WRAPPER, one more build): {units}"
-    ));
-    line(String::new());
-    line(format!(
-        "## 5. Codegen (generate, {releases} releases, {} runs, median)",
-        args.runs
-    ));
-    line(format!(
-        "wall: {}-> median {} s; CPU: {}-> median {} s",
-        list(&cg_times, 0),
-        g(cg_wall),
-        list(&cg_times, 1),
-        g(cg_cpu)
-    ));
-    line(compare);
+    if let Some(build) = &build {
+        build.report(args.runs, &mut line);
+        line(String::new());
+    }
+    codegen.report(args.runs, &mut line);
     line(String::new());
     line("## Rows for BENCHMARKS.md".to_owned());
-    line(format!(
-        "| 4a | build time: clean debug build, 4-function table (wall) | {} s | cudarc: {} s | **{r_time:.3}×** | ≤ {BUILD_TIME_GOAL}× | {} |",
-        g(wt), g(wc), verdict(r_time, BUILD_TIME_GOAL)
-    ));
-    line(format!(
-        "| 4b | build time: the same builds, CPU time (user + sys) | {} s | cudarc: {} s | **{r_cpu:.3}×** | (≤ {BUILD_TIME_GOAL}×) | {} |",
-        g(ct), g(cc), verdict(r_cpu, BUILD_TIME_GOAL)
-    ));
-    line(format!(
-        "| 4c | size of all dependency rlibs | {} | cudarc: {} | **{r_rlib:.3}×** | ≤ {RLIB_SIZE_GOAL}× | {} |",
-        mib(st.rlibs), mib(sc.rlibs), verdict(r_rlib, RLIB_SIZE_GOAL)
-    ));
-    line(format!(
-        "| 4d | size of the rlibs linked into the program | {} | cudarc: {} | **{r_link:.3}×** | (≤ {RLIB_SIZE_GOAL}×) | {} |",
-        mib(st.linked), mib(sc.linked), verdict(r_link, RLIB_SIZE_GOAL)
-    ));
-    line(format!(
-        "| 5 | codegen: `generate` of all {releases} releases from cached wheels | {} s wall ({} s CPU) | — | — | — | — |",
-        g(cg_wall), g(cg_cpu)
-    ));
+    if let Some(build) = &build {
+        build.rows(&mut line);
+    }
+    codegen.row(&mut line);
     print!("{s}");
     if let Some(parent) = outfile.parent() {
         mkdir(parent)?;
     }
     std::fs::write(&outfile, s).map_err(|e| format!("cannot write {}: {e}", outfile.display()))
+}
+
+/// The workspace's target folder as cargo resolves it (`CARGO_TARGET_DIR`, `build.target-dir`,
+/// or `target/` at the root): `target_directory` of `cargo metadata`.
+fn target_directory(root: &Path) -> Result<PathBuf, String> {
+    let json = capture(
+        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--no-deps",
+                "--offline",
+            ])
+            .current_dir(root),
+    )?;
+    let metadata: serde_json::Value =
+        serde_json::from_str(&json).map_err(|e| format!("cargo metadata: {e}"))?;
+    metadata
+        .get("target_directory")
+        .and_then(|d| d.as_str())
+        .map(PathBuf::from)
+        .ok_or_else(|| "cargo metadata gave no target_directory".to_owned())
+}
+
+/// Row 4: the clean builds of the two programs, their sizes and the slowest compiler runs.
+struct BuildCost {
+    /// (wall, CPU) seconds of each build, per program (table, cudarc).
+    times: [Vec<(f64, f64)>; 2],
+    sizes: [Sizes; 2],
+    cudarc_version: String,
+    units: String,
+}
+
+impl BuildCost {
+    fn measure(src: &Path, work: &Path, runs: usize) -> Result<Self, String> {
+        let cudarc = cudarc_dependency()?;
+        let cudarc_version = cudarc
+            .get("version")
+            .and_then(|v| v.as_str())
+            .unwrap_or("?")
+            .to_owned();
+        let mut table_dep = toml::Table::new();
+        table_dep.insert(
+            "path".into(),
+            src.join("runtime").display().to_string().into(),
+        );
+        let apps = [
+            App::create(
+                work,
+                "table-app",
+                "cuda-driver-table",
+                table_dep.into(),
+                TABLE_MAIN,
+            )?,
+            App::create(work, "cudarc-app", "cudarc", cudarc.into(), CUDARC_MAIN)?,
+        ];
+        let mut times: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+        for i in 1..=runs {
+            for (k, app) in apps.iter().enumerate() {
+                let load = load_average(1);
+                let target = app.target(i);
+                let t = timed(
+                    cargo(&app.dir)
+                        .args(["build", "-q", "--offline"])
+                        .env("CARGO_TARGET_DIR", &target),
+                )?;
+                eprintln!(
+                    "bench-build: {} build {i}: {:.2} s wall, {:.2} s CPU (load average before: {load})",
+                    app.name, t.0, t.1
+                );
+                times[k].push(round2(t));
+                if i < runs {
+                    let _ = std::fs::remove_dir_all(&target);
+                }
+            }
+        }
+        let sizes = [
+            Sizes::measure(&apps[0], &apps[0].target(runs))?,
+            Sizes::measure(&apps[1], &apps[1].target(runs))?,
+        ];
+        let units = slowest_units(&apps[0], work)?;
+        Ok(Self {
+            times,
+            sizes,
+            cudarc_version,
+            units,
+        })
+    }
+
+    fn report(&self, runs: usize, line: &mut dyn FnMut(String)) {
+        let times = &self.times;
+        let (st, sc) = (&self.sizes[0], &self.sizes[1]);
+        line(format!(
+            "## 4. Build cost (clean debug build, CARGO_INCREMENTAL=0, {runs} runs each, interleaved, median)"
+        ));
+        line(format!(
+            "table-app  (cuda-driver-table, 4-function table): wall {}-> {} s; CPU {}-> {} s",
+            list(&times[0], 0),
+            g(med(&times[0], 0)),
+            list(&times[0], 1),
+            g(med(&times[0], 1))
+        ));
+        line(format!(
+            "cudarc-app (cudarc {}, driver only):         wall {}-> {} s; CPU {}-> {} s",
+            self.cudarc_version,
+            list(&times[1], 0),
+            g(med(&times[1], 0)),
+            list(&times[1], 1),
+            g(med(&times[1], 1))
+        ));
+        line(format!(
+            "all dependency rlibs:  table-app {}, cudarc-app {}",
+            mib(st.rlibs),
+            mib(sc.rlibs)
+        ));
+        line(format!(
+            "rlibs linked into the program: table-app {}, cudarc-app {}",
+            mib(st.linked),
+            mib(sc.linked)
+        ));
+        line(format!(
+            "proc-macro .so (host only, not linked): table-app {}, cudarc-app {}",
+            mib(st.proc_macros),
+            mib(sc.proc_macros)
+        ));
+        line(format!(
+            "debug executables: table-app {}, cudarc-app {}",
+            mib(st.executable),
+            mib(sc.executable)
+        ));
+        line(format!("table-app artifacts:  {}", st.listing));
+        line(format!("cudarc-app artifacts: {}", sc.listing));
+        line(format!(
+            "table-app, slowest compiler runs (timed through RUSTC_WRAPPER, one more build): {}",
+            self.units
+        ));
+    }
+
+    fn rows(&self, line: &mut dyn FnMut(String)) {
+        let times = &self.times;
+        let (wt, wc) = (med(&times[0], 0), med(&times[1], 0));
+        let (ct, cc) = (med(&times[0], 1), med(&times[1], 1));
+        let (st, sc) = (&self.sizes[0], &self.sizes[1]);
+        let r_time = wt / wc;
+        let r_cpu = ct / cc;
+        let r_rlib = st.rlibs as f64 / sc.rlibs as f64;
+        let r_link = st.linked as f64 / sc.linked as f64;
+        line(format!(
+            "| 4a | build time: clean debug build, 4-function table (wall) | {} s | cudarc: {} s | **{r_time:.3}×** | ≤ {BUILD_TIME_GOAL}× | {} |",
+            g(wt), g(wc), verdict(r_time, BUILD_TIME_GOAL)
+        ));
+        line(format!(
+            "| 4b | build time: the same builds, CPU time (user + sys) | {} s | cudarc: {} s | **{r_cpu:.3}×** | (≤ {BUILD_TIME_GOAL}×) | {} |",
+            g(ct), g(cc), verdict(r_cpu, BUILD_TIME_GOAL)
+        ));
+        line(format!(
+            "| 4c | size of all dependency rlibs | {} | cudarc: {} | **{r_rlib:.3}×** | ≤ {RLIB_SIZE_GOAL}× | {} |",
+            mib(st.rlibs), mib(sc.rlibs), verdict(r_rlib, RLIB_SIZE_GOAL)
+        ));
+        line(format!(
+            "| 4d | size of the rlibs linked into the program | {} | cudarc: {} | **{r_link:.3}×** | (≤ {RLIB_SIZE_GOAL}×) | {} |",
+            mib(st.linked), mib(sc.linked), verdict(r_link, RLIB_SIZE_GOAL)
+        ));
+    }
+}
+
+/// Row 5: the generator's `generate` into an empty folder, and how its output compares with the
+/// committed files.
+struct Codegen {
+    times: Vec<(f64, f64)>,
+    /// The number of releases, as the generator says it.
+    releases: String,
+    compare: String,
+}
+
+impl Codegen {
+    fn measure(src: &Path, work: &Path, persist: &Path, runs: usize) -> Result<Self, String> {
+        eprintln!("bench-build: building the generator (release) and fetching the wheels, untimed");
+        let cg_target = persist.join("codegen-target");
+        check(
+            cargo(src)
+                .args([
+                    "build",
+                    "-q",
+                    "--release",
+                    "-p",
+                    "cuda-driver-table-codegen",
+                ])
+                .env("CARGO_TARGET_DIR", &cg_target),
+        )?;
+        let cg = cg_target.join("release/cuda-driver-table-codegen");
+        check(Command::new(&cg).arg("fetch").stdout(Stdio::null()))?;
+        let mut times = Vec::new();
+        let mut said = String::new();
+        for i in 1..=runs {
+            let out = work.join(format!("codegen-{i}"));
+            mkdir(&out)?;
+            let log = work.join(format!("codegen-{i}.log"));
+            let load = load_average(1);
+            let stderr = std::fs::File::create(&log)
+                .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+            let t = timed_logged(
+                Command::new(&cg)
+                    .arg("generate")
+                    .arg("--root")
+                    .arg(&out)
+                    .stderr(stderr),
+                &log,
+            )?;
+            said = std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .to_owned();
+            eprintln!(
+                "bench-build: codegen run {i}: {:.2} s wall, {:.2} s CPU (load average before: {load}; it says: {said})",
+                t.0, t.1
+            );
+            times.push(round2(t));
+        }
+        let compare = compare_generated(&work.join("codegen-1"), src)?;
+        // "generated 53 files for 17 release(s) in 12.3 s": the number of releases.
+        let releases = said
+            .split_once(" for ")
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .unwrap_or("all")
+            .to_owned();
+        Ok(Self {
+            times,
+            releases,
+            compare,
+        })
+    }
+
+    fn report(&self, runs: usize, line: &mut dyn FnMut(String)) {
+        line(format!(
+            "## 5. Codegen (generate, {} releases, {runs} runs, median)",
+            self.releases
+        ));
+        line(format!(
+            "wall: {}-> median {} s; CPU: {}-> median {} s",
+            list(&self.times, 0),
+            g(med(&self.times, 0)),
+            list(&self.times, 1),
+            g(med(&self.times, 1))
+        ));
+        line(self.compare.clone());
+    }
+
+    fn row(&self, line: &mut dyn FnMut(String)) {
+        line(format!(
+            "| 5 | codegen: `generate` of all {} releases from cached wheels | {} s wall ({} s CPU) | — | — | — | — |",
+            self.releases,
+            g(med(&self.times, 0)),
+            g(med(&self.times, 1))
+        ));
+    }
+}
+
+/// The median of the wall (`k` = 0) or CPU (`k` = 1) times.
+fn med(v: &[(f64, f64)], k: usize) -> f64 {
+    cuda_driver_table_benches::gpu_report::median(
+        &v.iter()
+            .map(|t| if k == 0 { t.0 } else { t.1 })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// The wall (`k` = 0) or CPU (`k` = 1) times, `1.23 4.56 `.
+fn list(v: &[(f64, f64)], k: usize) -> String {
+    v.iter()
+        .map(|t| format!("{:.2} ", if k == 0 { t.0 } else { t.1 }))
+        .collect()
 }
 
 /// One throw-away project.
@@ -697,6 +796,19 @@ fn timed(command: &mut Command) -> Result<(f64, f64), String> {
     Ok((wall, children_cpu() - before))
 }
 
+/// [`timed`] for a command whose stderr goes to `log`: when it fails, the error carries what it
+/// said there.
+fn timed_logged(command: &mut Command, log: &Path) -> Result<(f64, f64), String> {
+    timed(command).map_err(|e| {
+        let said = std::fs::read_to_string(log).unwrap_or_default();
+        if said.trim().is_empty() {
+            format!("{e}; it wrote nothing to stderr")
+        } else {
+            format!("{e}; its stderr:\n{}", said.trim_end())
+        }
+    })
+}
+
 /// User + system seconds of every child process that has ended and been waited for.
 fn children_cpu() -> f64 {
     // SAFETY: `rusage` is a plain C struct for which all zero bytes is a valid value.
@@ -789,6 +901,22 @@ impl Drop for TempDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failing_command_s_stderr_is_in_the_error() {
+        let log = std::env::temp_dir().join(format!("bench-build-test.{}.log", std::process::id()));
+        let stderr = std::fs::File::create(&log).unwrap();
+        let err = timed_logged(
+            Command::new("sh")
+                .args(["-c", "echo 'cannot read README.md' >&2; exit 1"])
+                .stderr(stderr),
+            &log,
+        )
+        .unwrap_err();
+        let _ = std::fs::remove_file(&log);
+        assert!(err.contains("failed"), "{err}");
+        assert!(err.ends_with("its stderr:\ncannot read README.md"), "{err}");
+    }
 
     #[test]
     fn artifact_names_lose_prefix_and_hash() {

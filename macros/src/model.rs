@@ -54,6 +54,25 @@ impl CratePath {
         out
     }
 
+    /// The path to the runtime's `__private` module, through which generated code names
+    /// everything: `::__private` takes the span of the path's last name, so a path that does not
+    /// lead to the runtime is reported there (`could not find __private in std`), once.
+    pub fn private(&self) -> TokenStream {
+        let span = self
+            .segments
+            .last()
+            .map_or_else(Span::call_site, Ident::span);
+        let mut out = self.to_tokens();
+        let colon = |spacing| {
+            let mut p = Punct::new(':', spacing);
+            p.set_span(span);
+            TokenTree::Punct(p)
+        };
+        out.extend([colon(Spacing::Joint), colon(Spacing::Alone)]);
+        out.extend([TokenTree::Ident(Ident::new("__private", span))]);
+        out
+    }
+
     /// The path as rustdoc reads it in a link (`::cdt`), or `None` where rustdoc cannot resolve
     /// it from a doc comment (`$crate`, which only a macro expansion substitutes).
     pub fn doc_path(&self) -> Option<String> {

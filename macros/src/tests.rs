@@ -580,3 +580,176 @@ fn every_name_a_pattern_binds_is_shadowed_by_a_function_in_the_block() {
     assert_has(&out, "bytesize : :: std :: primitive :: usize");
     assert_has(&out, "name : & :: std :: primitive :: str");
 }
+
+/// `tokens` as a `macro_rules!` fragment (`$e:expr`, `$v:vis`, `$p:path`) hands them over: in an
+/// invisible group.
+fn fragment(tokens: TokenStream) -> TokenStream {
+    proc_macro2::TokenTree::Group(proc_macro2::Group::new(
+        proc_macro2::Delimiter::None,
+        tokens,
+    ))
+    .into()
+}
+
+#[test]
+fn invisible_groups_of_macro_rules_fragments_are_transparent() {
+    let pin = fragment(quote!(3020));
+    let path = fragment(quote!(::cdt));
+    let name = fragment(quote!(cuMemAlloc));
+    let vis = fragment(quote!(pub(crate)));
+    let out = expand(
+        quote!(cuInit, cuCtxCreate = #pin, #name, crate = #path),
+        quote!(#vis struct Cuda;),
+    );
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    assert_has(&out, "1 cuCtxCreate PFN_cuCtxCreate_v3020 ");
+    assert_has(&out, "2 cuMemAlloc PFN_cuMemAlloc_v3020 ");
+    assert_has(&out, ":: cdt :: __private :: bind !");
+    assert_has(&out, "pub (crate) struct Cuda {");
+    // A whole item, and an empty visibility, as fragments.
+    let empty = fragment(TokenStream::new());
+    let item = fragment(quote!(#[derive(Debug)] #empty struct Cuda;));
+    let out = expand(quote!(cuInit), item);
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    assert_has(&out, "# [derive (Debug)]");
+}
+
+#[test]
+fn a_pin_may_be_any_integer_literal_that_fits_its_type() {
+    for pin in [
+        quote!(3020),
+        quote!(3_020),
+        quote!(3020u32),
+        quote!(3020i32),
+        quote!(3020usize),
+        quote!(0xBCC),
+        quote!(0xbccu16),
+        quote!(0o5714),
+        quote!(0b1011_1100_1100),
+    ] {
+        let out = table(quote!(cuCtxCreate = #pin));
+        assert!(compile_errors(&out).is_empty(), "{pin}: {out}");
+        assert_has(&out, "0 cuCtxCreate PFN_cuCtxCreate_v3020 ");
+    }
+    for (pin, problem) in [
+        (
+            quote!(3020u8),
+            "`3020u8` does not fit in `u8`: pin `cuCtxCreate`",
+        ),
+        (quote!(3020i8), "`3020i8` does not fit in `i8`"),
+        (quote!(3020.0), "`3020.0` is not a whole number: pin"),
+        (quote!(3020f32), "`3020f32` is not a whole number"),
+        (quote!(3e3), "`3e3` is not a whole number"),
+        (
+            quote!(99999999999),
+            "`99999999999` is too large for an ABI version",
+        ),
+    ] {
+        let out = table(quote!(cuCtxCreate = #pin));
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{pin}: {out}");
+        assert!(errors[0].contains(problem), "{pin}: {out}");
+        // The fix suggested is the ABI the number spells, where it is one.
+        if problem.contains("3020") {
+            assert!(errors[0].contains("`cuCtxCreate = 3020`"), "{pin}: {out}");
+        }
+    }
+}
+
+#[test]
+fn a_raw_identifier_is_the_same_name() {
+    let raw = proc_macro2::Ident::new_raw("cuInit", proc_macro2::Span::call_site());
+    let out = table(quote!(#raw, r#per_thread));
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    assert_has(&out, "pub unsafe fn cuInit (& self");
+    assert_has(&out, "pub fn pfn_cuInit (& self)");
+    assert_has(&out, "Config :: runtime () . per_thread ()");
+}
+
+#[test]
+fn struct_shapes_a_table_cannot_take_get_their_own_message() {
+    let out = expand(
+        quote!(cuInit),
+        quote!(
+            pub struct Cuda();
+        ),
+    );
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("`struct Cuda()` declares a tuple struct; a table is a unit struct: write `struct Cuda;`"),
+        "{out}"
+    );
+    let out = expand(quote!(cuInit), quote!(unit!(Cuda);));
+    assert_has(
+        &out,
+        "not a macro call (put the attribute on the struct the macro writes",
+    );
+}
+
+#[test]
+fn reprs_a_table_cannot_have_are_reported_and_left_out() {
+    let out = expand(
+        quote!(cuInit),
+        quote! {
+            #[repr(C, packed(2))]
+            #[repr(transparent)]
+            #[repr(C, align(64))]
+            pub struct Cuda;
+        },
+    );
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(errors[0].contains("cannot be `repr(packed)`"), "{out}");
+    assert!(errors[1].contains("cannot be `repr(transparent)`"), "{out}");
+    assert_lacks(&out, "# [repr (C , packed");
+    assert_lacks(&out, "# [repr (transparent)]");
+    assert_has(&out, "# [repr (C , align (64))]");
+}
+
+#[test]
+fn a_derive_written_as_a_path_is_checked_and_kept_as_written() {
+    let out = expand(
+        quote!(cuInit),
+        quote! {
+            #[::core::prelude::v1::derive(Debug, Clone)]
+            pub struct Cuda;
+        },
+    );
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("cannot be `Clone`"), "{out}");
+    assert_has(&out, "# [:: core :: prelude :: v1 :: derive (Debug)]");
+}
+
+#[test]
+fn a_table_made_by_a_first_attribute_under_another_name_is_reported_and_kept() {
+    // `#[a(cuInit)] #[b(cuMemAlloc)]`: `a` cannot tell that `b` is this attribute, and re-emits
+    // it on the table it makes; `b` then sees that table.
+    let first = crate::table(
+        quote!(cuInit),
+        quote! {
+            #[b(cuMemAlloc)]
+            pub struct Cuda;
+        },
+    );
+    let struct_only: TokenStream = first
+        .clone()
+        .into_iter()
+        .skip_while(|t| !matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '#'))
+        .take_while(|t| !matches!(t, proc_macro2::TokenTree::Ident(i) if i == "const"))
+        .collect();
+    let out = expand(quote!(cuMemAlloc), struct_only.clone());
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("`Cuda` has two `#[driver_table]` attributes"));
+    // The first table is kept as it is, not made again.
+    assert!(out.ends_with(
+        &struct_only
+            .to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    ));
+    assert_lacks(&out, "cuMemAlloc PFN");
+}

@@ -73,12 +73,22 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
                     None
                 }
             },
-            Some(Pin::Invalid(tokens)) => {
-                let example = pin_example(function, &tokens.to_string());
+            Some(Pin::Invalid {
+                tokens,
+                problem,
+                number,
+            }) => {
+                let example = number
+                    .filter(|v| function.abi(*v).is_some())
+                    .unwrap_or_else(|| pin_example(function, &tokens.to_string()));
+                let problem = problem
+                    .as_ref()
+                    .map(|p| format!("{p}: "))
+                    .unwrap_or_default();
                 diag.spanned(
                     tokens,
                     format!(
-                        "pin `{name}` to an ABI version, written as a number: `{name} = {example}` (the `_v{example}` of `PFN_{name}_v{example}`); its ABIs in CUDA {} are {} (default {})",
+                        "{problem}pin `{name}` to an ABI version, written as a number: `{name} = {example}` (the `_v{example}` of `PFN_{name}_v{example}`); its ABIs in CUDA {} are {} (default {})",
                         manifest::release_name(release),
                         abi_list(function),
                         function.default
@@ -214,28 +224,45 @@ fn derive_problem(name: &str, table: &Ident) -> Option<String> {
     Some(problem)
 }
 
-/// The struct's attributes to re-emit: derives the table cannot have and a second
-/// `#[driver_table]` are reported and left out, so they add no errors of their own.
+/// Why a table cannot have this `repr`: its one field holds atomics (which `packed` would
+/// misalign) and its layout is not part of its API (which `transparent` would promise).
+fn repr_problem(hint: &Ident, table: &Ident) -> Option<String> {
+    let problem = match hint.to_string().as_str() {
+        "packed" => format!(
+            "a table cannot be `repr(packed)`: `{table}` holds the atomic pointers it resolves, which must stay aligned. Remove `packed`"
+        ),
+        "transparent" => format!(
+            "a table cannot be `repr(transparent)`: `{table}`'s fields are private and its layout is not part of its API. Remove `transparent`"
+        ),
+        _ => return None,
+    };
+    Some(problem)
+}
+
+/// The struct's attributes to re-emit: derives and `repr`s the table cannot have, and a second
+/// `#[driver_table]`, are reported and left out, so they add no errors of their own.
 pub fn check_attrs(item: &Item, diag: &mut Diagnostics) -> TokenStream {
     let mut out = TokenStream::new();
     for attr in &item.attrs {
         match attr {
             Attr::Other(tokens) => out.extend(tokens.clone()),
-            Attr::DriverTable(tokens) => diag.spanned(
-                tokens,
-                format!(
-                    "`{}` has two `#[driver_table]` attributes: list every function and option in one, e.g. `#[driver_table(cuInit, cuMemAlloc)]`",
-                    item.ident
-                ),
-            ),
-            Attr::Derive {
-                pound,
-                derive,
-                paths,
-            } => {
+            Attr::DriverTable(tokens) => diag.spanned(tokens, two_tables(&item.ident)),
+            Attr::Repr { written, hints } => {
+                let mut refused = false;
+                for hint in hints {
+                    if let Some(problem) = repr_problem(hint, &item.ident) {
+                        diag.at(hint.span(), problem);
+                        refused = true;
+                    }
+                }
+                if !refused {
+                    out.extend(written.clone());
+                }
+            }
+            Attr::Derive { pound, path, paths } => {
                 let mut kept = TokenStream::new();
-                for path in paths {
-                    let name = path
+                for derived in paths {
+                    let name = derived
                         .clone()
                         .into_iter()
                         .filter_map(|t| match t {
@@ -245,7 +272,7 @@ pub fn check_attrs(item: &Item, diag: &mut Diagnostics) -> TokenStream {
                         .last()
                         .unwrap_or_default();
                     if let Some(problem) = derive_problem(&name, &item.ident) {
-                        diag.spanned(path, problem);
+                        diag.spanned(derived, problem);
                         continue;
                     }
                     if !kept.is_empty() {
@@ -254,21 +281,26 @@ pub fn check_attrs(item: &Item, diag: &mut Diagnostics) -> TokenStream {
                             proc_macro2::Spacing::Alone,
                         ))]);
                     }
-                    kept.extend(path.clone());
+                    kept.extend(derived.clone());
                 }
                 if kept.is_empty() {
                     continue;
                 }
-                let list = Group::new(Delimiter::Parenthesis, kept);
-                let body = Group::new(
-                    Delimiter::Bracket,
-                    [TokenTree::Ident(derive.clone()), TokenTree::Group(list)]
-                        .into_iter()
-                        .collect(),
-                );
-                out.extend([pound.clone(), TokenTree::Group(body)]);
+                let mut body = path.clone();
+                body.extend([TokenTree::Group(Group::new(Delimiter::Parenthesis, kept))]);
+                out.extend([
+                    pound.clone(),
+                    TokenTree::Group(Group::new(Delimiter::Bracket, body)),
+                ]);
             }
         }
     }
     out
+}
+
+/// The error for a struct with two `#[driver_table]` attributes (whatever they are imported as).
+pub fn two_tables(table: &Ident) -> String {
+    format!(
+        "`{table}` has two `#[driver_table]` attributes: list every function and option in one, e.g. `#[driver_table(cuInit, cuMemAlloc)]`"
+    )
 }

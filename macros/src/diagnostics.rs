@@ -21,7 +21,8 @@ impl Diagnostics {
         self.0.push((first, last, message.to_string()));
     }
 
-    /// One `::core::compile_error!` per error, spanning its range.
+    /// One `::std::compile_error!` per error, spanning its range (`::std`, which every edition
+    /// resolves from any module).
     pub fn to_compile_errors(&self) -> TokenStream {
         let mut out = TokenStream::new();
         for (first, last, message) in &self.0 {
@@ -37,7 +38,7 @@ impl Diagnostics {
             out.extend([
                 at_first(Punct::new(':', Spacing::Joint).into()),
                 at_first(Punct::new(':', Spacing::Alone).into()),
-                TokenTree::Ident(Ident::new("core", *first)),
+                TokenTree::Ident(Ident::new("std", *first)),
                 at_first(Punct::new(':', Spacing::Joint).into()),
                 at_first(Punct::new(':', Spacing::Alone).into()),
                 TokenTree::Ident(Ident::new("compile_error", *first)),

@@ -1,11 +1,160 @@
-//! The `cuda.h` documentation of a method, ready for `#[doc]`: the generator already turned it into
-//! Markdown (`cuda-driver-table-codegen`'s `doc` module); what depends on the table is done here.
+//! The prose of every doc comment a table gets: the struct's paragraph, its constants and
+//! constructors, and each function's method and raw accessor, whose `cuda.h` documentation the
+//! generator already turned into Markdown (`cuda-driver-table-codegen`'s `doc` module); what
+//! depends on the table is done here.
 //!
 //! A link to another driver function is written `` [`cuX`](Self::cuX) `` in the manifest: it stays
 //! a link when this table has a method `cuX` and becomes plain code otherwise, so rustdoc never
 //! sees a link it cannot resolve. A link into the bindings is written `` [`X`](sys::X) ``: it gets
 //! the path the generated code uses for the runtime crate in front (`cuda_driver_table::sys::X`).
 //! Nothing here reads or writes anything but the text it is given.
+
+use crate::check::Checked;
+use crate::manifest;
+use crate::model::BackendOption;
+use proc_macro2::Ident;
+
+/// What the docs of one table depend on.
+pub struct Table<'a> {
+    /// The struct's name.
+    pub name: &'a Ident,
+    /// Its functions, for links between methods.
+    pub functions: &'a [Checked],
+    /// The runtime crate's path as rustdoc resolves it in the user's crate (`::cdt`), or the path
+    /// as written where rustdoc cannot (`$crate`).
+    pub krate: String,
+    /// Whether `krate` resolves in a doc link.
+    pub linkable: bool,
+    pub backend: BackendOption,
+    pub per_thread: bool,
+}
+
+/// The docs of a table's own items.
+pub struct Items {
+    /// The paragraph added to the struct's docs.
+    pub table: String,
+    /// Its one (private) field.
+    pub field: String,
+    pub functions: String,
+    pub min_driver_version: String,
+    pub min_driver_version_fn: String,
+    pub new: String,
+    pub with_config: String,
+    pub config: String,
+    pub resolve_all: String,
+    pub raw_pointer: String,
+}
+
+impl Table<'_> {
+    /// `[`Error`](<path>::Error)`, or plain `` `Error` `` where rustdoc cannot resolve the path.
+    fn error_link(&self) -> String {
+        if self.linkable {
+            format!("[`Error`]({}::Error)", self.krate)
+        } else {
+            "`Error`".to_string()
+        }
+    }
+
+    /// The stream mode `new()` uses, in words.
+    fn mode(&self) -> &'static str {
+        if self.per_thread {
+            "the per-thread default stream (`_ptds`/`_ptsz` ABIs where they exist)"
+        } else {
+            "the legacy default stream"
+        }
+    }
+
+    pub fn items(&self) -> Items {
+        let name = self.name;
+        let mode = self.mode();
+        let backend = match self.backend {
+            BackendOption::Driver => "the driver backend (`libcuda.so.1`, `cuGetProcAddress`)",
+            BackendOption::Runtime => {
+                "the CUDA runtime backend (libcudart, `cudaGetDriverEntryPointByVersion`)"
+            }
+        };
+        let in_a_static = format!(
+            "Keep the table in a `static` (`static CU: {name} = {name}::new();`), not a `const`: each use of a `const` is a new table, which resolves its functions again on every call (clippy's `declare_interior_mutable_const` warns about such a `const`)."
+        );
+        Items {
+            table: format!(
+                "A `#[driver_table]` of {} CUDA driver function{}: one `unsafe` method each, named as in C, resolved on its first call and kept. {in_a_static}",
+                self.functions.len(),
+                if self.functions.len() == 1 { "" } else { "s" }
+            ),
+            field: "The table's state: its configuration and one slot per function.".to_string(),
+            functions: "Every function of this table, in the order listed, with the ABI it is pinned to.".to_string(),
+            min_driver_version: format!(
+                "The lowest driver version (`cuDriverGetVersion`'s number, e.g. `12050` for CUDA 12.5) on which every function of this table resolves with {mode}, as [`Self::new`] makes it: the newest ABI version a function is requested at, and at least what the lookup needs (`cuGetProcAddress`, 11030). Set by `min_driver_version`, the runtime crate's function of that name, at compile time.\n\nCompare it with `cuDriverGetVersion` at start-up to fail with a clear message on an older driver, or print it in `--version`. With the runtime backend, the libcudart in use also needs a driver of at least its own major release."
+            ),
+            min_driver_version_fn: "The lowest driver version on which every function of this table resolves with the stream mode of its actual configuration ([`Self::config`]); see [`Self::MIN_DRIVER_VERSION`].".to_string(),
+            new: format!(
+                "A table that uses {backend} and {mode}, searching for the library in the documented order. Nothing is loaded until the first call.\n\n{in_a_static}"
+            ),
+            with_config: "A table with an explicit configuration: backend, library path and stream mode. Nothing is loaded until the first call.".to_string(),
+            config: "The configuration this table resolves its functions with.".to_string(),
+            resolve_all: "Resolves every function now (loading the library if needed), for programs that want to fail fast at start-up.\n\n# Errors\n\nEvery function that could not be resolved, not only the first.".to_string(),
+            raw_pointer: "Resolves the function named `name` and returns its raw address; `None` when this table has no such function.".to_string(),
+        }
+    }
+
+    /// The docs of a function's method and of its raw accessor (`pfn_*`): the `cuda.h` summary
+    /// first, then what this table does with the function, the rest of the `cuda.h` text
+    /// (Markdown, with links to the table's own methods where it has them), errors and safety.
+    pub fn function(&self, c: &Checked) -> (String, String) {
+        let abi = c.abi;
+        let name = c.function.name;
+        let error_link = self.error_link();
+        let exported = |export: Option<&str>| {
+            export
+                .map(|e| format!(", exported as `{e}`"))
+                .unwrap_or_default()
+        };
+        let per_thread = match &abi.per_thread {
+            Some(pt) => format!(
+                "In per-thread mode: `{}` (ABI {}{}), requested with the per-thread flag.",
+                pt.typedef,
+                pt.version,
+                exported(pt.export)
+            ),
+            None => "No per-thread variant: requested with the legacy flag in both stream modes."
+                .to_string(),
+        };
+        let header = format!(
+            "`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}. {per_thread}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
+            abi.c_prototype,
+            abi.version,
+            abi.typedef,
+            exported(abi.export),
+            manifest::release_name(manifest::RELEASE),
+        );
+        let errors = if abi.ret == "CUresult" {
+            format!("# Errors\n\nAn {error_link} when the function cannot be resolved, or when it returns a `CUresult` other than `CUDA_SUCCESS` (with the code, its name and description).")
+        } else {
+            format!("# Errors\n\nAn {error_link} when the function cannot be resolved.")
+        };
+        let has_method = |n: &str| self.functions.iter().any(|t| t.function.name == n);
+        let (summary, cuda) = cuda_doc(abi.doc, &has_method, &self.krate);
+        let summary = if summary.is_empty() {
+            String::new()
+        } else {
+            format!("{summary}\n\n")
+        };
+        let cuda = if cuda.is_empty() {
+            String::new()
+        } else {
+            format!("\n\n*From `cuda.h`:*\n\n{cuda}")
+        };
+        let method = format!(
+            "{summary}{header}{cuda}\n\n{errors}\n\n# Safety\n\nThis calls the C function `{name}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
+        );
+        let accessor = format!(
+            "The resolved `{name}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name}`].\n\n# Errors\n\nAn {error_link} when it cannot be resolved.",
+            abi.typedef
+        );
+        (method, accessor)
+    }
+}
 
 /// The summary (first paragraph) and the rest of `doc`, with its links resolved for a table that
 /// has a method for each name `has_method` accepts, and whose runtime crate is at `krate` (a path

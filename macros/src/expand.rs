@@ -1,27 +1,35 @@
-//! Emitting: the checked request turned into the table: the struct with one typed, lazily
-//! resolved field per function, the constructors, one method and one raw accessor per function.
+//! Emitting: the checked request turned into the table: the struct, whose one field holds the
+//! runtime's state of the table, the binding of each function to its type, the constructors, one
+//! method and one raw accessor per function. The prose of every doc comment is `docs`'s.
 //!
-//! Types come from the manifest as text and are re-parsed here; single-name types are taken from
-//! the runtime crate's `sys` module (the bindings of the `cuda-driver-table-sys` crate). Every
-//! expansion also asserts, at compile time, that the method's parameter list is exactly its
-//! `PFN_*` typedef's and that a per-thread twin has the same type.
+//! Every name generated code uses goes through `<crate path>::__private` (the runtime crate's
+//! path: `::cuda_driver_table`, or the `crate = ...` option): a path that does not lead to the
+//! runtime fails there, once. The types of the functions are bound by the runtime's own
+//! `bind!` macro, which names them through `$crate`: whatever the path leads to, a field is
+//! never given another type. Manifest types are re-parsed here; single-name types are taken from
+//! the runtime's `sys`, `::core` paths become `::std` ones (which edition 2015 also resolves).
 //!
 //! Hygiene: everything but the struct is emitted inside one `const _: () = { ... };` block that
 //! also declares a function for every name a generated pattern binds (the C parameter names,
 //! the locals). A pattern that names a function binds a new variable, so no constant or unit
 //! struct of the user's module can be taken for a parameter; the parameters keep their C names,
-//! which rustdoc shows. Every other name is a path from the crate root (`::core::...`, the
-//! runtime crate's path) or `Self`.
+//! which rustdoc shows. Every generated identifier but the user's names has the call-site span,
+//! `self` included, so the expansion reads the same inside a user's `macro_rules!`. Every other
+//! name is a path from the crate root (`::std::...`, the runtime crate's path) or `Self`.
 
 use crate::check::Checked;
 use crate::diagnostics::Diagnostics;
-use crate::manifest;
+use crate::docs;
 use crate::model::{BackendOption, CratePath, Request};
 use crate::parse::is_punct;
-use proc_macro2::{Ident, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 use std::str::FromStr;
+
+/// The name of a table's one field: also how a second `#[driver_table]` on the same struct,
+/// under any name, sees that the struct is a table already.
+pub const FIELD: &str = "__cdt_table";
 
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
@@ -30,43 +38,32 @@ const PRIMITIVES: &[&str] = &[
 
 const KEYWORDS: &[&str] = &["mut", "const", "unsafe", "extern", "fn", "dyn", "for"];
 
-/// The names generated patterns bind besides the C parameters (locals, closure and constructor
+/// The names generated patterns bind besides the C parameters (locals and constructor
 /// parameters), shadowed like them (see the module docs).
-const LOCALS: &[&str] = &["__cdt_f", "__cdt_r", "f", "e", "errors", "config", "name"];
-
-/// What every part of one table's expansion needs.
-struct Ctx<'a> {
-    /// The runtime crate's path (`::cuda_driver_table`, or the `crate = ...` option).
-    k: TokenStream,
-    /// `[`Error`](<path>::Error)` for the docs, or plain `` `Error` `` where rustdoc cannot
-    /// resolve the path.
-    error_link: String,
-    /// The runtime crate's path as rustdoc resolves it in the user's crate, for links into `sys`.
-    doc_path: String,
-    table: &'a Ident,
-    /// Every name a generated pattern binds.
-    bound: BTreeSet<String>,
-}
+const LOCALS: &[&str] = &["__cdt_f", "config", "name"];
 
 /// Takes single-name types (`CUdeviceptr_v2`) from the runtime crate's `sys` and primitives
-/// from `::core::primitive`: every identifier that does not follow `::` and is not a keyword.
-/// Paths such as `::core::ffi::c_uint` stay as they are.
-fn qualify(tokens: TokenStream, k: &TokenStream) -> TokenStream {
+/// from `::std::primitive`: every identifier that does not follow `::` and is not a keyword.
+/// Paths such as `::core::ffi::c_uint` keep their names, from `::std`.
+fn qualify(tokens: TokenStream, private: &TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     let mut after_colon = false;
     for t in tokens {
         let next_after_colon = is_punct(&t, ':');
         match t {
+            TokenTree::Ident(id) if after_colon && id == "core" => {
+                out.extend(quote!(std));
+            }
             TokenTree::Ident(id) if !after_colon && !KEYWORDS.iter().any(|kw| id == kw) => {
+                let id = Ident::new(&id.to_string(), Span::call_site());
                 if PRIMITIVES.iter().any(|p| id == p) {
-                    out.extend(quote!(::core::primitive::#id));
+                    out.extend(quote!(::std::primitive::#id));
                 } else {
-                    out.extend(quote!(#k::sys::#id));
+                    out.extend(quote!(#private::__sys::#id));
                 }
             }
             TokenTree::Group(g) => {
-                let mut inner = proc_macro2::Group::new(g.delimiter(), qualify(g.stream(), k));
-                inner.set_span(g.span());
+                let inner = proc_macro2::Group::new(g.delimiter(), qualify(g.stream(), private));
                 out.extend([TokenTree::Group(inner)]);
             }
             other => out.extend([other]),
@@ -80,11 +77,11 @@ fn qualify(tokens: TokenStream, k: &TokenStream) -> TokenStream {
 fn parse_type(
     text: &str,
     span: Span,
-    k: &TokenStream,
+    private: &TokenStream,
     diag: &mut Diagnostics,
 ) -> Option<TokenStream> {
     match TokenStream::from_str(text) {
-        Ok(tokens) => Some(qualify(tokens, k)),
+        Ok(tokens) => Some(qualify(tokens, private)),
         Err(e) => {
             diag.at(
                 span,
@@ -99,86 +96,20 @@ fn parse_type(
 
 /// One function, ready to emit.
 struct Emitted {
-    field: TokenStream,
-    init: TokenStream,
+    /// Its entry in the runtime's `bind!`.
     binding: TokenStream,
-    spec: TokenStream,
+    /// Its method and raw accessor.
     methods: TokenStream,
-    checks: TokenStream,
-    resolve: TokenStream,
-    pointer_arm: TokenStream,
-}
-
-/// The docs of a function's method and of its raw accessor (`pfn_*`): the `cuda.h` summary first,
-/// then what this table does with the function, the rest of the `cuda.h` text (Markdown, with
-/// links to the table's own methods where it has them, see `docs`), errors and safety.
-fn function_docs(
-    c: &Checked,
-    table: &[Checked],
-    krate: &str,
-    error_link: &str,
-) -> (String, String) {
-    let abi = c.abi;
-    let name = c.function.name;
-    let exported = |export: Option<&str>| {
-        export
-            .map(|e| format!(", exported as `{e}`"))
-            .unwrap_or_default()
-    };
-    let per_thread = match &abi.per_thread {
-        Some(pt) => format!(
-            "In per-thread mode: `{}` (ABI {}{}), requested with the per-thread flag.",
-            pt.typedef,
-            pt.version,
-            exported(pt.export)
-        ),
-        None => "No per-thread variant: requested with the legacy flag in both stream modes."
-            .to_string(),
-    };
-    let header = format!(
-        "`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}. {per_thread}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
-        abi.c_prototype,
-        abi.version,
-        abi.typedef,
-        exported(abi.export),
-        manifest::release_name(manifest::RELEASE),
-    );
-    let errors = if abi.ret == "CUresult" {
-        format!("# Errors\n\nAn {error_link} when the function cannot be resolved, or when it returns a `CUresult` other than `CUDA_SUCCESS` (with the code, its name and description).")
-    } else {
-        format!("# Errors\n\nAn {error_link} when the function cannot be resolved.")
-    };
-    let has_method = |n: &str| table.iter().any(|t| t.function.name == n);
-    let (summary, cuda) = crate::docs::cuda_doc(abi.doc, &has_method, krate);
-    let summary = if summary.is_empty() {
-        String::new()
-    } else {
-        format!("{summary}\n\n")
-    };
-    let cuda = if cuda.is_empty() {
-        String::new()
-    } else {
-        format!("\n\n*From `cuda.h`:*\n\n{cuda}")
-    };
-    let method = format!(
-        "{summary}{header}{cuda}\n\n{errors}\n\n# Safety\n\nThis calls the C function `{name}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
-    );
-    let accessor = format!(
-        "The resolved `{name}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name}`].\n\n# Errors\n\nAn {error_link} when it cannot be resolved.",
-        abi.typedef
-    );
-    (method, accessor)
 }
 
 fn emit_function(
-    ctx: &mut Ctx<'_>,
+    private: &TokenStream,
+    docs: &docs::Table<'_>,
+    bound: &mut BTreeSet<String>,
     index: usize,
     c: &Checked,
-    table_functions: &[Checked],
     diag: &mut Diagnostics,
 ) -> Option<Emitted> {
-    let k = &ctx.k;
-    let table = ctx.table;
     let name = &c.name;
     let name_str = c.function.name;
     let abi = c.abi;
@@ -190,136 +121,69 @@ fn emit_function(
     let mut traced = Vec::new();
     for (pname, pty) in abi.params {
         let ident = if is_identifier(pname) {
-            Ident::new(pname, span)
+            Ident::new(pname, Span::call_site())
         } else {
-            format_ident!("arg{}", params.len(), span = span)
+            format_ident!("arg{}", params.len())
         };
         traced.push(if is_device_pointer(pty) {
-            quote!(#ident = #k::__private::Hex(#ident))
+            quote!(#ident = #private::Hex(#ident))
         } else {
             quote!(#ident = #ident)
         });
         params.push(ident);
-        types.push(parse_type(pty, span, k, diag)?);
+        types.push(parse_type(pty, span, private, diag)?);
     }
-    let ret = parse_type(abi.ret, span, k, diag)?;
+    let ret = parse_type(abi.ret, span, private, diag)?;
     for p in &params {
-        ctx.bound.insert(p.to_string());
+        bound.insert(p.to_string());
     }
+    let index = Literal::usize_unsuffixed(index);
+    // The binding: the typedef's name carries the user's span, so an error about it points at
+    // the function's name in the list.
     let typedef = Ident::new(abi.typedef, span);
-    let version = abi.version;
+    let export = |export: Option<&str>| match export {
+        Some(e) => quote!(#e),
+        None => quote!(_),
+    };
+    let abi_export = export(abi.export);
+    let per_thread = abi.per_thread.as_ref().map(|pt| {
+        let pt_typedef = Ident::new(pt.typedef, span);
+        let pt_export = export(pt.export);
+        quote!(| #pt_typedef #pt_export)
+    });
+    let binding = quote!(#index #name #typedef #abi_export #per_thread;);
+
     let fn_type = quote!(unsafe extern "C" fn(#(#types),*) -> #ret);
-    let accessor = format_ident!("pfn_{}", name);
-    let export = option_str(abi.export);
-    let typedef_str = abi.typedef;
-    let (per_thread_abi, per_thread_typedef, pt_check) = match &abi.per_thread {
-        Some(pt) => {
-            let pt_typedef = Ident::new(pt.typedef, span);
-            let pt_typedef_str = pt.typedef;
-            let pt_version = pt.version;
-            let pt_export = option_str(pt.export);
-            (
-                quote!(::core::option::Option::Some(#k::manifest::PerThreadAbi { version: #pt_version, export: #pt_export })),
-                quote!(::core::option::Option::Some(#pt_typedef_str)),
-                quote_spanned!(span=> let _: fn(#k::sys::#pt_typedef) -> #k::sys::#typedef = |f| f;),
+    let accessor = format_ident!("pfn_{}", name, span = span);
+    let returns_result = abi.ret == "CUresult";
+    let (method_doc, accessor_doc) = docs.function(c);
+    // The call, checked (`CUresult`) or returned, through the runtime's `call!`, which adds
+    // tracing when the runtime's `tracing` feature is on and nothing otherwise.
+    let (how, ok_type) = if returns_result {
+        (quote!(check), quote!(()))
+    } else {
+        (quote!(value), ret)
+    };
+    let field = Ident::new(FIELD, Span::call_site());
+    let methods = quote! {
+        #[doc = #method_doc]
+        #[inline]
+        pub unsafe fn #name(&self, #(#params: #types),*) -> ::std::result::Result<#ok_type, #private::Error> {
+            let __cdt_f = self.#field.get::<#index>()?;
+            #private::call!(#how: self.#field.config(), #name_str, (#(#traced),*),
+                // SAFETY: `__cdt_f` is the driver's `#name` at exactly the ABI of its typedef;
+                // the caller upholds the C function's contract (see `# Safety`).
+                unsafe { __cdt_f(#(#params),*) }
             )
         }
-        None => (
-            quote!(::core::option::Option::None),
-            quote!(::core::option::Option::None),
-            TokenStream::new(),
-        ),
-    };
-    let returns_result = abi.ret == "CUresult";
-    let (method_doc, accessor_doc) =
-        function_docs(c, table_functions, &ctx.doc_path, &ctx.error_link);
-    let index_lit = proc_macro2::Literal::usize_unsuffixed(index);
-    let load = quote! {
-        let __cdt_f = match self.#name.loaded() {
-            ::core::option::Option::Some(__cdt_f) => __cdt_f,
-            ::core::option::Option::None => self.#accessor()?,
-        };
-    };
-    // The call, checked (`CUresult`) or returned, through the runtime's `__cdt_call!`, which adds
-    // tracing when the runtime's `tracing` feature is on and nothing otherwise.
-    let how = if returns_result {
-        quote!(check)
-    } else {
-        quote!(value)
-    };
-    let body = quote! {
-        #load
-        #k::__cdt_call!(#how: &self.__cdt_config, #name_str, (#(#traced),*),
-            // SAFETY: `__cdt_f` is the driver's `#name` at exactly the ABI of its typedef; the
-            // caller upholds the C function's contract (see `# Safety`).
-            unsafe { __cdt_f(#(#params),*) }
-        )
-    };
-    let ok_type = if returns_result {
-        quote!(())
-    } else {
-        quote!(#ret)
-    };
-    Some(Emitted {
-        field: quote_spanned!(span=> #name: #k::__private::Lazy<#table, #index_lit>),
-        init: quote!(#name: #k::__private::Lazy::new()),
-        binding: quote! {
-            // SAFETY: `Pfn` is the typedef of exactly `SPEC.abi` (both come from the same entry
-            // of the manifest), and the per-thread twin's typedef is the same type (asserted
-            // below, next to the method's signature).
-            unsafe impl #k::__private::Field<#index_lit> for #table {
-                type Pfn = #k::sys::#typedef;
-                const SPEC: #k::FunctionSpec = #k::FunctionSpec {
-                    name: #name_str,
-                    typedef: #typedef_str,
-                    per_thread_typedef: #per_thread_typedef,
-                    abi: #k::manifest::AbiInfo {
-                        version: #version,
-                        export: #export,
-                        per_thread: #per_thread_abi,
-                    },
-                };
-            }
-        },
-        spec: quote!(<Self as #k::__private::Field<#index_lit>>::SPEC),
-        methods: quote_spanned! {span=>
-            #[doc = #method_doc]
-            #[inline]
-            pub unsafe fn #name(&self, #(#params: #types),*) -> ::core::result::Result<#ok_type, #k::Error> {
-                #body
-            }
 
-            #[doc = #accessor_doc]
-            #[inline]
-            pub fn #accessor(&self) -> ::core::result::Result<#fn_type, #k::Error> {
-                if let ::core::option::Option::Some(f) = self.#name.loaded() {
-                    return ::core::result::Result::Ok(f);
-                }
-                self.#name
-                    .resolve(&self.__cdt_config)?
-                    .ok_or_else(|| #k::__private::null_pointer(#name_str))
-            }
-        },
-        checks: quote_spanned! {span=>
-            let _: fn(#k::sys::#typedef) -> ::core::option::Option<#fn_type> = |f| f;
-            #pt_check
-        },
-        resolve: quote! {
-            if let ::core::result::Result::Err(e) = self.#name.address(&self.__cdt_config) {
-                errors.push(e);
-            }
-        },
-        pointer_arm: quote! {
-            #name_str => ::core::option::Option::Some(self.#name.address(&self.__cdt_config)),
-        },
-    })
-}
-
-fn option_str(s: Option<&str>) -> TokenStream {
-    match s {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
+        #[doc = #accessor_doc]
+        #[inline]
+        pub fn #accessor(&self) -> ::std::result::Result<#fn_type, #private::Error> {
+            self.#field.get::<#index>()
+        }
+    };
+    Some(Emitted { binding, methods })
 }
 
 /// `CUdeviceptr` by value (`CUdeviceptr`, `CUdeviceptr_v2`): a device address typed as an integer.
@@ -348,78 +212,69 @@ pub fn expand(
     checked: &[Checked],
     diag: &mut Diagnostics,
 ) -> TokenStream {
-    let path = request.krate.as_ref().map_or_else(
-        || CratePath::default_path().to_tokens(),
-        CratePath::to_tokens,
-    );
-    let doc_path = match request.krate.as_ref() {
-        None => Some("::cuda_driver_table".to_string()),
-        Some(p) => p.doc_path(),
+    let default_path = CratePath::default_path();
+    let krate = request.krate.as_ref().unwrap_or(&default_path);
+    let private = krate.private();
+    let doc_path = krate.doc_path();
+    let backend = request.backend.unwrap_or(BackendOption::Runtime);
+    let per_thread = request.per_thread.is_some();
+    let docs = docs::Table {
+        name: ident,
+        functions: checked,
+        linkable: doc_path.is_some(),
+        krate: doc_path.unwrap_or_else(|| krate.to_tokens().to_string()),
+        backend,
+        per_thread,
     };
-    let error_link = doc_path.as_ref().map_or_else(
-        || "`Error`".to_string(),
-        |p| format!("[`Error`]({p}::Error)"),
-    );
-    let mut ctx = Ctx {
-        error_link,
-        doc_path: doc_path.unwrap_or_else(|| path.to_string()),
-        k: path,
-        table: ident,
-        bound: LOCALS.iter().map(|l| (*l).to_string()).collect(),
-    };
-    // A function whose types cannot be read is left out (with an error), so a field's index in
-    // `FUNCTIONS` is the number of functions emitted before it.
+    let mut bound: BTreeSet<String> = LOCALS.iter().map(|l| (*l).to_string()).collect();
+    // A function whose types cannot be read is left out (with an error), so a function's index
+    // in `FUNCTIONS` is the number of functions emitted before it.
     let mut emitted: Vec<Emitted> = Vec::with_capacity(checked.len());
     for c in checked {
-        if let Some(e) = emit_function(&mut ctx, emitted.len(), c, checked, diag) {
+        if let Some(e) = emit_function(&private, &docs, &mut bound, emitted.len(), c, diag) {
             emitted.push(e);
         }
     }
-    let k = &ctx.k;
-    let fields = emitted.iter().map(|e| &e.field);
-    let inits = emitted.iter().map(|e| &e.init);
+    let count = Literal::usize_unsuffixed(emitted.len());
     let bindings = emitted.iter().map(|e| &e.binding);
-    let specs = emitted.iter().map(|e| &e.spec);
     let methods = emitted.iter().map(|e| &e.methods);
-    let checks = emitted.iter().map(|e| &e.checks);
-    let resolves = emitted.iter().map(|e| &e.resolve);
-    let arms = emitted.iter().map(|e| &e.pointer_arm);
-    let shadows = ctx.bound.iter().map(|name| {
+    let shadows = bound.iter().map(|name| {
         let name = Ident::new(name, Span::call_site());
         quote!(const fn #name() {})
     });
-    let mut config = match request.backend {
-        Some(BackendOption::Driver) => quote!(#k::Config::driver()),
-        Some(BackendOption::Runtime) | None => quote!(#k::Config::runtime()),
+    let mut config = match backend {
+        BackendOption::Driver => quote!(#private::Config::driver()),
+        BackendOption::Runtime => quote!(#private::Config::runtime()),
     };
-    let mut mode = "the legacy default stream";
-    let mut mode_value = quote!(#k::StreamMode::Legacy);
-    if request.per_thread.is_some() {
+    let mut mode = quote!(#private::StreamMode::Legacy);
+    if per_thread {
         config = quote!(#config.per_thread());
-        mode = "the per-thread default stream (`_ptds`/`_ptsz` ABIs where they exist)";
-        mode_value = quote!(#k::StreamMode::PerThread);
+        mode = quote!(#private::StreamMode::PerThread);
     }
-    let floor_doc = format!(
-        "The lowest driver version (`cuDriverGetVersion`'s number, e.g. `12050` for CUDA 12.5) on which every function of this table resolves with {mode}, as [`Self::new`] makes it: the newest ABI version a field is requested at, and at least what the lookup needs (`cuGetProcAddress`, 11030). Set by `min_driver_version`, the runtime crate's function of that name, at compile time.\n\nCompare it with `cuDriverGetVersion` at start-up to fail with a clear message on an older driver, or print it in `--version`. With the runtime backend, the libcudart in use also needs a driver of at least its own major release."
+    let field = Ident::new(FIELD, Span::call_site());
+    let d = docs.items();
+    let (struct_doc, field_doc, functions_doc, floor_doc, floor_fn_doc) = (
+        d.table,
+        d.field,
+        d.functions,
+        d.min_driver_version,
+        d.min_driver_version_fn,
     );
-    let backend = match request.backend {
-        Some(BackendOption::Driver) => "the driver backend (`libcuda.so.1`, `cuGetProcAddress`)",
-        _ => "the CUDA runtime backend (libcudart, `cudaGetDriverEntryPointByVersion`)",
-    };
-    let new_doc = format!(
-        "A table that uses {backend} and {mode}, searching for the library in the documented order. Nothing is loaded until the first call."
-    );
+    let (new_doc, with_config_doc, config_doc, resolve_all_doc, raw_pointer_doc) =
+        (d.new, d.with_config, d.config, d.resolve_all, d.raw_pointer);
     quote! {
         #attrs
-        #[allow(non_snake_case, dead_code)]
+        #[doc = ""]
+        #[doc = #struct_doc]
         #vis struct #ident {
-            __cdt_config: #k::Config,
-            #(#fields,)*
+            #[doc = #field_doc]
+            #field: #private::TableCore<Self, #count>,
         }
 
         #[allow(
             non_snake_case,
             dead_code,
+            deprecated,
             clippy::too_many_arguments,
             clippy::type_complexity,
             clippy::self_named_constructors,
@@ -427,26 +282,20 @@ pub fn expand(
         const _: () = {
             #(#shadows)*
 
-            #(#bindings)*
-
-            const _: () = {
-                #(#checks)*
-            };
+            #private::bind! { #ident; #(#bindings)* }
 
             impl #ident {
-                /// Every function of this table, in the order listed, with the ABI it is pinned to.
-                // A constant's array is promoted to static memory, never built on the stack.
-                #[allow(clippy::large_stack_arrays)]
-                pub const FUNCTIONS: &'static [#k::FunctionSpec] = &[#(#specs),*];
+                #[doc = #functions_doc]
+                pub const FUNCTIONS: &'static [#private::FunctionSpec] =
+                    <Self as #private::Functions>::FUNCTIONS;
 
                 #[doc = #floor_doc]
-                pub const MIN_DRIVER_VERSION: ::core::primitive::u32 = #k::min_driver_version(Self::FUNCTIONS, #mode_value);
+                pub const MIN_DRIVER_VERSION: ::std::primitive::u32 =
+                    #private::min_driver_version(Self::FUNCTIONS, #mode);
 
-                /// The lowest driver version on which every function of this table resolves with
-                /// the stream mode of its actual configuration ([`Self::config`]); see
-                /// [`Self::MIN_DRIVER_VERSION`].
-                pub const fn min_driver_version(&self) -> ::core::primitive::u32 {
-                    #k::min_driver_version(Self::FUNCTIONS, self.__cdt_config.stream_mode())
+                #[doc = #floor_fn_doc]
+                pub const fn min_driver_version(&self) -> ::std::primitive::u32 {
+                    self.#field.min_driver_version()
                 }
 
                 #[doc = #new_doc]
@@ -454,45 +303,32 @@ pub fn expand(
                     Self::with_config(#config)
                 }
 
-                /// A table with an explicit configuration: backend, library path and stream mode.
-                /// Nothing is loaded until the first call.
-                pub const fn with_config(config: #k::Config) -> Self {
+                #[doc = #with_config_doc]
+                pub const fn with_config(config: #private::Config) -> Self {
                     Self {
-                        __cdt_config: config,
-                        #(#inits,)*
+                        #field: #private::TableCore::new(config),
                     }
                 }
 
-                /// The configuration this table resolves its functions with.
-                pub const fn config(&self) -> &#k::Config {
-                    &self.__cdt_config
+                #[doc = #config_doc]
+                pub const fn config(&self) -> &#private::Config {
+                    self.#field.config()
                 }
 
-                /// Resolves every function now (loading the library if needed), for programs that
-                /// want to fail fast at start-up.
-                ///
-                /// # Errors
-                ///
-                /// Every function that could not be resolved, not only the first.
-                pub fn resolve_all(&self) -> ::core::result::Result<(), #k::Errors> {
-                    let mut errors = ::std::vec::Vec::new();
-                    #(#resolves)*
-                    #k::Errors::from_vec(errors)
+                #[doc = #resolve_all_doc]
+                pub fn resolve_all(&self) -> ::std::result::Result<(), #private::Errors> {
+                    self.#field.resolve_all()
                 }
 
-                /// Resolves the function named `name` and returns its raw address; `None` when this
-                /// table has no such function.
-                pub fn raw_pointer(&self, name: &::core::primitive::str) -> ::core::option::Option<::core::result::Result<::core::ptr::NonNull<::core::ffi::c_void>, #k::Error>> {
-                    match name {
-                        #(#arms)*
-                        _ => ::core::option::Option::None,
-                    }
+                #[doc = #raw_pointer_doc]
+                pub fn raw_pointer(&self, name: &::std::primitive::str) -> ::std::option::Option<::std::result::Result<::std::ptr::NonNull<::std::ffi::c_void>, #private::Error>> {
+                    self.#field.raw_pointer(name)
                 }
 
                 #(#methods)*
             }
 
-            impl ::core::default::Default for #ident {
+            impl ::std::default::Default for #ident {
                 fn default() -> Self {
                     Self::new()
                 }

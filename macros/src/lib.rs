@@ -56,7 +56,14 @@ fn table(
     let request = parse::parse_args(args, &mut diag);
     let item_model = match parse::parse_item(&item, &mut diag) {
         Ok(item_model) => item_model,
-        Err(model::NotATable(span, what)) => {
+        Err(model::NotATable::Table(ident)) => {
+            // A second `#[driver_table]`, under a name the first could not recognise: the first
+            // table stays as it is.
+            diag.at(proc_macro2::Span::call_site(), check::two_tables(&ident));
+            let errors = diag.to_compile_errors();
+            return quote!(#errors #item);
+        }
+        Err(model::NotATable::Other(span, what)) => {
             diag.at(
                 span,
                 format!("#[driver_table] goes on a unit struct (`pub struct Cuda;`), not {what}; the attribute adds the fields and methods"),

@@ -11,11 +11,18 @@ pub struct Entry {
 
 /// What follows `=` after a function's name.
 pub enum Pin {
-    /// An ABI version (`3020` in `cuCtxCreate = 3020`), with the literal's span.
+    /// An ABI version (`3020`, `3_020`, `3020u32`, `0xBCC` in `cuCtxCreate = 3020`), with the
+    /// literal's span.
     Version(u32, Span),
-    /// Anything that is not one (`"v3"`, `v3020`, `-1`): reported in `check`, where the
-    /// function's ABIs are known and can be listed.
-    Invalid(TokenStream),
+    /// Anything that is not one (`"v3"`, `v3020`, `-1`, `3020u8`, `3020.0`): reported in `check`,
+    /// where the function's ABIs are known and can be listed.
+    Invalid {
+        tokens: TokenStream,
+        /// What is wrong with a number of the wrong form (`3020u8` does not fit `u8`).
+        problem: Option<String>,
+        /// The whole number it spells, if any (`3020` of `3020.0`), for the suggested fix.
+        number: Option<u32>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -51,6 +58,25 @@ impl CratePath {
             }
             out.extend([TokenTree::Ident(segment.clone())]);
         }
+        out
+    }
+
+    /// The path to the runtime's `__private` module, through which generated code names
+    /// everything: `::__private` takes the span of the path's last name, so a path that does not
+    /// lead to the runtime is reported there (`could not find __private in std`), once.
+    pub fn private(&self) -> TokenStream {
+        let span = self
+            .segments
+            .last()
+            .map_or_else(Span::call_site, Ident::span);
+        let mut out = self.to_tokens();
+        let colon = |spacing| {
+            let mut p = Punct::new(':', spacing);
+            p.set_span(span);
+            TokenTree::Punct(p)
+        };
+        out.extend([colon(Spacing::Joint), colon(Spacing::Alone)]);
+        out.extend([TokenTree::Ident(Ident::new("__private", span))]);
         out
     }
 
@@ -96,11 +122,17 @@ pub struct Item {
 
 /// One outer attribute of the struct (doc comments included).
 pub enum Attr {
-    /// `#[derive(...)]`: the `#`, the derived paths (each as written) and the span of `derive`.
+    /// `#[derive(...)]` (or `#[::core::prelude::v1::derive(...)]`): the `#`, the path to
+    /// `derive` as written, and the derived paths (each as written).
     Derive {
         pound: TokenTree,
-        derive: Ident,
+        path: TokenStream,
         paths: Vec<TokenStream>,
+    },
+    /// `#[repr(...)]` as written, and the first word of each of its items (`C`, `packed`).
+    Repr {
+        written: TokenStream,
+        hints: Vec<Ident>,
     },
     /// Another `#[driver_table(...)]` (any path ending in `driver_table`), as written.
     DriverTable(TokenStream),
@@ -108,6 +140,10 @@ pub enum Attr {
     Other(TokenStream),
 }
 
-/// What the item is, when it is not a struct this attribute can take: the span of its keyword
-/// and a description (`an enum`).
-pub struct NotATable(pub Span, pub &'static str);
+/// Why the item is not a struct this attribute can take.
+pub enum NotATable {
+    /// Another kind of item: the span of its keyword and a description (`an enum`).
+    Other(Span, &'static str),
+    /// A struct another `#[driver_table]` (under any name) has made a table already.
+    Table(Ident),
+}

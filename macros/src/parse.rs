@@ -8,12 +8,10 @@
 
 use crate::diagnostics::{did_you_mean, span_range, Diagnostics};
 use crate::model::{Attr, BackendOption, CratePath, Entry, Item, NotATable, Pin, Request};
-use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 
 pub const OPTIONS_HELP: &str = "options are `all`, `per_thread`, `backend = runtime` / `backend = driver` and `crate = path`; \
 driver functions are named as in C (`cuMemAlloc`), optionally pinned to an ABI (`cuCtxCreate = 3020`)";
-
-const OPTIONS: [&str; 4] = ["all", "per_thread", "backend", "crate"];
 
 const BACKEND_HELP: &str =
     "write `backend = runtime` (libcudart, the default) or `backend = driver` (libcuda.so.1)";
@@ -21,13 +19,86 @@ const BACKEND_HELP: &str =
 const CRATE_HELP: &str = "write the path this crate names cuda-driver-table by: `crate = cdt` for a dependency renamed to `cdt`, \
 or a re-export such as `crate = ::my_wrapper::cdt` (a string works too: `crate = \"cdt\"`)";
 
+/// The options of the attribute.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opt {
+    /// `all`: every function of the release.
+    All,
+    /// `per_thread`: the per-thread default stream.
+    PerThread,
+    /// `backend = runtime | driver`.
+    Backend,
+    /// `crate = path`.
+    Crate,
+}
+
+impl Opt {
+    const EVERY: [Opt; 4] = [Opt::All, Opt::PerThread, Opt::Backend, Opt::Crate];
+
+    fn name(self) -> &'static str {
+        match self {
+            Opt::All => "all",
+            Opt::PerThread => "per_thread",
+            Opt::Backend => "backend",
+            Opt::Crate => "crate",
+        }
+    }
+
+    /// How to write its value, for an option that takes one.
+    fn value_help(self) -> Option<String> {
+        match self {
+            Opt::All | Opt::PerThread => None,
+            Opt::Backend => Some(format!("a value: {BACKEND_HELP}")),
+            Opt::Crate => Some(format!("a path: {CRATE_HELP}")),
+        }
+    }
+}
+
+/// What the first word of a part of the list names.
+enum Word {
+    /// A driver function (`cuInit`, also written `r#cuInit`), as an identifier without `r#`.
+    Function(Ident),
+    Option(Opt),
+    Unknown,
+}
+
+/// Reads one word: a raw identifier (`r#cuInit`) is the same word as the plain one.
+fn word(ident: &Ident) -> Word {
+    let text = ident.to_string();
+    let name = text.strip_prefix("r#").unwrap_or(&text);
+    if name.starts_with("cu") {
+        return Word::Function(Ident::new(name, ident.span()));
+    }
+    match Opt::EVERY.into_iter().find(|o| o.name() == name) {
+        Some(option) => Word::Option(option),
+        None => Word::Unknown,
+    }
+}
+
+/// The tokens with every invisible group (`Delimiter::None`, what a `macro_rules!` fragment
+/// such as `$vis:vis`, `$e:expr` or `$p:path` arrives as) replaced by its contents, in every
+/// group: such groups are transparent to this grammar.
+pub fn flatten(tokens: TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    for t in tokens {
+        match t {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::None => {
+                out.extend(flatten(g.stream()))
+            }
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), flatten(g.stream()));
+                group.set_span(g.span());
+                out.extend([TokenTree::Group(group)]);
+            }
+            t => out.extend([t]),
+        }
+    }
+    out
+}
+
 /// Whether `t` is the punctuation `c`.
 pub fn is_punct(t: &TokenTree, c: char) -> bool {
     matches!(t, TokenTree::Punct(p) if p.as_char() == c)
-}
-
-fn is_function_name(ident: &Ident) -> bool {
-    ident.to_string().starts_with("cu")
 }
 
 /// One comma-separated part of a list and the comma that ends it (none for the last part).
@@ -62,6 +133,7 @@ fn split_commas(args: TokenStream) -> Vec<Part> {
 
 /// Parses `#[driver_table(...)]`'s arguments.
 pub fn parse_args(args: TokenStream, diag: &mut Diagnostics) -> Request {
+    let args = flatten(args);
     let mut request = Request {
         span: args.clone().into_iter().next().map(|t| t.span()),
         ..Request::default()
@@ -81,14 +153,17 @@ pub fn parse_args(args: TokenStream, diag: &mut Diagnostics) -> Request {
                 let value: TokenStream = value.iter().cloned().collect();
                 if value.is_empty() {
                     request.malformed = true;
-                    let what = if is_function_name(ident) {
-                        format!("an ABI version after `=`, e.g. `{ident} = 3020`")
-                    } else if ident == "backend" {
-                        format!("a value: {BACKEND_HELP}")
-                    } else if ident == "crate" {
-                        format!("a path: {CRATE_HELP}")
-                    } else {
-                        format!("a value after `=`; {OPTIONS_HELP}")
+                    let what = match word(ident) {
+                        Word::Function(name) => {
+                            format!("an ABI version after `=`, e.g. `{name} = 3020`")
+                        }
+                        Word::Option(option) => option.value_help().unwrap_or_else(|| {
+                            format!(
+                                "nothing: `{}` takes no value, write it alone",
+                                option.name()
+                            )
+                        }),
+                        Word::Unknown => format!("a value after `=`; {OPTIONS_HELP}"),
                     };
                     diag.spanned(&whole, format!("`{ident} =` needs {what}"));
                 } else {
@@ -124,42 +199,34 @@ pub fn parse_args(args: TokenStream, diag: &mut Diagnostics) -> Request {
 
 /// A part that is one word: a function or an option without a value.
 fn flag(ident: &Ident, request: &mut Request, diag: &mut Diagnostics) {
-    if is_function_name(ident) {
-        request.entries.push(Entry {
-            name: ident.clone(),
-            pin: None,
-        });
-    } else if ident == "all" {
-        set_once(&mut request.all, ident, diag);
-    } else if ident == "per_thread" {
-        set_once(&mut request.per_thread, ident, diag);
-    } else if ident == "backend" {
-        diag.at(
+    match word(ident) {
+        Word::Function(name) => request.entries.push(Entry { name, pin: None }),
+        Word::Option(Opt::All) => set_once(&mut request.all, ident, diag),
+        Word::Option(Opt::PerThread) => set_once(&mut request.per_thread, ident, diag),
+        Word::Option(option @ (Opt::Backend | Opt::Crate)) => diag.at(
             ident.span(),
-            format!("the `backend` option needs a value: {BACKEND_HELP}"),
-        );
-    } else if ident == "crate" {
-        diag.at(
-            ident.span(),
-            format!("the `crate` option needs a path: {CRATE_HELP}"),
-        );
-    } else {
-        request.malformed = true;
-        unknown_option(ident, diag);
+            format!(
+                "the `{}` option needs {}",
+                option.name(),
+                option.value_help().unwrap_or_default()
+            ),
+        ),
+        Word::Unknown => {
+            request.malformed = true;
+            unknown_option(ident, diag);
+        }
     }
 }
 
 /// A part `name = value` (a value present).
 fn valued(ident: &Ident, value: TokenStream, request: &mut Request, diag: &mut Diagnostics) {
-    if is_function_name(ident) {
-        request.entries.push(Entry {
-            name: ident.clone(),
+    match word(ident) {
+        Word::Function(name) => request.entries.push(Entry {
+            name,
             pin: Some(pin_of(value)),
-        });
-    } else if ident == "backend" {
-        backend_option(ident, &value, request, diag);
-    } else if ident == "crate" {
-        match crate_path(&value) {
+        }),
+        Word::Option(Opt::Backend) => backend_option(ident, &value, request, diag),
+        Word::Option(Opt::Crate) => match crate_path(&value) {
             Some(_) if request.krate.is_some() => {
                 diag.at(ident.span(), "`crate` is given twice; give it once");
             }
@@ -174,34 +241,92 @@ fn valued(ident: &Ident, value: TokenStream, request: &mut Request, diag: &mut D
                 &value,
                 format!("`{value}` is not a path to cuda-driver-table; {CRATE_HELP}"),
             ),
-        }
-    } else if ident == "all" || ident == "per_thread" {
-        diag.spanned(
+        },
+        Word::Option(option @ (Opt::All | Opt::PerThread)) => diag.spanned(
             &value,
-            format!("`{ident}` takes no value: write `{ident}` alone"),
-        );
-    } else {
-        request.malformed = true;
-        unknown_option(ident, diag);
+            format!(
+                "`{0}` takes no value: write `{0}` alone",
+                option.name()
+            ),
+        ),
+        Word::Unknown => {
+            request.malformed = true;
+            unknown_option(ident, diag);
+        }
     }
 }
 
-/// `3020` (an integer literal, `_` separators allowed) or anything else, kept for the error.
+/// The integer types a pin's literal may name as its suffix, with their largest value.
+const INTEGER_SUFFIXES: [(&str, u128); 12] = [
+    ("u8", u8::MAX as u128),
+    ("u16", u16::MAX as u128),
+    ("u32", u32::MAX as u128),
+    ("u64", u64::MAX as u128),
+    ("u128", u128::MAX),
+    ("usize", u64::MAX as u128),
+    ("i8", i8::MAX as u128),
+    ("i16", i16::MAX as u128),
+    ("i32", i32::MAX as u128),
+    ("i64", i64::MAX as u128),
+    ("i128", i128::MAX as u128),
+    ("isize", i64::MAX as u128),
+];
+
+/// A pin: an integer literal as Rust writes one (`3020`, `3_020`, `3020u32`, `0xBCC`, `0o5714`,
+/// `0b1011_1100_1100`) that fits its suffix's type and a `u32`, or anything else, kept for the
+/// error with what is wrong when it is a number of the wrong form.
 fn pin_of(value: TokenStream) -> Pin {
-    let mut iter = value.clone().into_iter();
-    if let (Some(TokenTree::Literal(lit)), None) = (iter.next(), iter.next()) {
-        let text = lit.to_string().replace('_', "");
-        let digits = text
-            .strip_suffix("u32")
-            .or_else(|| text.strip_suffix("u64"))
-            .unwrap_or(&text);
-        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            if let Ok(v) = digits.parse() {
-                return Pin::Version(v, lit.span());
+    let invalid = |problem: Option<String>, number: Option<u32>| Pin::Invalid {
+        tokens: value.clone(),
+        problem,
+        number,
+    };
+    let tokens: Vec<TokenTree> = value.clone().into_iter().collect();
+    let [TokenTree::Literal(lit)] = tokens.as_slice() else {
+        return invalid(None, None);
+    };
+    let written = lit.to_string();
+    // Strings and characters (`"v3"`) are not numbers of a wrong form.
+    if !written.starts_with(|c: char| c.is_ascii_digit()) {
+        return invalid(None, None);
+    }
+    let text = written.replace('_', "");
+    let (radix, body) = match text.get(..2) {
+        Some("0x") => (16, &text[2..]),
+        Some("0o") => (8, &text[2..]),
+        Some("0b") => (2, &text[2..]),
+        _ => (10, text.as_str()),
+    };
+    let (digits, suffix) = body.split_at(
+        body.find(|c: char| !c.is_digit(radix))
+            .unwrap_or(body.len()),
+    );
+    let number = u128::from_str_radix(digits, radix).ok();
+    let version = number.and_then(|n| u32::try_from(n).ok());
+    if radix == 10 && (suffix.starts_with(['.', 'e', 'E']) || suffix == "f32" || suffix == "f64") {
+        return invalid(Some(format!("`{written}` is not a whole number")), version);
+    }
+    let too_large = || Some(format!("`{written}` is too large for an ABI version"));
+    let Some(number) = number else {
+        return invalid(too_large(), None);
+    };
+    if !suffix.is_empty() {
+        match INTEGER_SUFFIXES.iter().find(|(name, _)| *name == suffix) {
+            Some((_, max)) if number <= *max => {}
+            Some(_) => {
+                let problem = format!("`{written}` does not fit in `{suffix}`");
+                return invalid(Some(problem), version);
+            }
+            None => {
+                let problem = format!("`{suffix}` is not an integer type");
+                return invalid(Some(problem), version);
             }
         }
     }
-    Pin::Invalid(value)
+    match version {
+        Some(version) => Pin::Version(version, lit.span()),
+        None => invalid(too_large(), None),
+    }
 }
 
 /// The text of a string literal without escapes (`"cdt"`, `r"cdt"`, `r#"cdt"#`), or `None`.
@@ -350,7 +475,7 @@ fn set_once(slot: &mut Option<Span>, ident: &Ident, diag: &mut Diagnostics) {
 
 fn unknown_option(ident: &Ident, diag: &mut Diagnostics) {
     let name = ident.to_string();
-    let hint = did_you_mean(&name, OPTIONS);
+    let hint = did_you_mean(&name, Opt::EVERY.map(Opt::name));
     let hint = if hint.is_empty() { hint } else { hint + " " };
     diag.at(
         ident.span(),
@@ -362,6 +487,7 @@ fn unknown_option(ident: &Ident, diag: &mut Diagnostics) {
 /// the generics or fields are reported and the table is still expanded, so the rest of the user's
 /// code type-checks; an item that is not a struct is returned as `Err` and re-emitted unchanged.
 pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, NotATable> {
+    let item = flatten(item.clone());
     let tokens: Vec<TokenTree> = item.clone().into_iter().collect();
     let mut i = 0;
     let mut attrs = Vec::new();
@@ -385,12 +511,16 @@ pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, No
     }
     match tokens.get(i) {
         Some(TokenTree::Ident(kw)) if kw == "struct" => {}
-        Some(TokenTree::Ident(kw)) if kw == "enum" => return Err(NotATable(kw.span(), "an enum")),
-        Some(TokenTree::Ident(kw)) if kw == "union" => return Err(NotATable(kw.span(), "a union")),
-        _ => return Err(not_a_struct(item)),
+        Some(TokenTree::Ident(kw)) if kw == "enum" => {
+            return Err(NotATable::Other(kw.span(), "an enum"))
+        }
+        Some(TokenTree::Ident(kw)) if kw == "union" => {
+            return Err(NotATable::Other(kw.span(), "a union"))
+        }
+        _ => return Err(not_a_struct(&item)),
     }
     let Some(TokenTree::Ident(ident)) = tokens.get(i + 1) else {
-        return Err(not_a_struct(item));
+        return Err(not_a_struct(&item));
     };
     i += 2;
     // Generics: `<` ... the matching `>` (a `>` of `->` does not close).
@@ -420,13 +550,34 @@ pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, No
     match tokens.get(i) {
         Some(t) if is_punct(t, ';') => {}
         Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace && g.stream().is_empty() => {}
+        // The field the attribute gives every table: another `#[driver_table]` expanded first.
+        Some(TokenTree::Group(g))
+            if g.delimiter() == Delimiter::Brace
+                && g.stream().into_iter().any(
+                    |t| matches!(t, TokenTree::Ident(field) if field == crate::expand::FIELD),
+                ) =>
+        {
+            return Err(NotATable::Table(ident.clone()));
+        }
+        Some(TokenTree::Group(g))
+            if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty() =>
+        {
+            diag.spanned(
+                &TokenTree::Group(g.clone()).into(),
+                format!(
+                    "`struct {ident}()` declares a tuple struct; a table is a unit struct: write `struct {ident};` (the attribute adds its fields)"
+                ),
+            );
+        }
         Some(TokenTree::Group(g)) => diag.spanned(
             &TokenTree::Group(g.clone()).into(),
-            "#[driver_table] needs a struct without fields (`pub struct Cuda;`): the attribute adds one private field per function",
+            format!(
+                "#[driver_table] needs a struct without fields (`struct {ident};`): the attribute adds the fields"
+            ),
         ),
         _ => diag.at(
             ident.span(),
-            "#[driver_table] needs a unit struct such as `pub struct Cuda;`",
+            format!("#[driver_table] needs a unit struct such as `pub struct {ident};`"),
         ),
     }
     Ok(Item {
@@ -436,41 +587,46 @@ pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, No
     })
 }
 
-/// One `#[...]`, classified.
-fn attr(pound: &TokenTree, body: &proc_macro2::Group) -> Attr {
+/// One `#[...]`, classified by its path's last name (`derive`, `::core::prelude::v1::derive`,
+/// `repr`, `driver_table`, `cdt::driver_table`).
+fn attr(pound: &TokenTree, body: &Group) -> Attr {
     let inner: Vec<TokenTree> = body.stream().into_iter().collect();
     let written: TokenStream = [pound.clone(), TokenTree::Group(body.clone())]
         .into_iter()
         .collect();
-    match inner.as_slice() {
-        [TokenTree::Ident(derive), TokenTree::Group(list)]
-            if derive == "derive" && list.delimiter() == Delimiter::Parenthesis =>
-        {
-            Attr::Derive {
-                pound: pound.clone(),
-                derive: derive.clone(),
-                paths: split_commas(list.stream())
-                    .into_iter()
-                    .map(|p| p.tokens.into_iter().collect())
-                    .collect(),
-            }
-        }
-        _ => {
-            // The path's last name: `driver_table`, `cdt::driver_table`, ... (arguments aside).
-            let last = inner
-                .iter()
-                .take_while(|t| !matches!(t, TokenTree::Group(_)))
-                .filter_map(|t| match t {
-                    TokenTree::Ident(i) => Some(i.to_string()),
+    let path_len = inner
+        .iter()
+        .take_while(|t| matches!(t, TokenTree::Ident(_)) || is_punct(t, ':'))
+        .count();
+    let last = inner[..path_len].iter().rev().find_map(|t| match t {
+        TokenTree::Ident(i) => Some(i.to_string()),
+        _ => None,
+    });
+    let list = match &inner[path_len..] {
+        [TokenTree::Group(list)] if list.delimiter() == Delimiter::Parenthesis => Some(list),
+        _ => None,
+    };
+    match (last.as_deref(), list) {
+        (Some("derive"), Some(list)) => Attr::Derive {
+            pound: pound.clone(),
+            path: inner[..path_len].iter().cloned().collect(),
+            paths: split_commas(list.stream())
+                .into_iter()
+                .map(|p| p.tokens.into_iter().collect())
+                .collect(),
+        },
+        (Some("repr"), Some(list)) => Attr::Repr {
+            written,
+            hints: split_commas(list.stream())
+                .into_iter()
+                .filter_map(|p| match p.tokens.first() {
+                    Some(TokenTree::Ident(i)) => Some(i.clone()),
                     _ => None,
                 })
-                .last();
-            if last.as_deref() == Some("driver_table") {
-                Attr::DriverTable(written)
-            } else {
-                Attr::Other(written)
-            }
-        }
+                .collect(),
+        },
+        (Some("driver_table"), _) => Attr::DriverTable(written),
+        _ => Attr::Other(written),
     }
 }
 
@@ -507,12 +663,15 @@ fn not_a_struct(item: &TokenStream) -> NotATable {
                     "use" => "a `use` declaration",
                     "crate" => "an `extern crate`",
                     "macro_rules" => "a macro",
+                    _ if matches!(tokens.peek(), Some(t) if is_punct(t, '!')) => {
+                        "a macro call (put the attribute on the struct the macro writes, inside the macro)"
+                    }
                     _ => break,
                 };
-                return NotATable(ident.span(), what);
+                return NotATable::Other(ident.span(), what);
             }
             _ => break,
         }
     }
-    NotATable(span_range(item).0, "this item")
+    NotATable::Other(span_range(item).0, "this item")
 }

@@ -56,16 +56,20 @@ fn compile_errors(out: &str) -> Vec<&str> {
 }
 
 #[test]
-fn a_pin_types_the_field_with_its_typedef() {
+fn a_pin_binds_the_function_to_its_typedef_through_the_runtime() {
     let out = table(quote!(cuCtxCreate = 3020));
+    // The table's one field: the runtime's state of a table of one function.
     assert_has(
         &out,
-        "cuCtxCreate : :: cuda_driver_table :: __private :: Lazy < Cuda , 0 >",
+        "__cdt_table : :: cuda_driver_table :: __private :: TableCore < Self , 1 > ,",
     );
+    // The runtime's `bind!` names the typedef from its own `sys` (`$crate`) and reads the
+    // version off it; the macro gives the index, the name, the typedef and the export.
     assert_has(
         &out,
-        "unsafe impl :: cuda_driver_table :: __private :: Field < 0 > for Cuda { type Pfn = :: cuda_driver_table :: sys :: PFN_cuCtxCreate_v3020 ;",
+        r#":: cuda_driver_table :: __private :: bind ! { Cuda ; 0 cuCtxCreate PFN_cuCtxCreate_v3020 "cuCtxCreate_v2" ; }"#,
     );
+    assert_lacks(&out, "unsafe impl");
     assert!(compile_errors(&out).is_empty(), "{out}");
 }
 
@@ -74,81 +78,56 @@ fn no_pin_is_the_default_abi_of_the_release() {
     let default = manifest::find("cuCtxCreate").unwrap().default;
     assert_ne!(default, 3020);
     let out = table(quote!(cuCtxCreate));
-    assert_has(
-        &out,
-        &format!("type Pfn = :: cuda_driver_table :: sys :: PFN_cuCtxCreate_v{default} ;"),
-    );
-    assert_has(&out, &format!("version : {default}u32"));
+    assert_has(&out, &format!("0 cuCtxCreate PFN_cuCtxCreate_v{default} "));
     assert_lacks(&out, "PFN_cuCtxCreate_v3020");
 }
 
 #[test]
-fn the_spec_requests_the_pinned_version() {
-    let out = table(quote!(cuCtxCreate = 3020));
+fn the_binding_carries_the_per_thread_twin() {
+    let out = table(quote!(cuLaunchKernel, cuInit));
     assert_has(
         &out,
-        r#"FunctionSpec { name : "cuCtxCreate" , typedef : "PFN_cuCtxCreate_v3020" , per_thread_typedef : :: core :: option :: Option :: None , abi : :: cuda_driver_table :: manifest :: AbiInfo { version : 3020u32 , export : :: core :: option :: Option :: Some ("cuCtxCreate_v2") , per_thread : :: core :: option :: Option :: None , } , }"#,
+        r#"bind ! { Cuda ; 0 cuLaunchKernel PFN_cuLaunchKernel_v4000 "cuLaunchKernel" | PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz" ; 1 cuInit PFN_cuInit_v2000 "cuInit" ; }"#,
     );
 }
 
 #[test]
-fn the_spec_carries_the_per_thread_twin() {
-    let out = table(quote!(cuLaunchKernel));
-    assert_has(
-        &out,
-        r#"name : "cuLaunchKernel" , typedef : "PFN_cuLaunchKernel_v4000" , per_thread_typedef : :: core :: option :: Option :: Some ("PFN_cuLaunchKernel_v7000_ptsz") , abi : :: cuda_driver_table :: manifest :: AbiInfo { version : 4000u32"#,
-    );
-    assert_has(
-        &out,
-        r#"per_thread : :: core :: option :: Option :: Some (:: cuda_driver_table :: manifest :: PerThreadAbi { version : 7000u32 , export : :: core :: option :: Option :: Some ("cuLaunchKernel_ptsz") })"#,
-    );
-    // The per-thread typedef must be the same function type as the legacy one: checked at
-    // compile time in the user's crate, since one field holds either.
-    assert_has(
-        &out,
-        "let _ : fn (:: cuda_driver_table :: sys :: PFN_cuLaunchKernel_v7000_ptsz) -> :: cuda_driver_table :: sys :: PFN_cuLaunchKernel_v4000 = | f | f ;",
-    );
-}
-
-#[test]
-fn the_method_signature_is_checked_against_its_typedef() {
+fn the_raw_accessor_returns_what_the_runtime_binds_as_the_method_types_it() {
     let out = table(quote!(cuMemAlloc));
+    // `get` returns the bound type; this signature only compiles if it is the same.
     assert_has(
         &out,
-        r#"let _ : fn (:: cuda_driver_table :: sys :: PFN_cuMemAlloc_v3020) -> :: core :: option :: Option < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , :: core :: primitive :: usize) -> :: cuda_driver_table :: sys :: CUresult > = | f | f ;"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , :: std :: primitive :: usize) -> :: cuda_driver_table :: __private :: __sys :: CUresult , :: cuda_driver_table :: __private :: Error > { self . __cdt_table . get :: < 0 > () }"#,
     );
 }
 
 #[test]
 fn the_stream_mode_and_backend_options_choose_the_config_of_new() {
+    let config = ":: cuda_driver_table :: __private :: Config ::";
     let plain = table(quote!(cuInit));
     assert_has(
         &plain,
-        "pub const fn new () -> Self { Self :: with_config (:: cuda_driver_table :: Config :: runtime ()) }",
+        &format!("pub const fn new () -> Self {{ Self :: with_config ({config} runtime ()) }}"),
     );
-
     let per_thread = table(quote!(cuInit, per_thread));
     assert_has(
         &per_thread,
-        "Self :: with_config (:: cuda_driver_table :: Config :: runtime () . per_thread ())",
+        &format!("Self :: with_config ({config} runtime () . per_thread ())"),
     );
-
     let driver = table(quote!(cuInit, backend = driver));
     assert_has(
         &driver,
-        "Self :: with_config (:: cuda_driver_table :: Config :: driver ())",
+        &format!("Self :: with_config ({config} driver ())"),
     );
-
     let both = table(quote!(backend = "driver", per_thread, cuInit));
     assert_has(
         &both,
-        "Self :: with_config (:: cuda_driver_table :: Config :: driver () . per_thread ())",
+        &format!("Self :: with_config ({config} driver () . per_thread ())"),
     );
-
     let runtime = table(quote!(cuInit, backend = runtime));
     assert_has(
         &runtime,
-        "Self :: with_config (:: cuda_driver_table :: Config :: runtime ())",
+        &format!("Self :: with_config ({config} runtime ())"),
     );
 }
 
@@ -157,12 +136,12 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , bytesize : :: core :: primitive :: usize) -> :: core :: result :: Result < () , :: cuda_driver_table :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , :: cuda_driver_table :: __private :: Error >",
     );
-    // The raw accessor returns the typed function pointer.
+    // It calls the function the table's state holds for its index, through its configuration.
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: core :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: sys :: CUdeviceptr_v2 , :: core :: primitive :: usize) -> :: cuda_driver_table :: sys :: CUresult , :: cuda_driver_table :: Error >"#,
+        "let __cdt_f = self . __cdt_table . get :: < 0 > () ? ; :: cuda_driver_table :: __private :: call ! (check : self . __cdt_table . config () , \"cuMemAlloc\"",
     );
     // The docs carry the prototype, the ABI and a safety section.
     assert_has(
@@ -179,30 +158,18 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
 #[test]
 fn functions_keeps_the_order_listed_and_indexes_match() {
     let out = table(quote!(cuMemAlloc, cuInit));
-    let alloc = out.find(r#"name : "cuMemAlloc""#).unwrap();
-    let init = out.find(r#"name : "cuInit""#).unwrap();
-    assert!(alloc < init, "{out}");
-    // Each field is bound, by its type, to the spec at its index in `FUNCTIONS`.
     assert_has(
         &out,
-        "cuMemAlloc : :: cuda_driver_table :: __private :: Lazy < Cuda , 0 >",
+        r#"bind ! { Cuda ; 0 cuMemAlloc PFN_cuMemAlloc_v3020 "cuMemAlloc_v2" ; 1 cuInit PFN_cuInit_v2000 "cuInit" ; }"#,
     );
+    assert_has(&out, "TableCore < Self , 2 >");
     assert_has(
         &out,
-        "cuInit : :: cuda_driver_table :: __private :: Lazy < Cuda , 1 >",
+        "pub const FUNCTIONS : & 'static [:: cuda_driver_table :: __private :: FunctionSpec] = < Self as :: cuda_driver_table :: __private :: Functions > :: FUNCTIONS ;",
     );
-    assert_has(
-        &out,
-        "FUNCTIONS : & 'static [:: cuda_driver_table :: FunctionSpec] = & [< Self as :: cuda_driver_table :: __private :: Field < 0 >> :: SPEC , < Self as :: cuda_driver_table :: __private :: Field < 1 >> :: SPEC]",
-    );
-    assert_has(
-        &out,
-        r#"Field < 0 > for Cuda { type Pfn = :: cuda_driver_table :: sys :: PFN_cuMemAlloc_v3020 ; const SPEC : :: cuda_driver_table :: FunctionSpec = :: cuda_driver_table :: FunctionSpec { name : "cuMemAlloc""#,
-    );
-    assert_has(
-        &out,
-        r#"Field < 1 > for Cuda { type Pfn = :: cuda_driver_table :: sys :: PFN_cuInit_v2000 ; const SPEC : :: cuda_driver_table :: FunctionSpec = :: cuda_driver_table :: FunctionSpec { name : "cuInit""#,
-    );
+    // Each method asks for its own index.
+    assert_has(&out, "fn pfn_cuMemAlloc");
+    assert!(out.find("get :: < 0 >") < out.find("get :: < 1 >"), "{out}");
 }
 
 #[test]
@@ -221,7 +188,7 @@ fn the_struct_keeps_its_name_visibility_attributes_and_docs() {
     assert_has(&out, "impl Gpu {");
     assert_has(
         &out,
-        "impl :: core :: default :: Default for Gpu { fn default () -> Self { Self :: new () } }",
+        "impl :: std :: default :: Default for Gpu { fn default () -> Self { Self :: new () } }",
     );
     // Braces without fields are accepted like a unit struct.
     let braces = expand(
@@ -234,6 +201,24 @@ fn the_struct_keeps_its_name_visibility_attributes_and_docs() {
 }
 
 #[test]
+fn the_docs_say_to_keep_a_table_in_a_static_not_a_const() {
+    let out = table(quote!(cuInit, cuMemAlloc));
+    let advice = "Keep the table in a `static` (`static CU: Cuda = Cuda::new();`), not a `const`: each use of a `const` is a new table, which resolves its functions again on every call";
+    // In the struct's docs, after the user's, and in `new()`'s.
+    assert_has(
+        &out,
+        "# [doc = \"\"] # [doc = \"A `#[driver_table]` of 2 CUDA driver functions",
+    );
+    assert_eq!(out.matches(advice).count(), 2, "{out}");
+    let new = out.find("pub const fn new").unwrap();
+    let advice_in_new = out[..new].rfind(advice).unwrap();
+    assert!(
+        out[advice_in_new..new].matches("# [doc").count() == 0,
+        "{out}"
+    );
+}
+
+#[test]
 fn errors_are_collected_and_valid_entries_still_expanded() {
     let out = table(quote!(cuMemAloc, cuInit, cuDeviceGett));
     let errors = compile_errors(&out);
@@ -243,13 +228,10 @@ fn errors_are_collected_and_valid_entries_still_expanded() {
     // The good function is still in the table, alone, at index 0.
     assert_has(
         &out,
-        "pub unsafe fn cuInit (& self , Flags : :: core :: ffi :: c_uint)",
+        "pub unsafe fn cuInit (& self , Flags : :: std :: ffi :: c_uint)",
     );
-    assert_has(
-        &out,
-        "cuInit : :: cuda_driver_table :: __private :: Lazy < Cuda , 0 >",
-    );
-    assert_lacks(&out, "Field < 1 >");
+    assert_has(&out, "TableCore < Self , 1 >");
+    assert_has(&out, "bind ! { Cuda ; 0 cuInit ");
     assert_lacks(&out, "fn cuMemAloc");
 }
 
@@ -319,15 +301,10 @@ fn empty_list_is_an_error() {
 fn all_lists_every_function_with_pins_applied() {
     let out = table(quote!(all, cuCtxCreate = 3020));
     assert!(compile_errors(&out).is_empty());
-    assert_eq!(
-        out.matches(":: cuda_driver_table :: FunctionSpec {")
-            .count(),
-        manifest::functions().len()
-    );
-    assert_has(
-        &out,
-        "type Pfn = :: cuda_driver_table :: sys :: PFN_cuCtxCreate_v3020 ;",
-    );
+    let count = manifest::functions().len();
+    assert_has(&out, &format!("TableCore < Self , {count} >"));
+    assert_eq!(out.matches("pub unsafe fn cu").count(), count);
+    assert_has(&out, " cuCtxCreate PFN_cuCtxCreate_v3020 ");
 }
 
 #[test]
@@ -418,17 +395,36 @@ fn the_crate_option_names_every_path_and_doc_link() {
         let out = table(args.clone());
         assert!(compile_errors(&out).is_empty(), "{args}: {out}");
         assert_lacks(&out, "cuda_driver_table");
-        assert_has(&out, "cuMemAlloc : cdt :: __private :: Lazy < Cuda , 0 >");
-        assert_has(&out, "type Pfn = cdt :: sys :: PFN_cuMemAlloc_v3020 ;");
-        assert_has(&out, "dptr : * mut cdt :: sys :: CUdeviceptr_v2");
+        assert_has(
+            &out,
+            "__cdt_table : cdt :: __private :: TableCore < Self , 1 >",
+        );
+        assert_has(&out, "cdt :: __private :: bind ! { Cuda ; 0 cuMemAlloc");
+        assert_has(
+            &out,
+            "dptr : * mut cdt :: __private :: __sys :: CUdeviceptr_v2",
+        );
         assert_has(&out, "[`Error`](cdt::Error)");
+        // Generated code reaches the runtime through `__private` only, so a path that leads
+        // elsewhere fails there, once.
+        assert_eq!(
+            out.matches("cdt ::").count(),
+            out.matches("cdt :: __private ::").count(),
+            "{out}"
+        );
     }
     let wrapper = table(quote!(cuInit, crate = ::my_wrapper::cdt));
     assert_lacks(&wrapper, "cuda_driver_table");
-    assert_has(&wrapper, ":: my_wrapper :: cdt :: Config :: runtime ()");
+    assert_has(
+        &wrapper,
+        ":: my_wrapper :: cdt :: __private :: Config :: runtime ()",
+    );
     assert_has(&wrapper, "[`Error`](::my_wrapper::cdt::Error)");
     let reexport = table(quote!(cuInit, crate = "crate::cdt"));
-    assert_has(&reexport, "crate :: cdt :: Config :: runtime ()");
+    assert_has(
+        &reexport,
+        "crate :: cdt :: __private :: Config :: runtime ()",
+    );
 }
 
 #[test]
@@ -527,11 +523,9 @@ fn derives_a_table_cannot_have_are_reported_and_left_out() {
     assert!(errors[0].contains("already implements `Default`"), "{out}");
     assert!(errors[1].contains("cannot be `Clone`") && errors[1].contains("by reference"));
     assert!(errors[7].contains("cannot be `Ord`"), "{out}");
-    // `Debug` works (every field implements it) and is kept; the rest are dropped.
-    assert_has(
-        &out,
-        "# [derive (Debug)] # [allow (non_snake_case , dead_code)] pub struct Cuda",
-    );
+    // `Debug` works (the table's state implements it) and is kept; the rest are dropped.
+    assert_has(&out, "# [derive (Debug)] # [doc = \"\"]");
+    assert_lacks(&out, "Clone)");
     // A derive left empty is dropped whole.
     let out = expand(
         quote!(cuInit),
@@ -577,15 +571,185 @@ fn every_name_a_pattern_binds_is_shadowed_by_a_function_in_the_block() {
         "hStream",
         "kernelParams",
         "__cdt_f",
-        "__cdt_r",
-        "e",
-        "errors",
         "config",
         "name",
     ] {
         assert_has(&out, &format!("const fn {name} () {{ }}"));
     }
-    // Primitives come from `::core::primitive`, so a user's `struct usize` is no matter.
-    assert_has(&out, "bytesize : :: core :: primitive :: usize");
-    assert_has(&out, "name : & :: core :: primitive :: str");
+    // Primitives come from `::std::primitive`, so a user's `struct usize` is no matter.
+    assert_has(&out, "bytesize : :: std :: primitive :: usize");
+    assert_has(&out, "name : & :: std :: primitive :: str");
+}
+
+/// `tokens` as a `macro_rules!` fragment (`$e:expr`, `$v:vis`, `$p:path`) hands them over: in an
+/// invisible group.
+fn fragment(tokens: TokenStream) -> TokenStream {
+    proc_macro2::TokenTree::Group(proc_macro2::Group::new(
+        proc_macro2::Delimiter::None,
+        tokens,
+    ))
+    .into()
+}
+
+#[test]
+fn invisible_groups_of_macro_rules_fragments_are_transparent() {
+    let pin = fragment(quote!(3020));
+    let path = fragment(quote!(::cdt));
+    let name = fragment(quote!(cuMemAlloc));
+    let vis = fragment(quote!(pub(crate)));
+    let out = expand(
+        quote!(cuInit, cuCtxCreate = #pin, #name, crate = #path),
+        quote!(#vis struct Cuda;),
+    );
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    assert_has(&out, "1 cuCtxCreate PFN_cuCtxCreate_v3020 ");
+    assert_has(&out, "2 cuMemAlloc PFN_cuMemAlloc_v3020 ");
+    assert_has(&out, ":: cdt :: __private :: bind !");
+    assert_has(&out, "pub (crate) struct Cuda {");
+    // A whole item, and an empty visibility, as fragments.
+    let empty = fragment(TokenStream::new());
+    let item = fragment(quote!(#[derive(Debug)] #empty struct Cuda;));
+    let out = expand(quote!(cuInit), item);
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    assert_has(&out, "# [derive (Debug)]");
+}
+
+#[test]
+fn a_pin_may_be_any_integer_literal_that_fits_its_type() {
+    for pin in [
+        quote!(3020),
+        quote!(3_020),
+        quote!(3020u32),
+        quote!(3020i32),
+        quote!(3020usize),
+        quote!(0xBCC),
+        quote!(0xbccu16),
+        quote!(0o5714),
+        quote!(0b1011_1100_1100),
+    ] {
+        let out = table(quote!(cuCtxCreate = #pin));
+        assert!(compile_errors(&out).is_empty(), "{pin}: {out}");
+        assert_has(&out, "0 cuCtxCreate PFN_cuCtxCreate_v3020 ");
+    }
+    for (pin, problem) in [
+        (
+            quote!(3020u8),
+            "`3020u8` does not fit in `u8`: pin `cuCtxCreate`",
+        ),
+        (quote!(3020i8), "`3020i8` does not fit in `i8`"),
+        (quote!(3020.0), "`3020.0` is not a whole number: pin"),
+        (quote!(3020f32), "`3020f32` is not a whole number"),
+        (quote!(3e3), "`3e3` is not a whole number"),
+        (
+            quote!(99999999999),
+            "`99999999999` is too large for an ABI version",
+        ),
+    ] {
+        let out = table(quote!(cuCtxCreate = #pin));
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{pin}: {out}");
+        assert!(errors[0].contains(problem), "{pin}: {out}");
+        // The fix suggested is the ABI the number spells, where it is one.
+        if problem.contains("3020") {
+            assert!(errors[0].contains("`cuCtxCreate = 3020`"), "{pin}: {out}");
+        }
+    }
+}
+
+#[test]
+fn a_raw_identifier_is_the_same_name() {
+    let raw = proc_macro2::Ident::new_raw("cuInit", proc_macro2::Span::call_site());
+    let out = table(quote!(#raw, r#per_thread));
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    assert_has(&out, "pub unsafe fn cuInit (& self");
+    assert_has(&out, "pub fn pfn_cuInit (& self)");
+    assert_has(&out, "Config :: runtime () . per_thread ()");
+}
+
+#[test]
+fn struct_shapes_a_table_cannot_take_get_their_own_message() {
+    let out = expand(
+        quote!(cuInit),
+        quote!(
+            pub struct Cuda();
+        ),
+    );
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("`struct Cuda()` declares a tuple struct; a table is a unit struct: write `struct Cuda;`"),
+        "{out}"
+    );
+    let out = expand(quote!(cuInit), quote!(unit!(Cuda);));
+    assert_has(
+        &out,
+        "not a macro call (put the attribute on the struct the macro writes",
+    );
+}
+
+#[test]
+fn reprs_a_table_cannot_have_are_reported_and_left_out() {
+    let out = expand(
+        quote!(cuInit),
+        quote! {
+            #[repr(C, packed(2))]
+            #[repr(transparent)]
+            #[repr(C, align(64))]
+            pub struct Cuda;
+        },
+    );
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(errors[0].contains("cannot be `repr(packed)`"), "{out}");
+    assert!(errors[1].contains("cannot be `repr(transparent)`"), "{out}");
+    assert_lacks(&out, "# [repr (C , packed");
+    assert_lacks(&out, "# [repr (transparent)]");
+    assert_has(&out, "# [repr (C , align (64))]");
+}
+
+#[test]
+fn a_derive_written_as_a_path_is_checked_and_kept_as_written() {
+    let out = expand(
+        quote!(cuInit),
+        quote! {
+            #[::core::prelude::v1::derive(Debug, Clone)]
+            pub struct Cuda;
+        },
+    );
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("cannot be `Clone`"), "{out}");
+    assert_has(&out, "# [:: core :: prelude :: v1 :: derive (Debug)]");
+}
+
+#[test]
+fn a_table_made_by_a_first_attribute_under_another_name_is_reported_and_kept() {
+    // `#[a(cuInit)] #[b(cuMemAlloc)]`: `a` cannot tell that `b` is this attribute, and re-emits
+    // it on the table it makes; `b` then sees that table.
+    let first = crate::table(
+        quote!(cuInit),
+        quote! {
+            #[b(cuMemAlloc)]
+            pub struct Cuda;
+        },
+    );
+    let struct_only: TokenStream = first
+        .clone()
+        .into_iter()
+        .skip_while(|t| !matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '#'))
+        .take_while(|t| !matches!(t, proc_macro2::TokenTree::Ident(i) if i == "const"))
+        .collect();
+    let out = expand(quote!(cuMemAlloc), struct_only.clone());
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("`Cuda` has two `#[driver_table]` attributes"));
+    // The first table is kept as it is, not made again.
+    assert!(out.ends_with(
+        &struct_only
+            .to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    ));
+    assert_lacks(&out, "cuMemAlloc PFN");
 }

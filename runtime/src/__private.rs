@@ -1,8 +1,18 @@
 //! What `#[driver_table]`'s expansion calls. Not a public API: names and signatures here change
 //! with the macro, which always comes in the same version as this crate.
+//!
+//! Generated code names everything through this module (`<crate path>::__private::...`), so a
+//! `crate = path` option that does not lead to this crate fails at its first segment, once.
 
-pub use crate::table::{check, null_pointer, Field, Lazy};
+pub use crate::__cdt_bind as bind;
+pub use crate::__cdt_call as call;
+pub use crate::table::{check, min_driver_version, spec, Field, Functions, Pfn, TableCore};
 pub use crate::trace::Hex;
+pub use crate::{Config, Error, Errors, FunctionSpec, StreamMode};
+
+/// The bindings, under a name no user module has: where a `crate = path` option leads elsewhere,
+/// the compiler then has no other module to suggest for the types of the methods.
+pub use crate::sys as __sys;
 
 #[cfg(feature = "tracing")]
 pub use crate::trace::{cold, emit, nanos, result_name, Arg, DebugArg, OpaqueArg};

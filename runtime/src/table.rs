@@ -1,11 +1,13 @@
 //! What generated tables are made of: the description of each function ([`FunctionSpec`]), the
-//! trait that binds a field to it ([`Field`]), the lazily filled field itself ([`Lazy`]), the
-//! `CUresult` check of every call and the error list of `resolve_all` ([`Errors`]).
+//! traits that bind a table's functions to their types ([`Functions`], [`Field`], written by
+//! [`__cdt_bind!`](crate::__cdt_bind)), a table's state ([`TableCore`]), the `CUresult` check of
+//! every call and the error list of `resolve_all` ([`Errors`]).
 //!
-//! A field cannot be told which function it holds: its type, `Lazy<Table, I>`, names the table
-//! and the field's index, and the table's `unsafe impl Field<I>` (written by the macro) names the
-//! spec and the `PFN_*` typedef. So no safe code can put another function, or another ABI, in a
-//! field, and two fields of the same C signature are still different types.
+//! A table's functions cannot be told to hold another function: a table has one field, its
+//! `TableCore`, whose configuration and slots nothing outside this crate can reach. Slot `I` is
+//! only ever filled with what the table's own configuration resolves for `FUNCTIONS[I]`, and
+//! only ever read as `Field<I>`'s type, which the binding macro takes from this crate's `sys`
+//! and checks against the spec, whatever path the user's crate names this crate by.
 
 use std::ffi::c_void;
 use std::fmt;
@@ -16,7 +18,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
 use crate::library::{resolve, resolver_for};
-use crate::manifest::AbiInfo;
+use crate::manifest::{AbiInfo, PerThreadAbi};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
@@ -33,88 +35,301 @@ pub struct FunctionSpec {
     /// [`AbiInfo::request`].
     pub abi: AbiInfo,
 }
-
-/// Binds field `I` of a table to its function: implemented by `#[driver_table]` for the table
-/// type, once per field. Hidden from the docs: a table's page would list one impl per function.
+/// The functions of a table, in its order (`Table::FUNCTIONS`). Implemented for each table type
+/// by [`__cdt_bind!`](crate::__cdt_bind), with one [`Field`] per function. Hidden from the docs.
 ///
 /// # Safety
 ///
-/// `Pfn` must be the `PFN_*` typedef (an `Option` of an `extern "C"` function pointer) of exactly
-/// `SPEC.abi`, and, where `SPEC.abi` has a per-thread twin, of the twin as well (the same Rust
-/// type): [`Lazy<Self, I>`](Lazy) hands out what the backend resolves for `SPEC` as a `Pfn`.
+/// For every `I < FUNCTIONS.len()`, `Self` implements [`Field<I>`] and its `Fn` is the function
+/// pointer type of the `PFN_*` typedef of exactly `FUNCTIONS[I].abi`, and of its per-thread twin
+/// where it has one (the same Rust type); `Self` implements `Field<I>` for no other `I`.
+/// [`TableCore`] hands out what the backend resolves for `FUNCTIONS[I]` as a `Fn`.
 #[doc(hidden)]
-pub unsafe trait Field<const I: usize> {
-    /// The `PFN_*` typedef of the field.
-    type Pfn: Copy;
-    /// The function and ABI of the field.
-    const SPEC: FunctionSpec;
+pub unsafe trait Functions {
+    /// The functions, in the table's order: slot `I` of the table holds `FUNCTIONS[I]`.
+    const FUNCTIONS: &'static [FunctionSpec];
 }
 
-/// Field `I` of table `T`: the driver function `T`'s [`Field<I>`] names, resolved on first use.
+/// The type of a table's function `I`. Hidden from the docs: a table's page would list one impl
+/// per function.
+///
+/// # Safety
+///
+/// `Fn` is an `unsafe extern "C" fn` pointer type: the one [`Functions`] requires for `I`.
+#[doc(hidden)]
+pub unsafe trait Field<const I: usize>: Functions {
+    /// The function pointer type: the `PFN_*` typedef of `FUNCTIONS[I]` without its `Option`.
+    type Fn: Copy;
+}
+
+/// The function pointer type inside a `PFN_*` typedef (`Option<unsafe extern "C" fn(...)>`).
+#[doc(hidden)]
+pub trait Pfn {
+    /// The `unsafe extern "C" fn(...)`.
+    type Fn: Copy;
+}
+
+impl<F: Copy> Pfn for Option<F> {
+    type Fn = F;
+}
+
+/// Binds a table's functions to their types: implements [`Functions`] and one [`Field`] per
+/// function for `$table`. What `#[driver_table]` emits for each table, as
+/// `<crate path>::__private::bind! { Table; 0 cuInit PFN_cuInit_v2000 "cuInit"; ... }`: the index,
+/// the C name, the typedef of the pinned ABI and its exported symbol (or `_`), then, for a
+/// function with a per-thread twin, `| PFN_..._ptsz "export"`.
+///
+/// Every type comes from this crate's `sys` through `$crate`, whatever path the user's crate
+/// names this crate by, and every version is read off the typedef's name (`spec`), so no input
+/// can bind a type to another function's or ABI's spec: a typedef of another function, indices
+/// that do not count up from 0, or a per-thread twin of another type fail to compile.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_bind {
+    (@export _) => {
+        ::core::option::Option::None
+    };
+    (@export $export:literal) => {
+        ::core::option::Option::Some($export)
+    };
+    (@per_thread) => {
+        ::core::option::Option::None
+    };
+    (@per_thread $typedef:ident $export:tt) => {
+        ::core::option::Option::Some((
+            ::core::stringify!($typedef),
+            $crate::__cdt_bind!(@export $export),
+        ))
+    };
+    ($table:ident; $($i:literal $name:ident $typedef:ident $export:tt $(| $pt_typedef:ident $pt_export:tt)?;)*) => {
+        $(
+            // SAFETY: `Fn` is the function type of `$typedef`, the typedef `FUNCTIONS[$i]` reads
+            // its ABI off (`spec`), and of its per-thread twin (the same type, checked below);
+            // the indices count up from 0 (checked below), so `$i` is this entry's index.
+            unsafe impl $crate::__private::Field<$i> for $table {
+                type Fn = <$crate::sys::$typedef as $crate::__private::Pfn>::Fn;
+            }
+        )*
+
+        // SAFETY: see each `Field` above.
+        unsafe impl $crate::__private::Functions for $table {
+            const FUNCTIONS: &'static [$crate::FunctionSpec] = &[$(
+                $crate::__private::spec(
+                    ::core::stringify!($name),
+                    ::core::stringify!($typedef),
+                    $crate::__cdt_bind!(@export $export),
+                    $crate::__cdt_bind!(@per_thread $($pt_typedef $pt_export)?),
+                )
+            ),*];
+        }
+
+        const _: () = {
+            // Evaluated here, so that a typedef `spec` refuses fails even in a table never used.
+            let _ = <$table as $crate::__private::Functions>::FUNCTIONS;
+            let mut next = 0usize;
+            $(
+                ::core::assert!($i == next, "the indices of a table's functions count up from 0");
+                next += 1;
+                $(let _: fn($crate::sys::$pt_typedef) -> $crate::sys::$typedef = |f| f;)?
+            )*
+            let _ = next;
+        };
+    };
+}
+
+/// The spec of function `name` in a table that types it `typedef`: the version is read off the
+/// typedef (`PFN_cuMemAlloc_v3020` requests 3020), and that of the per-thread twin off its
+/// typedef (`PFN_cuLaunchKernel_v7000_ptsz`), so a spec requests exactly the ABI of its type.
+/// `export`s are only recorded. Evaluated at compile time by [`__cdt_bind!`](crate::__cdt_bind).
+///
+/// # Panics
+///
+/// When a typedef is not `PFN_<name>_v<version>` (the twin's ending in `_ptds` or `_ptsz`): in a
+/// constant, a compile error.
+pub const fn spec(
+    name: &'static str,
+    typedef: &'static str,
+    export: Option<&'static str>,
+    per_thread: Option<(&'static str, Option<&'static str>)>,
+) -> FunctionSpec {
+    let (per_thread_typedef, per_thread) = match per_thread {
+        Some((typedef, export)) => (
+            Some(typedef),
+            Some(PerThreadAbi {
+                version: typedef_version(name, typedef, true),
+                export,
+            }),
+        ),
+        None => (None, None),
+    };
+    FunctionSpec {
+        name,
+        typedef,
+        per_thread_typedef,
+        abi: AbiInfo {
+            version: typedef_version(name, typedef, false),
+            export,
+            per_thread,
+        },
+    }
+}
+
+/// The version in `PFN_<name>_v<version>` (with `_ptds`/`_ptsz` after it when `per_thread`).
+const fn typedef_version(name: &str, typedef: &str, per_thread: bool) -> u32 {
+    const fn at(text: &[u8], i: usize, part: &[u8]) -> bool {
+        if i + part.len() > text.len() {
+            return false;
+        }
+        let mut j = 0;
+        while j < part.len() {
+            if text[i + j] != part[j] {
+                return false;
+            }
+            j += 1;
+        }
+        true
+    }
+    let (text, name) = (typedef.as_bytes(), name.as_bytes());
+    let mut i = b"PFN_".len() + name.len() + b"_v".len();
+    assert!(
+        at(text, 0, b"PFN_") && at(text, 4, name) && at(text, i - 2, b"_v"),
+        "a table's typedef must be `PFN_<its function>_v<version>`"
+    );
+    let mut version: u32 = 0;
+    let start = i;
+    while i < text.len() && text[i].is_ascii_digit() && i - start < 9 {
+        version = version * 10 + (text[i] - b'0') as u32;
+        i += 1;
+    }
+    let rest = text.len() - i;
+    let ending = if per_thread {
+        rest == 5 && (at(text, i, b"_ptds") || at(text, i, b"_ptsz"))
+    } else {
+        rest == 0
+    };
+    assert!(
+        i > start && ending,
+        "a table's typedef must be `PFN_<its function>_v<version>`, and a per-thread twin's end in `_ptds` or `_ptsz`"
+    );
+    version
+}
+
+/// The state of a table of type `T` with `N` functions, and its only field: the configuration
+/// it resolves through and one slot per function, empty until the function is resolved.
+///
+/// Nothing outside this crate can reach the configuration or a slot. Slot `I` is filled only
+/// through this value's own configuration, with `T::FUNCTIONS[I]`, and read only as `T`'s
+/// [`Field<I>`], so a table always hands out what its own configuration resolves, at the type
+/// its binding names. (Replacing or swapping a whole `TableCore` replaces both together.)
 ///
 /// After the first successful resolution a call costs one `Acquire` load and a predictable
 /// branch; the fast path never locks, allocates or calls into a library. A failed resolution
 /// stores nothing, so the next call asks the backend again (the library search itself runs once
 /// per process, see `library`). Any number of threads may race the first call; all get the
 /// pointer stored first.
-pub struct Lazy<T, const I: usize> {
-    ptr: AtomicPtr<c_void>,
-    _field: PhantomData<fn() -> T>,
+pub struct TableCore<T, const N: usize> {
+    config: Config,
+    slots: [AtomicPtr<c_void>; N],
+    _table: PhantomData<fn() -> T>,
 }
 
-impl<T: Field<I>, const I: usize> Lazy<T, I> {
-    /// An unresolved field.
-    pub const fn new() -> Self {
+impl<T: Functions, const N: usize> TableCore<T, N> {
+    /// A table that resolves through `config`, nothing resolved yet.
+    pub const fn new(config: Config) -> Self {
         const {
-            assert!(
-                size_of::<T::Pfn>() == size_of::<*mut c_void>(),
-                "a table field must be a PFN_* typedef"
-            );
+            assert!(T::FUNCTIONS.len() == N, "a table has one slot per function");
         }
         Self {
-            ptr: AtomicPtr::new(null_mut()),
-            _field: PhantomData,
+            config,
+            slots: [const { AtomicPtr::new(null_mut()) }; N],
+            _table: PhantomData,
         }
     }
 
-    /// The function if it is resolved already (`None` before); never resolves. Generated methods
-    /// call through this first, so their fast path is one load and one branch, and resolution
-    /// ([`Lazy::resolve`]) stays out of line.
-    #[inline(always)]
-    pub fn loaded(&self) -> T::Pfn {
-        let p = self.ptr.load(Ordering::Acquire);
-        // SAFETY: `T::Pfn` is an `Option<extern "C" fn>` of pointer size (checked in `new`),
-        // whose representation is the function's address, null for `None`. Only `fill` stores,
-        // and it stores what the backend resolved for `T::SPEC`, which by `Field`'s contract is
-        // of type `T::Pfn`.
-        unsafe { std::mem::transmute_copy::<*mut c_void, T::Pfn>(&p) }
+    /// The configuration the table resolves its functions through.
+    pub const fn config(&self) -> &Config {
+        &self.config
     }
 
-    /// The function, resolving it through `config` and storing it if it is not resolved yet
-    /// (the slow path of generated methods).
+    /// Function `I`, resolved on first use: the body of a generated method (one load and one
+    /// branch once resolved) and of its raw accessor.
     ///
     /// # Errors
     ///
     /// When it cannot be resolved (see [`ErrorKind`]).
-    #[cold]
-    #[inline(never)]
-    pub fn resolve(&self, config: &Config) -> Result<T::Pfn, Error> {
-        let p = self.address(config)?;
-        // SAFETY: as in `loaded`: `p` is the backend's function for `T::SPEC`, of type `T::Pfn`.
-        Ok(unsafe { std::mem::transmute_copy::<NonNull<c_void>, T::Pfn>(&p) })
+    #[inline(always)]
+    pub fn get<const I: usize>(&self) -> Result<<T as Field<I>>::Fn, Error>
+    where
+        T: Field<I>,
+    {
+        match self.loaded::<I>() {
+            Some(f) => Ok(f),
+            None => self.resolve::<I>(),
+        }
     }
 
-    /// The function's address, resolving it through `config` on first use.
+    /// Function `I` if it is resolved already; never resolves.
+    #[inline(always)]
+    fn loaded<const I: usize>(&self) -> Option<<T as Field<I>>::Fn>
+    where
+        T: Field<I>,
+    {
+        const {
+            assert!(I < N, "a table has one slot per function");
+            assert!(
+                size_of::<Option<<T as Field<I>>::Fn>>() == size_of::<*mut c_void>(),
+                "a table's function is a function pointer"
+            );
+        }
+        let p = self.slots[I].load(Ordering::Acquire);
+        // SAFETY: `Option<Fn>` is an `Option` of an `extern "C"` function pointer (`Field`'s
+        // contract) of pointer size (checked above), whose representation is the function's
+        // address, null for `None`. Slot `I` is only filled by `fill` with what the backend
+        // resolved for `T::FUNCTIONS[I]`, which by `Functions`' contract has type `Fn`.
+        unsafe { std::mem::transmute_copy::<*mut c_void, Option<<T as Field<I>>::Fn>>(&p) }
+    }
+
+    /// Resolves function `I` and stores it (the slow path of `get`).
+    #[cold]
+    #[inline(never)]
+    fn resolve<const I: usize>(&self) -> Result<<T as Field<I>>::Fn, Error>
+    where
+        T: Field<I>,
+    {
+        let p = self.address(I)?;
+        // SAFETY: as in `loaded`: `p` is the backend's function for `T::FUNCTIONS[I]`, of type
+        // `Fn`, and not null.
+        Ok(unsafe { std::mem::transmute_copy::<NonNull<c_void>, <T as Field<I>>::Fn>(&p) })
+    }
+
+    /// The address in slot `i`, resolving `T::FUNCTIONS[i]` on first use.
+    fn address(&self, i: usize) -> Result<NonNull<c_void>, Error> {
+        let slot = &self.slots[i];
+        match NonNull::new(slot.load(Ordering::Acquire)) {
+            Some(p) => Ok(p),
+            None => fill(slot, &self.config, &T::FUNCTIONS[i]),
+        }
+    }
+
+    /// Resolves every function (a table's `resolve_all`).
     ///
     /// # Errors
     ///
-    /// When it cannot be resolved.
-    #[inline]
-    pub fn address(&self, config: &Config) -> Result<NonNull<c_void>, Error> {
-        match NonNull::new(self.ptr.load(Ordering::Acquire)) {
-            Some(p) => Ok(p),
-            None => fill(&self.ptr, config, &T::SPEC),
-        }
+    /// Every function that could not be resolved, in the table's order.
+    pub fn resolve_all(&self) -> Result<(), Errors> {
+        Errors::from_vec((0..N).filter_map(|i| self.address(i).err()).collect())
+    }
+
+    /// The address of the function named `name`, resolved on first use; `None` when the table
+    /// has no such function (a table's `raw_pointer`).
+    pub fn raw_pointer(&self, name: &str) -> Option<Result<NonNull<c_void>, Error>> {
+        let i = T::FUNCTIONS.iter().position(|f| f.name == name)?;
+        Some(self.address(i))
+    }
+
+    /// [`min_driver_version`] of the functions in the stream mode of the configuration.
+    pub const fn min_driver_version(&self) -> u32 {
+        min_driver_version(T::FUNCTIONS, self.config.stream_mode())
     }
 }
 
@@ -145,17 +360,18 @@ fn fill(
     crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
     result
 }
-
-impl<T: Field<I>, const I: usize> Default for Lazy<T, I> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<T, const I: usize> fmt::Debug for Lazy<T, I> {
+/// The configuration and the names of the functions resolved so far.
+impl<T: Functions, const N: usize> fmt::Debug for TableCore<T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Lazy")
-            .field(&self.ptr.load(Ordering::Relaxed))
+        let resolved: Vec<&str> = T::FUNCTIONS
+            .iter()
+            .zip(&self.slots)
+            .filter(|(_, slot)| !slot.load(Ordering::Relaxed).is_null())
+            .map(|(spec, _)| spec.name)
+            .collect();
+        f.debug_struct("TableCore")
+            .field("config", &self.config)
+            .field("resolved", &resolved)
             .finish()
     }
 }
@@ -215,15 +431,6 @@ fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
         description,
     }
     .into()
-}
-
-/// The error for a field that resolved to a null function (a resolver broke its contract).
-#[cold]
-pub fn null_pointer(function: &'static str) -> Error {
-    Error::from(ErrorKind::SymbolNotFound {
-        function,
-        version: 0,
-    })
 }
 
 /// Every failure of a table's `resolve_all`, in the table's order.

@@ -5,7 +5,7 @@
 //! subscriber is interested in target `cuda_driver_table`, the call is timed and an event records
 //! the function's C name, each argument under its C parameter name, the result and the time the
 //! driver took: level TRACE, or DEBUG for a failing `CUresult`. Resolution emits its own event
-//! (`table::Lazy`). Raw `pfn_*` accessors are not traced: that is their point.
+//! (`table::fill`). Raw `pfn_*` accessors are not traced: that is their point.
 
 /// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
 /// traced when the `tracing` feature is on.

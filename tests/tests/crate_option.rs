@@ -1,6 +1,7 @@
 //! The `crate = path` option: tables in a crate that depends on cuda-driver-table under another
-//! name (`cdt`), and a table here that names the macro and the runtime through that crate's
-//! re-export, as users of a wrapper crate do. CPU only; nothing is loaded.
+//! name (`cdt`), a table here that names the macro and the runtime through that crate's
+//! re-export, as users of a wrapper crate do, and a path to a module with a `sys` of its own,
+//! which cannot retype a function. CPU only; nothing is loaded.
 
 use cuda_driver_table_test_wrapper::{Renamed, RenamedString, ThroughReexport};
 
@@ -11,6 +12,36 @@ use cuda_driver_table_test_wrapper::{Renamed, RenamedString, ThroughReexport};
     crate = ::cuda_driver_table_test_wrapper::cdt
 )]
 struct ViaWrapper;
+
+/// Re-exports the runtime but has a `sys` of its own, whose `PFN_cuMemAlloc_v3020` and
+/// `CUdeviceptr_v2` are of another size: were the table's types taken from here, the driver's
+/// `cuMemAlloc` would write eight bytes through a pointer to one.
+mod retyped {
+    pub use cuda_driver_table::*;
+
+    // Never used: the table takes nothing from here.
+    #[allow(non_camel_case_types, dead_code)]
+    pub mod sys {
+        pub use cuda_driver_table::sys::*;
+        pub type CUdeviceptr_v2 = u8;
+        pub type PFN_cuMemAlloc_v3020 =
+            Option<unsafe extern "C" fn(*mut CUdeviceptr_v2, usize) -> CUresult>;
+    }
+}
+
+#[cuda_driver_table::driver_table(cuMemAlloc, crate = crate::retyped)]
+struct Retyped;
+
+// The accessor and the method have the runtime's types, not `retyped::sys`'s.
+const _: fn(&Retyped) -> cuda_driver_table::sys::PFN_cuMemAlloc_v3020 = |t| t.pfn_cuMemAlloc().ok();
+const _: unsafe fn(&Retyped, *mut u64, usize) -> Result<(), cuda_driver_table::Error> =
+    Retyped::cuMemAlloc;
+
+#[test]
+fn a_path_with_its_own_sys_cannot_retype_a_function() {
+    assert_eq!(Retyped::FUNCTIONS[0].typedef, "PFN_cuMemAlloc_v3020");
+    assert_eq!(Retyped::FUNCTIONS[0].abi.version, 3020);
+}
 
 #[test]
 fn tables_of_a_renamed_dependency_are_the_same_tables() {

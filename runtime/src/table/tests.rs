@@ -1,6 +1,6 @@
-//! Generated-table building blocks against an in-process resolver: the lazily filled field
-//! (single stored pointer under races, failures not stored, bound to its spec) and the `CUresult`
-//! check. CPU only; no CUDA library is loaded.
+//! Generated-table building blocks against an in-process resolver: the binding (every version
+//! read off a typedef), the table's state (exact requests through its own configuration, a single
+//! stored pointer under races, failures not stored) and the `CUresult` check. CPU only; no CUDA library is loaded.
 
 use std::ffi::{c_void, CStr};
 use std::ptr::NonNull;
@@ -16,63 +16,91 @@ use crate::stream::StreamMode;
 use crate::sys::CUresult;
 use crate::testing::{fake_get_error_name, fake_get_error_string, fake_ptr, found, Recorder};
 
-/// A table of two functions with the same C signature, as the macro would write it.
+/// A table of two functions, bound as the macro binds them.
 struct Table;
 
-// SAFETY: `Pfn` is the typedef of exactly `SPEC.abi` (cuCtxSetCurrent, ABI 4000, no per-thread
-// twin). The recording resolver hands out a marker address that the tests never call.
-unsafe impl Field<0> for Table {
-    type Pfn = crate::sys::PFN_cuCtxSetCurrent_v4000;
-    const SPEC: FunctionSpec = FunctionSpec {
-        name: "cuCtxSetCurrent",
-        typedef: "PFN_cuCtxSetCurrent_v4000",
-        per_thread_typedef: None,
-        abi: AbiInfo {
-            version: 4000,
-            export: Some("cuCtxSetCurrent"),
-            per_thread: None,
-        },
-    };
+crate::__cdt_bind! {
+    Table;
+    0 cuCtxSetCurrent PFN_cuCtxSetCurrent_v4000 "cuCtxSetCurrent";
+    1 cuLaunchKernel PFN_cuLaunchKernel_v4000 "cuLaunchKernel" | PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz";
 }
 
-// SAFETY: `Pfn` is the typedef of cuLaunchKernel's ABI 4000, and its per-thread twin (ABI 7000)
-// has the same type. As above, the marker address is never called.
-unsafe impl Field<1> for Table {
-    type Pfn = crate::sys::PFN_cuLaunchKernel_v4000;
-    const SPEC: FunctionSpec = FunctionSpec {
-        name: "cuLaunchKernel",
-        typedef: "PFN_cuLaunchKernel_v4000",
-        per_thread_typedef: Some("PFN_cuLaunchKernel_v7000_ptsz"),
-        abi: AbiInfo {
-            version: 4000,
-            export: Some("cuLaunchKernel"),
-            per_thread: Some(PerThreadAbi {
-                version: 7000,
-                export: Some("cuLaunchKernel_ptsz"),
-            }),
-        },
-    };
-}
+type Core = TableCore<Table, 2>;
 
-fn address_of<F: Copy>(f: Option<F>) -> Option<usize> {
-    // SAFETY: `F` is a function pointer type of pointer size (the `PFN_*` typedefs).
-    f.map(|f| unsafe { std::mem::transmute_copy::<F, usize>(&f) })
+fn address_of<F: Copy>(f: F) -> usize {
+    // SAFETY: `F` is a function pointer type (a table's `Fn`), of pointer size.
+    unsafe { std::mem::transmute_copy::<F, usize>(&f) }
 }
 
 #[test]
-fn a_field_requests_exactly_its_spec() {
+fn the_binding_reads_every_version_off_the_typedefs() {
+    assert_eq!(
+        <Table as Functions>::FUNCTIONS,
+        [
+            FunctionSpec {
+                name: "cuCtxSetCurrent",
+                typedef: "PFN_cuCtxSetCurrent_v4000",
+                per_thread_typedef: None,
+                abi: AbiInfo {
+                    version: 4000,
+                    export: Some("cuCtxSetCurrent"),
+                    per_thread: None,
+                },
+            },
+            FunctionSpec {
+                name: "cuLaunchKernel",
+                typedef: "PFN_cuLaunchKernel_v4000",
+                per_thread_typedef: Some("PFN_cuLaunchKernel_v7000_ptsz"),
+                abi: AbiInfo {
+                    version: 4000,
+                    export: Some("cuLaunchKernel"),
+                    per_thread: Some(PerThreadAbi {
+                        version: 7000,
+                        export: Some("cuLaunchKernel_ptsz"),
+                    }),
+                },
+            },
+        ]
+    );
+    // The types are the typedefs' functions.
+    let _: fn(&Core) -> crate::sys::PFN_cuCtxSetCurrent_v4000 = |t| t.get::<0>().ok();
+    let _: fn(&Core) -> crate::sys::PFN_cuLaunchKernel_v4000 = |t| t.get::<1>().ok();
+}
+
+#[test]
+fn a_typedef_of_another_function_or_no_version_is_refused() {
+    let ok = |name, typedef, per_thread| {
+        std::panic::catch_unwind(|| typedef_version(name, typedef, per_thread)).ok()
+    };
+    assert_eq!(ok("cuMemAlloc", "PFN_cuMemAlloc_v3020", false), Some(3020));
+    assert_eq!(
+        ok("cuLaunchKernel", "PFN_cuLaunchKernel_v7000_ptds", true),
+        Some(7000)
+    );
+    assert_eq!(ok("cuMemAlloc", "PFN_cuMemAllocHost_v3020", false), None);
+    assert_eq!(ok("cuMemAlloc", "PFN_cuMemAlloc_v", false), None);
+    assert_eq!(ok("cuMemAlloc", "PFN_cuMemAlloc_v3020_ptsz", false), None);
+    assert_eq!(ok("cuLaunchKernel", "PFN_cuLaunchKernel_v7000", true), None);
+    assert_eq!(
+        ok("cuLaunchKernel", "PFN_cuLaunchKernel_v7000_ptxx", true),
+        None
+    );
+    assert_eq!(ok("cuMemAlloc", "PFN_cuMem", false), None);
+    assert_eq!(ok("cuMemAlloc", "PFN_cuMemAlloc_v99999999999", false), None);
+}
+
+#[test]
+fn a_table_requests_exactly_each_spec_through_its_own_configuration() {
     let r = Recorder::versioned(found);
-    let legacy = Config::custom(r);
-    let per_thread = Config::custom(r).per_thread();
-    let a: Lazy<Table, 0> = Lazy::new();
-    let b: Lazy<Table, 1> = Lazy::new();
-    assert!(a.loaded().is_none());
-    let f = a.resolve(&legacy).unwrap();
-    assert_eq!(address_of(f), Some(fake_ptr().as_ptr() as usize));
-    assert_eq!(address_of(a.loaded()), address_of(f));
-    b.resolve(&per_thread).unwrap();
-    let c: Lazy<Table, 1> = Lazy::new();
-    c.address(&legacy).unwrap();
+    let legacy = Core::new(Config::custom(r));
+    let per_thread = Core::new(Config::custom(r).per_thread());
+    assert!(legacy.loaded::<0>().is_none());
+    let f = legacy.get::<0>().unwrap();
+    assert_eq!(address_of(f), fake_ptr().as_ptr() as usize);
+    assert_eq!(legacy.loaded::<0>().map(address_of), Some(address_of(f)));
+    per_thread.get::<1>().unwrap();
+    legacy.raw_pointer("cuLaunchKernel").unwrap().unwrap();
+    assert!(legacy.raw_pointer("cuInit").is_none());
     assert_eq!(
         r.requests(),
         vec![
@@ -93,58 +121,79 @@ fn a_field_requests_exactly_its_spec() {
             ),
         ]
     );
+    // Everything resolved: `resolve_all` asks nothing more.
+    legacy.resolve_all().unwrap();
+    assert_eq!(r.requests().len(), 3);
+    assert_eq!(
+        format!("{legacy:?}"),
+        format!(
+            "TableCore {{ config: {:?}, resolved: [\"cuCtxSetCurrent\", \"cuLaunchKernel\"] }}",
+            legacy.config()
+        )
+    );
 }
 
 #[test]
 fn racing_threads_all_get_the_one_stored_pointer() {
-    static FIELD: Lazy<Table, 0> = Lazy::new();
     let r = Recorder::versioned(found);
-    let config = Config::custom(r);
+    let table = Core::new(Config::custom(r));
     let barrier = Barrier::new(64);
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..64)
             .map(|_| {
                 s.spawn(|| {
                     barrier.wait();
-                    // NonNull is not Send: hand the address back.
-                    FIELD.address(&config).map(|p| p.as_ptr() as usize)
+                    table.get::<0>().map(address_of)
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    let stored = FIELD.address(&config).unwrap();
+    let stored = table.raw_pointer("cuCtxSetCurrent").unwrap().unwrap();
     assert!(results.iter().all(|r| *r == Ok(stored.as_ptr() as usize)));
     assert_eq!(stored, fake_ptr());
     let calls = r.calls.load(Ordering::SeqCst);
     assert!((1..=64).contains(&calls), "{calls} lookups");
-    assert_eq!(address_of(FIELD.loaded()), Some(stored.as_ptr() as usize));
-    // Once filled, the field no longer asks.
-    FIELD.address(&config).unwrap();
+    assert_eq!(
+        table.loaded::<0>().map(address_of),
+        Some(stored.as_ptr() as usize)
+    );
+    // Once filled, the slot no longer asks.
+    table.get::<0>().unwrap();
     assert_eq!(r.calls.load(Ordering::SeqCst), calls);
 }
 
 #[test]
-fn failures_are_not_stored_in_the_field() {
+fn failures_are_not_stored_in_the_slot() {
     fn not_found(_: &CStr, _: Query, _: StreamMode) -> LookupResult {
         LookupResult::SymbolNotFound
     }
     let r = Recorder::versioned(not_found);
-    let config = Config::custom(r);
-    let field: Lazy<Table, 0> = Lazy::new();
-    assert!(field.resolve(&config).is_err());
-    assert!(field.loaded().is_none());
-    assert!(field.resolve(&config).is_err());
+    let table = Core::new(Config::custom(r));
+    assert!(table.get::<0>().is_err());
+    assert!(table.loaded::<0>().is_none());
+    assert!(table.get::<0>().is_err());
     assert_eq!(r.calls.load(Ordering::SeqCst), 2);
+    // `resolve_all` reports both, in order.
+    let errors = table.resolve_all().unwrap_err();
+    let names: Vec<_> = errors
+        .as_slice()
+        .iter()
+        .map(|e| e.kind().function())
+        .collect();
+    assert_eq!(names, [Some("cuCtxSetCurrent"), Some("cuLaunchKernel")]);
 }
 
 #[test]
-fn field_is_send_sync_and_one_pointer() {
+fn table_is_send_sync_and_its_slots_one_pointer_each() {
     fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<Lazy<Table, 0>>();
+    assert_send_sync::<Core>();
     assert_send_sync::<Config>();
     assert_send_sync::<Error>();
-    assert_eq!(size_of::<Lazy<Table, 0>>(), size_of::<usize>());
+    assert_eq!(
+        size_of::<Core>(),
+        size_of::<Config>() + 2 * size_of::<usize>()
+    );
 }
 
 #[test]
@@ -266,7 +315,10 @@ fn errors_list_shared_causes_and_own_failures() {
 /// lookup needs.
 #[test]
 fn min_driver_version_is_the_newest_request_in_the_mode() {
-    let both = [<Table as Field<0>>::SPEC, <Table as Field<1>>::SPEC];
+    let both = [
+        <Table as Functions>::FUNCTIONS[0],
+        <Table as Functions>::FUNCTIONS[1],
+    ];
     // Legacy: 4000 and 4000; per-thread: 4000 and cuLaunchKernel's twin at 7000. Both below
     // cuGetProcAddress's 11030.
     assert_eq!(

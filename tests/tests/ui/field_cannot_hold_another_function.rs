@@ -1,6 +1,7 @@
-// Safe code beside a table cannot make a field hold another function: resolution takes no spec,
-// and every field has a type of its own, even where two functions share one C signature
-// (`cuCtxSetCurrent` and `cuCtxPushCurrent` both take a `CUcontext`).
+// Safe code beside a table cannot make a function of it hold another function: the functions are
+// methods, not fields, and the table's one field holds no function safe code can reach, even
+// where two functions share one C signature (`cuCtxSetCurrent` and `cuCtxPushCurrent` both take a
+// `CUcontext`).
 use cuda_driver_table::driver_table;
 
 #[driver_table(cuCtxSetCurrent, cuCtxPushCurrent)]
@@ -12,11 +13,11 @@ struct Other;
 fn main() {
     let mut a = Table::new();
     let mut b = Table::new();
-    // Asking a field to resolve another table's function.
+    // Asking a function to resolve another table's function.
     let _ = a.cuCtxSetCurrent.resolve(a.config(), &Other::FUNCTIONS[0]);
-    // Swapping fields of the same C signature.
+    // Swapping functions of the same C signature.
     std::mem::swap(&mut a.cuCtxSetCurrent, &mut b.cuCtxPushCurrent);
-    // Assigning a field of another table.
+    // Assigning a function of another table.
     let other = Other::new();
     a.cuCtxSetCurrent = other.cuMemAlloc;
 }

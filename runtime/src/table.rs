@@ -360,6 +360,7 @@ fn fill(
     crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
     result
 }
+
 /// The configuration and the names of the functions resolved so far.
 impl<T: Functions, const N: usize> fmt::Debug for TableCore<T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -14,24 +14,26 @@ use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
 
 use crate::sys;
 
-/// The function type inside a bindings typedef (`PFN_*` is an `Option` of it).
-pub(crate) trait Typedef {
-    /// The `unsafe extern "C" fn(..)` itself.
+/// The function pointer type inside a `PFN_*` typedef (`Option<unsafe extern "C" fn(...)>`): what
+/// the runtime calls through here, and what a table's field holds (`__cdt_bind!`).
+#[doc(hidden)]
+pub trait Pfn {
+    /// The `unsafe extern "C" fn(...)`.
     type Fn: Copy;
 }
 
-impl<F: Copy> Typedef for Option<F> {
+impl<F: Copy> Pfn for Option<F> {
     type Fn = F;
 }
 
 /// `CUresult cuGetErrorName(CUresult, const char**)` at ABI 6000.
-pub(crate) type GetErrorName = <sys::PFN_cuGetErrorName_v6000 as Typedef>::Fn;
+pub(crate) type GetErrorName = <sys::PFN_cuGetErrorName_v6000 as Pfn>::Fn;
 /// `CUresult cuGetErrorString(CUresult, const char**)` at ABI 6000.
-pub(crate) type GetErrorString = <sys::PFN_cuGetErrorString_v6000 as Typedef>::Fn;
+pub(crate) type GetErrorString = <sys::PFN_cuGetErrorString_v6000 as Pfn>::Fn;
 /// `CUresult cuDriverGetVersion(int*)` at ABI 2020.
-pub(crate) type DriverGetVersion = <sys::PFN_cuDriverGetVersion_v2020 as Typedef>::Fn;
+pub(crate) type DriverGetVersion = <sys::PFN_cuDriverGetVersion_v2020 as Pfn>::Fn;
 /// `CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t)` at ABI 11030.
-pub(crate) type GetProcAddress = <sys::PFN_cuGetProcAddress_v11030 as Typedef>::Fn;
+pub(crate) type GetProcAddress = <sys::PFN_cuGetProcAddress_v11030 as Pfn>::Fn;
 
 /// `CUresult cuGetProcAddress_v2(const char*, void**, int, cuuint64_t,
 /// CUdriverProcAddressQueryResult*)` at ABI 12000.
@@ -74,7 +76,7 @@ pub(crate) type Untyped = unsafe extern "C" fn();
 #[cfg(not(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-local")))]
 const _: () = {
     use std::marker::PhantomData;
-    type Bindings = <sys::PFN_cuGetProcAddress_v12000 as Typedef>::Fn;
+    type Bindings = <sys::PFN_cuGetProcAddress_v12000 as Pfn>::Fn;
     const fn status_as_int<A, B, C, D, E, R>(
         _: PhantomData<unsafe extern "C" fn(A, B, C, D, *mut E) -> R>,
     ) -> PhantomData<unsafe extern "C" fn(A, B, C, D, *mut c_int) -> R> {

@@ -62,17 +62,6 @@ pub unsafe trait Field<const I: usize>: Functions {
     type Fn: Copy;
 }
 
-/// The function pointer type inside a `PFN_*` typedef (`Option<unsafe extern "C" fn(...)>`).
-#[doc(hidden)]
-pub trait Pfn {
-    /// The `unsafe extern "C" fn(...)`.
-    type Fn: Copy;
-}
-
-impl<F: Copy> Pfn for Option<F> {
-    type Fn = F;
-}
-
 /// Binds a table's functions to their types: implements [`Functions`] and one [`Field`] per
 /// function for `$table`. What `#[driver_table]` emits for each table, as
 /// `<crate path>::__private::bind! { Table; 0 cuInit PFN_cuInit_v2000 "cuInit"; ... }`: the index,

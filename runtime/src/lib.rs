@@ -27,7 +27,7 @@
 //! repository's `docs/ARCHITECTURE.md` walks through them):
 //! - `version`, `stream`: [`CudaVersion`], [`StreamMode`].
 //! - `abi_history`, [`manifest`]: generated facts about every function's ABIs.
-//! - `error`: [`Error`] and [`ErrorKind`].
+//! - `error`: [`Error`], [`ErrorKind`] and every other error type.
 //! - `resolve`: the [`Resolver`] seam and the rule that turns an ABI into a lookup.
 //! - `config`: [`Config`], [`Backend`] (const-constructible, no state).
 //! - `backend`: the two built-in resolvers, libcudart and libcuda.
@@ -61,9 +61,9 @@ pub mod __private;
 
 pub use backend::{ENV_CUDART, ENV_LIBCUDA};
 pub use config::{Backend, Config};
-pub use error::{Error, ErrorKind};
+pub use error::{CudaLibrary, Error, ErrorKind, Errors, Origin, Status};
 pub use library::resolve;
 pub use resolve::{LookupResult, Query, Resolver, Versioning};
 pub use stream::StreamMode;
-pub use table::{min_driver_version, Errors, FunctionSpec};
+pub use table::{min_driver_version, FunctionSpec};
 pub use version::CudaVersion;

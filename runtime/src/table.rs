@@ -1,6 +1,6 @@
 //! What generated tables are made of: the description of each function ([`FunctionSpec`]), the
-//! trait that binds a field to it ([`Field`]), the lazily filled field itself ([`Lazy`]), the
-//! `CUresult` check of every call and the error list of `resolve_all` ([`Errors`]).
+//! trait that binds a field to it ([`Field`]), the lazily filled field itself ([`Lazy`]) and the
+//! `CUresult` check of every call.
 //!
 //! A field cannot be told which function it holds: its type, `Lazy<Table, I>`, names the table
 //! and the field's index, and the table's `unsafe impl Field<I>` (written by the macro) names the
@@ -222,111 +222,6 @@ pub fn null_pointer(function: &'static str) -> Error {
         version: 0,
     })
 }
-
-/// Every failure of a table's `resolve_all`, in the table's order.
-#[derive(Clone)]
-pub struct Errors(Vec<Error>);
-
-impl Errors {
-    /// `Ok` for an empty list.
-    ///
-    /// # Errors
-    ///
-    /// The list itself when it is not empty.
-    pub fn from_vec(errors: Vec<Error>) -> Result<(), Errors> {
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(Errors(errors))
-        }
-    }
-
-    /// The failures.
-    pub fn as_slice(&self) -> &[Error] {
-        &self.0
-    }
-
-    /// The failures, owned.
-    pub fn into_vec(self) -> Vec<Error> {
-        self.0
-    }
-}
-
-/// A failure shared by several functions is written once, with how many it affects and which;
-/// each other failure takes one line.
-impl fmt::Display for Errors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // (cause, functions, first error), in order of first appearance.
-        let mut shared: Vec<(String, Vec<&'static str>, &Error)> = Vec::new();
-        let mut own = Vec::new();
-        for e in &self.0 {
-            match e.kind().shared_cause() {
-                Some(cause) => {
-                    let function = e.kind().function().unwrap_or("?");
-                    match shared.iter_mut().find(|(c, _, _)| *c == cause) {
-                        Some((_, functions, _)) => functions.push(function),
-                        None => shared.push((cause, vec![function], e)),
-                    }
-                }
-                None => own.push(e),
-            }
-        }
-        let n = self.0.len();
-        write!(f, "{n} driver function{} could not be resolved", plural(n))?;
-        if let ([(cause, functions, _)], []) = (shared.as_slice(), own.as_slice()) {
-            if functions.len() > 1 {
-                return write!(f, ", all for one reason:\n{cause}");
-            }
-        }
-        f.write_str(":")?;
-        for (cause, functions, first) in &shared {
-            match functions.as_slice() {
-                [_] => write!(f, "\n  - {first}")?,
-                _ => write!(f, "\n  - {}: {cause}", function_list(functions))?,
-            }
-        }
-        for e in own {
-            write!(f, "\n  - {e}")?;
-        }
-        Ok(())
-    }
-}
-
-/// `Errors` prints like `Error`: `{:?}` is the message, `{:#?}` the list.
-impl fmt::Debug for Errors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if f.alternate() {
-            f.debug_tuple("Errors").field(&self.0).finish()
-        } else {
-            fmt::Display::fmt(self, f)
-        }
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-/// `cuInit` / `3 functions (cuA, cuB, cuC)` / `447 functions (cuA, cuB, cuC, cuD, cuE, ...)`.
-fn function_list(functions: &[&str]) -> String {
-    const SHOWN: usize = 5;
-    match functions {
-        [one] => (*one).to_owned(),
-        _ => {
-            let mut names = functions[..functions.len().min(SHOWN)].join(", ");
-            if functions.len() > SHOWN {
-                names.push_str(", ...");
-            }
-            format!("{} functions ({names})", functions.len())
-        }
-    }
-}
-
-impl std::error::Error for Errors {}
 
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,8 @@
 use std::path::Path;
 
 use cuda_driver_table::{
-    manifest::PerThreadAbi, sys, Backend, Config, Error, ErrorKind, FunctionSpec, StreamMode,
+    manifest::PerThreadAbi, sys, Backend, Config, CudaLibrary, Error, ErrorKind, FunctionSpec,
+    StreamMode,
 };
 
 /// The tables live in a module so that using them from outside checks that the struct keeps
@@ -208,7 +209,10 @@ fn a_missing_library_is_an_error_value() {
         matches!(
             err.kind(),
             ErrorKind::LibraryNotFound {
-                library: "libcuda",
+                library: CudaLibrary {
+                    name: "libcuda",
+                    ..
+                },
                 ..
             }
         ),

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use libloading::Library;
 
 use super::{BuiltIn, Env, GetProc, Loaded, Os, PfnGetProcAddress, PfnGetProcAddressV2};
+use crate::error::{CudaLibrary, Status};
 use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
 
@@ -46,11 +47,11 @@ unsafe impl Resolver for Driver {
 
     fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         let Query::ByVersion(version) = query else {
-            return LookupResult::Failed {
-                code: -1,
-                name: "unsupported query".to_owned(),
-                description: "the driver backend only answers versioned lookups".to_owned(),
-            };
+            return LookupResult::Failed(Status::new(
+                -1,
+                "unsupported query",
+                "the driver backend only answers versioned lookups",
+            ));
         };
         self.get_proc.lookup(
             symbol,
@@ -78,8 +79,14 @@ unsafe impl Resolver for Driver {
 }
 
 impl BuiltIn for Driver {
-    const LIBRARY: &'static str = "libcuda";
-    const ENV_VAR: &'static str = "CUDA_DRIVER_TABLE_LIBCUDA";
+    const LIBRARY: CudaLibrary = CudaLibrary {
+        name: "libcuda",
+        title: "the CUDA driver library (libcuda.so.1)",
+        kind: "CUDA driver library",
+        env_var: "CUDA_DRIVER_TABLE_LIBCUDA",
+        install: "install the NVIDIA driver",
+        instead: None,
+    };
     const LOOKUP_SYMBOLS: &'static [&'static str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
 
     /// The loader's `libcuda.so.1` (`nvcuda.dll` on Windows) only: the driver is installed

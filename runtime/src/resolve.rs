@@ -11,6 +11,7 @@
 //! `library`.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::panic::RefUnwindSafe;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -70,7 +71,12 @@ pub enum Versioning {
 ///
 /// `cuGetErrorName` and `cuGetErrorString` are resolved through [`lookup`](Resolver::lookup) too,
 /// and called.
-pub unsafe trait Resolver: Send + Sync {
+///
+/// A resolver is shared by every table configured with it, across threads and across
+/// `catch_unwind` (tables and [`Config`](crate::Config) are `RefUnwindSafe`), hence the
+/// `RefUnwindSafe` bound: a type with interior mutability that stays consistent when a caller
+/// panics may implement it by hand (`impl std::panic::RefUnwindSafe for MyResolver {}`).
+pub unsafe trait Resolver: Send + Sync + RefUnwindSafe {
     /// A short description for error messages, e.g. `libcudart 12.9 (/usr/lib/libcudart.so.12)`.
     fn describe(&self) -> String;
 

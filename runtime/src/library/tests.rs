@@ -45,6 +45,20 @@ fn paths(list: &[&str]) -> Vec<PathBuf> {
     list.iter().map(PathBuf::from).collect()
 }
 
+/// `Config::runtime().library_owned(path)`, for the paths of these tests.
+fn runtime_at(path: impl Into<PathBuf>) -> Config {
+    // SAFETY: every path these tests give names a libcudart of the public wheels, no file, a
+    // folder, or a file that exports none of libcudart's functions (libc, a text file): safe to
+    // load, and nothing is called that is not libcudart's own function.
+    unsafe { Config::runtime().library_owned(path) }
+}
+
+/// `Config::driver().library_owned(path)`, for the paths of these tests.
+fn driver_at(path: impl Into<PathBuf>) -> Config {
+    // SAFETY: as in `runtime_at`; none of these files exports libcuda's functions.
+    unsafe { Config::driver().library_owned(path) }
+}
+
 /// A fresh, empty folder under the system temp folder.
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cdt-{}-{name}", std::process::id()));
@@ -251,7 +265,7 @@ fn unusable_paths_in_code_are_refused() {
         ("x/.", "would depend on the current directory"),
         ("lib/libcuda.so.1", "would depend on the current directory"),
     ] {
-        let e = resolve(&Config::driver().library(path), "cuInit", &abi(2000, None)).unwrap_err();
+        let e = resolve(&driver_at(path), "cuInit", &abi(2000, None)).unwrap_err();
         let ErrorKind::LibraryNotFound { tried, .. } = e.kind() else {
             panic!("{path:?}: {e:#?}")
         };
@@ -289,7 +303,7 @@ fn python_environment_layouts_come_last_newest_python_first() {
 
 #[test]
 fn missing_explicit_library_lists_the_path_tried() {
-    let config = Config::runtime().library("/nonexistent/libcudart.so.12");
+    let config = runtime_at("/nonexistent/libcudart.so.12");
     let e = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- runtime, missing explicit path:\n{e}");
     let ErrorKind::LibraryNotFound { library, tried, .. } = e.kind() else {
@@ -340,7 +354,7 @@ fn driver_backend_without_a_driver_lists_the_paths_tried() {
     assert!(e.to_string().contains("install the NVIDIA driver"), "{e}");
 
     let e = resolve(
-        &Config::driver().library("/nonexistent/libcuda.so.1"),
+        &driver_at("/nonexistent/libcuda.so.1"),
         "cuInit",
         &abi(2000, None),
     )
@@ -361,7 +375,7 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
     .into_iter()
     .find(|p| Path::new(p).exists())
     .expect("no libc.so.6 found");
-    let e = resolve(&Config::runtime().library(libc), "cuInit", &abi(2000, None)).unwrap_err();
+    let e = resolve(&runtime_at(libc), "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- runtime, libc.so.6:\n{e}");
     assert_eq!(
         *e.kind(),
@@ -380,7 +394,7 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
         "{e}"
     );
 
-    let e = resolve(&Config::driver().library(libc), "cuInit", &abi(2000, None)).unwrap_err();
+    let e = resolve(&driver_at(libc), "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- driver, libc.so.6:\n{e}");
     assert!(
         matches!(
@@ -399,7 +413,7 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
     let dir = temp_dir("text");
     let text = dir.join("libcudart.so.12");
     std::fs::write(&text, "this is not a shared library\n").unwrap();
-    let config = Config::runtime().library_owned(&text);
+    let config = runtime_at(&text);
     let e = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- runtime, a text file:\n{e}");
     let ErrorKind::LibraryNotFound { tried, .. } = e.kind() else {
@@ -445,7 +459,7 @@ fn cudart_dir() -> Option<PathBuf> {
 fn cudart(release: &str, file: &str) -> Option<Config> {
     let path = cudart_dir()?.join(release).join(file);
     assert!(path.is_file(), "{} is missing", path.display());
-    Some(Config::runtime().library_owned(path))
+    Some(runtime_at(path))
 }
 
 /// Whether an NVIDIA driver is installed here (a GPU workstation, the GPU machine).
@@ -544,7 +558,7 @@ fn libcudart_12_4_if_present() {
         );
         return;
     }
-    let config = Config::runtime().library_owned(path);
+    let config = runtime_at(path);
     let r = resolver_for(&config).unwrap();
     check_cuinit(&config, "12.4");
     let result = resolve(&config, "cuCtxCreate", &abi(3020, None));
@@ -608,12 +622,7 @@ fn libcudart_13_0() {
 
     // libcudart is not libcuda: the driver backend refuses it clearly.
     let path = config.library_path().unwrap();
-    let e = resolve(
-        &Config::driver().library_owned(path),
-        "cuInit",
-        &abi(2000, None),
-    )
-    .unwrap_err();
+    let e = resolve(&driver_at(path), "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- driver backend given libcudart 13.0:\n{e}");
     assert!(
         matches!(
@@ -638,7 +647,7 @@ fn a_failed_load_is_kept_for_the_process() {
     let Some(dir) = cudart_dir() else { return };
     let folder = temp_dir("appears-later");
     let path = folder.join("libcudart.so.13");
-    let config = Config::runtime().library_owned(&path);
+    let config = runtime_at(&path);
     let first = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
     assert!(
         matches!(first.kind(), ErrorKind::LibraryNotFound { .. }),
@@ -709,7 +718,7 @@ fn an_all_table_on_an_old_libcudart_without_a_driver_reports_one_reason() {
             eprintln!("{} not present; not tested", path.display());
             continue;
         }
-        let config = Config::runtime().library_owned(path);
+        let config = runtime_at(path);
         let report = all_table_report(&config);
         if driver_installed() {
             report.unwrap_or_else(|e| panic!("libcudart {release} with a driver: {e}"));
@@ -779,7 +788,7 @@ fn advice_fits_where_the_path_came_from() {
 /// loader would read the path up to the NUL, another file).
 #[test]
 fn a_path_with_a_nul_byte_is_refused_up_front() {
-    let config = Config::runtime().library_owned("/usr/lib/libcudart.so.12\0.evil");
+    let config = runtime_at("/usr/lib/libcudart.so.12\0.evil");
     let e = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- a NUL byte:\n{e}");
     let ErrorKind::LibraryNotFound { tried, origin, .. } = e.kind() else {

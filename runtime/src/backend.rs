@@ -20,8 +20,10 @@ use std::sync::OnceLock;
 use libloading::Library;
 
 use crate::error::{quoted, CudaLibrary, Error, Status};
+use crate::manifest::cu_result_name;
 use crate::resolve::{classify, LookupResult, Resolver};
 use crate::stream::StreamMode;
+use crate::sys;
 
 /// The environment variable naming the libcudart to load (runtime backend), as an absolute path
 /// or a bare file name for the system loader.
@@ -206,7 +208,8 @@ impl GetProc {
     }
 
     /// A lookup at exactly `version` with `mode`'s flag, classified; a failing `CUresult` of the
-    /// lookup is named by `names` (the driver's `cuGetErrorName`/`cuGetErrorString`).
+    /// lookup is named by `names` (the driver's `cuGetErrorName`/`cuGetErrorString`), or else by
+    /// the bindings, and a toolkit's stub library is said to be one.
     pub(crate) fn lookup(
         self,
         symbol: &CStr,
@@ -217,7 +220,13 @@ impl GetProc {
     ) -> LookupResult {
         let (rc, status, ptr) = self.call(symbol, version, mode);
         classify(rc, status, ptr, version, driver_version, |rc| {
-            let (name, description) = names(rc as u32);
+            let code = rc as u32;
+            let (name, description) = names(code);
+            let name = name.or_else(|| cu_result_name(code).map(str::to_owned));
+            let description = description.or_else(|| {
+                (code == sys::CUresult::CUDA_ERROR_STUB_LIBRARY.0)
+                    .then(|| driver::STUB_LIBRARY.to_owned())
+            });
             Status::new(
                 rc,
                 name.unwrap_or_else(|| "unknown CUresult".to_owned()),
@@ -236,3 +245,6 @@ impl GetProc {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -13,30 +13,41 @@
 //! The first of these that applies decides; an explicit path is used alone, without falling back
 //! to a search, so a mistake in it is reported instead of silently loading another library.
 //!
-//! 1. The path given in code: [`Config::library`] (used as given).
+//! 1. The path given in code: [`Config::library`] (used as given; naming it is `unsafe`).
 //! 2. The environment variable `CUDA_DRIVER_TABLE_CUDART` (runtime backend) or
 //!    `CUDA_DRIVER_TABLE_LIBCUDA` (driver backend): an absolute path, or a bare file name for the
 //!    system loader.
 //!
-//! In both, an empty path and a relative path with a `/` (`lib/x.so`, `x/`, `./x.so`) are
-//! refused: `dlopen("")` returns the program itself, and a relative path would depend on the
-//! current directory.
+//! In both, an empty path, a path with a NUL byte and a relative path with a `/` (`lib/x.so`,
+//! `x/`, `./x.so`) are refused: `dlopen("")` returns the program itself, the loader would read a
+//! path only up to a NUL, and a relative path would depend on the current directory. A bare name
+//! is refused too while `LD_LIBRARY_PATH` has an entry that makes the loader read the current
+//! directory (below).
 //!
 //! Otherwise the libraries below are tried in order, and the first that loads and exports a
 //! lookup function wins:
 //!
 //! 3. Runtime only: `$CUDA_PATH/lib64`, `$CUDA_PATH/lib`, `$CUDA_HOME/lib64`, `$CUDA_HOME/lib`,
 //!    each with `libcudart.so.13`, `libcudart.so.12`, `libcudart.so.11.0`. Variables that are not
-//!    absolute paths are skipped. The toolkit's `lib64/stubs` is never used (its libcuda is a stub
-//!    that fails every call).
+//!    absolute paths are skipped; the others are used as the bytes they are (UTF-8 or not). The
+//!    toolkit's `lib64/stubs` is never used (its libcuda is a stub that fails every call).
 //! 4. The system loader's names (`LD_LIBRARY_PATH`, `ld.so.cache`, the system folders):
 //!    runtime `libcudart.so.13`, `libcudart.so.12`, `libcudart.so.11.0`; driver `libcuda.so.1`.
-//! 5. Runtime only: the pip wheel layouts of the active Python environment, if `$VIRTUAL_ENV` or
-//!    `$CONDA_PREFIX` is set: `lib/python3.*/site-packages/nvidia/cu13/lib/libcudart.so.13`, then
-//!    `.../nvidia/cuda_runtime/lib/libcudart.so.12` and `libcudart.so.11.0`.
+//!    While `LD_LIBRARY_PATH` has an empty entry (a leading, trailing or doubled `:`) or a
+//!    relative one, the loader would search the current directory for them: then they are tried
+//!    only in the absolute folders of `LD_LIBRARY_PATH`, and the error notes the loader's own
+//!    search as not made.
+//! 5. Runtime only, the active Python environment: conda-forge's `cuda-cudart` in
+//!    `$CONDA_PREFIX/lib`, then the pip wheel layouts of `$VIRTUAL_ENV` and `$CONDA_PREFIX`:
+//!    `lib/python3.*/site-packages/nvidia/cu13/lib/libcudart.so.13`, then
+//!    `.../nvidia/cuda_runtime/lib/libcudart.so.12` and `libcudart.so.11.0` (newest Python first;
+//!    a free-threaded `python3.13t` after `python3.13`).
 //!
-//! Never the current directory, and never a relative path the user did not give. When nothing
-//! loads, the error lists every path tried with the loader's message for it.
+//! This crate never hands the loader a path that depends on the current directory. What a loaded
+//! library loads by name in turn (libcudart loads `libcuda.so.1`), and the program's own
+//! start-up, follow the system loader's rules, an unsafe `LD_LIBRARY_PATH` entry included. When
+//! nothing loads, the error lists every path tried (quoted) with the loader's message for it,
+//! and advises for where the path came from ([`Origin`]).
 
 use std::ffi::{c_void, OsStr, OsString};
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
 use crate::library::{resolve, resolver_for};
-use crate::manifest::AbiInfo;
+use crate::manifest::{cu_result_name, AbiInfo};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
@@ -183,7 +183,7 @@ pub const fn min_driver_version(functions: &[FunctionSpec], mode: StreamMode) ->
 
 /// `Ok(())` for `CUDA_SUCCESS`, else [`ErrorKind::Cuda`] with the code's name and description
 /// from `cuGetErrorName`/`cuGetErrorString`, resolved lazily through `config`'s backend (ABI
-/// 6000, legacy stream). Generated methods call this after every driver call. It never panics;
+/// 6000, legacy stream); a code the driver cannot name is named by the bindings. Generated methods call this after every driver call. It never panics;
 /// when the names cannot be had they are `None`.
 ///
 /// # Errors
@@ -205,6 +205,7 @@ fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
         Ok(resolver) => resolver.error_strings(code),
         Err(_) => (None, None),
     };
+    let name = name.or_else(|| cu_result_name(code).map(str::to_owned));
     ErrorKind::Cuda {
         function,
         code,

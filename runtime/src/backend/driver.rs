@@ -19,6 +19,13 @@ use crate::stream::StreamMode;
 /// `CUresult cuDriverGetVersion(int*)` (ABI 2020).
 type PfnDriverGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
 
+/// What `CUDA_ERROR_STUB_LIBRARY` means when the driver library itself cannot say (a stub's
+/// `cuGetErrorString` fails like all its functions).
+pub(super) const STUB_LIBRARY: &str = "this libcuda is the stub of a CUDA toolkit (its \
+     lib64/stubs folder), made for linking, whose every function fails: load the NVIDIA driver's \
+     libcuda.so.1 instead (install the driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
+     LD_LIBRARY_PATH at a stubs folder)";
+
 /// A loaded libcuda: [`Backend::Driver`](crate::Backend::Driver).
 pub(crate) struct Driver {
     path: String,
@@ -75,6 +82,18 @@ unsafe impl Resolver for Driver {
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
         // SAFETY: `helper` returns the driver's own cuGetErrorName/cuGetErrorString at ABI 6000.
         unsafe { self.cu_errors.strings(code, |name| self.helper(name, 6000)) }
+    }
+}
+
+#[cfg(test)]
+impl Driver {
+    /// A driver backend around `get_proc`, as [`BuiltIn::wrap`] makes one from a library.
+    pub(crate) fn around(path: &str, get_proc: GetProc) -> Self {
+        Self {
+            path: path.to_owned(),
+            get_proc,
+            cu_errors: ErrorStringFns::new(),
+        }
     }
 }
 

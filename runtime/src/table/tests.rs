@@ -167,18 +167,21 @@ fn check_names_the_code_through_the_resolver() {
         e.to_string(),
         "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"
     );
-    // A code the driver does not know: no name, still an error, no panic.
+    // A code the driver cannot name: named by the bindings, without a description.
     let e = check(&config, "cuMemAlloc", CUresult(999)).unwrap_err();
     assert_eq!(
         *e.kind(),
         ErrorKind::Cuda {
             function: "cuMemAlloc",
             code: 999,
-            name: None,
+            name: Some("CUDA_ERROR_UNKNOWN".into()),
             description: None
         }
     );
-    assert_eq!(e.to_string(), "cuMemAlloc failed: unknown CUresult (999)");
+    assert_eq!(e.to_string(), "cuMemAlloc failed: CUDA_ERROR_UNKNOWN (999)");
+    // A code neither knows: no name, still an error, no panic.
+    let e = check(&config, "cuMemAlloc", CUresult(12345)).unwrap_err();
+    assert_eq!(e.to_string(), "cuMemAlloc failed: unknown CUresult (12345)");
 }
 
 #[test]
@@ -189,7 +192,7 @@ fn check_without_error_functions_still_errs() {
     let config = Config::custom(Recorder::versioned(nothing));
     let e = check(&config, "cuInit", CUresult(100)).unwrap_err();
     assert_eq!(e.code(), Some(100));
-    assert_eq!(e.to_string(), "cuInit failed: unknown CUresult (100)");
+    assert_eq!(e.to_string(), "cuInit failed: CUDA_ERROR_NO_DEVICE (100)");
 }
 
 /// The floor is the newest version a field is requested at in that mode, never below what the

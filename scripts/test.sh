@@ -72,7 +72,7 @@ step "GPU tests compile (run them on a GPU machine: tests/README.md)"
 cargo build -p cuda-driver-table-tests --features gpu --tests
 
 step "call tracing (the runtime's tracing feature): its events, fields and levels"
-cargo test -p cuda-driver-table-tests --features tracing --test tracing
+cargo test -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
 
 step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
 include13=$(cargo run -q -p cuda-driver-table-codegen --release -- fetch --release 13.0 | sed -n 's/^CUDA 13.0: //p')
@@ -99,12 +99,18 @@ else
   echo "rustup cannot add the x86_64-pc-windows-gnu target on this machine: the Windows check is skipped"
 fi
 
-step "Miri: the runtime's unit tests (fields, tables, resolution through in-process resolvers, errors)"
+step "Miri: the runtime's unit tests, and the integration tests that drive generated tables through in-process resolvers"
 # -Zmiri-ignore-leaks: loaded libraries and resolvers are leaked on purpose (pointers into them live
 # for the whole process), and so are the tests' 'static resolvers. The library tests, which dlopen,
-# are left out under Miri (runtime/src/library.rs).
+# are left out under Miri (runtime/src/library.rs). The integration tests call every function a
+# resolver hands out through the generated tables' types, so Miri checks each call's ABI (a
+# `CUresult` parameter called with an `int` is an error) across threads and failing results.
 if command -v rustup >/dev/null && rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null 2>&1; then
-  MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks" cargo +nightly miri test -q -p cuda-driver-table --lib
+  export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
+  cargo +nightly miri test -q -p cuda-driver-table --lib
+  cargo +nightly miri test -q -p cuda-driver-table-tests --test custom_resolver
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
+  unset MIRIFLAGS
 else
   echo "rustup cannot install a nightly toolchain with Miri on this machine: the Miri run is skipped"
 fi

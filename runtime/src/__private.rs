@@ -5,6 +5,6 @@ pub use crate::table::{check, null_pointer, Field, Lazy};
 pub use crate::trace::Hex;
 
 #[cfg(feature = "tracing")]
-pub use crate::trace::{cold, nanos, result_name, Arg, DebugArg, OpaqueArg};
+pub use crate::trace::{cold, emit, nanos, result_name, Arg, DebugArg, OpaqueArg};
 #[cfg(feature = "tracing")]
 pub use tracing;

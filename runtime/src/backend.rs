@@ -12,7 +12,7 @@ mod runtime;
 pub(crate) use driver::Driver;
 pub(crate) use runtime::Runtime;
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString, OsStr, OsString};
+use std::ffi::{c_int, c_void, CStr, CString, OsStr, OsString};
 use std::path::PathBuf;
 use std::ptr::{null_mut, NonNull};
 use std::sync::OnceLock;
@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 use libloading::Library;
 
 use crate::error::{quoted, CudaLibrary, Error, Status};
+use crate::ffi;
 use crate::manifest::cu_result_name;
 use crate::resolve::{classify, LookupResult, Resolver};
 use crate::stream::StreamMode;
@@ -155,23 +156,15 @@ pub(crate) fn absolute_dirs(
     dirs
 }
 
-/// `CUresult cuGetProcAddress_v2(const char*, void**, int, cuuint64_t,
-/// CUdriverProcAddressQueryResult*)` (ABI 12000).
-pub(crate) type PfnGetProcAddressV2 =
-    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
-/// `CUresult cuGetProcAddress(const char*, void**, int, cuuint64_t)` (ABI 11030).
-pub(crate) type PfnGetProcAddress =
-    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64) -> c_int;
-
 /// The driver's own `cuGetProcAddress`, at one of its two ABIs: taken from `libcuda.so.1` by the
 /// driver backend, or handed out by an old libcudart's `cudaGetDriverEntryPoint` to the runtime
 /// backend. Either way every lookup through it is made at exactly the pinned version.
 #[derive(Clone, Copy)]
 pub(crate) enum GetProc {
     /// ABI 12000, with a status argument.
-    V2(PfnGetProcAddressV2),
+    V2(ffi::GetProcAddressV2),
     /// ABI 11030.
-    V1(PfnGetProcAddress),
+    V1(ffi::GetProcAddress),
 }
 
 impl GetProc {
@@ -197,12 +190,12 @@ impl GetProc {
                 let mut status: c_int = -1;
                 // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
                 let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag(), &mut status) };
-                (rc, Some(status), ptr)
+                (rc.0 as c_int, Some(status), ptr)
             }
             GetProc::V1(f) => {
                 // SAFETY: as above, without the status argument.
                 let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag()) };
-                (rc, None, ptr)
+                (rc.0 as c_int, None, ptr)
             }
         }
     }

@@ -23,18 +23,14 @@
 //! at its own version), so the pointer a table hands out always matches its type, whatever the
 //! versions of the headers, the runtime and the driver.
 //!
-//! The crate is layered in one direction, each module using only those above it (the
-//! repository's `docs/ARCHITECTURE.md` walks through them):
-//! - `version`, `stream`: [`CudaVersion`], [`StreamMode`].
-//! - `abi_history`, [`manifest`]: generated facts about every function's ABIs.
-//! - `error`: [`Error`], [`ErrorKind`] and every other error type.
-//! - `resolve`: the [`Resolver`] seam and the rule that turns an ABI into a lookup.
-//! - `config`: [`Config`], [`Backend`] (const-constructible, no state).
-//! - `backend`: the two built-in resolvers, libcudart and libcuda.
-//! - `library`: finding and loading them once per process; [`resolve`].
-//! - `table`: what generated tables are made of ([`FunctionSpec`], the lazily filled field).
-//! - `trace`: what a generated method's call expands to, traced with the `tracing` feature.
-//! - [`sys`]: the bindings of the selected CUDA release (generated).
+//! What the crate offers besides the attribute:
+//! - [`Config`] and [`Backend`]: where a table finds its functions (libcudart, libcuda, or a
+//!   [`Resolver`] of the program's own) and which default stream it uses ([`StreamMode`]).
+//! - [`Error`], [`ErrorKind`] and [`Errors`]: what a failed resolution or call says, and what
+//!   `resolve_all` reports ([`Status`], [`CudaLibrary`] and [`Origin`] are their parts).
+//! - [`resolve`] and [`manifest`]: resolving one function at one ABI by hand, and every
+//!   function's ABIs in the selected release.
+//! - [`sys`]: the bindings of the selected CUDA release (types, constants, `PFN_*` typedefs).
 
 pub use cuda_driver_table_macros::driver_table;
 
@@ -45,6 +41,7 @@ mod abi_history;
 mod backend;
 mod config;
 mod error;
+mod ffi;
 mod library;
 mod resolve;
 mod stream;

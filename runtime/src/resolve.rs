@@ -17,8 +17,10 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::abi_history;
 use crate::error::{Error, ErrorKind, Status};
+use crate::ffi;
 use crate::manifest::AbiInfo;
 use crate::stream::StreamMode;
+use crate::sys::CUresult;
 
 /// Which version a lookup asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,9 +262,6 @@ pub(crate) struct ErrorStringFns {
     string: AtomicPtr<c_void>,
 }
 
-/// `CUresult cuGetErrorName(CUresult, const char**)`, likewise `cuGetErrorString`.
-type PfnGetErrorString = unsafe extern "C" fn(c_int, *mut *const c_char) -> c_int;
-
 impl ErrorStringFns {
     pub(crate) const fn new() -> Self {
         Self {
@@ -283,23 +282,24 @@ impl ErrorStringFns {
         code: u32,
         fetch: impl Fn(&'static str) -> Option<NonNull<c_void>>,
     ) -> (Option<String>, Option<String>) {
-        let get = |slot: &AtomicPtr<c_void>, name: &'static str| -> Option<String> {
-            let p = match NonNull::new(slot.load(Ordering::Acquire)) {
-                Some(p) => p,
-                None => {
-                    let p = fetch(name)?;
-                    slot.store(p.as_ptr(), Ordering::Release);
-                    p
+        let fetch_into =
+            |slot: &AtomicPtr<c_void>, name: &'static str| -> Option<NonNull<c_void>> {
+                match NonNull::new(slot.load(Ordering::Acquire)) {
+                    Some(p) => Some(p),
+                    None => {
+                        let p = fetch(name)?;
+                        slot.store(p.as_ptr(), Ordering::Release);
+                        Some(p)
+                    }
                 }
             };
-            // SAFETY: by this function's contract `p` is cuGetErrorName or cuGetErrorString,
-            // whose ABI 6000 type is `PfnGetErrorString`.
-            let f = unsafe { std::mem::transmute::<*mut c_void, PfnGetErrorString>(p.as_ptr()) };
+        // One call of `cuGetErrorName` or `cuGetErrorString` (both of this type at ABI 6000).
+        let text = |f: ffi::GetErrorName| -> Option<String> {
             let mut out: *const c_char = std::ptr::null();
             // SAFETY: `out` is a valid place for the result; any code value is allowed (an
             // unknown one gives CUDA_ERROR_INVALID_VALUE and leaves `out` null).
-            let rc = unsafe { f(code as c_int, &mut out) };
-            if rc != 0 || out.is_null() {
+            let rc = unsafe { f(CUresult(code), &mut out) };
+            if rc != CUresult::CUDA_SUCCESS || out.is_null() {
                 return None;
             }
             // SAFETY: on success the driver points `out` at a static NUL-terminated string.
@@ -309,10 +309,16 @@ impl ErrorStringFns {
                     .into_owned(),
             )
         };
-        (
-            get(&self.name, "cuGetErrorName"),
-            get(&self.string, "cuGetErrorString"),
-        )
+        let name = fetch_into(&self.name, "cuGetErrorName").and_then(|p| {
+            // SAFETY: by this function's contract `p` is cuGetErrorName at ABI 6000, whose
+            // bindings typedef is `ffi::GetErrorName`.
+            text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorName>(p.as_ptr()) })
+        });
+        let description = fetch_into(&self.string, "cuGetErrorString").and_then(|p| {
+            // SAFETY: likewise cuGetErrorString, `ffi::GetErrorString`, the same type.
+            text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorString>(p.as_ptr()) })
+        });
+        (name, description)
     }
 }
 

@@ -131,16 +131,19 @@ fn fill(
 ) -> Result<NonNull<c_void>, Error> {
     #[cfg(feature = "tracing")]
     let start = std::time::Instant::now();
-    let p = resolve(config, spec.name, &spec.abi);
+    let result = resolve(config, spec.name, &spec.abi).map(|p| {
+        // Resolution is deterministic, so racing threads found the same pointer; still, everyone
+        // returns the one stored first.
+        match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => p,
+            Err(winner) => NonNull::new(winner).unwrap_or(p),
+        }
+    });
+    // The event comes after the store: a subscriber that calls this table from inside it finds
+    // the field resolved (and `trace` keeps events from nesting, for a failure).
     #[cfg(feature = "tracing")]
-    crate::trace::resolution(config, spec.name, &spec.abi, &p, start.elapsed());
-    let p = p?;
-    // Resolution is deterministic, so racing threads found the same pointer; still, everyone
-    // returns the one stored first.
-    match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {
-        Ok(_) => Ok(p),
-        Err(winner) => Ok(NonNull::new(winner).unwrap_or(p)),
-    }
+    crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
+    result
 }
 
 impl<T: Field<I>, const I: usize> Default for Lazy<T, I> {

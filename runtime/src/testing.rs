@@ -1,6 +1,6 @@
 //! Test support shared by the unit tests: an in-process resolver that records every request.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_void, CStr};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use crate::manifest::{AbiInfo, PerThreadAbi};
 use crate::resolve::{LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
+use crate::sys::CUresult;
 
 /// An ABI at `version` with, optionally, a per-thread twin at `per_thread`.
 pub(crate) const fn abi(version: u32, per_thread: Option<u32>) -> AbiInfo {
@@ -100,24 +101,27 @@ pub(crate) fn found(_: &CStr, _: Query, _: StreamMode) -> LookupResult {
 }
 
 /// `CUresult cuGetErrorName(CUresult, const char**)` knowing one code.
-pub(crate) unsafe extern "C" fn fake_get_error_name(code: c_int, out: *mut *const c_char) -> c_int {
-    if code != 2 {
-        return 1;
+pub(crate) unsafe extern "C" fn fake_get_error_name(
+    code: CUresult,
+    out: *mut *const c_char,
+) -> CUresult {
+    if code != CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
     // SAFETY: the caller passes a valid out-parameter.
     unsafe { *out = c"CUDA_ERROR_OUT_OF_MEMORY".as_ptr() };
-    0
+    CUresult::CUDA_SUCCESS
 }
 
 /// Likewise `cuGetErrorString`.
 pub(crate) unsafe extern "C" fn fake_get_error_string(
-    code: c_int,
+    code: CUresult,
     out: *mut *const c_char,
-) -> c_int {
-    if code != 2 {
-        return 1;
+) -> CUresult {
+    if code != CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
     // SAFETY: the caller passes a valid out-parameter.
     unsafe { *out = c"out of memory".as_ptr() };
-    0
+    CUresult::CUDA_SUCCESS
 }

@@ -40,7 +40,7 @@ macro_rules! __cdt_call {
             let result = $crate::__private::check($config, $name, code);
             #[allow(unused_imports)]
             use $crate::__private::{DebugArg as _, OpaqueArg as _};
-            match &result {
+            $crate::__private::emit(|| match &result {
                 ::core::result::Result::Ok(()) => $crate::__private::tracing::event!(
                     target: "cuda_driver_table",
                     $crate::__private::tracing::Level::TRACE,
@@ -58,7 +58,7 @@ macro_rules! __cdt_call {
                     code = code.0,
                     elapsed_ns,
                 ),
-            }
+            });
             result
             })
         } else {
@@ -76,14 +76,14 @@ macro_rules! __cdt_call {
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
             #[allow(unused_imports)]
             use $crate::__private::{DebugArg as _, OpaqueArg as _};
-            $crate::__private::tracing::event!(
+            $crate::__private::emit(|| $crate::__private::tracing::event!(
                 target: "cuda_driver_table",
                 $crate::__private::tracing::Level::TRACE,
                 function = $name,
                 $($arg = ?(&$crate::__private::Arg(&$value)).arg(),)*
                 result = ?(&$crate::__private::Arg(&value)).arg(),
                 elapsed_ns,
-            );
+            ));
             ::core::result::Result::Ok(value)
             })
         } else {
@@ -109,6 +109,7 @@ pub use self::on::*;
 #[cfg(feature = "tracing")]
 mod on {
     use std::any::type_name;
+    use std::cell::Cell;
     use std::fmt;
     use std::time::Duration;
 
@@ -164,6 +165,31 @@ mod on {
         f()
     }
 
+    thread_local! {
+        /// Whether this thread is inside one of this crate's events.
+        static EMITTING: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Emits one of this crate's events through `f`, unless this thread is inside one already.
+    /// A subscriber may call a table from inside an event (to log a context, say): that call is
+    /// made, resolved and checked as always, but emits nothing, so a subscriber that reacts to
+    /// every event cannot recurse without end.
+    pub fn emit(f: impl FnOnce()) {
+        /// Leaves the event even if the subscriber panics.
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                let _ = EMITTING.try_with(|e| e.set(false));
+            }
+        }
+        // During thread teardown (no thread-local left) nothing is emitted.
+        if !matches!(EMITTING.try_with(|e| e.replace(true)), Ok(false)) {
+            return;
+        }
+        let _leave = Leave;
+        f();
+    }
+
     /// A duration in whole nanoseconds, saturating.
     pub fn nanos(d: Duration) -> u64 {
         u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
@@ -187,7 +213,7 @@ mod on {
             Err(_) => "no library".to_owned(),
         };
         let elapsed_ns = nanos(elapsed);
-        match result {
+        emit(|| match result {
             Ok(p) => tracing::event!(
                 target: "cuda_driver_table",
                 tracing::Level::TRACE,
@@ -208,7 +234,7 @@ mod on {
                 error = %e,
                 elapsed_ns,
             ),
-        }
+        });
     }
 
     /// The `CUresult`'s name for an event (`CUDA_ERROR_INVALID_VALUE`), or `unknown CUresult`.

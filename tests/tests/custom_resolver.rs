@@ -124,9 +124,18 @@ fn a_generated_method_calls_the_resolved_function_with_the_arguments() {
     // SAFETY: as above.
     unsafe { KNOWN.cuDriverGetVersion(&mut v) }.expect("still fine");
     assert_eq!(requests_of(&FAKE, "cuDriverGetVersion").len(), 1);
-    // The raw accessor hands out the same function.
+    // The raw accessor hands out the same function: the stored pointer, which calls the fake.
+    // (Compared with the table's own pointer, not with `fake_driver_get_version as usize`: under
+    // Miri two casts of one function may give two addresses.)
     let f = KNOWN.pfn_cuDriverGetVersion().expect("resolved");
-    assert_eq!(f as usize, fake_driver_get_version as *const () as usize);
+    let stored = KNOWN
+        .raw_pointer("cuDriverGetVersion")
+        .expect("in the table");
+    assert_eq!(f as usize, stored.expect("resolved").as_ptr() as usize);
+    v = 0;
+    // SAFETY: as above.
+    assert_eq!(unsafe { f(&mut v) }, sys::CUresult::CUDA_SUCCESS);
+    assert_eq!(v, 13_000);
 }
 
 #[test]
@@ -190,4 +199,46 @@ fn per_thread_mode_asks_for_the_per_thread_abi_only_where_there_is_one() {
         requests_of(&FAKE_PER_THREAD, "cuLaunchKernel"),
         [(Query::ByVersion(7000), StreamMode::PerThread)]
     );
+}
+
+static FAKE_RACED: FakeDriver = FakeDriver::new();
+
+#[test]
+fn threads_racing_the_first_calls_all_get_the_one_function_and_each_its_error() {
+    static RACED: PartlyKnown = PartlyKnown::with_config(Config::custom(&FAKE_RACED));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let mut v = 0;
+                // SAFETY: `v` is a valid place for the version.
+                unsafe { RACED.cuDriverGetVersion(&mut v) }.expect("resolves and succeeds");
+                // SAFETY: cuInit takes a plain integer.
+                let failed = unsafe { RACED.cuInit(7) }.expect_err("the fake fails non-zero flags");
+                let mut device = 0;
+                // SAFETY: `device` is a valid place for the device.
+                let unresolved = unsafe { RACED.cuDeviceGet(&mut device, 0) }
+                    .expect_err("the fake does not know cuDeviceGet");
+                let f = RACED.pfn_cuDriverGetVersion().expect("resolved");
+                (v, f as usize, failed.code(), unresolved.to_string())
+            })
+        })
+        .collect();
+    let stored = RACED
+        .raw_pointer("cuDriverGetVersion")
+        .expect("in the table")
+        .expect("resolved")
+        .as_ptr() as usize;
+    for thread in threads {
+        let (v, f, code, unresolved) = thread.join().expect("no panic");
+        assert_eq!(v, 13_000);
+        // Every thread got the one pointer stored first.
+        assert_eq!(f, stored);
+        assert_eq!(code, Some(1));
+        assert!(unresolved.contains("cuDeviceGet"), "{unresolved}");
+    }
+    // A function that failed to resolve is asked again on its next call; one that resolved is
+    // asked at most once per racing thread, and never after.
+    assert_eq!(requests_of(&FAKE_RACED, "cuDeviceGet").len(), 4);
+    let asked = requests_of(&FAKE_RACED, "cuDriverGetVersion").len();
+    assert!((1..=4).contains(&asked), "{asked}");
 }

@@ -11,13 +11,12 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{BuiltIn, Env, GetProc, Loaded, Os, PfnGetProcAddress, PfnGetProcAddressV2};
+use super::{BuiltIn, Env, GetProc, Loaded, Os};
 use crate::error::{CudaLibrary, Status};
+use crate::ffi;
 use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
-
-/// `CUresult cuDriverGetVersion(int*)` (ABI 2020).
-type PfnDriverGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
+use crate::sys::CUresult;
 
 /// What `CUDA_ERROR_STUB_LIBRARY` means when the driver library itself cannot say (a stub's
 /// `cuGetErrorString` fails like all its functions).
@@ -72,11 +71,11 @@ unsafe impl Resolver for Driver {
     fn driver_version(&self) -> Option<u32> {
         let p = self.helper("cuDriverGetVersion", 2020)?;
         // SAFETY: the driver returned cuDriverGetVersion at ABI 2020, of this type.
-        let f = unsafe { std::mem::transmute::<*mut c_void, PfnDriverGetVersion>(p.as_ptr()) };
+        let f = unsafe { std::mem::transmute::<*mut c_void, ffi::DriverGetVersion>(p.as_ptr()) };
         let mut v: c_int = 0;
         // SAFETY: `v` is a valid out-parameter.
         let rc = unsafe { f(&mut v) };
-        (rc == 0 && v > 0).then_some(v as u32)
+        (rc == CUresult::CUDA_SUCCESS && v > 0).then_some(v as u32)
     }
 
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
@@ -127,13 +126,14 @@ impl BuiltIn for Driver {
     unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self> {
         // SAFETY: the caller guarantees the driver's signatures, which are these types; the
         // library is leaked, so the copied-out pointers stay valid.
-        let get_proc =
-            if let Ok(f) = unsafe { lib.get::<PfnGetProcAddressV2>(Self::LOOKUP_SYMBOLS[0]) } {
-                GetProc::V2(*f)
-            } else {
-                // SAFETY: as above.
-                GetProc::V1(*unsafe { lib.get::<PfnGetProcAddress>(Self::LOOKUP_SYMBOLS[1]) }.ok()?)
-            };
+        let get_proc = if let Ok(f) =
+            unsafe { lib.get::<ffi::GetProcAddressV2>(Self::LOOKUP_SYMBOLS[0]) }
+        {
+            GetProc::V2(*f)
+        } else {
+            // SAFETY: as above.
+            GetProc::V1(*unsafe { lib.get::<ffi::GetProcAddress>(Self::LOOKUP_SYMBOLS[1]) }.ok()?)
+        };
         Some(Self {
             path,
             get_proc,

@@ -8,7 +8,7 @@
 //! driver cannot even tell its version) is the unversioned lookup used directly, and `resolve`
 //! decides whether that is safe. This module only calls the library; it never picks versions.
 
-use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void, CStr, OsStr};
+use std::ffi::{c_int, c_void, CStr, OsStr};
 use std::path::{Path, PathBuf};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -16,34 +16,16 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{
-    absolute_dirs, BuiltIn, Env, GetProc, Loaded, Os, PfnGetProcAddress, PfnGetProcAddressV2,
-};
+use super::{absolute_dirs, BuiltIn, Env, GetProc, Loaded, Os};
 use crate::abi_history;
 use crate::error::{CudaLibrary, Status};
+use crate::ffi;
 use crate::resolve::{
     c_string, classify, resolve_with, ErrorStringFns, LookupResult, Query, Resolver, Versioning,
     ERROR_STRING_ABI,
 };
 use crate::stream::StreamMode;
 use crate::version::CudaVersion;
-
-/// `cudaError_t cudaGetDriverEntryPointByVersion(const char*, void**, unsigned int,
-/// unsigned long long, cudaDriverEntryPointQueryResult*)` (12.5+).
-type PfnByVersion =
-    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_uint, c_ulonglong, *mut c_int) -> c_int;
-/// `cudaError_t cudaGetDriverEntryPoint(const char*, void**, unsigned long long)` (11.x).
-type PfnEntryPoint11 = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_ulonglong) -> c_int;
-/// `cudaError_t cudaGetDriverEntryPoint(const char*, void**, unsigned long long,
-/// cudaDriverEntryPointQueryResult*)` (12.0+).
-type PfnEntryPoint12 =
-    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_ulonglong, *mut c_int) -> c_int;
-/// A function whose type is decided later.
-type PfnUntyped = unsafe extern "C" fn();
-/// `cudaError_t cudaRuntimeGetVersion(int*)`, likewise `cudaDriverGetVersion`.
-type PfnGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
-/// `const char* cudaGetErrorName(cudaError_t)`, likewise `cudaGetErrorString`.
-type PfnErrorText = unsafe extern "C" fn(c_int) -> *const c_char;
 
 /// The loader names of libcudart, newest first.
 const LOADER_NAMES: &[&str] = &["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"];
@@ -53,10 +35,10 @@ const DLL_NAMES: &[&str] = &["cudart64_13.dll", "cudart64_12.dll", "cudart64_110
 #[derive(Clone, Copy)]
 enum EntryPoint {
     /// `cudaGetDriverEntryPointByVersion`.
-    ByVersion(PfnByVersion),
+    ByVersion(ffi::RtEntryPointByVersion),
     /// Only `cudaGetDriverEntryPoint`, whose signature depends on the runtime's major version:
     /// typed when called.
-    Unversioned(PfnUntyped),
+    Unversioned(ffi::Untyped),
 }
 
 /// A loaded libcudart: [`Backend::Runtime`](crate::Backend::Runtime).
@@ -66,10 +48,10 @@ pub(crate) struct Runtime {
     /// The runtime's version once read; 0 until then. libcudart 11.x fails to tell it
     /// (`cudaErrorInsufficientDriver`) when there is no driver, so it is read when needed.
     version: AtomicU32,
-    runtime_get_version: Option<PfnGetVersion>,
-    driver_get_version: Option<PfnGetVersion>,
-    error_name: Option<PfnErrorText>,
-    error_string: Option<PfnErrorText>,
+    runtime_get_version: Option<ffi::RtGetVersion>,
+    driver_get_version: Option<ffi::RtGetVersion>,
+    error_name: Option<ffi::RtErrorText>,
+    error_string: Option<ffi::RtErrorText>,
     cu_errors: ErrorStringFns,
     /// With only the unversioned entry point: the driver's `cuGetProcAddress`, obtained through
     /// it once (it needs a driver, and for 11.x the runtime's version), so that every function
@@ -118,7 +100,7 @@ impl Runtime {
                 "cudaRuntimeGetVersion is missing or returned no version",
             );
         }
-        let text = |f: Option<PfnErrorText>| {
+        let text = |f: Option<ffi::RtErrorText>| {
             // SAFETY: cudaGetErrorName/String accept any code and return a static string.
             f.and_then(|f| unsafe { c_string(f(rc)) })
                 .unwrap_or_else(|| "unknown".to_owned())
@@ -143,7 +125,7 @@ impl Runtime {
     /// The unversioned `cudaGetDriverEntryPoint`, which answers for the runtime's version `r`.
     fn unversioned_lookup(
         &self,
-        f: PfnUntyped,
+        f: ffi::Untyped,
         symbol: &CStr,
         r: u32,
         mode: StreamMode,
@@ -152,13 +134,13 @@ impl Runtime {
         let mut status: c_int = -1;
         let (rc, status) = if r >= 12000 {
             // SAFETY: libcudart 12.x exports the 4-argument form.
-            let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint12>(f) };
+            let f = unsafe { std::mem::transmute::<ffi::Untyped, ffi::RtEntryPoint12>(f) };
             // SAFETY: NUL-terminated symbol, valid out-parameters.
             let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag(), &mut status) };
             (rc, Some(status))
         } else {
             // SAFETY: libcudart 11.x exports the 3-argument form.
-            let f = unsafe { std::mem::transmute::<PfnUntyped, PfnEntryPoint11>(f) };
+            let f = unsafe { std::mem::transmute::<ffi::Untyped, ffi::RtEntryPoint11>(f) };
             // SAFETY: NUL-terminated symbol, valid out-parameter (no status in 11.x).
             let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag()) };
             (rc, None)
@@ -217,11 +199,11 @@ impl Runtime {
             // which the history says is 11030: `CUresult cuGetProcAddress(const char*, void**,
             // int, cuuint64_t)`.
             11030 => GetProc::V1(unsafe {
-                std::mem::transmute::<*mut c_void, PfnGetProcAddress>(p.as_ptr())
+                std::mem::transmute::<*mut c_void, ffi::GetProcAddress>(p.as_ptr())
             }),
             // SAFETY: likewise ABI 12000, `cuGetProcAddress_v2` with its status argument.
             12000 => GetProc::V2(unsafe {
-                std::mem::transmute::<*mut c_void, PfnGetProcAddressV2>(p.as_ptr())
+                std::mem::transmute::<*mut c_void, ffi::GetProcAddressV2>(p.as_ptr())
             }),
             _ => return Err(None),
         };
@@ -239,7 +221,7 @@ impl Runtime {
 }
 
 /// Calls `cudaRuntimeGetVersion` or `cudaDriverGetVersion`; 0 (no driver) gives `None`.
-fn call_get_version(f: PfnGetVersion) -> Option<u32> {
+fn call_get_version(f: ffi::RtGetVersion) -> Option<u32> {
     let mut v: c_int = 0;
     // SAFETY: `v` is a valid out-parameter.
     let rc = unsafe { f(&mut v) };
@@ -433,7 +415,7 @@ impl BuiltIn for Runtime {
         // SAFETY: the caller guarantees libcudart's signatures, which are the types named here.
         // The unversioned entry point stays untyped until the runtime's major version is known.
         unsafe {
-            let entry = match symbol::<PfnByVersion>(lib, Self::LOOKUP_SYMBOLS[0]) {
+            let entry = match symbol::<ffi::RtEntryPointByVersion>(lib, Self::LOOKUP_SYMBOLS[0]) {
                 Some(f) => EntryPoint::ByVersion(f),
                 None => EntryPoint::Unversioned(symbol(lib, Self::LOOKUP_SYMBOLS[1])?),
             };

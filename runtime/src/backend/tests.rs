@@ -13,10 +13,10 @@ unsafe extern "C" fn stub_get_proc_address(
     _: *const c_char,
     _: *mut *mut c_void,
     _: c_int,
-    _: u64,
+    _: sys::cuuint64_t,
     _: *mut c_int,
-) -> c_int {
-    34
+) -> sys::CUresult {
+    sys::CUresult::CUDA_ERROR_STUB_LIBRARY
 }
 
 /// A driver whose lookups fail with `CUDA_ERROR_INVALID_CONTEXT` (201), a code it cannot name
@@ -25,10 +25,10 @@ unsafe extern "C" fn failing_get_proc_address(
     _: *const c_char,
     _: *mut *mut c_void,
     _: c_int,
-    _: u64,
+    _: sys::cuuint64_t,
     _: *mut c_int,
-) -> c_int {
-    201
+) -> sys::CUresult {
+    sys::CUresult::CUDA_ERROR_INVALID_CONTEXT
 }
 
 /// Likewise with a code the bindings do not know either.
@@ -36,13 +36,13 @@ unsafe extern "C" fn unknown_code_get_proc_address(
     _: *const c_char,
     _: *mut *mut c_void,
     _: c_int,
-    _: u64,
+    _: sys::cuuint64_t,
     _: *mut c_int,
-) -> c_int {
-    12345
+) -> sys::CUresult {
+    sys::CUresult(12345)
 }
 
-fn lookup_error(get_proc: PfnGetProcAddressV2) -> Error {
+fn lookup_error(get_proc: ffi::GetProcAddressV2) -> Error {
     let driver = Driver::around(
         "/usr/local/cuda/lib64/stubs/libcuda.so",
         GetProc::V2(get_proc),

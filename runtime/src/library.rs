@@ -239,7 +239,8 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
     if os != Os::Unix {
         return None;
     }
-    let value = env("LD_LIBRARY_PATH")?;
+    // An empty value is no path at all to the loader, not one empty entry.
+    let value = env("LD_LIBRARY_PATH").filter(|v| !v.is_empty())?;
     let reads_cwd = value
         .as_encoded_bytes()
         .split(|b| matches!(b, b':' | b';'))

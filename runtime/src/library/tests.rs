@@ -944,12 +944,14 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
     // The driver's one name, likewise.
     let (candidates, _) = search::<Driver>(Os::Unix, &[("LD_LIBRARY_PATH", "/usr/lib/wsl/lib:")]);
     assert_eq!(candidates, paths(&["/usr/lib/wsl/lib/libcuda.so.1"]));
-    // Absolute entries and `$ORIGIN` (the program's folder) leave the loader's search as it is.
+    // Absolute entries and `$ORIGIN` (the program's folder) leave the loader's search as it is;
+    // so does an empty value, which the loader reads as no path at all.
     for ld_path in [
         "/opt/cuda/lib64",
         "/a:/b;/c",
         "$ORIGIN/../lib:/a",
         "${ORIGIN}/lib",
+        "",
     ] {
         let (candidates, skipped) = search::<Runtime>(Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
         assert_eq!(

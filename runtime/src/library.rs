@@ -36,7 +36,8 @@
 //!    While `LD_LIBRARY_PATH` has an empty entry (a leading, trailing or doubled `:`) or a
 //!    relative one, the loader would search the current directory for them: then they are tried
 //!    only in the absolute folders of `LD_LIBRARY_PATH`, and the error notes the loader's own
-//!    search as not made.
+//!    search as not made. (`LD_LIBRARY_PATH` is read here at the first resolution; the loader
+//!    read it at the program's start: a program that changes it in between is not covered.)
 //! 5. Runtime only, the active Python environment: conda-forge's `cuda-cudart` in
 //!    `$CONDA_PREFIX/lib`, then the pip wheel layouts of `$VIRTUAL_ENV` and `$CONDA_PREFIX`:
 //!    `lib/python3.*/site-packages/nvidia/cu13/lib/libcudart.so.13`, then

@@ -323,13 +323,50 @@ pub fn release_files(r: &ParsedRelease, records: &Records) -> Vec<(PathBuf, Stri
     ]
 }
 
-/// A release's ABI list with its header: `abis_<release>.rs`, and a local build's `local_abis.rs`.
+/// A release's ABI list and `CUresult` names with its header: `abis_<release>.rs`, and a local
+/// build's `local_abis.rs`.
 fn abis_file(r: &ParsedRelease) -> String {
     header(
         &describe(&r.source),
         &regenerate(&r.source),
-        "ABI versions and exported names",
+        "ABI versions, exported names and CUresult names",
     ) + &abis_text(&r.manifest)
+        + &cu_results_text(r)
+}
+
+/// Every `CUresult` code of the release's bindings with its name, as the runtime names a code the
+/// driver cannot (a toolkit's stub library, a code the driver's `cuGetErrorName` does not know):
+/// each entry is the bindings' own constant, so the list cannot drift from them.
+fn cu_results_text(r: &ParsedRelease) -> String {
+    let mut out = String::from(
+        "\n/// Every `CUresult` of the bindings with its name, in `cuda.h`'s order.\n\
+         pub(crate) static CU_RESULTS: &[(crate::sys::CUresult, &str)] = &[\n",
+    );
+    for name in cu_result_names(r) {
+        let _ = writeln!(out, "    (crate::sys::CUresult::{name}, {}),", lit(&name));
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// The associated constants of `cudaError_enum` (which `CUresult` names) in the bindings, in
+/// bindgen's order.
+fn cu_result_names(r: &ParsedRelease) -> Vec<String> {
+    r.items
+        .iter()
+        .filter(|item| item.name == "cudaError_enum")
+        .filter_map(|item| syn::parse_file(&item.text).ok())
+        .flat_map(|file| file.items)
+        .filter_map(|item| match item {
+            syn::Item::Impl(i) if i.trait_.is_none() => Some(i.items),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|member| match member {
+            syn::ImplItem::Const(c) => Some(c.ident.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The runtime crate's file for a local toolkit (`cuda-local`): the release's ABI list, as

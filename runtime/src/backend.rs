@@ -12,24 +12,26 @@ mod runtime;
 pub(crate) use driver::Driver;
 pub(crate) use runtime::Runtime;
 
-use std::ffi::{c_int, c_void, CStr, CString, OsString};
+use std::ffi::{c_int, c_void, CStr, CString, OsStr, OsString};
 use std::path::PathBuf;
 use std::ptr::{null_mut, NonNull};
 use std::sync::OnceLock;
 
 use libloading::Library;
 
-use crate::error::Error;
+use crate::error::{quoted, CudaLibrary, Error, Status};
 use crate::ffi;
+use crate::manifest::cu_result_name;
 use crate::resolve::{classify, LookupResult, Resolver};
 use crate::stream::StreamMode;
+use crate::sys;
 
 /// The environment variable naming the libcudart to load (runtime backend), as an absolute path
 /// or a bare file name for the system loader.
-pub const ENV_CUDART: &str = <Runtime as BuiltIn>::ENV_VAR;
+pub const ENV_CUDART: &str = <Runtime as BuiltIn>::LIBRARY.env_var;
 /// The environment variable naming the libcuda to load (driver backend), as an absolute path or
 /// a bare file name for the system loader.
-pub const ENV_LIBCUDA: &str = <Driver as BuiltIn>::ENV_VAR;
+pub const ENV_LIBCUDA: &str = <Driver as BuiltIn>::LIBRARY.env_var;
 
 /// The outcome of loading a built-in backend's library, cached once per process.
 pub(crate) type Loaded = Result<&'static dyn Resolver, Error>;
@@ -39,10 +41,8 @@ pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
 /// What `library` needs to know of a built-in backend to find, load and wrap its library.
 pub(crate) trait BuiltIn: Resolver + Sized + 'static {
-    /// `"libcudart"` or `"libcuda"`.
-    const LIBRARY: &'static str;
-    /// The environment variable naming the library to load.
-    const ENV_VAR: &'static str;
+    /// The library: its name, the environment variable naming it, and how errors advise on it.
+    const LIBRARY: CudaLibrary;
     /// The lookup functions, in order of preference; a library exporting none is not ours.
     const LOOKUP_SYMBOLS: &'static [&'static str];
 
@@ -80,8 +80,8 @@ impl Os {
 
     /// Whether `path` is absolute on this system: `/x` on Unix; `C:\x`, `C:/x` or `\\server\x`
     /// on Windows (not `C:x` nor `\x`, which depend on the current drive or directory).
-    pub(crate) fn is_absolute(self, path: &str) -> bool {
-        let b = path.as_bytes();
+    pub(crate) fn is_absolute(self, path: &OsStr) -> bool {
+        let b = path.as_encoded_bytes();
         match self {
             Os::Unix => b.first() == Some(&b'/'),
             Os::Windows => {
@@ -97,23 +97,36 @@ impl Os {
 
     /// Whether `path` names a folder at all (a separator, or on Windows a drive prefix): a path
     /// that is not absolute and does this depends on the current directory.
-    pub(crate) fn has_folder(self, path: &str) -> bool {
+    pub(crate) fn has_folder(self, path: &OsStr) -> bool {
+        let b = path.as_encoded_bytes();
         match self {
-            Os::Unix => path.contains('/'),
-            Os::Windows => path.contains(['\\', '/', ':']),
+            Os::Unix => b.contains(&b'/'),
+            Os::Windows => b.iter().any(|c| matches!(c, b'\\' | b'/' | b':')),
         }
     }
 
-    /// `base` followed by `parts`, with this system's separator.
-    pub(crate) fn join(self, base: &str, parts: &[&str]) -> PathBuf {
+    /// `base` (without the separators it ends with) followed by `parts`, with this system's
+    /// separator. `base` is any `OsStr`, UTF-8 or not.
+    pub(crate) fn join(self, base: &OsStr, parts: &[&str]) -> PathBuf {
         let sep = match self {
-            Os::Unix => '/',
-            Os::Windows => '\\',
+            Os::Unix => "/",
+            Os::Windows => "\\",
         };
-        let mut s = base.trim_end_matches(['/', sep]).to_owned();
+        let bytes = base.as_encoded_bytes();
+        let trailing = bytes
+            .iter()
+            .rev()
+            .take_while(|b| **b == b'/' || **b == sep.as_bytes()[0])
+            .count();
+        // SAFETY: the bytes are `as_encoded_bytes` of an `OsStr` of this platform, cut just
+        // before a run of ASCII separators: a split immediately before a valid non-empty UTF-8
+        // substring, which `from_encoded_bytes_unchecked` allows.
+        let mut s =
+            unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[..bytes.len() - trailing]) }
+                .to_owned();
         for part in parts {
             s.push(sep);
-            s.push_str(part);
+            s.push(part);
         }
         PathBuf::from(s)
     }
@@ -125,18 +138,17 @@ pub(crate) fn absolute_dirs(
     env: Env<'_>,
     vars: &[&str],
     skipped: &mut Vec<(String, String)>,
-) -> Vec<String> {
+) -> Vec<OsString> {
     let mut dirs = Vec::new();
     for var in vars {
-        let Some(value) = env(var).filter(|v| !v.is_empty()) else {
+        let Some(dir) = env(var).filter(|v| !v.is_empty()) else {
             continue;
         };
-        let dir = value.to_string_lossy().into_owned();
         if os.is_absolute(&dir) {
             dirs.push(dir);
         } else {
             skipped.push((
-                format!("${var}={dir}"),
+                format!("${var}={}", quoted(&dir)),
                 "skipped: not an absolute path".to_owned(),
             ));
         }
@@ -189,7 +201,8 @@ impl GetProc {
     }
 
     /// A lookup at exactly `version` with `mode`'s flag, classified; a failing `CUresult` of the
-    /// lookup is named by `names` (the driver's `cuGetErrorName`/`cuGetErrorString`).
+    /// lookup is named by `names` (the driver's `cuGetErrorName`/`cuGetErrorString`), or else by
+    /// the bindings, and a toolkit's stub library is said to be one.
     pub(crate) fn lookup(
         self,
         symbol: &CStr,
@@ -200,8 +213,15 @@ impl GetProc {
     ) -> LookupResult {
         let (rc, status, ptr) = self.call(symbol, version, mode);
         classify(rc, status, ptr, version, driver_version, |rc| {
-            let (name, description) = names(rc as u32);
-            (
+            let code = rc as u32;
+            let (name, description) = names(code);
+            let name = name.or_else(|| cu_result_name(code).map(str::to_owned));
+            let description = description.or_else(|| {
+                (code == sys::CUresult::CUDA_ERROR_STUB_LIBRARY.0)
+                    .then(|| driver::STUB_LIBRARY.to_owned())
+            });
+            Status::new(
+                rc,
                 name.unwrap_or_else(|| "unknown CUresult".to_owned()),
                 description.unwrap_or_default(),
             )
@@ -218,3 +238,6 @@ impl GetProc {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

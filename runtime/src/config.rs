@@ -49,7 +49,9 @@ enum LibraryPath {
 ///
 /// const CUDART: Config = Config::runtime();
 /// const DRIVER_PER_THREAD: Config = Config::driver().per_thread();
-/// const PINNED: Config = Config::runtime().library("/usr/local/cuda-12.9/lib64/libcudart.so.12");
+/// // SAFETY: the path is the CUDA 12.9 toolkit's libcudart.
+/// const PINNED: Config =
+///     unsafe { Config::runtime().library("/usr/local/cuda-12.9/lib64/libcudart.so.12") };
 /// assert_eq!(DRIVER_PER_THREAD.stream_mode(), StreamMode::PerThread);
 /// # let _ = (CUDART, PINNED);
 /// ```
@@ -93,7 +95,20 @@ impl Config {
     ///
     /// The path is used as given; nothing else is tried when it fails. Ignored by
     /// [`Backend::Custom`].
-    pub const fn library(mut self, path: &'static str) -> Self {
+    ///
+    /// # Safety
+    ///
+    /// Loading runs the library's initialisers, and the backend calls the CUDA functions the
+    /// library exports through CUDA's signatures and hands out the pointers they return as
+    /// driver functions of the types a table calls them through. So the library `path` names
+    /// (as the system loader resolves it: a full path, or a bare file name through the loader's
+    /// search) must be safe to load into this process, and whatever it exports under the names
+    /// of the backend's library (libcudart's `cuda*` functions for [`Backend::Runtime`],
+    /// libcuda's `cu*` functions for [`Backend::Driver`]) must be those functions, with their
+    /// signatures and behaviour: the backend's CUDA library itself, or a faithful stand-in. A
+    /// path that names no file, a folder, or a library that exports none of them is an error,
+    /// not undefined behaviour.
+    pub const unsafe fn library(mut self, path: &'static str) -> Self {
         self.library = Some(LibraryPath::Str(path));
         self
     }
@@ -102,7 +117,12 @@ impl Config {
     ///
     /// The path is leaked: loaded libraries are never unloaded either, so a program that makes a
     /// handful of configurations loses nothing. Do not call it in a loop.
-    pub fn library_owned(mut self, path: impl Into<PathBuf>) -> Self {
+    ///
+    /// # Safety
+    ///
+    /// As [`library`](Self::library): the library `path` names must be safe to load, and what it
+    /// exports under the names of the backend's CUDA library must be those functions.
+    pub unsafe fn library_owned(mut self, path: impl Into<PathBuf>) -> Self {
         let path: &'static Path = Box::leak(path.into().into_boxed_path());
         self.library = Some(LibraryPath::Path(path));
         self
@@ -150,9 +170,9 @@ mod tests {
     use super::*;
 
     // Compiles only if everything a static table needs is const.
-    static STATIC_CONFIG: Config = Config::new()
-        .library("/opt/cuda/libcudart.so.12")
-        .per_thread();
+    // SAFETY: never loaded; the path would be a CUDA toolkit's libcudart.
+    static STATIC_CONFIG: Config =
+        unsafe { Config::new().library("/opt/cuda/libcudart.so.12") }.per_thread();
 
     #[test]
     fn const_construction_and_getters() {
@@ -166,7 +186,8 @@ mod tests {
         assert!(matches!(d.backend(), Backend::Driver));
         assert_eq!(d.stream_mode(), StreamMode::Legacy);
         assert_eq!(d.library_path(), None);
-        let owned = Config::runtime().library_owned(String::from("/x/libcudart.so.13"));
+        // SAFETY: never loaded.
+        let owned = unsafe { Config::runtime().library_owned(String::from("/x/libcudart.so.13")) };
         assert_eq!(owned.library_path(), Some(Path::new("/x/libcudart.so.13")));
     }
 }

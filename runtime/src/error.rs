@@ -1,18 +1,26 @@
-//! The crate's error type: every way finding, resolving or calling a driver function can fail.
+//! Every error type of the crate: [`Error`] and its [`ErrorKind`], the [`Status`] of a failed
+//! lookup call, the [`CudaLibrary`] a loading error is about, and [`Errors`], the report of a
+//! table's `resolve_all`.
 //!
 //! Errors are values. Nothing in this crate panics on a missing library, a missing symbol, a driver
 //! that is too old or a failing `CUresult`; each is an [`ErrorKind`] whose message says what was
 //! tried and what to do. [`Error`] is one pointer wide so that `Result<NonNull<_>, Error>` stays
 //! small on the hot path.
+//!
+//! The messages are written here; what is particular to one library (its name, how to install
+//! it, what to use instead) comes with the error, from its backend, as a [`CudaLibrary`].
 
-use std::fmt::{self, Write as _};
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::PathBuf;
 
 use crate::version::CudaVersion;
 
 /// An error from this crate. Match on [`kind`](Error::kind) for the details.
 ///
 /// `{}` and `{:?}` both print the message, so that `fn main() -> Result<(), Error>` and
-/// `.unwrap()` show what was tried and what to do; `{:#?}` prints the structure.
+/// `.unwrap()` show what was tried and what to do; `{:#?}` prints the structure. A table's
+/// `resolve_all()` report converts into it, so `?` works on both in such a `main`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<ErrorKind>);
 
@@ -64,28 +72,110 @@ impl From<ErrorKind> for Error {
     }
 }
 
+/// `resolve_all()?` in a function returning `Result<_, Error>`.
+impl From<Errors> for Error {
+    fn from(errors: Errors) -> Self {
+        ErrorKind::ResolveAll(errors).into()
+    }
+}
+
+/// The result of a failed call: a lookup call's `cudaError_t` (libcudart) or `CUresult` (the
+/// driver), or a status the lookup reported, with its name and description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    /// The code.
+    pub code: i32,
+    /// Its name, e.g. `cudaErrorInsufficientDriver`.
+    pub name: String,
+    /// Its description; empty when there is none.
+    pub description: String,
+}
+
+impl Status {
+    /// A status of `code` with its name and description.
+    pub fn new(code: i32, name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            code,
+            name: name.into(),
+            description: description.into(),
+        }
+    }
+}
+
+/// `name (code): description`, without the colon when there is no description.
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.name, self.code)?;
+        if self.description.is_empty() {
+            Ok(())
+        } else {
+            write!(f, ": {}", self.description)
+        }
+    }
+}
+
+/// One of the two libraries the built-in backends load, as its errors name it and advise on it.
+/// Each backend defines its own (`"libcudart"` for [`Backend::Runtime`](crate::Backend::Runtime),
+/// `"libcuda"` for [`Backend::Driver`](crate::Backend::Driver)); `{}` prints the name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CudaLibrary {
+    /// `"libcudart"` or `"libcuda"`.
+    pub name: &'static str,
+    /// What it is, in a sentence: `the CUDA runtime library (libcudart)`.
+    pub title: &'static str,
+    /// What kind of library it is: `CUDA runtime library`.
+    pub kind: &'static str,
+    /// The environment variable that names the library to load.
+    pub env_var: &'static str,
+    /// How to get it: `install the NVIDIA driver`.
+    pub install: &'static str,
+    /// How to do without it, if there is a way: `use the driver backend Config::driver()`.
+    pub instead: Option<&'static str>,
+}
+
+impl fmt::Display for CudaLibrary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Where the library that failed to load came from: this decides what the message advises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A path given in code, [`Config::library`](crate::Config::library).
+    Code,
+    /// The library's environment variable ([`CudaLibrary::env_var`]).
+    Environment,
+    /// The search (neither named a library).
+    Search,
+}
+
 /// The ways finding, resolving or calling a driver function can fail.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// No candidate library could be loaded. `tried` holds every path (or loader name) tried,
-    /// with the loader's message for it, in search order.
+    /// No candidate library could be loaded, or a path that was named cannot be used.
     LibraryNotFound {
-        /// `"libcudart"` or `"libcuda"`.
-        library: &'static str,
-        /// The environment variable that names the library to load (`CUDA_DRIVER_TABLE_CUDART`
-        /// or `CUDA_DRIVER_TABLE_LIBCUDA`), for the advice in the message.
-        env_var: &'static str,
-        /// `(path or name, why it failed)` for every candidate, in order.
+        /// The library.
+        library: CudaLibrary,
+        /// Where the path came from.
+        origin: Origin,
+        /// `(what, why it failed)` for every candidate, in search order: a path or a loader
+        /// name, quoted as Rust writes strings (so trailing spaces, newlines and bytes that are
+        /// not UTF-8 show), with where it came from when it was named; or an environment
+        /// variable that was skipped, with its value.
         tried: Vec<(String, String)>,
     },
 
-    /// The library given explicitly loaded, but it lacks the lookup functions of a CUDA library.
+    /// The library that was named loaded, but it lacks the lookup functions of a CUDA library.
     NotACudaLibrary {
-        /// `"libcudart"` or `"libcuda"`.
-        library: &'static str,
+        /// The library it was meant to be.
+        library: CudaLibrary,
+        /// Where the path came from.
+        origin: Origin,
         /// The file that was loaded.
-        path: String,
+        path: PathBuf,
         /// The lookup functions it does not export.
         missing: Vec<&'static str>,
     },
@@ -116,8 +206,9 @@ pub enum ErrorKind {
         version: u32,
     },
 
-    /// Only the unversioned `cudaGetDriverEntryPoint` is available (libcudart 11.x or 12.0–12.4),
-    /// and it would not return the pinned ABI, or that cannot be proven.
+    /// Only the unversioned `cudaGetDriverEntryPoint` is available (libcudart 11.x or 12.0–12.4
+    /// without the driver's `cuGetProcAddress`), and it would not return the pinned ABI, or that
+    /// cannot be proven.
     UnversionedLookupUnsafe {
         /// The driver function.
         function: &'static str,
@@ -135,11 +226,7 @@ pub enum ErrorKind {
         /// The driver function.
         function: &'static str,
         /// The lookup call's result (`cudaError_t` for libcudart, `CUresult` for libcuda).
-        code: i32,
-        /// Its name, e.g. `cudaErrorInsufficientDriver`.
-        name: String,
-        /// Its description.
-        description: String,
+        status: Status,
         /// The backend, as [`Resolver::describe`](crate::Resolver::describe) gives it.
         backend: String,
     },
@@ -150,11 +237,14 @@ pub enum ErrorKind {
         function: &'static str,
         /// The `CUresult`.
         code: u32,
-        /// From `cuGetErrorName`, if it could be resolved and knows the code.
+        /// From `cuGetErrorName`, or else the bindings' name of the code, if either knows it.
         name: Option<String>,
         /// From `cuGetErrorString`, if it could be resolved and knows the code.
         description: Option<String>,
     },
+
+    /// Every failure of a table's `resolve_all` (the conversion of [`Errors`] into [`Error`]).
+    ResolveAll(Errors),
 }
 
 impl fmt::Display for ErrorKind {
@@ -162,23 +252,36 @@ impl fmt::Display for ErrorKind {
         match self {
             Self::LibraryNotFound {
                 library,
-                env_var,
+                origin,
                 tried,
-            } => f.write_str(&not_found_message(library, env_var, tried)),
+            } => write_not_found(f, library, *origin, tried),
             Self::NotACudaLibrary {
                 library,
+                origin,
                 path,
                 missing,
-            } => write!(
-                f,
-                "{path} loaded, but it is not a usable CUDA {} library: it exports none of {}",
-                if *library == "libcuda" {
-                    "driver"
-                } else {
-                    "runtime"
-                },
-                missing.join(", ")
-            ),
+            } => {
+                write!(
+                    f,
+                    "{} loaded, but it is not a usable {}: it exports none of {}",
+                    quoted(path.as_os_str()),
+                    library.kind,
+                    missing.join(", ")
+                )?;
+                match origin {
+                    Origin::Code => write!(
+                        f,
+                        "\nTo fix: give Config::library(..) the path of {}",
+                        library.title
+                    ),
+                    Origin::Environment => write!(
+                        f,
+                        "\nTo fix: set {} to the path of {}, or unset it to search for it",
+                        library.env_var, library.title
+                    ),
+                    Origin::Search => Ok(()),
+                }
+            }
             Self::DriverTooOld {
                 function,
                 requested,
@@ -210,22 +313,35 @@ impl fmt::Display for ErrorKind {
                 requested,
                 runtime_version,
                 would_get,
-            } => f.write_str(&unversioned_message(
-                function,
-                *requested,
-                *runtime_version,
-                *would_get,
-            )),
+            } => {
+                let rt = CudaVersion(*runtime_version);
+                match would_get {
+                    Some(got) => write!(
+                        f,
+                        "{function} is pinned to ABI {requested} but libcudart {rt} would return \
+                         ABI {got}"
+                    )?,
+                    None if crate::abi_history::abis(function).is_none() => write!(
+                        f,
+                        "{function} is pinned to ABI {requested}, but the ABI history does not \
+                         know it, so it cannot be proven that libcudart {rt} would return that ABI"
+                    )?,
+                    None => write!(
+                        f,
+                        "{function} is pinned to ABI {requested}, but libcudart {rt} has no ABI \
+                         of it at or below its own version"
+                    )?,
+                }
+                write!(f, ": {}", unversioned_reason(*runtime_version))
+            }
             Self::LookupFailed {
                 function,
-                code,
-                name,
-                description,
+                status,
                 backend,
-            } => {
-                write!(f, "looking up {function} through {backend} failed: ")?;
-                write_code(f, name, *code, description)
-            }
+            } => write!(
+                f,
+                "looking up {function} through {backend} failed: {status}"
+            ),
             Self::Cuda {
                 function,
                 code,
@@ -242,15 +358,19 @@ impl fmt::Display for ErrorKind {
                     None => Ok(()),
                 }
             }
+            Self::ResolveAll(errors) => fmt::Display::fmt(errors, f),
         }
     }
 }
 
 impl ErrorKind {
-    /// The driver function this error is about; `None` for failures of the library itself.
+    /// The driver function this error is about; `None` for failures of the library itself and
+    /// for [`ResolveAll`](Self::ResolveAll).
     pub fn function(&self) -> Option<&'static str> {
         match self {
-            Self::LibraryNotFound { .. } | Self::NotACudaLibrary { .. } => None,
+            Self::LibraryNotFound { .. } | Self::NotACudaLibrary { .. } | Self::ResolveAll(_) => {
+                None
+            }
             Self::DriverTooOld { function, .. }
             | Self::SymbolNotFound { function, .. }
             | Self::VersionNotSufficient { function, .. }
@@ -260,373 +380,209 @@ impl ErrorKind {
         }
     }
 
-    /// The message without the function's name, for a failure that does not depend on the
-    /// function (no library, not a CUDA library, a lookup call that fails for every name); `None`
-    /// for a failure of this function alone. `resolve_all` reports a shared cause once.
-    pub(crate) fn shared_cause(&self) -> Option<String> {
+    /// The message without the function's name, for a failure whose cause does not depend on
+    /// the function (no library, not a CUDA library, a lookup call that fails for every name, a
+    /// libcudart that can only look up unversioned); `None` for a failure of this function
+    /// alone. [`Errors`] reports a shared cause once.
+    fn shared_cause(&self) -> Option<String> {
         match self {
             Self::LibraryNotFound { .. } | Self::NotACudaLibrary { .. } => Some(self.to_string()),
             Self::LookupFailed {
-                code,
-                name,
-                description,
-                backend,
-                ..
-            } => {
-                let mut s = format!("looking them up through {backend} failed: ");
-                // Writing to a String cannot fail.
-                let _ = write_code(&mut s, name, *code, description);
-                Some(s)
-            }
+                status, backend, ..
+            } => Some(format!(
+                "looking them up through {backend} failed: {status}"
+            )),
+            Self::UnversionedLookupUnsafe {
+                runtime_version, ..
+            } => Some(format!(
+                "libcudart {} cannot be shown to return their pinned ABIs: {}",
+                CudaVersion(*runtime_version),
+                unversioned_reason(*runtime_version)
+            )),
             _ => None,
         }
-    }
-}
-
-/// `name (code): description`, without the colon when there is no description.
-fn write_code(out: &mut impl fmt::Write, name: &str, code: i32, description: &str) -> fmt::Result {
-    write!(out, "{name} ({code})")?;
-    if description.is_empty() {
-        Ok(())
-    } else {
-        write!(out, ": {description}")
     }
 }
 
 /// The error has no underlying cause: `source()` is `None` for every kind.
 impl std::error::Error for ErrorKind {}
 
-fn not_found_message(library: &str, var: &str, tried: &[(String, String)]) -> String {
-    let (what, hint) = if library == "libcuda" {
-        (
-            "the CUDA driver library (libcuda.so.1)",
-            "install the NVIDIA driver, set",
-        )
-    } else {
-        (
-            "the CUDA runtime library (libcudart)",
-            "install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime wheel), set",
-        )
-    };
-    let mut s = format!("could not load {what}; tried:");
+fn write_not_found(
+    f: &mut fmt::Formatter<'_>,
+    library: &CudaLibrary,
+    origin: Origin,
+    tried: &[(String, String)],
+) -> fmt::Result {
+    write!(f, "could not load {}; tried:", library.title)?;
     if tried.is_empty() {
-        s.push_str(" nothing");
+        f.write_str(" nothing")?;
     }
-    for (path, why) in tried {
-        let _ = write!(s, "\n  {path}: {why}");
+    for (what, why) in tried {
+        write!(f, "\n  {what}: {why}")?;
     }
-    let _ = write!(
-        s,
-        "\nTo fix: {hint} {var} to the library's full path, or give it in code with \
-         Config::library(..)"
-    );
-    if library != "libcuda" {
-        s.push_str(", or use the driver backend Config::driver()");
+    let var = library.env_var;
+    match origin {
+        Origin::Code => f.write_str(
+            "\nTo fix: give Config::library(..) the library's full path (or a bare file name for \
+             the system loader), or leave it out to search for the library",
+        ),
+        Origin::Environment => write!(
+            f,
+            "\nTo fix: set {var} to the library's full path (or a bare file name for the system \
+             loader), or unset it to search for the library"
+        ),
+        Origin::Search => {
+            write!(
+                f,
+                "\nTo fix: {}, set {var} to the library's full path, or give it in code with \
+                 Config::library(..)",
+                library.install
+            )?;
+            match library.instead {
+                Some(instead) => write!(f, ", or {instead}"),
+                None => Ok(()),
+            }
+        }
     }
+}
+
+/// `"path"`: a path in double quotes, so that spaces at its ends show in a message, with a quote,
+/// control characters (a newline is `\n`) and bytes that are not UTF-8 (`\xFF`) escaped.
+/// Backslashes are left alone: they are Windows' separators.
+pub(crate) fn quoted(path: &OsStr) -> String {
+    let mut s = String::from('"');
+    for chunk in path.as_encoded_bytes().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => s.push_str("\\\""),
+                c if c.is_control() => s.extend(c.escape_debug()),
+                c => s.push(c),
+            }
+        }
+        for byte in chunk.invalid() {
+            s.push_str(&format!("\\x{byte:02X}"));
+        }
+    }
+    s.push('"');
     s
 }
 
-fn unversioned_message(
-    function: &str,
-    requested: u32,
-    runtime_version: u32,
-    would_get: Option<u32>,
-) -> String {
+/// Why an unversioned lookup of libcudart `runtime_version` is not made, and what to do.
+fn unversioned_reason(runtime_version: u32) -> String {
     let rt = CudaVersion(runtime_version);
-    let why = match would_get {
-        Some(got) => format!(
-            "{function} is pinned to ABI {requested} but libcudart {rt} would return ABI {got}"
-        ),
-        None if crate::abi_history::abis(function).is_none() => format!(
-            "{function} is pinned to ABI {requested}, but the ABI history does not know it, so it \
-             cannot be proven that libcudart {rt} would return that ABI"
-        ),
-        None => format!(
-            "{function} is pinned to ABI {requested}, but libcudart {rt} has no ABI of it at or \
-             below its own version"
-        ),
-    };
     format!(
-        "{why}: libcudart {rt} only has the unversioned cudaGetDriverEntryPoint, which returns \
-         the newest ABI up to its own version. Use libcudart 12.5 or newer \
-         (cudaGetDriverEntryPointByVersion), or the driver backend Config::driver()"
+        "libcudart {rt} only has the unversioned cudaGetDriverEntryPoint, which returns the \
+         newest ABI up to its own version, and could not hand out the driver's cuGetProcAddress, \
+         which asks by version. To fix: update the NVIDIA driver to CUDA 11.3 or newer (the first \
+         with cuGetProcAddress)"
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Every failure of a table's `resolve_all`, in the table's order. Converts into [`Error`]
+/// ([`ErrorKind::ResolveAll`]), so `resolve_all()?` works where `Error` is returned.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Errors(Vec<Error>);
 
-    #[test]
-    fn error_is_one_pointer() {
-        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
-        assert_eq!(
-            std::mem::size_of::<Result<std::ptr::NonNull<std::ffi::c_void>, Error>>(),
-            2 * std::mem::size_of::<usize>()
-        );
-    }
-
-    #[test]
-    fn code_only_for_cuda_errors() {
-        let e: Error = ErrorKind::Cuda {
-            function: "cuMemAlloc",
-            code: 2,
-            name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
-            description: Some("out of memory".into()),
-        }
-        .into();
-        assert_eq!(e.code(), Some(2));
-        assert_eq!(
-            e.to_string(),
-            "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"
-        );
-        let e: Error = ErrorKind::SymbolNotFound {
-            function: "cuFoo",
-            version: 2000,
-        }
-        .into();
-        assert_eq!(e.code(), None);
-    }
-
-    /// The message of every variant, pinned byte for byte (`Display` is written by hand).
-    #[test]
-    fn display_messages() {
-        const UNVERSIONED_TAIL: &str = "only has the unversioned cudaGetDriverEntryPoint, which \
-             returns the newest ABI up to its own version. Use libcudart 12.5 or newer \
-             (cudaGetDriverEntryPointByVersion), or the driver backend Config::driver()";
-        let cases: Vec<(ErrorKind, String)> = vec![
-            (
-                ErrorKind::LibraryNotFound {
-                    library: "libcudart",
-                    env_var: "CUDA_DRIVER_TABLE_CUDART",
-                    tried: vec![
-                        ("libcudart.so.12".into(), "not found".into()),
-                        ("/opt/cuda/lib64/libcudart.so".into(), "bad ELF".into()),
-                    ],
-                },
-                "could not load the CUDA runtime library (libcudart); tried:\n  \
-                 libcudart.so.12: not found\n  /opt/cuda/lib64/libcudart.so: bad ELF\n\
-                 To fix: install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime \
-                 wheel), set CUDA_DRIVER_TABLE_CUDART to the library's full path, or give it in \
-                 code with Config::library(..), or use the driver backend Config::driver()"
-                    .into(),
-            ),
-            (
-                ErrorKind::LibraryNotFound {
-                    library: "libcuda",
-                    env_var: "CUDA_DRIVER_TABLE_LIBCUDA",
-                    tried: vec![],
-                },
-                "could not load the CUDA driver library (libcuda.so.1); tried: nothing\n\
-                 To fix: install the NVIDIA driver, set CUDA_DRIVER_TABLE_LIBCUDA to the \
-                 library's full path, or give it in code with Config::library(..)"
-                    .into(),
-            ),
-            (
-                ErrorKind::NotACudaLibrary {
-                    library: "libcuda",
-                    path: "/x/libcuda.so".into(),
-                    missing: vec!["cuGetProcAddress_v2", "cuGetProcAddress"],
-                },
-                "/x/libcuda.so loaded, but it is not a usable CUDA driver library: it exports \
-                 none of cuGetProcAddress_v2, cuGetProcAddress"
-                    .into(),
-            ),
-            (
-                ErrorKind::NotACudaLibrary {
-                    library: "libcudart",
-                    path: "/x/libfoo.so".into(),
-                    missing: vec!["cudaGetDriverEntryPoint"],
-                },
-                "/x/libfoo.so loaded, but it is not a usable CUDA runtime library: it exports \
-                 none of cudaGetDriverEntryPoint"
-                    .into(),
-            ),
-            (
-                ErrorKind::DriverTooOld {
-                    function: "cuMemAlloc",
-                    requested: 12050,
-                    driver: Some(12020),
-                },
-                "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
-                 (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuMemAlloc"
-                    .into(),
-            ),
-            (
-                ErrorKind::DriverTooOld {
-                    function: "cuMemAlloc",
-                    requested: 12050,
-                    driver: None,
-                },
-                "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
-                 (its version is unknown); update the NVIDIA driver, or pin an older ABI of \
-                 cuMemAlloc"
-                    .into(),
-            ),
-            (
-                ErrorKind::SymbolNotFound {
-                    function: "cuFoo",
-                    version: 2000,
-                },
-                "cuFoo (ABI 2000) was not found in the driver; the driver may be too old for it"
-                    .into(),
-            ),
-            (
-                ErrorKind::VersionNotSufficient {
-                    function: "cuFoo",
-                    version: 2000,
-                },
-                "cuFoo: the driver has it, but only in an ABI newer than the pinned ABI 2000; \
-                 pin a newer ABI"
-                    .into(),
-            ),
-            (
-                ErrorKind::UnversionedLookupUnsafe {
-                    function: "cuCtxCreate",
-                    requested: 3020,
-                    runtime_version: 12040,
-                    would_get: Some(11040),
-                },
-                format!(
-                    "cuCtxCreate is pinned to ABI 3020 but libcudart 12.4 would return ABI \
-                     11040: libcudart 12.4 {UNVERSIONED_TAIL}"
-                ),
-            ),
-            (
-                ErrorKind::UnversionedLookupUnsafe {
-                    function: "cuNoSuchFunction",
-                    requested: 12000,
-                    runtime_version: 12000,
-                    would_get: None,
-                },
-                format!(
-                    "cuNoSuchFunction is pinned to ABI 12000, but the ABI history does not know \
-                     it, so it cannot be proven that libcudart 12.0 would return that ABI: \
-                     libcudart 12.0 {UNVERSIONED_TAIL}"
-                ),
-            ),
-            (
-                ErrorKind::UnversionedLookupUnsafe {
-                    function: "cuCtxCreate",
-                    requested: 3020,
-                    runtime_version: 1000,
-                    would_get: None,
-                },
-                format!(
-                    "cuCtxCreate is pinned to ABI 3020, but libcudart 1.0 has no ABI of it at or \
-                     below its own version: libcudart 1.0 {UNVERSIONED_TAIL}"
-                ),
-            ),
-            (
-                ErrorKind::LookupFailed {
-                    function: "cuMemAlloc",
-                    code: 35,
-                    name: "cudaErrorInsufficientDriver".into(),
-                    description: "CUDA driver version is insufficient for CUDA runtime version"
-                        .into(),
-                    backend: "libcudart 12.4 (/usr/lib/libcudart.so.12)".into(),
-                },
-                "looking up cuMemAlloc through libcudart 12.4 (/usr/lib/libcudart.so.12) failed: \
-                 cudaErrorInsufficientDriver (35): CUDA driver version is insufficient for CUDA \
-                 runtime version"
-                    .into(),
-            ),
-            (
-                ErrorKind::Cuda {
-                    function: "cuMemAlloc",
-                    code: 2,
-                    name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
-                    description: Some("out of memory".into()),
-                },
-                "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory".into(),
-            ),
-            (
-                ErrorKind::Cuda {
-                    function: "cuFoo",
-                    code: 999,
-                    name: Some("CUDA_ERROR_UNKNOWN".into()),
-                    description: None,
-                },
-                "cuFoo failed: CUDA_ERROR_UNKNOWN (999)".into(),
-            ),
-            (
-                ErrorKind::Cuda {
-                    function: "cuFoo",
-                    code: 12345,
-                    name: None,
-                    description: None,
-                },
-                "cuFoo failed: unknown CUresult (12345)".into(),
-            ),
-        ];
-        for (kind, expected) in cases {
-            assert_eq!(kind.to_string(), expected);
-            assert!(std::error::Error::source(&kind).is_none());
-            let e = Error::from(kind);
-            assert_eq!(e.to_string(), expected);
-            assert!(std::error::Error::source(&e).is_none());
+impl Errors {
+    /// `Ok` for an empty list.
+    ///
+    /// # Errors
+    ///
+    /// The list itself when it is not empty.
+    pub fn from_vec(errors: Vec<Error>) -> Result<(), Errors> {
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Errors(errors))
         }
     }
 
-    #[test]
-    fn lookup_failure_without_description_has_no_trailing_colon() {
-        let e = Error::from(ErrorKind::LookupFailed {
-            function: "cuInit",
-            code: 12345,
-            name: "unknown CUresult".into(),
-            description: String::new(),
-            backend: "the CUDA driver (libcuda.so.1, cuGetProcAddress_v2)".into(),
-        });
-        assert_eq!(
-            e.to_string(),
-            "looking up cuInit through the CUDA driver (libcuda.so.1, cuGetProcAddress_v2) \
-             failed: unknown CUresult (12345)"
-        );
+    /// The failures.
+    pub fn as_slice(&self) -> &[Error] {
+        &self.0
     }
 
-    /// `fn main() -> Result<(), Error>` prints `Error: {:?}`: that must be the message, with
-    /// its lines; `{:#?}` still shows the structure.
-    #[test]
-    fn debug_is_the_message_and_alternate_debug_the_structure() {
-        let e = Error::from(ErrorKind::SymbolNotFound {
-            function: "cuFoo",
-            version: 2000,
-        });
-        assert_eq!(format!("{e:?}"), e.to_string());
-        let structure = format!("{e:#?}");
-        assert!(
-            structure.starts_with("Error(\n    SymbolNotFound {"),
-            "{structure}"
-        );
-        assert!(structure.contains("function: \"cuFoo\""), "{structure}");
-    }
-
-    #[test]
-    fn function_and_shared_cause() {
-        let not_found = ErrorKind::LibraryNotFound {
-            library: "libcuda",
-            env_var: "CUDA_DRIVER_TABLE_LIBCUDA",
-            tried: vec![],
-        };
-        assert_eq!(not_found.function(), None);
-        assert_eq!(not_found.shared_cause(), Some(not_found.to_string()));
-        let lookup = |function| ErrorKind::LookupFailed {
-            function,
-            code: 35,
-            name: "cudaErrorInsufficientDriver".into(),
-            description: "CUDA driver version is insufficient".into(),
-            backend: "libcudart 12.9 (/x)".into(),
-        };
-        assert_eq!(lookup("cuInit").function(), Some("cuInit"));
-        assert_eq!(
-            lookup("cuInit").shared_cause(),
-            lookup("cuMemAlloc").shared_cause()
-        );
-        let own = ErrorKind::SymbolNotFound {
-            function: "cuFoo",
-            version: 2000,
-        };
-        assert_eq!(own.function(), Some("cuFoo"));
-        assert_eq!(own.shared_cause(), None);
+    /// The failures, owned.
+    pub fn into_vec(self) -> Vec<Error> {
+        self.0
     }
 }
+
+/// A failure shared by several functions is written once, with how many it affects and which;
+/// each other failure takes one line.
+impl fmt::Display for Errors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // (cause, functions, first error), in order of first appearance.
+        let mut shared: Vec<(String, Vec<&'static str>, &Error)> = Vec::new();
+        let mut own = Vec::new();
+        for e in &self.0 {
+            match e.kind().shared_cause() {
+                Some(cause) => {
+                    let function = e.kind().function().unwrap_or("?");
+                    match shared.iter_mut().find(|(c, _, _)| *c == cause) {
+                        Some((_, functions, _)) => functions.push(function),
+                        None => shared.push((cause, vec![function], e)),
+                    }
+                }
+                None => own.push(e),
+            }
+        }
+        let n = self.0.len();
+        write!(f, "{n} driver function{} could not be resolved", plural(n))?;
+        if let ([(cause, functions, _)], []) = (shared.as_slice(), own.as_slice()) {
+            if functions.len() > 1 {
+                return write!(f, ", all for one reason:\n{cause}");
+            }
+        }
+        f.write_str(":")?;
+        for (cause, functions, first) in &shared {
+            match functions.as_slice() {
+                [_] => write!(f, "\n  - {first}")?,
+                _ => write!(f, "\n  - {}: {cause}", function_list(functions))?,
+            }
+        }
+        for e in own {
+            write!(f, "\n  - {e}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `Errors` prints like `Error`: `{:?}` is the message, `{:#?}` the list.
+impl fmt::Debug for Errors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_tuple("Errors").field(&self.0).finish()
+        } else {
+            fmt::Display::fmt(self, f)
+        }
+    }
+}
+
+impl std::error::Error for Errors {}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `cuInit` / `3 functions (cuA, cuB, cuC)` / `447 functions (cuA, cuB, cuC, cuD, cuE, ...)`.
+fn function_list(functions: &[&str]) -> String {
+    const SHOWN: usize = 5;
+    match functions {
+        [one] => (*one).to_owned(),
+        _ => {
+            let mut names = functions[..functions.len().min(SHOWN)].join(", ");
+            if functions.len() > SHOWN {
+                names.push_str(", ...");
+            }
+            format!("{} functions ({names})", functions.len())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

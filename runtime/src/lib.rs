@@ -27,7 +27,7 @@
 //! - [`Config`] and [`Backend`]: where a table finds its functions (libcudart, libcuda, or a
 //!   [`Resolver`] of the program's own) and which default stream it uses ([`StreamMode`]).
 //! - [`Error`], [`ErrorKind`] and [`Errors`]: what a failed resolution or call says, and what
-//!   `resolve_all` reports.
+//!   `resolve_all` reports ([`Status`], [`CudaLibrary`] and [`Origin`] are their parts).
 //! - [`resolve`] and [`manifest`]: resolving one function at one ABI by hand, and every
 //!   function's ABIs in the selected release.
 //! - [`sys`]: the bindings of the selected CUDA release (types, constants, `PFN_*` typedefs).
@@ -58,9 +58,9 @@ pub mod __private;
 
 pub use backend::{ENV_CUDART, ENV_LIBCUDA};
 pub use config::{Backend, Config};
-pub use error::{Error, ErrorKind};
+pub use error::{CudaLibrary, Error, ErrorKind, Errors, Origin, Status};
 pub use library::resolve;
 pub use resolve::{LookupResult, Query, Resolver, Versioning};
 pub use stream::StreamMode;
-pub use table::{min_driver_version, Errors, FunctionSpec};
+pub use table::{min_driver_version, FunctionSpec};
 pub use version::CudaVersion;

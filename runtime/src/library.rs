@@ -13,32 +13,44 @@
 //! The first of these that applies decides; an explicit path is used alone, without falling back
 //! to a search, so a mistake in it is reported instead of silently loading another library.
 //!
-//! 1. The path given in code: [`Config::library`] (used as given).
+//! 1. The path given in code: [`Config::library`] (used as given; naming it is `unsafe`).
 //! 2. The environment variable `CUDA_DRIVER_TABLE_CUDART` (runtime backend) or
 //!    `CUDA_DRIVER_TABLE_LIBCUDA` (driver backend): an absolute path, or a bare file name for the
 //!    system loader.
 //!
-//! In both, an empty path and a relative path with a `/` (`lib/x.so`, `x/`, `./x.so`) are
-//! refused: `dlopen("")` returns the program itself, and a relative path would depend on the
-//! current directory.
+//! In both, an empty path, a path with a NUL byte and a relative path with a `/` (`lib/x.so`,
+//! `x/`, `./x.so`) are refused: `dlopen("")` returns the program itself, the loader would read a
+//! path only up to a NUL, and a relative path would depend on the current directory. A bare name
+//! is refused too while `LD_LIBRARY_PATH` has an entry that makes the loader read the current
+//! directory (below).
 //!
 //! Otherwise the libraries below are tried in order, and the first that loads and exports a
 //! lookup function wins:
 //!
 //! 3. Runtime only: `$CUDA_PATH/lib64`, `$CUDA_PATH/lib`, `$CUDA_HOME/lib64`, `$CUDA_HOME/lib`,
 //!    each with `libcudart.so.13`, `libcudart.so.12`, `libcudart.so.11.0`. Variables that are not
-//!    absolute paths are skipped. The toolkit's `lib64/stubs` is never used (its libcuda is a stub
-//!    that fails every call).
+//!    absolute paths are skipped; the others are used as the bytes they are (UTF-8 or not). The
+//!    toolkit's `lib64/stubs` is never used (its libcuda is a stub that fails every call).
 //! 4. The system loader's names (`LD_LIBRARY_PATH`, `ld.so.cache`, the system folders):
 //!    runtime `libcudart.so.13`, `libcudart.so.12`, `libcudart.so.11.0`; driver `libcuda.so.1`.
-//! 5. Runtime only: the pip wheel layouts of the active Python environment, if `$VIRTUAL_ENV` or
-//!    `$CONDA_PREFIX` is set: `lib/python3.*/site-packages/nvidia/cu13/lib/libcudart.so.13`, then
-//!    `.../nvidia/cuda_runtime/lib/libcudart.so.12` and `libcudart.so.11.0`.
+//!    While `LD_LIBRARY_PATH` has an empty entry (a leading, trailing or doubled `:`) or a
+//!    relative one, the loader would search the current directory for them: then they are tried
+//!    only in the absolute folders of `LD_LIBRARY_PATH`, and the error notes the loader's own
+//!    search as not made. (`LD_LIBRARY_PATH` is read here at the first resolution; the loader
+//!    read it at the program's start: a program that changes it in between is not covered.)
+//! 5. Runtime only, the active Python environment: conda-forge's `cuda-cudart` in
+//!    `$CONDA_PREFIX/lib`, then the pip wheel layouts of `$VIRTUAL_ENV` and `$CONDA_PREFIX`:
+//!    `lib/python3.*/site-packages/nvidia/cu13/lib/libcudart.so.13`, then
+//!    `.../nvidia/cuda_runtime/lib/libcudart.so.12` and `libcudart.so.11.0` (newest Python first;
+//!    a free-threaded `python3.13t` after `python3.13`).
 //!
-//! Never the current directory, and never a relative path the user did not give. When nothing
-//! loads, the error lists every path tried with the loader's message for it.
+//! This crate never hands the loader a path that depends on the current directory. What a loaded
+//! library loads by name in turn (libcudart loads `libcuda.so.1`), and the program's own
+//! start-up, follow the system loader's rules, an unsafe `LD_LIBRARY_PATH` entry included. When
+//! nothing loads, the error lists every path tried (quoted) with the loader's message for it,
+//! and advises for where the path came from ([`Origin`]).
 
-use std::ffi::c_void;
+use std::ffi::{c_void, OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::{Mutex, PoisonError};
@@ -47,7 +59,7 @@ use libloading::Library;
 
 use crate::backend::{BuiltIn, Driver, Env, Loaded, Os, Runtime};
 use crate::config::{Backend, Config};
-use crate::error::{Error, ErrorKind};
+use crate::error::{quoted, Error, ErrorKind, Origin};
 use crate::manifest::AbiInfo;
 use crate::resolve::{resolve_with, Resolver};
 
@@ -100,9 +112,14 @@ fn load<L: BuiltIn>(path: Option<&'static Path>) -> Loaded {
     match path {
         Some(path) => explicit::<L>(path),
         None => L::searched()
-            .get_or_init(|| load_plan::<L>(plan::<L>(Os::CURRENT, &|var| std::env::var_os(var))))
+            .get_or_init(|| load_plan::<L>(plan::<L>(Os::CURRENT, &process_env)))
             .clone(),
     }
+}
+
+/// The process environment, as search plans read it.
+fn process_env(var: &str) -> Option<OsString> {
+    std::env::var_os(var)
 }
 
 /// Libraries loaded from paths given in code: `(library, path, outcome)`.
@@ -115,16 +132,17 @@ fn explicit<L: BuiltIn>(path: &'static Path) -> Loaded {
         .iter()
         // Compared as strings: `Path` equality ignores a trailing `/` or `/.`, which the rules do
         // not.
-        .find(|(lib, p, _)| *lib == L::LIBRARY && p.as_os_str() == path.as_os_str())
+        .find(|(lib, p, _)| *lib == L::LIBRARY.name && p.as_os_str() == path.as_os_str())
     {
         return loaded.clone();
     }
-    let loaded = load_plan::<L>(named(
+    let loaded = load_plan::<L>(named::<L>(
         Os::CURRENT,
-        path.to_path_buf(),
-        "Config::library".to_owned(),
+        path.as_os_str().to_owned(),
+        Origin::Code,
+        &process_env,
     ));
-    cache.push((L::LIBRARY, path, loaded.clone()));
+    cache.push((L::LIBRARY.name, path, loaded.clone()));
     loaded
 }
 
@@ -132,24 +150,30 @@ fn explicit<L: BuiltIn>(path: &'static Path) -> Loaded {
 #[derive(Debug, PartialEq, Eq)]
 enum Plan {
     /// One path the user named; nothing else is tried.
-    Exact { path: PathBuf, origin: String },
+    Exact { path: PathBuf, origin: Origin },
     /// Candidates in order; `skipped` are notes for the error message.
     Search {
         candidates: Vec<PathBuf>,
         skipped: Vec<(String, String)>,
     },
     /// The user named a path that must not be used.
-    Refused { what: String, why: String },
+    Refused {
+        path: PathBuf,
+        origin: Origin,
+        why: String,
+    },
 }
 
 /// The plan for `L` on `os` without an explicit path in code. `env` reads environment variables.
 fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
-    let var = L::ENV_VAR;
-    if let Some(value) = env(var).filter(|v| !v.is_empty()) {
-        return named(os, PathBuf::from(value), format!("${var}"));
+    if let Some(value) = env(L::LIBRARY.env_var).filter(|v| !v.is_empty()) {
+        return named::<L>(os, value, Origin::Environment, env);
     }
     let mut skipped = Vec::new();
     let mut candidates = L::candidates(os, env, &mut skipped);
+    if let Some(unsafe_path) = loader_reads_current_directory(os, env) {
+        candidates = keep_names_from_the_loader(candidates, &unsafe_path, &mut skipped);
+    }
     let mut seen = std::collections::HashSet::new();
     candidates.retain(|c| seen.insert(c.clone()));
     Plan::Search {
@@ -159,47 +183,150 @@ fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
 }
 
 /// The plan for a path the user named (in code or in the environment): used alone, if it is
-/// absolute or a bare file name for the system loader. An empty path would make `dlopen` return
-/// the program itself, and a relative path with a separator (`lib/x.so`, `x/`, `x/.`) would
-/// depend on the current directory: both are refused.
-fn named(os: Os, path: PathBuf, origin: String) -> Plan {
-    let refuse = |why: &str| Plan::Refused {
-        what: format!("{:?} (from {origin})", path.display().to_string()),
-        why: why.to_owned(),
+/// absolute or a bare file name for the system loader. Refused: an empty path (`dlopen` would
+/// return the program itself), a path with a NUL byte (no file has one; the loader would read a
+/// shorter path), a relative path with a separator (`lib/x.so`, `x/`, `x/.`: it would depend on
+/// the current directory), and a bare name while `LD_LIBRARY_PATH` makes the loader read the
+/// current directory.
+fn named<L: BuiltIn>(os: Os, path: OsString, origin: Origin, env: Env<'_>) -> Plan {
+    let refuse = |why: String| Plan::Refused {
+        path: PathBuf::from(&path),
+        origin,
+        why,
     };
-    let text = path.to_string_lossy();
-    if text.is_empty() {
-        return refuse("an empty path names no library; give an absolute path or a bare file name");
-    }
-    if !os.is_absolute(&text) && os.has_folder(&text) {
+    let bytes = path.as_encoded_bytes();
+    if bytes.is_empty() {
         return refuse(
-            "a relative path is not used (it would depend on the current directory); give an \
-             absolute path or a bare file name",
+            "an empty path names no library; give an absolute path or a bare file name".into(),
         );
     }
-    Plan::Exact { path, origin }
+    if bytes.contains(&0) {
+        return refuse(
+            "a path with a NUL byte names no file (the loader would read the path up to it); \
+             give the library's absolute path"
+                .into(),
+        );
+    }
+    if !os.is_absolute(&path) {
+        if os.has_folder(&path) {
+            return refuse(
+                "a relative path is not used (it would depend on the current directory); give \
+                 an absolute path or a bare file name"
+                    .into(),
+            );
+        }
+        if let Some(ld_path) = loader_reads_current_directory(os, env) {
+            return refuse(format!(
+                "a bare file name is not handed to the system loader while \
+                 $LD_LIBRARY_PATH={} has an empty or relative entry, which makes the loader search \
+                 the current directory; give the library's absolute path, or remove that entry \
+                 (a leading, trailing or doubled ':')",
+                quoted(&ld_path)
+            ));
+        }
+    }
+    Plan::Exact {
+        path: PathBuf::from(path),
+        origin,
+    }
+}
+
+/// `LD_LIBRARY_PATH`, when one of its entries makes the system loader search the current
+/// directory for a bare file name: an empty entry (a leading, trailing or doubled `:` or `;`, both
+/// separators to glibc) or any entry that is not an absolute folder (`lib`, `.`, `$LIB/x`, whose
+/// `$LIB` is relative), except `$ORIGIN`, the program's own folder. Unix only: Windows loads bare
+/// names without the current directory (`load_library`).
+fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
+    if os != Os::Unix {
+        return None;
+    }
+    // An empty value is no path at all to the loader, not one empty entry.
+    let value = env("LD_LIBRARY_PATH").filter(|v| !v.is_empty())?;
+    let reads_cwd = value
+        .as_encoded_bytes()
+        .split(|b| matches!(b, b':' | b';'))
+        .any(|entry| {
+            !(entry.starts_with(b"/")
+                || entry.starts_with(b"$ORIGIN")
+                || entry.starts_with(b"${ORIGIN}"))
+        });
+    reads_cwd.then_some(value)
+}
+
+/// The search's candidates with each bare name (one the system loader would look up) replaced by
+/// that name in each absolute folder of `ld_path`, the loader's order; the loader's own search is
+/// noted in `skipped` as not made.
+fn keep_names_from_the_loader(
+    candidates: Vec<PathBuf>,
+    ld_path: &OsStr,
+    skipped: &mut Vec<(String, String)>,
+) -> Vec<PathBuf> {
+    let folders: Vec<&OsStr> = ld_path
+        .as_encoded_bytes()
+        .split(|b| matches!(b, b':' | b';'))
+        .filter(|entry| entry.first() == Some(&b'/'))
+        .map(|entry| {
+            // SAFETY: `entry` is a piece of `as_encoded_bytes` of an `OsStr` of this platform,
+            // split at ASCII separators: a split next to a valid non-empty UTF-8 substring, which
+            // `from_encoded_bytes_unchecked` allows.
+            unsafe { OsStr::from_encoded_bytes_unchecked(entry) }
+        })
+        .collect();
+    let mut names = Vec::new();
+    let mut kept = Vec::new();
+    for candidate in candidates {
+        if Os::Unix.has_folder(candidate.as_os_str()) {
+            kept.push(candidate);
+            continue;
+        }
+        for folder in &folders {
+            kept.push(Path::new(folder).join(&candidate));
+        }
+        names.push(quoted(candidate.as_os_str()));
+    }
+    if !names.is_empty() {
+        skipped.push((
+            format!("the system loader's search for {}", names.join(", ")),
+            format!(
+                "not made: $LD_LIBRARY_PATH={} has an empty or relative entry, which makes the \
+                 loader search the current directory; these names were tried in its absolute \
+                 folders only. Remove that entry (a leading, trailing or doubled ':') to let the \
+                 loader search ld.so.cache and the system folders",
+                quoted(ld_path)
+            ),
+        ));
+    }
+    kept
 }
 
 fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {
-    let not_found = |tried| -> Error {
+    let not_found = |origin, tried| -> Error {
         ErrorKind::LibraryNotFound {
             library: L::LIBRARY,
-            env_var: L::ENV_VAR,
+            origin,
             tried,
         }
         .into()
     };
+    let from = |path: &Path, origin: Origin| {
+        let source = match origin {
+            Origin::Code => "Config::library".to_owned(),
+            Origin::Environment => format!("${}", L::LIBRARY.env_var),
+            Origin::Search => "the search".to_owned(),
+        };
+        format!("{} (from {source})", quoted(path.as_os_str()))
+    };
     match plan {
-        Plan::Refused { what, why } => Err(not_found(vec![(what, why)])),
+        Plan::Refused { path, origin, why } => {
+            Err(not_found(origin, vec![(from(&path, origin), why)]))
+        }
         Plan::Exact { path, origin } => match open::<L>(&path) {
             Opened::Ok(resolver) => Ok(resolver),
-            Opened::LoadFailed(why) => Err(not_found(vec![(
-                format!("{} (from {origin})", path.display()),
-                why,
-            )])),
+            Opened::LoadFailed(why) => Err(not_found(origin, vec![(from(&path, origin), why)])),
             Opened::NotCuda => Err(ErrorKind::NotACudaLibrary {
                 library: L::LIBRARY,
-                path: path.display().to_string(),
+                origin,
+                path,
                 missing: L::LOOKUP_SYMBOLS.to_vec(),
             }
             .into()),
@@ -211,11 +338,12 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {
             let mut tried = Vec::new();
             tried.append(&mut skipped);
             for path in candidates {
+                let what = quoted(path.as_os_str());
                 match open::<L>(&path) {
                     Opened::Ok(resolver) => return Ok(resolver),
-                    Opened::LoadFailed(why) => tried.push((path.display().to_string(), why)),
+                    Opened::LoadFailed(why) => tried.push((what, why)),
                     Opened::NotCuda => tried.push((
-                        path.display().to_string(),
+                        what,
                         format!(
                             "loaded, but exports none of {}; not a CUDA library",
                             L::LOOKUP_SYMBOLS.join(", ")
@@ -223,7 +351,7 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {
                     )),
                 }
             }
-            Err(not_found(tried))
+            Err(not_found(Origin::Search, tried))
         }
     }
 }

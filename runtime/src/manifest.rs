@@ -1,5 +1,6 @@
 //! The ABIs of every driver function in the selected release, with the symbol `cuda.h` exports
-//! for each: what tests and tools need to check resolved pointers (generated, see `generated/`).
+//! for each: what tests and tools need to check resolved pointers; and the names of its
+//! `CUresult` codes (generated, see `generated/`).
 
 use crate::stream::StreamMode;
 
@@ -61,6 +62,15 @@ include!("generated/select.rs");
 // With `cuda-local`: the ABI list of the toolkit on the build machine, from build.rs.
 #[cfg(feature = "cuda-local")]
 include!(concat!(env!("OUT_DIR"), "/local_abis.rs"));
+
+/// The name of `CUresult` `code` in the bindings of the selected release
+/// (`CUDA_ERROR_STUB_LIBRARY` for 34), if they have one: for a code the driver cannot name itself.
+pub fn cu_result_name(code: u32) -> Option<&'static str> {
+    CU_RESULTS
+        .iter()
+        .find(|(c, _)| c.0 == code)
+        .map(|(_, name)| *name)
+}
 
 /// Looks a function up by name in the selected release.
 pub fn find(name: &str) -> Option<&'static FunctionAbis> {

@@ -11,11 +11,12 @@
 //! `library`.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::panic::RefUnwindSafe;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::abi_history;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Status};
 use crate::ffi;
 use crate::manifest::AbiInfo;
 use crate::stream::StreamMode;
@@ -41,15 +42,8 @@ pub enum LookupResult {
     VersionNotSufficient,
     /// The call failed with `INVALID_VALUE` for a version newer than the driver.
     VersionTooNew,
-    /// Any other failure of the lookup call itself.
-    Failed {
-        /// The call's result (`cudaError_t` or `CUresult`).
-        code: i32,
-        /// Its name, e.g. `cudaErrorInsufficientDriver`.
-        name: String,
-        /// Its description.
-        description: String,
-    },
+    /// Any other failure of the lookup call itself: its result (`cudaError_t` or `CUresult`).
+    Failed(Status),
 }
 
 /// Which queries a [`Resolver`] answers.
@@ -60,16 +54,9 @@ pub enum Versioning {
     /// Only [`Query::Unversioned`], answering for this version (libcudart 11.x and 12.0–12.4,
     /// whose `cudaGetDriverEntryPoint` asks for the runtime's own version).
     Unversioned(u32),
-    /// No lookup can be made now; says why (e.g. a libcudart 11.x cannot tell its own version
-    /// without a driver).
-    Unavailable {
-        /// The failing call's result.
-        code: i32,
-        /// Its name.
-        name: String,
-        /// Its description.
-        description: String,
-    },
+    /// No lookup can be made now: the failing call that says why (e.g. a libcudart 11.x cannot
+    /// tell its own version without a driver).
+    Unavailable(Status),
 }
 
 /// A source of driver function pointers: libcudart, libcuda, or one the program supplies.
@@ -86,7 +73,12 @@ pub enum Versioning {
 ///
 /// `cuGetErrorName` and `cuGetErrorString` are resolved through [`lookup`](Resolver::lookup) too,
 /// and called.
-pub unsafe trait Resolver: Send + Sync {
+///
+/// A resolver is shared by every table configured with it, across threads and across
+/// `catch_unwind` (tables and [`Config`](crate::Config) are `RefUnwindSafe`), hence the
+/// `RefUnwindSafe` bound: a type with interior mutability that stays consistent when a caller
+/// panics may implement it by hand (`impl std::panic::RefUnwindSafe for MyResolver {}`).
+pub unsafe trait Resolver: Send + Sync + RefUnwindSafe {
     /// A short description for error messages, e.g. `libcudart 12.9 (/usr/lib/libcudart.so.12)`.
     fn describe(&self) -> String;
 
@@ -166,16 +158,10 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
             check_unversioned(name, version, flag, runtime)?;
             (Query::Unversioned, runtime)
         }
-        Versioning::Unavailable {
-            code,
-            name: code_name,
-            description,
-        } => {
+        Versioning::Unavailable(status) => {
             return Err(ErrorKind::LookupFailed {
                 function: name,
-                code,
-                name: code_name,
-                description,
+                status,
                 backend: resolver.describe(),
             }
             .into())
@@ -196,15 +182,9 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
             requested: asked,
             driver: resolver.driver_version(),
         },
-        LookupResult::Failed {
-            code,
-            name: code_name,
-            description,
-        } => ErrorKind::LookupFailed {
+        LookupResult::Failed(status) => ErrorKind::LookupFailed {
             function: name,
-            code,
-            name: code_name,
-            description,
+            status,
             backend: resolver.describe(),
         },
     };
@@ -251,7 +231,7 @@ pub(crate) fn classify(
     ptr: *mut c_void,
     asked: u32,
     driver_version: impl FnOnce() -> Option<u32>,
-    describe_code: impl FnOnce(c_int) -> (String, String),
+    describe_code: impl FnOnce(c_int) -> Status,
 ) -> LookupResult {
     const INVALID_VALUE: c_int = 1;
     const NOT_FOUND: c_int = 500;
@@ -263,23 +243,16 @@ pub(crate) fn classify(
         },
         (0, Some(1)) => LookupResult::SymbolNotFound,
         (0, Some(2)) => LookupResult::VersionNotSufficient,
-        (0, Some(other)) => LookupResult::Failed {
-            code: other,
-            name: "unexpected status".to_owned(),
-            description: format!("the lookup succeeded but reported status {other}"),
-        },
+        (0, Some(other)) => LookupResult::Failed(Status::new(
+            other,
+            "unexpected status",
+            format!("the lookup succeeded but reported status {other}"),
+        )),
         (NOT_FOUND, None) => LookupResult::SymbolNotFound,
         (INVALID_VALUE, _) if driver_version().is_some_and(|d| asked > d) => {
             LookupResult::VersionTooNew
         }
-        (rc, _) => {
-            let (name, description) = describe_code(rc);
-            LookupResult::Failed {
-                code: rc,
-                name,
-                description,
-            }
-        }
+        (rc, _) => LookupResult::Failed(describe_code(rc)),
     }
 }
 

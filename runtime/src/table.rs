@@ -1,7 +1,7 @@
 //! What generated tables are made of: the description of each function ([`FunctionSpec`]), the
 //! traits that bind a table's functions to their types ([`Functions`], [`Field`], written by
-//! [`__cdt_bind!`](crate::__cdt_bind)), a table's state ([`TableCore`]), the `CUresult` check of
-//! every call and the error list of `resolve_all` ([`Errors`]).
+//! [`__cdt_bind!`](crate::__cdt_bind)), a table's state ([`TableCore`]) and the `CUresult` check of
+//! every call.
 //!
 //! A table's functions cannot be told to hold another function: a table has one field, its
 //! `TableCore`, whose configuration and slots nothing outside this crate can reach. Slot `I` is
@@ -16,9 +16,9 @@ use std::ptr::{null_mut, NonNull};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::config::Config;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Errors};
 use crate::library::{resolve, resolver_for};
-use crate::manifest::{AbiInfo, PerThreadAbi};
+use crate::manifest::{cu_result_name, AbiInfo, PerThreadAbi};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
@@ -392,7 +392,7 @@ pub const fn min_driver_version(functions: &[FunctionSpec], mode: StreamMode) ->
 
 /// `Ok(())` for `CUDA_SUCCESS`, else [`ErrorKind::Cuda`] with the code's name and description
 /// from `cuGetErrorName`/`cuGetErrorString`, resolved lazily through `config`'s backend (ABI
-/// 6000, legacy stream). Generated methods call this after every driver call. It never panics;
+/// 6000, legacy stream); a code the driver cannot name is named by the bindings. Generated methods call this after every driver call. It never panics;
 /// when the names cannot be had they are `None`.
 ///
 /// # Errors
@@ -414,6 +414,7 @@ fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
         Ok(resolver) => resolver.error_strings(code),
         Err(_) => (None, None),
     };
+    let name = name.or_else(|| cu_result_name(code).map(str::to_owned));
     ErrorKind::Cuda {
         function,
         code,
@@ -422,111 +423,6 @@ fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
     }
     .into()
 }
-
-/// Every failure of a table's `resolve_all`, in the table's order.
-#[derive(Clone)]
-pub struct Errors(Vec<Error>);
-
-impl Errors {
-    /// `Ok` for an empty list.
-    ///
-    /// # Errors
-    ///
-    /// The list itself when it is not empty.
-    pub fn from_vec(errors: Vec<Error>) -> Result<(), Errors> {
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(Errors(errors))
-        }
-    }
-
-    /// The failures.
-    pub fn as_slice(&self) -> &[Error] {
-        &self.0
-    }
-
-    /// The failures, owned.
-    pub fn into_vec(self) -> Vec<Error> {
-        self.0
-    }
-}
-
-/// A failure shared by several functions is written once, with how many it affects and which;
-/// each other failure takes one line.
-impl fmt::Display for Errors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // (cause, functions, first error), in order of first appearance.
-        let mut shared: Vec<(String, Vec<&'static str>, &Error)> = Vec::new();
-        let mut own = Vec::new();
-        for e in &self.0 {
-            match e.kind().shared_cause() {
-                Some(cause) => {
-                    let function = e.kind().function().unwrap_or("?");
-                    match shared.iter_mut().find(|(c, _, _)| *c == cause) {
-                        Some((_, functions, _)) => functions.push(function),
-                        None => shared.push((cause, vec![function], e)),
-                    }
-                }
-                None => own.push(e),
-            }
-        }
-        let n = self.0.len();
-        write!(f, "{n} driver function{} could not be resolved", plural(n))?;
-        if let ([(cause, functions, _)], []) = (shared.as_slice(), own.as_slice()) {
-            if functions.len() > 1 {
-                return write!(f, ", all for one reason:\n{cause}");
-            }
-        }
-        f.write_str(":")?;
-        for (cause, functions, first) in &shared {
-            match functions.as_slice() {
-                [_] => write!(f, "\n  - {first}")?,
-                _ => write!(f, "\n  - {}: {cause}", function_list(functions))?,
-            }
-        }
-        for e in own {
-            write!(f, "\n  - {e}")?;
-        }
-        Ok(())
-    }
-}
-
-/// `Errors` prints like `Error`: `{:?}` is the message, `{:#?}` the list.
-impl fmt::Debug for Errors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if f.alternate() {
-            f.debug_tuple("Errors").field(&self.0).finish()
-        } else {
-            fmt::Display::fmt(self, f)
-        }
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-/// `cuInit` / `3 functions (cuA, cuB, cuC)` / `447 functions (cuA, cuB, cuC, cuD, cuE, ...)`.
-fn function_list(functions: &[&str]) -> String {
-    const SHOWN: usize = 5;
-    match functions {
-        [one] => (*one).to_owned(),
-        _ => {
-            let mut names = functions[..functions.len().min(SHOWN)].join(", ");
-            if functions.len() > SHOWN {
-                names.push_str(", ...");
-            }
-            format!("{} functions ({names})", functions.len())
-        }
-    }
-}
-
-impl std::error::Error for Errors {}
 
 #[cfg(test)]
 mod tests;

@@ -76,15 +76,18 @@ pub mod gpu {
             .expect("CUDA_DRIVER_TABLE_TEST_CUDART_DIR holds 13.0/libcudart.so.13 (stage with `cargo gpu-stage tests`)")
     }
 
+    /// The runtime backend on one of the staged libcudart copies.
+    pub fn cudart_config(path: PathBuf) -> Config {
+        // SAFETY: the staged copies are libcudart of the public nvidia-cuda-runtime wheels.
+        unsafe { Config::runtime().library_owned(path) }
+    }
+
     /// The backends under test, named: the driver and libcudart 13.
     pub fn backends() -> Vec<(String, Config)> {
         let rt = cudart13();
         vec![
             ("driver".to_string(), Config::driver()),
-            (
-                format!("runtime {}", rt.display()),
-                Config::runtime().library_owned(rt),
-            ),
+            (format!("runtime {}", rt.display()), cudart_config(rt)),
         ]
     }
 

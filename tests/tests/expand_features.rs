@@ -10,7 +10,8 @@
 use std::path::Path;
 
 use cuda_driver_table::{
-    manifest::PerThreadAbi, sys, Backend, Config, Error, ErrorKind, FunctionSpec, StreamMode,
+    manifest::PerThreadAbi, sys, Backend, Config, CudaLibrary, Error, ErrorKind, Errors,
+    FunctionSpec, StreamMode,
 };
 
 /// The tables live in a module so that using them from outside checks that the struct keeps
@@ -45,9 +46,12 @@ use tables::{Latest, OnDriver, OnDriverPerThread, PerThread, Pinned};
 // Tables are const-constructible, so they can be statics, with any configuration.
 static PINNED: Pinned = Pinned::new();
 static LATEST: Latest = Latest::new();
-static EXPLICIT: Latest = Latest::with_config(Config::driver().library("/x"));
-static MISSING_LIBRARY: OnDriver =
-    OnDriver::with_config(Config::driver().library("/nonexistent/cuda-driver-table/libcuda.so.1"));
+// SAFETY: `/x` is never loaded (the test only reads the configuration back).
+static EXPLICIT: Latest = Latest::with_config(unsafe { Config::driver().library("/x") });
+// SAFETY: no such file exists; loading it fails before anything is run.
+static MISSING_LIBRARY: OnDriver = OnDriver::with_config(unsafe {
+    Config::driver().library("/nonexistent/cuda-driver-table/libcuda.so.1")
+});
 
 // The pin decides the field's, the accessor's and the method's types: these only compile if the
 // pinned table has the CUDA 3.2 signature and the default one the CUDA 12.5 signature.
@@ -64,6 +68,7 @@ const _: unsafe fn(
 ) -> Result<(), Error> = Latest::cuCtxCreate;
 
 fn assert_send_sync<T: Send + Sync>() {}
+fn assert_unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
 
 fn spec<'a>(specs: &'a [FunctionSpec], name: &str) -> &'a FunctionSpec {
     specs
@@ -148,6 +153,36 @@ fn struct_keeps_its_attributes_and_is_send_and_sync() {
     assert_send_sync::<OnDriver>();
 }
 
+/// Tables, configurations and errors cross `catch_unwind`: a static table is used inside the
+/// closure by reference.
+#[test]
+fn tables_configs_and_errors_are_unwind_safe() {
+    assert_unwind_safe::<Pinned>();
+    assert_unwind_safe::<OnDriver>();
+    assert_unwind_safe::<Config>();
+    assert_unwind_safe::<Error>();
+    assert_unwind_safe::<Errors>();
+    let outcome = std::panic::catch_unwind(|| MISSING_LIBRARY.resolve_all());
+    assert!(outcome.unwrap().is_err());
+}
+
+/// The README's `main`: `resolve_all()?` and a call's `?` in one function returning `Error`.
+#[test]
+fn resolve_all_and_calls_share_one_error_type() {
+    fn main_like() -> Result<(), Error> {
+        MISSING_LIBRARY.resolve_all()?;
+        // SAFETY: `cuInit(0)` has no pointer arguments.
+        unsafe { MISSING_LIBRARY.cuInit(0)? };
+        Ok(())
+    }
+    let e = main_like().unwrap_err();
+    let ErrorKind::ResolveAll(errors) = e.kind() else {
+        panic!("{e:#?}")
+    };
+    assert_eq!(errors.as_slice().len(), OnDriver::FUNCTIONS.len());
+    assert_eq!(e.to_string(), errors.to_string());
+}
+
 #[test]
 fn per_thread_spec_of_cu_launch_kernel() {
     let launch = spec(PerThread::FUNCTIONS, "cuLaunchKernel");
@@ -209,7 +244,10 @@ fn a_missing_library_is_an_error_value() {
         matches!(
             err.kind(),
             ErrorKind::LibraryNotFound {
-                library: "libcuda",
+                library: CudaLibrary {
+                    name: "libcuda",
+                    ..
+                },
                 ..
             }
         ),

@@ -7,7 +7,9 @@
 use cuda_driver_table::{
     driver_table, manifest, resolve, sys, Config, ErrorKind, StreamMode, Versioning,
 };
-use cuda_driver_table_tests::gpu::{backends, cudart13, cudart_matrix, dlsym, libcuda, MODES};
+use cuda_driver_table_tests::gpu::{
+    backends, cudart13, cudart_config, cudart_matrix, dlsym, libcuda, MODES,
+};
 use std::ffi::c_void;
 use std::fmt::Write as _;
 
@@ -125,7 +127,7 @@ fn libcudart_matrix_resolves_exact_abis() {
         "stage libcudart 11.8, 12.4, 12.9 and 13.0: {matrix:?}"
     );
     for path in matrix {
-        let config = Config::runtime().library_owned(path.clone());
+        let config = cudart_config(path.clone());
         let resolver = config.resolver().expect("loads");
         // 12.5+ through cudaGetDriverEntryPointByVersion, 11.3-12.4 through the driver's own
         // cuGetProcAddress that their unversioned entry point hands out: versioned either way.
@@ -467,7 +469,7 @@ fn every_function_matches_the_driver_export() {
     );
     let _ = writeln!(report, "|---|---|---|---|---|---|---|---|");
     for path in cudart_matrix() {
-        let config = Config::runtime().library_owned(path.clone());
+        let config = cudart_config(path.clone());
         let resolver = config.resolver().expect("loads");
         let name = format!(
             "{} ({})",
@@ -561,10 +563,7 @@ struct NoContext;
 fn lookup_failures_and_cuda_errors_are_named_through_every_backend() {
     let mut configs = backends();
     for path in cudart_matrix() {
-        configs.push((
-            format!("libcudart {}", path.display()),
-            Config::runtime().library_owned(path),
-        ));
+        configs.push((format!("libcudart {}", path.display()), cudart_config(path)));
     }
     for (label, config) in configs {
         match config.resolver().map(|r| r.versioning()) {

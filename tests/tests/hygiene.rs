@@ -79,8 +79,10 @@ fn a_table_beside_lookalike_items_builds_and_works() {
         Cuda::cuMemAlloc;
     // `resolve_all` and `raw_pointer` run their generated bodies: a library that does not exist
     // is an error for every function, and an unknown name is `None`.
-    let t =
-        Cuda::with_config(Config::driver().library("/nonexistent/cuda-driver-table/libcuda.so.1"));
+    // SAFETY: no such file exists; loading it fails before anything is run.
+    let t = Cuda::with_config(unsafe {
+        Config::driver().library("/nonexistent/cuda-driver-table/libcuda.so.1")
+    });
     let errors = t.resolve_all().unwrap_err();
     assert_eq!(errors.as_slice().len(), 4);
     assert!(t.raw_pointer("cuInit").is_some_and(|r| r.is_err()));

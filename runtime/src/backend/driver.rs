@@ -12,10 +12,18 @@ use std::sync::OnceLock;
 use libloading::Library;
 
 use super::{BuiltIn, Env, GetProc, Loaded, Os};
+use crate::error::{CudaLibrary, Status};
 use crate::ffi;
 use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
+
+/// What `CUDA_ERROR_STUB_LIBRARY` means when the driver library itself cannot say (a stub's
+/// `cuGetErrorString` fails like all its functions).
+pub(super) const STUB_LIBRARY: &str = "this libcuda is the stub of a CUDA toolkit (its \
+     lib64/stubs folder), made for linking, whose every function fails: load the NVIDIA driver's \
+     libcuda.so.1 instead (install the driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
+     LD_LIBRARY_PATH at a stubs folder)";
 
 /// A loaded libcuda: [`Backend::Driver`](crate::Backend::Driver).
 pub(crate) struct Driver {
@@ -45,11 +53,11 @@ unsafe impl Resolver for Driver {
 
     fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         let Query::ByVersion(version) = query else {
-            return LookupResult::Failed {
-                code: -1,
-                name: "unsupported query".to_owned(),
-                description: "the driver backend only answers versioned lookups".to_owned(),
-            };
+            return LookupResult::Failed(Status::new(
+                -1,
+                "unsupported query",
+                "the driver backend only answers versioned lookups",
+            ));
         };
         self.get_proc.lookup(
             symbol,
@@ -76,9 +84,27 @@ unsafe impl Resolver for Driver {
     }
 }
 
+#[cfg(test)]
+impl Driver {
+    /// A driver backend around `get_proc`, as [`BuiltIn::wrap`] makes one from a library.
+    pub(crate) fn around(path: &str, get_proc: GetProc) -> Self {
+        Self {
+            path: path.to_owned(),
+            get_proc,
+            cu_errors: ErrorStringFns::new(),
+        }
+    }
+}
+
 impl BuiltIn for Driver {
-    const LIBRARY: &'static str = "libcuda";
-    const ENV_VAR: &'static str = "CUDA_DRIVER_TABLE_LIBCUDA";
+    const LIBRARY: CudaLibrary = CudaLibrary {
+        name: "libcuda",
+        title: "the CUDA driver library (libcuda.so.1)",
+        kind: "CUDA driver library",
+        env_var: "CUDA_DRIVER_TABLE_LIBCUDA",
+        install: "install the NVIDIA driver",
+        instead: None,
+    };
     const LOOKUP_SYMBOLS: &'static [&'static str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
 
     /// The loader's `libcuda.so.1` (`nvcuda.dll` on Windows) only: the driver is installed

@@ -8,7 +8,7 @@
 //! driver cannot even tell its version) is the unversioned lookup used directly, and `resolve`
 //! decides whether that is safe. This module only calls the library; it never picks versions.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_int, c_void, CStr, OsStr};
 use std::path::{Path, PathBuf};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -18,6 +18,7 @@ use libloading::Library;
 
 use super::{absolute_dirs, BuiltIn, Env, GetProc, Loaded, Os};
 use crate::abi_history;
+use crate::error::{CudaLibrary, Status};
 use crate::ffi;
 use crate::resolve::{
     c_string, classify, resolve_with, ErrorStringFns, LookupResult, Query, Resolver, Versioning,
@@ -90,11 +91,13 @@ impl Runtime {
         }
     }
 
-    fn describe_code(&self, rc: c_int) -> (String, String) {
+    /// libcudart's name and description of its `cudaError_t` `rc` (-1: no runtime version).
+    fn describe_code(&self, rc: c_int) -> Status {
         if rc == -1 {
-            return (
-                "no runtime version".to_owned(),
-                "cudaRuntimeGetVersion is missing or returned no version".to_owned(),
+            return Status::new(
+                rc,
+                "no runtime version",
+                "cudaRuntimeGetVersion is missing or returned no version",
             );
         }
         let text = |f: Option<ffi::RtErrorText>| {
@@ -102,7 +105,7 @@ impl Runtime {
             f.and_then(|f| unsafe { c_string(f(rc)) })
                 .unwrap_or_else(|| "unknown".to_owned())
         };
-        (text(self.error_name), text(self.error_string))
+        Status::new(rc, text(self.error_name), text(self.error_string))
     }
 
     /// Name and description of a driver `CUresult`, from the driver's `cuGetErrorName` and
@@ -154,22 +157,42 @@ impl Runtime {
 
     /// The driver's `cuGetProcAddress`, asked of the unversioned entry point (libcudart 11.3 to
     /// 12.4), if the ABI history proves which of its ABIs that returns: the newest at or below the
-    /// runtime's version, 11030 for 11.x and 12000 for 12.x. `None` without the unversioned entry
-    /// point, without a driver, or when nothing can be proven. Kept once found.
-    fn get_proc(&self) -> Option<GetProc> {
+    /// runtime's version, 11030 for 11.x and 12000 for 12.x. Kept once found.
+    ///
+    /// `Err(Some(status))` when a call on the way failed (`cudaRuntimeGetVersion`, or the lookup
+    /// itself: without a driver both fail with `cudaErrorInsufficientDriver`); that failure is
+    /// every lookup's, so it is the one reason reported for all. `Err(None)` without the
+    /// unversioned entry point, or when the driver does not hand out `cuGetProcAddress` or its ABI
+    /// cannot be proven.
+    fn get_proc(&self) -> Result<GetProc, Option<Status>> {
         if let Some(g) = self.get_proc.get() {
-            return Some(*g);
+            return Ok(*g);
         }
         let EntryPoint::Unversioned(f) = self.entry else {
-            return None;
+            return Err(None);
         };
-        let r = self.runtime_version().ok()?;
-        let (legacy, _) = abi_history::abis("cuGetProcAddress")?;
-        let abi = abi_history::newest_at_or_below(legacy, r)?;
-        let LookupResult::Found(p) =
-            self.unversioned_lookup(f, c"cuGetProcAddress", r, StreamMode::Legacy)
-        else {
-            return None;
+        let r = self.runtime_version().map_err(|rc| {
+            Some(self.explained(
+                rc,
+                "cudaRuntimeGetVersion, needed because this libcudart only has the unversioned \
+                 cudaGetDriverEntryPoint",
+            ))
+        })?;
+        let (legacy, _) = abi_history::abis("cuGetProcAddress").ok_or(None)?;
+        let abi = abi_history::newest_at_or_below(legacy, r).ok_or(None)?;
+        let p = match self.unversioned_lookup(f, c"cuGetProcAddress", r, StreamMode::Legacy) {
+            LookupResult::Found(p) => p,
+            LookupResult::Failed(status) => {
+                return Err(Some(Status {
+                    description: format!(
+                        "{} (cudaGetDriverEntryPoint asked for the driver's cuGetProcAddress, \
+                         through which this libcudart looks functions up by version)",
+                        status.description
+                    ),
+                    ..status
+                }))
+            }
+            _ => return Err(None),
         };
         let g = match abi {
             // SAFETY: the unversioned lookup at `r` returns the newest ABI at or below `r`,
@@ -182,9 +205,18 @@ impl Runtime {
             12000 => GetProc::V2(unsafe {
                 std::mem::transmute::<*mut c_void, ffi::GetProcAddressV2>(p.as_ptr())
             }),
-            _ => return None,
+            _ => return Err(None),
         };
-        Some(*self.get_proc.get_or_init(|| g))
+        Ok(*self.get_proc.get_or_init(|| g))
+    }
+
+    /// libcudart's status `rc`, its description followed by `(context)`.
+    fn explained(&self, rc: c_int, context: &str) -> Status {
+        let status = self.describe_code(rc);
+        Status {
+            description: format!("{} ({context})", status.description),
+            ..status
+        }
     }
 }
 
@@ -216,20 +248,13 @@ unsafe impl Resolver for Runtime {
     fn versioning(&self) -> Versioning {
         match self.entry {
             EntryPoint::ByVersion(_) => Versioning::Versioned,
-            EntryPoint::Unversioned(_) if self.get_proc().is_some() => Versioning::Versioned,
-            EntryPoint::Unversioned(_) => match self.runtime_version() {
-                Ok(v) => Versioning::Unversioned(v),
-                Err(rc) => {
-                    let (name, description) = self.describe_code(rc);
-                    Versioning::Unavailable {
-                        code: rc,
-                        name,
-                        description: format!(
-                            "{description} (cudaRuntimeGetVersion, needed because this libcudart \
-                             only has the unversioned cudaGetDriverEntryPoint)"
-                        ),
-                    }
-                }
+            EntryPoint::Unversioned(_) => match self.get_proc() {
+                Ok(_) => Versioning::Versioned,
+                Err(Some(status)) => Versioning::Unavailable(status),
+                Err(None) => match self.runtime_version() {
+                    Ok(v) => Versioning::Unversioned(v),
+                    Err(rc) => Versioning::Unavailable(self.describe_code(rc)),
+                },
             },
         }
     }
@@ -251,15 +276,19 @@ unsafe impl Resolver for Runtime {
                 )
             }
             (EntryPoint::Unversioned(_), Query::ByVersion(v)) => {
-                let Some(g) = self.get_proc() else {
-                    return LookupResult::Failed {
-                        code: -1,
-                        name: "unsupported query".to_owned(),
-                        description: format!(
-                            "{} has no versioned lookup without the driver's cuGetProcAddress",
-                            self.describe()
-                        ),
-                    };
+                let g = match self.get_proc() {
+                    Ok(g) => g,
+                    Err(Some(status)) => return LookupResult::Failed(status),
+                    Err(None) => {
+                        return LookupResult::Failed(Status::new(
+                            -1,
+                            "unsupported query",
+                            format!(
+                                "{} has no versioned lookup without the driver's cuGetProcAddress",
+                                self.describe()
+                            ),
+                        ))
+                    }
                 };
                 // The driver's CUresult, named by the driver's own functions.
                 g.lookup(
@@ -272,20 +301,13 @@ unsafe impl Resolver for Runtime {
             }
             (EntryPoint::Unversioned(f), Query::Unversioned) => match self.runtime_version() {
                 Ok(r) => self.unversioned_lookup(f, symbol, r, mode),
-                Err(rc) => {
-                    let (name, description) = self.describe_code(rc);
-                    LookupResult::Failed {
-                        code: rc,
-                        name,
-                        description,
-                    }
-                }
+                Err(rc) => LookupResult::Failed(self.describe_code(rc)),
             },
-            (_, query) => LookupResult::Failed {
-                code: -1,
-                name: "unsupported query".to_owned(),
-                description: format!("{} cannot answer {query:?}", self.describe()),
-            },
+            (_, query) => LookupResult::Failed(Status::new(
+                -1,
+                "unsupported query",
+                format!("{} cannot answer {query:?}", self.describe()),
+            )),
         }
     }
 
@@ -294,7 +316,7 @@ unsafe impl Resolver for Runtime {
     }
 
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
-        if self.get_proc().is_some() {
+        if self.get_proc().is_ok() {
             return self.cu_errors_of(code);
         }
         // SAFETY: `resolve_with` returns only the requested ABI 6000 of the named function.
@@ -307,54 +329,74 @@ unsafe impl Resolver for Runtime {
 }
 
 impl BuiltIn for Runtime {
-    const LIBRARY: &'static str = "libcudart";
-    const ENV_VAR: &'static str = "CUDA_DRIVER_TABLE_CUDART";
+    const LIBRARY: CudaLibrary = CudaLibrary {
+        name: "libcudart",
+        title: "the CUDA runtime library (libcudart)",
+        kind: "CUDA runtime library",
+        env_var: "CUDA_DRIVER_TABLE_CUDART",
+        install: "install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime wheel)",
+        instead: Some("use the driver backend Config::driver()"),
+    };
     const LOOKUP_SYMBOLS: &'static [&'static str] = &[
         "cudaGetDriverEntryPointByVersion",
         "cudaGetDriverEntryPoint",
     ];
 
     /// `$CUDA_PATH` and `$CUDA_HOME` (Unix: `lib64`, then `lib`; Windows: `bin\x64` (13.x),
-    /// then `bin`), the loader's names, then the pip wheel layouts of the active Python
-    /// environment (`$VIRTUAL_ENV`, `$CONDA_PREFIX`). Never the toolkit's `stubs`.
+    /// then `bin`), the loader's names, then the active Python environment: conda's own
+    /// `cuda-cudart` package (`$CONDA_PREFIX/lib`, Windows `Library\bin`) and the pip wheel
+    /// layouts (`$VIRTUAL_ENV`, `$CONDA_PREFIX`). Never the toolkit's `stubs`.
     fn candidates(os: Os, env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
         let (names, toolkit_dirs): (&[&str], &[&[&str]]) = match os {
             Os::Unix => (LOADER_NAMES, &[&["lib64"], &["lib"]]),
             Os::Windows => (DLL_NAMES, &[&["bin", "x64"], &["bin"]]),
         };
+        let in_dir = |root: &OsStr, dir: &[&str], name: &str| {
+            let mut parts = dir.to_vec();
+            parts.push(name);
+            os.join(root, &parts)
+        };
         let mut candidates = Vec::new();
         for root in absolute_dirs(os, env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
             for dir in toolkit_dirs {
                 for name in names {
-                    let mut parts = dir.to_vec();
-                    parts.push(name);
-                    candidates.push(os.join(&root, &parts));
+                    candidates.push(in_dir(&root, dir, name));
                 }
             }
         }
         candidates.extend(names.iter().map(PathBuf::from));
-        for prefix in absolute_dirs(os, env, &["VIRTUAL_ENV", "CONDA_PREFIX"], skipped) {
-            match os {
-                Os::Unix => {
-                    for site in site_packages(Path::new(&prefix)) {
-                        let site = site.to_string_lossy();
-                        for wheel in [
-                            &["nvidia", "cu13", "lib", "libcudart.so.13"],
-                            &["nvidia", "cuda_runtime", "lib", "libcudart.so.12"],
-                            &["nvidia", "cuda_runtime", "lib", "libcudart.so.11.0"],
-                        ] {
-                            candidates.push(os.join(&site, wheel));
-                        }
+        for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+            for prefix in absolute_dirs(os, env, &[var], skipped) {
+                if var == "CONDA_PREFIX" {
+                    let conda_dir: &[&str] = match os {
+                        Os::Unix => &["lib"],
+                        Os::Windows => &["Library", "bin"],
+                    };
+                    for name in names {
+                        candidates.push(in_dir(&prefix, conda_dir, name));
                     }
                 }
-                Os::Windows => {
-                    let site = ["Lib", "site-packages", "nvidia"];
-                    for wheel in [
-                        &["cu13", "bin", "x86_64", "cudart64_13.dll"][..],
-                        &["cuda_runtime", "bin", "cudart64_12.dll"],
-                        &["cuda_runtime", "bin", "cudart64_110.dll"],
-                    ] {
-                        candidates.push(os.join(&prefix, &[&site[..], wheel].concat()));
+                match os {
+                    Os::Unix => {
+                        for site in site_packages(Path::new(&prefix)) {
+                            for wheel in [
+                                &["nvidia", "cu13", "lib", "libcudart.so.13"],
+                                &["nvidia", "cuda_runtime", "lib", "libcudart.so.12"],
+                                &["nvidia", "cuda_runtime", "lib", "libcudart.so.11.0"],
+                            ] {
+                                candidates.push(os.join(site.as_os_str(), wheel));
+                            }
+                        }
+                    }
+                    Os::Windows => {
+                        let site = ["Lib", "site-packages", "nvidia"];
+                        for wheel in [
+                            &["cu13", "bin", "x86_64", "cudart64_13.dll"][..],
+                            &["cuda_runtime", "bin", "cudart64_12.dll"],
+                            &["cuda_runtime", "bin", "cudart64_110.dll"],
+                        ] {
+                            candidates.push(os.join(&prefix, &[&site[..], wheel].concat()));
+                        }
                     }
                 }
             }
@@ -397,20 +439,26 @@ impl BuiltIn for Runtime {
     }
 }
 
-/// `prefix/lib/python3.*/site-packages`, newest Python first (only existing folders).
+/// `prefix/lib/python3.*/site-packages`, newest Python first, a free-threaded build
+/// (`python3.13t`) after the usual one of its version (only existing folders).
 fn site_packages(prefix: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
         return Vec::new();
     };
-    let mut found: Vec<(u32, PathBuf)> = entries
+    let mut found: Vec<((u32, bool), PathBuf)> = entries
         .filter_map(|e| {
             let e = e.ok()?;
             let name = e.file_name();
-            let minor: u32 = name.to_str()?.strip_prefix("python3.")?.parse().ok()?;
+            let version = name.to_str()?.strip_prefix("python3.")?;
+            let (minor, free_threaded) = match version.strip_suffix('t') {
+                Some(minor) => (minor, true),
+                None => (version, false),
+            };
+            let minor: u32 = minor.parse().ok()?;
             let site = e.path().join("site-packages");
-            site.is_dir().then_some((minor, site))
+            site.is_dir().then_some(((minor, free_threaded), site))
         })
         .collect();
-    found.sort_by_key(|(minor, _)| std::cmp::Reverse(*minor));
+    found.sort_by_key(|&((minor, free_threaded), _)| (std::cmp::Reverse(minor), free_threaded));
     found.into_iter().map(|(_, p)| p).collect()
 }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::backend::{Os, ENV_CUDART, ENV_LIBCUDA};
+use crate::error::{CudaLibrary, Errors, Origin, Status};
 use crate::resolve::Versioning;
 use crate::sys::CUresult;
 use crate::table::check;
@@ -42,6 +43,20 @@ fn search<L: BuiltIn>(os: Os, pairs: &[(&str, &str)]) -> (Vec<PathBuf>, Vec<(Str
 
 fn paths(list: &[&str]) -> Vec<PathBuf> {
     list.iter().map(PathBuf::from).collect()
+}
+
+/// `Config::runtime().library_owned(path)`, for the paths of these tests.
+fn runtime_at(path: impl Into<PathBuf>) -> Config {
+    // SAFETY: every path these tests give names a libcudart of the public wheels, no file, a
+    // folder, or a file that exports none of libcudart's functions (libc, a text file): safe to
+    // load, and nothing is called that is not libcudart's own function.
+    unsafe { Config::runtime().library_owned(path) }
+}
+
+/// `Config::driver().library_owned(path)`, for the paths of these tests.
+fn driver_at(path: impl Into<PathBuf>) -> Config {
+    // SAFETY: as in `runtime_at`; none of these files exports libcuda's functions.
+    unsafe { Config::driver().library_owned(path) }
 }
 
 /// A fresh, empty folder under the system temp folder.
@@ -97,11 +112,11 @@ fn relative_variables_are_skipped_never_joined() {
         skipped,
         vec![
             (
-                "$CUDA_PATH=cuda".into(),
+                "$CUDA_PATH=\"cuda\"".into(),
                 "skipped: not an absolute path".into()
             ),
             (
-                "$VIRTUAL_ENV=.venv".into(),
+                "$VIRTUAL_ENV=\".venv\"".into(),
                 "skipped: not an absolute path".into()
             ),
         ]
@@ -157,7 +172,10 @@ fn windows_runtime_search_order() {
             .iter()
             .map(|(what, _)| what.as_str())
             .collect::<Vec<_>>(),
-        [r"$CUDA_HOME=relative\cuda", "$CONDA_PREFIX=C:relative"]
+        [
+            r#"$CUDA_HOME="relative\cuda""#,
+            r#"$CONDA_PREFIX="C:relative""#
+        ]
     );
 }
 
@@ -199,21 +217,21 @@ fn environment_variable_is_used_alone() {
     fn exact<L: BuiltIn>(value: &str) -> Plan {
         plan::<L>(
             Os::Unix,
-            &env_of(&[(L::ENV_VAR, value), ("CUDA_PATH", "/opt")]),
+            &env_of(&[(L::LIBRARY.env_var, value), ("CUDA_PATH", "/opt")]),
         )
     }
     assert_eq!(
         exact::<Runtime>("/x/libcudart.so.12"),
         Plan::Exact {
             path: "/x/libcudart.so.12".into(),
-            origin: "$CUDA_DRIVER_TABLE_CUDART".into()
+            origin: Origin::Environment
         }
     );
     assert_eq!(
         exact::<Driver>("libcuda.so.1"),
         Plan::Exact {
             path: "libcuda.so.1".into(),
-            origin: "$CUDA_DRIVER_TABLE_LIBCUDA".into()
+            origin: Origin::Environment
         }
     );
     assert!(matches!(
@@ -247,7 +265,7 @@ fn unusable_paths_in_code_are_refused() {
         ("x/.", "would depend on the current directory"),
         ("lib/libcuda.so.1", "would depend on the current directory"),
     ] {
-        let e = resolve(&Config::driver().library(path), "cuInit", &abi(2000, None)).unwrap_err();
+        let e = resolve(&driver_at(path), "cuInit", &abi(2000, None)).unwrap_err();
         let ErrorKind::LibraryNotFound { tried, .. } = e.kind() else {
             panic!("{path:?}: {e:#?}")
         };
@@ -285,24 +303,31 @@ fn python_environment_layouts_come_last_newest_python_first() {
 
 #[test]
 fn missing_explicit_library_lists_the_path_tried() {
-    let config = Config::runtime().library("/nonexistent/libcudart.so.12");
+    let config = runtime_at("/nonexistent/libcudart.so.12");
     let e = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- runtime, missing explicit path:\n{e}");
     let ErrorKind::LibraryNotFound { library, tried, .. } = e.kind() else {
         panic!("{e:?}")
     };
-    assert_eq!(*library, "libcudart");
+    assert_eq!(library.name, "libcudart");
     assert_eq!(tried.len(), 1);
     assert_eq!(
         tried[0].0,
-        "/nonexistent/libcudart.so.12 (from Config::library)"
+        "\"/nonexistent/libcudart.so.12\" (from Config::library)"
     );
     assert!(tried[0].1.contains("No such file"), "{}", tried[0].1);
     // The loader's message without the path it starts with: the path is named once.
     assert!(!tried[0].1.contains("libcudart.so.12"), "{}", tried[0].1);
+    // The advice is about the path given in code, not about installing or the environment.
     let msg = e.to_string();
-    assert!(msg.contains("CUDA_DRIVER_TABLE_CUDART"), "{msg}");
-    assert!(msg.contains("Config::library"), "{msg}");
+    assert!(
+        msg.ends_with(
+            "To fix: give Config::library(..) the library's full path (or a bare file name for \
+             the system loader), or leave it out to search for the library"
+        ),
+        "{msg}"
+    );
+    assert!(!msg.contains("CUDA_DRIVER_TABLE_CUDART"), "{msg}");
     // The outcome is cached: the same error again.
     assert_eq!(resolve(&config, "cuInit", &abi(2000, None)).unwrap_err(), e);
 }
@@ -322,20 +347,20 @@ fn driver_backend_without_a_driver_lists_the_paths_tried() {
     let ErrorKind::LibraryNotFound { library, tried, .. } = e.kind() else {
         panic!("{e:?}")
     };
-    assert_eq!(*library, "libcuda");
+    assert_eq!(library.name, "libcuda");
     assert_eq!(tried.len(), 1);
-    assert_eq!(tried[0].0, "libcuda.so.1");
+    assert_eq!(tried[0].0, "\"libcuda.so.1\"");
     assert!(tried[0].1.contains("cannot open"), "{}", tried[0].1);
     assert!(e.to_string().contains("install the NVIDIA driver"), "{e}");
 
     let e = resolve(
-        &Config::driver().library("/nonexistent/libcuda.so.1"),
+        &driver_at("/nonexistent/libcuda.so.1"),
         "cuInit",
         &abi(2000, None),
     )
     .unwrap_err();
     assert!(
-        matches!(e.kind(), ErrorKind::LibraryNotFound { library: "libcuda", tried, .. } if tried.len() == 1),
+        matches!(e.kind(), ErrorKind::LibraryNotFound { library, tried, .. } if library.name == "libcuda" && tried.len() == 1),
         "{e:?}"
     );
 }
@@ -350,13 +375,14 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
     .into_iter()
     .find(|p| Path::new(p).exists())
     .expect("no libc.so.6 found");
-    let e = resolve(&Config::runtime().library(libc), "cuInit", &abi(2000, None)).unwrap_err();
+    let e = resolve(&runtime_at(libc), "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- runtime, libc.so.6:\n{e}");
     assert_eq!(
         *e.kind(),
         ErrorKind::NotACudaLibrary {
-            library: "libcudart",
-            path: libc.to_owned(),
+            library: <Runtime as BuiltIn>::LIBRARY,
+            origin: Origin::Code,
+            path: libc.into(),
             missing: vec![
                 "cudaGetDriverEntryPointByVersion",
                 "cudaGetDriverEntryPoint"
@@ -368,13 +394,16 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
         "{e}"
     );
 
-    let e = resolve(&Config::driver().library(libc), "cuInit", &abi(2000, None)).unwrap_err();
+    let e = resolve(&driver_at(libc), "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- driver, libc.so.6:\n{e}");
     assert!(
         matches!(
             e.kind(),
             ErrorKind::NotACudaLibrary {
-                library: "libcuda",
+                library: CudaLibrary {
+                    name: "libcuda",
+                    ..
+                },
                 ..
             }
         ),
@@ -384,7 +413,7 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
     let dir = temp_dir("text");
     let text = dir.join("libcudart.so.12");
     std::fs::write(&text, "this is not a shared library\n").unwrap();
-    let config = Config::runtime().library_owned(&text);
+    let config = runtime_at(&text);
     let e = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- runtime, a text file:\n{e}");
     let ErrorKind::LibraryNotFound { tried, .. } = e.kind() else {
@@ -430,7 +459,7 @@ fn cudart_dir() -> Option<PathBuf> {
 fn cudart(release: &str, file: &str) -> Option<Config> {
     let path = cudart_dir()?.join(release).join(file);
     assert!(path.is_file(), "{} is missing", path.display());
-    Some(Config::runtime().library_owned(path))
+    Some(runtime_at(path))
 }
 
 /// Whether an NVIDIA driver is installed here (a GPU workstation, the GPU machine).
@@ -454,9 +483,8 @@ fn check_cuinit(config: &Config, release: &str) {
         eprintln!("--- libcudart {release}, cuInit at 2000, no driver:\n{e}");
         let ErrorKind::LookupFailed {
             function,
-            name,
+            status: Status { name, .. },
             backend,
-            ..
         } = e.kind()
         else {
             panic!("{e:?}")
@@ -502,12 +530,18 @@ fn libcudart_11_8() {
         assert_eq!(r.driver_version(), None);
         assert!(matches!(
             r.versioning(),
-            Versioning::Unavailable { code: 35, .. }
+            Versioning::Unavailable(Status { code: 35, .. })
         ));
         let e = resolve(&config, "cuCtxCreate", &abi(3020, None)).unwrap_err();
         eprintln!("--- libcudart 11.8, cuCtxCreate at 3020:\n{e}");
         assert!(
-            matches!(e.kind(), ErrorKind::LookupFailed { code: 35, .. }),
+            matches!(
+                e.kind(),
+                ErrorKind::LookupFailed {
+                    status: Status { code: 35, .. },
+                    ..
+                }
+            ),
             "{e:?}"
         );
     }
@@ -524,7 +558,7 @@ fn libcudart_12_4_if_present() {
         );
         return;
     }
-    let config = Config::runtime().library_owned(path);
+    let config = runtime_at(path);
     let r = resolver_for(&config).unwrap();
     check_cuinit(&config, "12.4");
     let result = resolve(&config, "cuCtxCreate", &abi(3020, None));
@@ -533,18 +567,24 @@ fn libcudart_12_4_if_present() {
         assert_eq!(r.versioning(), Versioning::Versioned);
         result.unwrap();
     } else {
-        // Without a driver the unversioned lookup is all there is; at 12.4 it would return ABI
-        // 11040 of cuCtxCreate, so pinned 3020 is refused before anything is asked.
-        assert_eq!(r.versioning(), Versioning::Unversioned(12040));
+        // Without a driver, libcudart 12.4 cannot hand out the driver's cuGetProcAddress: that
+        // failure is every lookup's, and it is what is reported (not the unversioned lookup,
+        // which would fail the same way where it is allowed).
+        let Versioning::Unavailable(status) = r.versioning() else {
+            panic!("{:?}", r.versioning())
+        };
+        assert_eq!(status.name, "cudaErrorInsufficientDriver");
+        assert!(status.description.contains("cuGetProcAddress"), "{status}");
         let e = result.unwrap_err();
         eprintln!("--- libcudart 12.4, cuCtxCreate at 3020:\n{e}");
-        assert!(matches!(
-            e.kind(),
-            ErrorKind::UnversionedLookupUnsafe {
-                would_get: Some(11040),
-                ..
+        assert_eq!(
+            *e.kind(),
+            ErrorKind::LookupFailed {
+                function: "cuCtxCreate",
+                status,
+                backend: r.describe(),
             }
-        ));
+        );
     }
 }
 
@@ -582,18 +622,16 @@ fn libcudart_13_0() {
 
     // libcudart is not libcuda: the driver backend refuses it clearly.
     let path = config.library_path().unwrap();
-    let e = resolve(
-        &Config::driver().library_owned(path),
-        "cuInit",
-        &abi(2000, None),
-    )
-    .unwrap_err();
+    let e = resolve(&driver_at(path), "cuInit", &abi(2000, None)).unwrap_err();
     eprintln!("--- driver backend given libcudart 13.0:\n{e}");
     assert!(
         matches!(
             e.kind(),
             ErrorKind::NotACudaLibrary {
-                library: "libcuda",
+                library: CudaLibrary {
+                    name: "libcuda",
+                    ..
+                },
                 ..
             }
         ),
@@ -609,7 +647,7 @@ fn a_failed_load_is_kept_for_the_process() {
     let Some(dir) = cudart_dir() else { return };
     let folder = temp_dir("appears-later");
     let path = folder.join("libcudart.so.13");
-    let config = Config::runtime().library_owned(&path);
+    let config = runtime_at(&path);
     let first = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
     assert!(
         matches!(first.kind(), ErrorKind::LibraryNotFound { .. }),
@@ -653,4 +691,337 @@ fn search_finds_libcudart_in_a_python_environment() {
     let expected = format!("libcudart 13.0 ({})", lib.join("libcudart.so.13").display());
     assert_eq!(r.describe(), expected);
     let _ = std::fs::remove_dir_all(&venv);
+}
+
+/// What `resolve_all` of a `#[driver_table(all)]` table reports through `config`: every function
+/// of the release at its default ABI, resolved as a table's fields are.
+fn all_table_report(config: &Config) -> Result<(), Errors> {
+    let errors = crate::manifest::FUNCTIONS
+        .iter()
+        .filter_map(|f| {
+            let default = f.abis.iter().find(|a| a.version == f.default).unwrap();
+            resolve(config, f.name, default).err()
+        })
+        .collect();
+    Errors::from_vec(errors)
+}
+
+/// libcudart 12.4 and 11.8 without a driver, on an `all` table: one reason (no driver, as
+/// libcudart says it), written once for every function; not one remedy per function that the
+/// unversioned lookup would refuse. With a driver, every function resolves.
+#[test]
+fn an_all_table_on_an_old_libcudart_without_a_driver_reports_one_reason() {
+    let Some(dir) = cudart_dir() else { return };
+    for (release, file) in [("12.4", "libcudart.so.12"), ("11.8", "libcudart.so.11.0")] {
+        let path = dir.join(release).join(file);
+        if !path.is_file() {
+            eprintln!("{} not present; not tested", path.display());
+            continue;
+        }
+        let config = runtime_at(path);
+        let report = all_table_report(&config);
+        if driver_installed() {
+            report.unwrap_or_else(|e| panic!("libcudart {release} with a driver: {e}"));
+            continue;
+        }
+        let text = report.unwrap_err().to_string();
+        eprintln!("--- libcudart {release}, an all table, no driver:\n{text}");
+        let n = crate::manifest::FUNCTIONS.len();
+        let head = format!("{n} driver functions could not be resolved, all for one reason:\n");
+        assert!(text.starts_with(&head), "{text}");
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.contains("cudaErrorInsufficientDriver (35)"), "{text}");
+        assert!(!text.contains("12.5"), "{text}");
+    }
+}
+
+/// The advice fits where the path came from: the environment variable's own advice for a path
+/// from it, the install advice only after a search. Paths are quoted, so a trailing space or a
+/// newline shows.
+#[test]
+fn advice_fits_where_the_path_came_from() {
+    let from_env = load_plan::<Runtime>(plan::<Runtime>(
+        Os::Unix,
+        &env_of(&[(ENV_CUDART, "/nonexistent/libcudart.so.12 ")]),
+    ))
+    .err()
+    .unwrap();
+    eprintln!("--- from the environment:\n{from_env}");
+    assert_eq!(
+        from_env.to_string(),
+        "could not load the CUDA runtime library (libcudart); tried:\n  \
+         \"/nonexistent/libcudart.so.12 \" (from $CUDA_DRIVER_TABLE_CUDART): cannot open shared \
+         object file: No such file or directory\n\
+         To fix: set CUDA_DRIVER_TABLE_CUDART to the library's full path (or a bare file name for \
+         the system loader), or unset it to search for the library"
+    );
+
+    let searched = load_plan::<Driver>(Plan::Search {
+        candidates: vec![PathBuf::from("/nonexistent/new\nline/libcuda.so.1")],
+        skipped: Vec::new(),
+    })
+    .err()
+    .unwrap();
+    eprintln!("--- from the search:\n{searched}");
+    let text = searched.to_string();
+    assert!(
+        text.contains("\n  \"/nonexistent/new\\nline/libcuda.so.1\": "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "To fix: install the NVIDIA driver, set CUDA_DRIVER_TABLE_LIBCUDA to the library's \
+             full path, or give it in code with Config::library(..)"
+        ),
+        "{text}"
+    );
+    assert!(matches!(
+        searched.kind(),
+        ErrorKind::LibraryNotFound {
+            origin: Origin::Search,
+            ..
+        }
+    ));
+}
+
+/// A NUL byte cannot be in a file name: such a path is refused before anything is loaded (the
+/// loader would read the path up to the NUL, another file).
+#[test]
+fn a_path_with_a_nul_byte_is_refused_up_front() {
+    let config = runtime_at("/usr/lib/libcudart.so.12\0.evil");
+    let e = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
+    eprintln!("--- a NUL byte:\n{e}");
+    let ErrorKind::LibraryNotFound { tried, origin, .. } = e.kind() else {
+        panic!("{e:?}")
+    };
+    assert_eq!(*origin, Origin::Code);
+    assert_eq!(
+        tried[0].0,
+        "\"/usr/lib/libcudart.so.12\\0.evil\" (from Config::library)"
+    );
+    assert!(
+        tried[0]
+            .1
+            .starts_with("a path with a NUL byte names no file"),
+        "{}",
+        tried[0].1
+    );
+}
+
+/// `CUDA_PATH` and the other folders are used as the bytes they are: a folder whose name is not
+/// UTF-8 is joined exactly, not replaced by a lossy copy.
+#[test]
+fn a_folder_that_is_not_utf8_is_joined_as_it_is() {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let folder = OsString::from_vec(b"/opt/cu\xFFda".to_vec());
+    let env = |var: &str| (var == "CUDA_PATH").then(|| folder.clone());
+    let Plan::Search { candidates, .. } = plan::<Runtime>(Os::Unix, &env) else {
+        panic!("expected a search")
+    };
+    assert_eq!(
+        candidates[0].as_os_str().as_bytes(),
+        b"/opt/cu\xFFda/lib64/libcudart.so.13"
+    );
+    // And a relative one is named in the error with its bytes escaped.
+    let relative = OsString::from_vec(b"cu\xFFda".to_vec());
+    let env = |var: &str| (var == "CUDA_HOME").then(|| relative.clone());
+    let mut skipped = Vec::new();
+    Runtime::candidates(Os::Unix, &env, &mut skipped);
+    assert_eq!(skipped[0].0, "$CUDA_HOME=\"cu\\xFFda\"");
+}
+
+/// conda-forge's `cuda-cudart` package puts libcudart in `$CONDA_PREFIX/lib` (Windows:
+/// `Library\bin`): searched before the pip wheel layouts of the same environment.
+#[test]
+fn conda_forge_libraries_are_searched() {
+    let (candidates, _) = search::<Runtime>(Os::Unix, &[("CONDA_PREFIX", "/opt/conda/envs/x")]);
+    assert_eq!(
+        candidates[3..],
+        paths(&[
+            "/opt/conda/envs/x/lib/libcudart.so.13",
+            "/opt/conda/envs/x/lib/libcudart.so.12",
+            "/opt/conda/envs/x/lib/libcudart.so.11.0",
+        ])
+    );
+    let (candidates, _) = search::<Runtime>(Os::Windows, &[("CONDA_PREFIX", r"C:\conda")]);
+    assert_eq!(
+        candidates[3..6],
+        paths(&[
+            r"C:\conda\Library\bin\cudart64_13.dll",
+            r"C:\conda\Library\bin\cudart64_12.dll",
+            r"C:\conda\Library\bin\cudart64_110.dll",
+        ])
+    );
+    // A virtual environment is not conda: no `lib` of its own.
+    let (candidates, _) = search::<Runtime>(Os::Unix, &[("VIRTUAL_ENV", "/opt/venv")]);
+    assert_eq!(candidates.len(), 3, "{candidates:?}");
+}
+
+/// A free-threaded Python (`python3.13t`) keeps its packages in `lib/python3.13t`: found, after
+/// the usual build of the same version.
+#[test]
+fn free_threaded_python_environments_are_found() {
+    let venv = temp_dir("venv-free-threaded");
+    for py in ["python3.12", "python3.13t", "python3.13"] {
+        std::fs::create_dir_all(venv.join("lib").join(py).join("site-packages")).unwrap();
+    }
+    let (candidates, _) = search::<Runtime>(Os::Unix, &[("VIRTUAL_ENV", venv.to_str().unwrap())]);
+    let sites: Vec<&Path> = candidates
+        .iter()
+        .filter_map(|c| c.ancestors().find(|a| a.ends_with("site-packages")))
+        .collect();
+    let site = |py: &str| venv.join("lib").join(py).join("site-packages");
+    assert_eq!(
+        sites.iter().step_by(3).copied().collect::<Vec<_>>(),
+        [site("python3.13"), site("python3.13t"), site("python3.12")]
+    );
+    let _ = std::fs::remove_dir_all(&venv);
+}
+
+/// An empty or relative entry in `LD_LIBRARY_PATH` makes the system loader search the current
+/// directory for a bare name. With one, the search hands the loader no bare name: the names are
+/// tried in the absolute folders of `LD_LIBRARY_PATH` only, and the error says why the loader's
+/// own search was not made; a bare name given in the environment or in code is refused.
+#[test]
+fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
+    for ld_path in [
+        ":/opt/cuda/lib64",
+        "/opt/cuda/lib64:",
+        "/opt/cuda/lib64::/x",
+        "lib:/opt/cuda/lib64",
+        "/opt/cuda/lib64;",
+        ".:/opt/cuda/lib64",
+        "$LIB:/opt/cuda/lib64",
+    ] {
+        let (candidates, skipped) = search::<Runtime>(Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
+        let mut expected = paths(&[
+            "/opt/cuda/lib64/libcudart.so.13",
+            "/opt/cuda/lib64/libcudart.so.12",
+            "/opt/cuda/lib64/libcudart.so.11.0",
+        ]);
+        if ld_path.ends_with("/x") {
+            expected = paths(&[
+                "/opt/cuda/lib64/libcudart.so.13",
+                "/x/libcudart.so.13",
+                "/opt/cuda/lib64/libcudart.so.12",
+                "/x/libcudart.so.12",
+                "/opt/cuda/lib64/libcudart.so.11.0",
+                "/x/libcudart.so.11.0",
+            ]);
+        }
+        assert_eq!(candidates, expected, "{ld_path}");
+        assert_eq!(
+            skipped,
+            vec![(
+                "the system loader's search for \"libcudart.so.13\", \"libcudart.so.12\", \
+                 \"libcudart.so.11.0\""
+                    .to_owned(),
+                format!(
+                    "not made: $LD_LIBRARY_PATH=\"{ld_path}\" has an empty or relative entry, \
+                     which makes the loader search the current directory; these names were \
+                     tried in its absolute folders only. Remove that entry (a leading, trailing \
+                     or doubled ':') to let the loader search ld.so.cache and the system folders"
+                )
+            )],
+            "{ld_path}"
+        );
+        // Named in the environment: a bare name is refused, a full path used.
+        let named = |value| {
+            plan::<Driver>(
+                Os::Unix,
+                &env_of(&[("LD_LIBRARY_PATH", ld_path), (ENV_LIBCUDA, value)]),
+            )
+        };
+        let Plan::Refused { why, .. } = named("libcuda.so.1") else {
+            panic!("{ld_path}: {:?}", named("libcuda.so.1"))
+        };
+        assert!(
+            why.starts_with("a bare file name is not handed to the system loader"),
+            "{why}"
+        );
+        assert!(matches!(named("/usr/lib/libcuda.so.1"), Plan::Exact { .. }));
+    }
+    // The driver's one name, likewise.
+    let (candidates, _) = search::<Driver>(Os::Unix, &[("LD_LIBRARY_PATH", "/usr/lib/wsl/lib:")]);
+    assert_eq!(candidates, paths(&["/usr/lib/wsl/lib/libcuda.so.1"]));
+    // Absolute entries and `$ORIGIN` (the program's folder) leave the loader's search as it is;
+    // so does an empty value, which the loader reads as no path at all.
+    for ld_path in [
+        "/opt/cuda/lib64",
+        "/a:/b;/c",
+        "$ORIGIN/../lib:/a",
+        "${ORIGIN}/lib",
+        "",
+    ] {
+        let (candidates, skipped) = search::<Runtime>(Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
+        assert_eq!(
+            candidates,
+            paths(&["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"]),
+            "{ld_path}"
+        );
+        assert!(skipped.is_empty());
+    }
+    // Windows has no LD_LIBRARY_PATH: its bare names never reach the current directory.
+    let (candidates, _) = search::<Driver>(Os::Windows, &[("LD_LIBRARY_PATH", ":")]);
+    assert_eq!(candidates, paths(&["nvcuda.dll"]));
+}
+
+/// The environment variable the planted-library child test runs under.
+const PLANTED_CHILD_VAR: &str = "CUDA_DRIVER_TABLE_TEST_PLANTED_CHILD";
+
+/// A libcudart planted in the current directory of a process started with `LD_LIBRARY_PATH=:`
+/// (an empty entry, which the system loader reads as the current directory) is not loaded by
+/// the default search. Run in a child process: the loader reads `LD_LIBRARY_PATH` at start-up.
+#[test]
+fn a_library_planted_in_the_current_directory_is_not_loaded() {
+    let Some(dir) = cudart_dir() else { return };
+    let cwd = temp_dir("planted");
+    std::fs::copy(
+        dir.join("13.0/libcudart.so.13"),
+        cwd.join("libcudart.so.13"),
+    )
+    .unwrap();
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "library::tests::planted_library_child",
+            "--ignored",
+            "--nocapture",
+        ])
+        .current_dir(&cwd)
+        .env(PLANTED_CHILD_VAR, &cwd)
+        .env("LD_LIBRARY_PATH", ":")
+        .env_remove(ENV_CUDART)
+        .env_remove("CUDA_PATH")
+        .env_remove("CUDA_HOME")
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("CONDA_PREFIX")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("--- the child:\n{stdout}{stderr}");
+    assert!(output.status.success(), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("the planted library was not loaded"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&cwd);
+}
+
+/// The child of [`a_library_planted_in_the_current_directory_is_not_loaded`].
+#[test]
+#[ignore = "run by a_library_planted_in_the_current_directory_is_not_loaded"]
+fn planted_library_child() {
+    let cwd = PathBuf::from(std::env::var_os(PLANTED_CHILD_VAR).expect("run by its parent test"));
+    let outcome = resolver_for(&Config::runtime()).map(|r| r.describe());
+    eprintln!("the search: {outcome:?}");
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let planted = cwd.join("libcudart.so.13");
+    assert!(
+        !maps.contains(planted.to_str().unwrap()),
+        "the planted {} was loaded",
+        planted.display()
+    );
+    eprintln!("the planted library was not loaded");
 }

@@ -119,8 +119,10 @@ fn unversioned_lookup_is_refused_when_it_would_return_another_abi() {
         msg.contains("cuCtxCreate is pinned to ABI 3020 but libcudart 12.4 would return ABI 11040"),
         "{msg}"
     );
-    assert!(msg.contains("libcudart 12.5 or newer"), "{msg}");
-    assert!(msg.contains("Config::driver()"), "{msg}");
+    assert!(
+        msg.contains("To fix: update the NVIDIA driver to CUDA 11.3 or newer"),
+        "{msg}"
+    );
 
     // Pinned newer than the runtime: it would get an older ABI.
     let old = Config::custom(Recorder::unversioned(11080, found));
@@ -200,11 +202,11 @@ fn each_lookup_outcome_maps_to_its_error() {
         LookupResult::VersionTooNew
     }
     fn failed(_: &CStr, _: Query, _: StreamMode) -> LookupResult {
-        LookupResult::Failed {
-            code: 35,
-            name: "cudaErrorInsufficientDriver".into(),
-            description: "CUDA driver version is insufficient for CUDA runtime version".into(),
-        }
+        LookupResult::Failed(Status::new(
+            35,
+            "cudaErrorInsufficientDriver",
+            "CUDA driver version is insufficient for CUDA runtime version",
+        ))
     }
 
     let e = err(
@@ -284,9 +286,11 @@ fn each_lookup_outcome_maps_to_its_error() {
         *e.kind(),
         ErrorKind::LookupFailed {
             function: "cuInit",
-            code: 35,
-            name: "cudaErrorInsufficientDriver".into(),
-            description: "CUDA driver version is insufficient for CUDA runtime version".into(),
+            status: Status::new(
+                35,
+                "cudaErrorInsufficientDriver",
+                "CUDA driver version is insufficient for CUDA runtime version",
+            ),
             backend: "recording resolver".into(),
         }
     );
@@ -301,7 +305,7 @@ fn classify_checks_result_status_and_pointer() {
     let p = fake_ptr().as_ptr();
     let no_driver = || None;
     let driver_13 = || Some(13000);
-    let name = |rc: c_int| (format!("E{rc}"), "desc".to_owned());
+    let name = |rc: c_int| Status::new(rc, format!("E{rc}"), "desc");
     assert_eq!(
         classify(0, Some(0), p, 2000, no_driver, name),
         LookupResult::Found(fake_ptr())
@@ -327,11 +331,11 @@ fn classify_checks_result_status_and_pointer() {
     // An unknown status is reported as that status, not as the call's result.
     assert_eq!(
         classify(0, Some(7), p, 2000, no_driver, name),
-        LookupResult::Failed {
-            code: 7,
-            name: "unexpected status".into(),
-            description: "the lookup succeeded but reported status 7".into()
-        }
+        LookupResult::Failed(Status::new(
+            7,
+            "unexpected status",
+            "the lookup succeeded but reported status 7"
+        ))
     );
     // INVALID_VALUE is "too new" only when the version is above the driver's.
     assert_eq!(
@@ -340,11 +344,11 @@ fn classify_checks_result_status_and_pointer() {
     );
     assert!(matches!(
         classify(1, Some(-1), null_mut(), 12000, driver_13, name),
-        LookupResult::Failed { code: 1, .. }
+        LookupResult::Failed(Status { code: 1, .. })
     ));
     assert!(matches!(
         classify(1, Some(-1), null_mut(), 13010, no_driver, name),
-        LookupResult::Failed { code: 1, .. }
+        LookupResult::Failed(Status { code: 1, .. })
     ));
     // Status-less variants report an unknown symbol as 500.
     assert_eq!(
@@ -353,10 +357,6 @@ fn classify_checks_result_status_and_pointer() {
     );
     assert_eq!(
         classify(35, Some(-1), null_mut(), 2000, no_driver, name),
-        LookupResult::Failed {
-            code: 35,
-            name: "E35".into(),
-            description: "desc".into()
-        }
+        LookupResult::Failed(Status::new(35, "E35", "desc"))
     );
 }

@@ -1,0 +1,449 @@
+//! Every message byte for byte, and the report of `resolve_all`: shared causes once.
+
+use super::*;
+use crate::backend::{BuiltIn, Driver, Runtime};
+
+const CUDART: CudaLibrary = <Runtime as BuiltIn>::LIBRARY;
+const LIBCUDA: CudaLibrary = <Driver as BuiltIn>::LIBRARY;
+
+#[test]
+fn error_is_one_pointer() {
+    assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    assert_eq!(
+        std::mem::size_of::<Result<std::ptr::NonNull<std::ffi::c_void>, Error>>(),
+        2 * std::mem::size_of::<usize>()
+    );
+}
+
+#[test]
+fn code_only_for_cuda_errors() {
+    let e: Error = ErrorKind::Cuda {
+        function: "cuMemAlloc",
+        code: 2,
+        name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
+        description: Some("out of memory".into()),
+    }
+    .into();
+    assert_eq!(e.code(), Some(2));
+    assert_eq!(
+        e.to_string(),
+        "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"
+    );
+    let e: Error = ErrorKind::SymbolNotFound {
+        function: "cuFoo",
+        version: 2000,
+    }
+    .into();
+    assert_eq!(e.code(), None);
+}
+
+const UNVERSIONED_REASON: &str = "only has the unversioned cudaGetDriverEntryPoint, which \
+     returns the newest ABI up to its own version, and could not hand out the driver's \
+     cuGetProcAddress, which asks by version. To fix: update the NVIDIA driver to CUDA 11.3 or \
+     newer (the first with cuGetProcAddress)";
+
+/// The message of every variant, pinned byte for byte (`Display` is written by hand).
+#[test]
+fn display_messages() {
+    let cases: Vec<(ErrorKind, String)> = vec![
+        (
+            ErrorKind::LibraryNotFound {
+                library: CUDART,
+                origin: Origin::Search,
+                tried: vec![
+                    ("\"libcudart.so.12\"".into(), "not found".into()),
+                    ("\"/opt/cuda/lib64/libcudart.so\"".into(), "bad ELF".into()),
+                ],
+            },
+            "could not load the CUDA runtime library (libcudart); tried:\n  \
+             \"libcudart.so.12\": not found\n  \"/opt/cuda/lib64/libcudart.so\": bad ELF\n\
+             To fix: install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime \
+             wheel), set CUDA_DRIVER_TABLE_CUDART to the library's full path, or give it in \
+             code with Config::library(..), or use the driver backend Config::driver()"
+                .into(),
+        ),
+        (
+            ErrorKind::LibraryNotFound {
+                library: LIBCUDA,
+                origin: Origin::Search,
+                tried: vec![],
+            },
+            "could not load the CUDA driver library (libcuda.so.1); tried: nothing\n\
+             To fix: install the NVIDIA driver, set CUDA_DRIVER_TABLE_LIBCUDA to the \
+             library's full path, or give it in code with Config::library(..)"
+                .into(),
+        ),
+        (
+            ErrorKind::LibraryNotFound {
+                library: LIBCUDA,
+                origin: Origin::Code,
+                tried: vec![(
+                    "\"/x/libcuda.so.1 \" (from Config::library)".into(),
+                    "cannot open shared object file: No such file or directory".into(),
+                )],
+            },
+            "could not load the CUDA driver library (libcuda.so.1); tried:\n  \
+             \"/x/libcuda.so.1 \" (from Config::library): cannot open shared object file: No \
+             such file or directory\n\
+             To fix: give Config::library(..) the library's full path (or a bare file name \
+             for the system loader), or leave it out to search for the library"
+                .into(),
+        ),
+        (
+            ErrorKind::LibraryNotFound {
+                library: CUDART,
+                origin: Origin::Environment,
+                tried: vec![(
+                    "\"lib/libcudart.so\" (from $CUDA_DRIVER_TABLE_CUDART)".into(),
+                    "a relative path is not used".into(),
+                )],
+            },
+            "could not load the CUDA runtime library (libcudart); tried:\n  \
+             \"lib/libcudart.so\" (from $CUDA_DRIVER_TABLE_CUDART): a relative path is not \
+             used\n\
+             To fix: set CUDA_DRIVER_TABLE_CUDART to the library's full path (or a bare file \
+             name for the system loader), or unset it to search for the library"
+                .into(),
+        ),
+        (
+            ErrorKind::NotACudaLibrary {
+                library: LIBCUDA,
+                origin: Origin::Code,
+                path: "/x/libcuda.so".into(),
+                missing: vec!["cuGetProcAddress_v2", "cuGetProcAddress"],
+            },
+            "\"/x/libcuda.so\" loaded, but it is not a usable CUDA driver library: it exports \
+             none of cuGetProcAddress_v2, cuGetProcAddress\n\
+             To fix: give Config::library(..) the path of the CUDA driver library (libcuda.so.1)"
+                .into(),
+        ),
+        (
+            ErrorKind::NotACudaLibrary {
+                library: CUDART,
+                origin: Origin::Environment,
+                path: "/x/libfoo.so".into(),
+                missing: vec!["cudaGetDriverEntryPoint"],
+            },
+            "\"/x/libfoo.so\" loaded, but it is not a usable CUDA runtime library: it exports \
+             none of cudaGetDriverEntryPoint\n\
+             To fix: set CUDA_DRIVER_TABLE_CUDART to the path of the CUDA runtime library \
+             (libcudart), or unset it to search for it"
+                .into(),
+        ),
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuMemAlloc",
+                requested: 12050,
+                driver: Some(12020),
+            },
+            "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
+             (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuMemAlloc"
+                .into(),
+        ),
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuMemAlloc",
+                requested: 12050,
+                driver: None,
+            },
+            "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
+             (its version is unknown); update the NVIDIA driver, or pin an older ABI of \
+             cuMemAlloc"
+                .into(),
+        ),
+        (
+            ErrorKind::SymbolNotFound {
+                function: "cuFoo",
+                version: 2000,
+            },
+            "cuFoo (ABI 2000) was not found in the driver; the driver may be too old for it".into(),
+        ),
+        (
+            ErrorKind::VersionNotSufficient {
+                function: "cuFoo",
+                version: 2000,
+            },
+            "cuFoo: the driver has it, but only in an ABI newer than the pinned ABI 2000; \
+             pin a newer ABI"
+                .into(),
+        ),
+        (
+            ErrorKind::UnversionedLookupUnsafe {
+                function: "cuCtxCreate",
+                requested: 3020,
+                runtime_version: 12040,
+                would_get: Some(11040),
+            },
+            format!(
+                "cuCtxCreate is pinned to ABI 3020 but libcudart 12.4 would return ABI \
+                 11040: libcudart 12.4 {UNVERSIONED_REASON}"
+            ),
+        ),
+        (
+            ErrorKind::UnversionedLookupUnsafe {
+                function: "cuNoSuchFunction",
+                requested: 12000,
+                runtime_version: 12000,
+                would_get: None,
+            },
+            format!(
+                "cuNoSuchFunction is pinned to ABI 12000, but the ABI history does not know \
+                 it, so it cannot be proven that libcudart 12.0 would return that ABI: \
+                 libcudart 12.0 {UNVERSIONED_REASON}"
+            ),
+        ),
+        (
+            ErrorKind::UnversionedLookupUnsafe {
+                function: "cuCtxCreate",
+                requested: 3020,
+                runtime_version: 1000,
+                would_get: None,
+            },
+            format!(
+                "cuCtxCreate is pinned to ABI 3020, but libcudart 1.0 has no ABI of it at or \
+                 below its own version: libcudart 1.0 {UNVERSIONED_REASON}"
+            ),
+        ),
+        (
+            ErrorKind::LookupFailed {
+                function: "cuMemAlloc",
+                status: Status::new(
+                    35,
+                    "cudaErrorInsufficientDriver",
+                    "CUDA driver version is insufficient for CUDA runtime version",
+                ),
+                backend: "libcudart 12.4 (/usr/lib/libcudart.so.12)".into(),
+            },
+            "looking up cuMemAlloc through libcudart 12.4 (/usr/lib/libcudart.so.12) failed: \
+             cudaErrorInsufficientDriver (35): CUDA driver version is insufficient for CUDA \
+             runtime version"
+                .into(),
+        ),
+        (
+            ErrorKind::Cuda {
+                function: "cuMemAlloc",
+                code: 2,
+                name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
+                description: Some("out of memory".into()),
+            },
+            "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory".into(),
+        ),
+        (
+            ErrorKind::Cuda {
+                function: "cuFoo",
+                code: 999,
+                name: Some("CUDA_ERROR_UNKNOWN".into()),
+                description: None,
+            },
+            "cuFoo failed: CUDA_ERROR_UNKNOWN (999)".into(),
+        ),
+        (
+            ErrorKind::Cuda {
+                function: "cuFoo",
+                code: 12345,
+                name: None,
+                description: None,
+            },
+            "cuFoo failed: unknown CUresult (12345)".into(),
+        ),
+    ];
+    for (kind, expected) in cases {
+        assert_eq!(kind.to_string(), expected);
+        assert!(std::error::Error::source(&kind).is_none());
+        let e = Error::from(kind);
+        assert_eq!(e.to_string(), expected);
+        assert!(std::error::Error::source(&e).is_none());
+    }
+}
+
+#[test]
+fn lookup_failure_without_description_has_no_trailing_colon() {
+    let e = Error::from(ErrorKind::LookupFailed {
+        function: "cuInit",
+        status: Status::new(12345, "unknown CUresult", ""),
+        backend: "the CUDA driver (libcuda.so.1, cuGetProcAddress_v2)".into(),
+    });
+    assert_eq!(
+        e.to_string(),
+        "looking up cuInit through the CUDA driver (libcuda.so.1, cuGetProcAddress_v2) \
+         failed: unknown CUresult (12345)"
+    );
+}
+
+/// `fn main() -> Result<(), Error>` prints `Error: {:?}`: that must be the message, with
+/// its lines; `{:#?}` still shows the structure.
+#[test]
+fn debug_is_the_message_and_alternate_debug_the_structure() {
+    let e = Error::from(ErrorKind::SymbolNotFound {
+        function: "cuFoo",
+        version: 2000,
+    });
+    assert_eq!(format!("{e:?}"), e.to_string());
+    let structure = format!("{e:#?}");
+    assert!(
+        structure.starts_with("Error(\n    SymbolNotFound {"),
+        "{structure}"
+    );
+    assert!(structure.contains("function: \"cuFoo\""), "{structure}");
+}
+
+#[test]
+fn function_and_shared_cause() {
+    let not_found = ErrorKind::LibraryNotFound {
+        library: LIBCUDA,
+        origin: Origin::Search,
+        tried: vec![],
+    };
+    assert_eq!(not_found.function(), None);
+    assert_eq!(not_found.shared_cause(), Some(not_found.to_string()));
+    let lookup = |function| ErrorKind::LookupFailed {
+        function,
+        status: Status::new(
+            35,
+            "cudaErrorInsufficientDriver",
+            "CUDA driver version is insufficient",
+        ),
+        backend: "libcudart 12.9 (/x)".into(),
+    };
+    assert_eq!(lookup("cuInit").function(), Some("cuInit"));
+    assert_eq!(
+        lookup("cuInit").shared_cause(),
+        lookup("cuMemAlloc").shared_cause()
+    );
+    let own = ErrorKind::SymbolNotFound {
+        function: "cuFoo",
+        version: 2000,
+    };
+    assert_eq!(own.function(), Some("cuFoo"));
+    assert_eq!(own.shared_cause(), None);
+}
+
+fn library_not_found() -> Error {
+    ErrorKind::LibraryNotFound {
+        library: CUDART,
+        origin: Origin::Search,
+        tried: vec![(
+            "\"libcudart.so.13\"".into(),
+            "cannot open shared object file".into(),
+        )],
+    }
+    .into()
+}
+
+/// A failure shared by every function (here: no library) is written once, with the count.
+#[test]
+fn errors_report_a_shared_failure_once() {
+    let all = Errors::from_vec(vec![library_not_found(); 447]).unwrap_err();
+    let text = all.to_string();
+    assert_eq!(
+        text,
+        format!(
+            "447 driver functions could not be resolved, all for one reason:\n{}",
+            library_not_found()
+        )
+    );
+    assert_eq!(text.matches("libcudart.so.13").count(), 1, "{text}");
+    assert_eq!(format!("{all:?}"), text);
+    assert_eq!(all.as_slice().len(), 447);
+}
+
+/// Shared causes first, with the functions they affect; each function's own failure on a line.
+#[test]
+fn errors_list_shared_causes_and_own_failures() {
+    let lookup = |function| -> Error {
+        ErrorKind::LookupFailed {
+            function,
+            status: Status::new(
+                35,
+                "cudaErrorInsufficientDriver",
+                "CUDA driver version is insufficient",
+            ),
+            backend: "libcudart 12.9 (/x)".into(),
+        }
+        .into()
+    };
+    let names = ["cuA", "cuB", "cuC", "cuD", "cuE", "cuF"];
+    let mut list: Vec<Error> = names.iter().map(|n| lookup(n)).collect();
+    list.push(
+        ErrorKind::SymbolNotFound {
+            function: "cuFoo",
+            version: 2000,
+        }
+        .into(),
+    );
+    list.push(lookup("cuG"));
+    let text = Errors::from_vec(list).unwrap_err().to_string();
+    assert_eq!(
+        text,
+        "8 driver functions could not be resolved:\n  \
+         - 7 functions (cuA, cuB, cuC, cuD, cuE, ...): looking them up through libcudart 12.9 \
+         (/x) failed: cudaErrorInsufficientDriver (35): CUDA driver version is insufficient\n  \
+         - cuFoo (ABI 2000) was not found in the driver; the driver may be too old for it"
+    );
+    let one = Errors::from_vec(vec![lookup("cuInit")]).unwrap_err();
+    assert_eq!(
+        one.to_string(),
+        format!(
+            "1 driver function could not be resolved:\n  - {}",
+            lookup("cuInit")
+        )
+    );
+}
+
+/// Functions refused by one libcudart's unversioned lookup share its reason and its remedy:
+/// written once for all of them, not once per function.
+#[test]
+fn unversioned_refusals_share_one_reason() {
+    let refused = |function, requested, would_get| -> Error {
+        ErrorKind::UnversionedLookupUnsafe {
+            function,
+            requested,
+            runtime_version: 12040,
+            would_get,
+        }
+        .into()
+    };
+    let list = vec![
+        refused("cuCtxCreate", 12050, Some(11040)),
+        refused("cuCtxGetDevice", 13000, Some(2000)),
+        refused("cuCheckpointProcessLock", 12080, None),
+    ];
+    let text = Errors::from_vec(list).unwrap_err().to_string();
+    assert_eq!(
+        text,
+        format!(
+            "3 driver functions could not be resolved, all for one reason:\nlibcudart 12.4 \
+             cannot be shown to return their pinned ABIs: libcudart 12.4 {UNVERSIONED_REASON}"
+        )
+    );
+    assert_eq!(text.matches("To fix").count(), 1, "{text}");
+}
+
+/// `resolve_all()?` in `fn main() -> Result<(), Error>`: the report converts into an `Error`
+/// that prints the same.
+#[test]
+fn errors_convert_into_an_error() {
+    fn main_like(errors: Vec<Error>) -> Result<(), Error> {
+        Errors::from_vec(errors)?;
+        Ok(())
+    }
+    assert_eq!(main_like(Vec::new()), Ok(()));
+    let errors = vec![library_not_found(); 3];
+    let report = Errors::from_vec(errors.clone()).unwrap_err();
+    let e = main_like(errors).unwrap_err();
+    assert_eq!(e.to_string(), report.to_string());
+    assert_eq!(format!("{e:?}"), report.to_string());
+    assert_eq!(e.kind().function(), None);
+    assert_eq!(e.code(), None);
+    assert_eq!(e.into_kind(), ErrorKind::ResolveAll(report));
+}
+
+/// Errors cross `catch_unwind`: every error type is unwind safe.
+#[test]
+fn error_types_are_unwind_safe() {
+    fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    unwind_safe::<Error>();
+    unwind_safe::<ErrorKind>();
+    unwind_safe::<Errors>();
+    unwind_safe::<Status>();
+}

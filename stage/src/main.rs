@@ -59,11 +59,15 @@ const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "all_functions",
     "crate_option",
     "custom_resolver",
+    "edition2015",
     "expand_features",
     "hygiene",
+    "lint_attributes",
     "lint_clean",
+    "macro_rules_inputs",
     "smoke",
     "tracing",
+    "tracing_reentrant",
 ];
 
 /// The most the device tool carries in one run, for the closing message.

@@ -35,8 +35,10 @@
 //!    runtime `libcudart.so.13`, `libcudart.so.12`, `libcudart.so.11.0`; driver `libcuda.so.1`.
 //!    While `LD_LIBRARY_PATH` has an empty entry (a leading, trailing or doubled `:`) or a
 //!    relative one, the loader would search the current directory for them: then they are tried
-//!    only in the absolute folders of `LD_LIBRARY_PATH`, and the error notes the loader's own
-//!    search as not made. (`LD_LIBRARY_PATH` is read here at the first resolution; the loader
+//!    by full path instead, in the absolute folders of `LD_LIBRARY_PATH` and then in the system's
+//!    library folders (`/etc/ld.so.conf` and its includes, which `ld.so.cache` is built from,
+//!    then `/lib/<arch>-linux-gnu`, `/usr/lib/<arch>-linux-gnu`, `/lib64`, `/usr/lib64`, `/lib`,
+//!    `/usr/lib`), and the error notes the loader's own search as not made. (`LD_LIBRARY_PATH` is read here at the first resolution; the loader
 //!    read it at the program's start: a program that changes it in between is not covered.)
 //! 5. Runtime only, the active Python environment: conda-forge's `cuda-cudart` in
 //!    `$CONDA_PREFIX/lib`, then the pip wheel layouts of `$VIRTUAL_ENV` and `$CONDA_PREFIX`:
@@ -172,7 +174,8 @@ fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
     let mut skipped = Vec::new();
     let mut candidates = L::candidates(os, env, &mut skipped);
     if let Some(unsafe_path) = loader_reads_current_directory(os, env) {
-        candidates = keep_names_from_the_loader(candidates, &unsafe_path, &mut skipped);
+        let system = system_library_folders(Path::new(LD_SO_CONF));
+        candidates = keep_names_from_the_loader(candidates, &unsafe_path, &system, &mut skipped);
     }
     let mut seen = std::collections::HashSet::new();
     candidates.retain(|c| seen.insert(c.clone()));
@@ -254,14 +257,16 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
 }
 
 /// The search's candidates with each bare name (one the system loader would look up) replaced by
-/// that name in each absolute folder of `ld_path`, the loader's order; the loader's own search is
-/// noted in `skipped` as not made.
+/// that name in each absolute folder of `ld_path`, the loader's order, then in each of `system`
+/// (the folders behind the loader's own search, [`system_library_folders`]); the loader's search
+/// itself is noted in `skipped` as not made.
 fn keep_names_from_the_loader(
     candidates: Vec<PathBuf>,
     ld_path: &OsStr,
+    system: &[PathBuf],
     skipped: &mut Vec<(String, String)>,
 ) -> Vec<PathBuf> {
-    let folders: Vec<&OsStr> = ld_path
+    let mut folders: Vec<&Path> = ld_path
         .as_encoded_bytes()
         .split(|b| matches!(b, b':' | b';'))
         .filter(|entry| entry.first() == Some(&b'/'))
@@ -269,9 +274,10 @@ fn keep_names_from_the_loader(
             // SAFETY: `entry` is a piece of `as_encoded_bytes` of an `OsStr` of this platform,
             // split at ASCII separators: a split next to a valid non-empty UTF-8 substring, which
             // `from_encoded_bytes_unchecked` allows.
-            unsafe { OsStr::from_encoded_bytes_unchecked(entry) }
+            Path::new(unsafe { OsStr::from_encoded_bytes_unchecked(entry) })
         })
         .collect();
+    folders.extend(system.iter().map(PathBuf::as_path));
     let mut names = Vec::new();
     let mut kept = Vec::new();
     for candidate in candidates {
@@ -280,7 +286,7 @@ fn keep_names_from_the_loader(
             continue;
         }
         for folder in &folders {
-            kept.push(Path::new(folder).join(&candidate));
+            kept.push(folder.join(&candidate));
         }
         names.push(quoted(candidate.as_os_str()));
     }
@@ -290,13 +296,110 @@ fn keep_names_from_the_loader(
             format!(
                 "not made: $LD_LIBRARY_PATH={} has an empty or relative entry, which makes the \
                  loader search the current directory; these names were tried in its absolute \
-                 folders only. Remove that entry (a leading, trailing or doubled ':') to let the \
-                 loader search ld.so.cache and the system folders",
+                 folders and in the system's library folders ({LD_SO_CONF} and the usual ones) \
+                 instead. Remove that entry (a leading, trailing or doubled ':') to let the \
+                 loader search as usual",
                 quoted(ld_path)
             ),
         ));
     }
     kept
+}
+
+/// The loader's configuration: the folders `ldconfig` puts in `ld.so.cache`.
+const LD_SO_CONF: &str = "/etc/ld.so.conf";
+
+/// The folders the system loader finds a bare name in after `LD_LIBRARY_PATH`: those listed in
+/// `conf` (`/etc/ld.so.conf` and the files it includes, which `ldconfig` turns into
+/// `ld.so.cache`), then the default folders (`/lib/<arch>-linux-gnu`, `/usr/lib/<arch>-linux-gnu`,
+/// `/lib64`, `/usr/lib64`, `/lib`, `/usr/lib`), each once. What files are missing or unreadable
+/// add nothing. Used instead of the loader's own search while that would read the current
+/// directory.
+fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    read_ld_so_conf(conf, &mut folders, 0);
+    let arch = std::env::consts::ARCH;
+    for default in [
+        format!("/lib/{arch}-linux-gnu"),
+        format!("/usr/lib/{arch}-linux-gnu"),
+        "/lib64".to_owned(),
+        "/usr/lib64".to_owned(),
+        "/lib".to_owned(),
+        "/usr/lib".to_owned(),
+    ] {
+        folders.push(PathBuf::from(default));
+    }
+    let mut seen = std::collections::HashSet::new();
+    folders.retain(|f| seen.insert(f.clone()));
+    folders
+}
+
+/// The absolute folders of one `ld.so.conf`-style file, in order, following its `include`
+/// lines (a `*` in the file name matches like the shell's, in sorted order; a relative pattern is
+/// read from the including file's folder). `# comments` and hardware-capability suffixes
+/// (`/x=...`) are dropped.
+fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    const MAX_INCLUDE_DEPTH: usize = 8;
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if let Some(patterns) = line
+            .strip_prefix("include")
+            .filter(|rest| rest.starts_with(char::is_whitespace))
+        {
+            if depth >= MAX_INCLUDE_DEPTH {
+                continue;
+            }
+            for pattern in patterns.split_whitespace() {
+                let pattern = match file.parent() {
+                    Some(dir) if !pattern.starts_with('/') => dir.join(pattern),
+                    _ => PathBuf::from(pattern),
+                };
+                for included in matching_files(&pattern) {
+                    read_ld_so_conf(&included, out, depth + 1);
+                }
+            }
+        } else {
+            for folder in line.split([' ', '\t', ':', ',']) {
+                let folder = folder.split('=').next().unwrap_or("");
+                if folder.starts_with('/') {
+                    out.push(PathBuf::from(folder));
+                }
+            }
+        }
+    }
+}
+
+/// The files `pattern` names: itself, or with one `*` in its file name, every file of its folder
+/// whose name matches, sorted.
+fn matching_files(pattern: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (
+        pattern.parent(),
+        pattern.file_name().and_then(OsStr::to_str),
+    ) else {
+        return Vec::new();
+    };
+    let Some((prefix, suffix)) = name.split_once('*') else {
+        return vec![pattern.to_path_buf()];
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| {
+            e.file_name().to_str().is_some_and(|n| {
+                n.len() >= prefix.len() + suffix.len()
+                    && n.starts_with(prefix)
+                    && n.ends_with(suffix)
+            })
+        })
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
 }
 
 fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {

@@ -894,21 +894,16 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
         "$LIB:/opt/cuda/lib64",
     ] {
         let (candidates, skipped) = search::<Runtime>(Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
-        let mut expected = paths(&[
-            "/opt/cuda/lib64/libcudart.so.13",
-            "/opt/cuda/lib64/libcudart.so.12",
-            "/opt/cuda/lib64/libcudart.so.11.0",
-        ]);
+        // Each name in the absolute folders of LD_LIBRARY_PATH, then in the system's folders.
+        let mut folders = vec![PathBuf::from("/opt/cuda/lib64")];
         if ld_path.ends_with("/x") {
-            expected = paths(&[
-                "/opt/cuda/lib64/libcudart.so.13",
-                "/x/libcudart.so.13",
-                "/opt/cuda/lib64/libcudart.so.12",
-                "/x/libcudart.so.12",
-                "/opt/cuda/lib64/libcudart.so.11.0",
-                "/x/libcudart.so.11.0",
-            ]);
+            folders.push(PathBuf::from("/x"));
         }
+        folders.extend(system_library_folders(Path::new(LD_SO_CONF)));
+        let expected: Vec<PathBuf> = ["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"]
+            .iter()
+            .flat_map(|name| folders.iter().map(move |f| f.join(name)))
+            .collect();
         assert_eq!(candidates, expected, "{ld_path}");
         assert_eq!(
             skipped,
@@ -919,8 +914,9 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
                 format!(
                     "not made: $LD_LIBRARY_PATH=\"{ld_path}\" has an empty or relative entry, \
                      which makes the loader search the current directory; these names were \
-                     tried in its absolute folders only. Remove that entry (a leading, trailing \
-                     or doubled ':') to let the loader search ld.so.cache and the system folders"
+                     tried in its absolute folders and in the system's library folders \
+                     (/etc/ld.so.conf and the usual ones) instead. Remove that entry (a \
+                     leading, trailing or doubled ':') to let the loader search as usual"
                 )
             )],
             "{ld_path}"
@@ -943,7 +939,19 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
     }
     // The driver's one name, likewise.
     let (candidates, _) = search::<Driver>(Os::Unix, &[("LD_LIBRARY_PATH", "/usr/lib/wsl/lib:")]);
-    assert_eq!(candidates, paths(&["/usr/lib/wsl/lib/libcuda.so.1"]));
+    assert_eq!(
+        candidates[0],
+        PathBuf::from("/usr/lib/wsl/lib/libcuda.so.1")
+    );
+    // A trailing ':' (`LD_LIBRARY_PATH=/x:$LD_LIBRARY_PATH` with nothing set) still finds the
+    // driver where the system installs it.
+    assert!(
+        candidates.contains(&PathBuf::from(format!(
+            "/usr/lib/{}-linux-gnu/libcuda.so.1",
+            std::env::consts::ARCH
+        ))),
+        "{candidates:?}"
+    );
     // Absolute entries and `$ORIGIN` (the program's folder) leave the loader's search as it is;
     // so does an empty value, which the loader reads as no path at all.
     for ld_path in [
@@ -1024,4 +1032,43 @@ fn planted_library_child() {
         planted.display()
     );
     eprintln!("the planted library was not loaded");
+}
+
+#[test]
+fn the_system_folders_come_from_ld_so_conf_and_its_includes_then_the_defaults() {
+    let dir = std::env::temp_dir().join(format!("cdt-ld-so-conf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("ld.so.conf.d")).unwrap();
+    std::fs::write(
+        dir.join("ld.so.conf"),
+        "# a comment\n/opt/first\ninclude ld.so.conf.d/*.conf\n/opt/last=x86_64 # hwcap\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("ld.so.conf.d/b.conf"), "/usr/local/cuda/lib64\n").unwrap();
+    std::fs::write(dir.join("ld.so.conf.d/a.conf"), "/opt/a:/opt/a2 relative\n").unwrap();
+    std::fs::write(dir.join("ld.so.conf.d/c.txt"), "/not/included\n").unwrap();
+    let folders = system_library_folders(&dir.join("ld.so.conf"));
+    let arch = std::env::consts::ARCH;
+    let mut expected = paths(&[
+        "/opt/first",
+        "/opt/a",
+        "/opt/a2",
+        "/usr/local/cuda/lib64",
+        "/opt/last",
+    ]);
+    expected.extend(paths(&[
+        &format!("/lib/{arch}-linux-gnu"),
+        &format!("/usr/lib/{arch}-linux-gnu"),
+        "/lib64",
+        "/usr/lib64",
+        "/lib",
+        "/usr/lib",
+    ]));
+    assert_eq!(folders, expected);
+    // A missing file gives the defaults alone.
+    assert_eq!(
+        system_library_folders(&dir.join("missing.conf")),
+        expected[5..].to_vec()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -125,7 +125,6 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
     name: &'static str,
     abi: &AbiInfo,
 ) -> Result<NonNull<c_void>, Error> {
-    let (version, flag) = abi.request(mode);
     // Driver function names are short: build the C string on the stack, not the heap.
     let mut buf = [0u8; 128];
     let heap;
@@ -133,25 +132,38 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
         buf[..name.len()].copy_from_slice(name.as_bytes());
         match CStr::from_bytes_until_nul(&buf) {
             Ok(s) => s,
-            Err(_) => {
-                return Err(ErrorKind::SymbolNotFound {
-                    function: name,
-                    version,
-                }
-                .into())
-            }
+            Err(_) => return Err(not_a_symbol(name, abi, mode)),
         }
     } else {
         let Ok(s) = CString::new(name) else {
-            return Err(ErrorKind::SymbolNotFound {
-                function: name,
-                version,
-            }
-            .into());
+            return Err(not_a_symbol(name, abi, mode));
         };
         heap = s;
         &heap
     };
+    resolve_symbol(resolver, mode, name, symbol, abi)
+}
+
+/// A name that cannot be a C symbol (it holds a NUL byte).
+#[cold]
+fn not_a_symbol(name: &'static str, abi: &AbiInfo, mode: StreamMode) -> Error {
+    ErrorKind::SymbolNotFound {
+        function: name,
+        version: abi.request(mode).0,
+    }
+    .into()
+}
+
+/// [`resolve_with`] for a name that is already a C string (`symbol`, the same name with its NUL):
+/// what tables use, whose names are NUL-terminated statics, so that nothing is copied.
+pub(crate) fn resolve_symbol<R: Resolver + ?Sized>(
+    resolver: &R,
+    mode: StreamMode,
+    name: &'static str,
+    symbol: &CStr,
+    abi: &AbiInfo,
+) -> Result<NonNull<c_void>, Error> {
+    let (version, flag) = abi.request(mode);
     let (query, asked) = match resolver.versioning() {
         Versioning::Versioned => (Query::ByVersion(version), version),
         Versioning::Unversioned(runtime) => {

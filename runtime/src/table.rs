@@ -9,7 +9,7 @@
 //! only ever read as `Field<I>`'s type, which the binding macro takes from this crate's `sys`
 //! and checks against the spec, whatever path the user's crate names this crate by.
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::{null_mut, NonNull};
@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Errors};
-use crate::library::{resolve, resolver_for};
+use crate::library::{resolve_static, resolver_for};
 use crate::manifest::{cu_result_name, AbiInfo, PerThreadAbi};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
@@ -27,6 +27,8 @@ use crate::sys::CUresult;
 pub struct FunctionSpec {
     /// The C name (`cuMemAlloc`).
     pub name: &'static str,
+    /// The same name as the lookup takes it, NUL-terminated (`c"cuMemAlloc"`).
+    pub symbol: &'static CStr,
     /// The typedef of the pinned ABI (`PFN_cuMemAlloc_v3020`).
     pub typedef: &'static str,
     /// The typedef of its per-thread twin (`PFN_cuLaunchKernel_v7000_ptsz`), if it has one.
@@ -104,7 +106,7 @@ macro_rules! __cdt_bind {
         unsafe impl $crate::__private::Functions for $table {
             const FUNCTIONS: &'static [$crate::FunctionSpec] = &[$(
                 $crate::__private::spec(
-                    ::core::stringify!($name),
+                    ::core::concat!(::core::stringify!($name), "\0"),
                     ::core::stringify!($typedef),
                     $crate::__cdt_bind!(@export $export),
                     $crate::__cdt_bind!(@per_thread $($pt_typedef $pt_export)?),
@@ -126,7 +128,8 @@ macro_rules! __cdt_bind {
     };
 }
 
-/// The spec of function `name` in a table that types it `typedef`: the version is read off the
+/// The spec of the function whose C name and a NUL are `symbol` (`"cuMemAlloc\0"`, which the
+/// lookup takes as it is) in a table that types it `typedef`: the version is read off the
 /// typedef (`PFN_cuMemAlloc_v3020` requests 3020), and that of the per-thread twin off its
 /// typedef (`PFN_cuLaunchKernel_v7000_ptsz`), so a spec requests exactly the ABI of its type.
 /// `export`s are only recorded. Evaluated at compile time by [`__cdt_bind!`](crate::__cdt_bind).
@@ -136,11 +139,20 @@ macro_rules! __cdt_bind {
 /// When a typedef is not `PFN_<name>_v<version>` (the twin's ending in `_ptds` or `_ptsz`): in a
 /// constant, a compile error.
 pub const fn spec(
-    name: &'static str,
+    symbol: &'static str,
     typedef: &'static str,
     export: Option<&'static str>,
     per_thread: Option<(&'static str, Option<&'static str>)>,
 ) -> FunctionSpec {
+    let Ok(symbol) = CStr::from_bytes_with_nul(symbol.as_bytes()) else {
+        panic!("a table's function name is one C identifier");
+    };
+    let Some((_, name)) = symbol.to_bytes_with_nul().split_last() else {
+        panic!("a table's function name is one C identifier");
+    };
+    let Ok(name) = std::str::from_utf8(name) else {
+        panic!("a table's function name is one C identifier");
+    };
     let (per_thread_typedef, per_thread) = match per_thread {
         Some((typedef, export)) => (
             Some(typedef),
@@ -153,6 +165,7 @@ pub const fn spec(
     };
     FunctionSpec {
         name,
+        symbol,
         typedef,
         per_thread_typedef,
         abi: AbiInfo {
@@ -335,7 +348,7 @@ fn fill(
 ) -> Result<NonNull<c_void>, Error> {
     #[cfg(feature = "tracing")]
     let start = std::time::Instant::now();
-    let result = resolve(config, spec.name, &spec.abi).map(|p| {
+    let result = resolve_static(config, spec.name, spec.symbol, &spec.abi).map(|p| {
         // Resolution is deterministic, so racing threads found the same pointer; still, everyone
         // returns the one stored first.
         match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {

@@ -11,7 +11,7 @@ use crate::error::ErrorKind;
 
 use super::*;
 use crate::manifest::PerThreadAbi;
-use crate::resolve::{LookupResult, Query};
+use crate::resolve::{LookupResult, Query, Resolver};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 use crate::testing::{fake_get_error_name, fake_get_error_string, fake_ptr, found, Recorder};
@@ -39,6 +39,7 @@ fn the_binding_reads_every_version_off_the_typedefs() {
         [
             FunctionSpec {
                 name: "cuCtxSetCurrent",
+                symbol: c"cuCtxSetCurrent",
                 typedef: "PFN_cuCtxSetCurrent_v4000",
                 per_thread_typedef: None,
                 abi: AbiInfo {
@@ -49,6 +50,7 @@ fn the_binding_reads_every_version_off_the_typedefs() {
             },
             FunctionSpec {
                 name: "cuLaunchKernel",
+                symbol: c"cuLaunchKernel",
                 typedef: "PFN_cuLaunchKernel_v4000",
                 per_thread_typedef: Some("PFN_cuLaunchKernel_v7000_ptsz"),
                 abi: AbiInfo {
@@ -264,6 +266,7 @@ fn min_driver_version_is_the_newest_request_in_the_mode() {
     );
     let newer = |version, per_thread: Option<u32>| FunctionSpec {
         name: "cuX",
+        symbol: c"cuX",
         typedef: "PFN_cuX",
         per_thread_typedef: None,
         abi: AbiInfo {
@@ -284,4 +287,40 @@ fn min_driver_version_is_the_newest_request_in_the_mode() {
     );
     const AT_COMPILE_TIME: u32 = min_driver_version(&[], StreamMode::PerThread);
     assert_eq!(AT_COMPILE_TIME, 11030);
+}
+
+/// Records the address of every symbol a lookup is given.
+struct SymbolAddresses(std::sync::Mutex<Vec<usize>>);
+
+// SAFETY: every pointer handed out is `fake_ptr()`, which the test never calls.
+unsafe impl Resolver for SymbolAddresses {
+    fn describe(&self) -> String {
+        "symbol recorder".to_owned()
+    }
+    fn versioning(&self) -> crate::resolve::Versioning {
+        crate::resolve::Versioning::Versioned
+    }
+    fn lookup(&self, symbol: &CStr, _: Query, _: StreamMode) -> LookupResult {
+        self.0.lock().unwrap().push(symbol.as_ptr() as usize);
+        LookupResult::Found(fake_ptr())
+    }
+}
+
+#[test]
+fn a_table_hands_the_lookup_its_static_names_without_a_copy() {
+    let recorder: &'static SymbolAddresses =
+        Box::leak(Box::new(SymbolAddresses(std::sync::Mutex::new(Vec::new()))));
+    let core = Core::new(Config::custom(recorder));
+    core.resolve_all().unwrap();
+    let statics: Vec<usize> = <Table as Functions>::FUNCTIONS
+        .iter()
+        .map(|f| f.symbol.as_ptr() as usize)
+        .collect();
+    assert_eq!(*recorder.0.lock().unwrap(), statics);
+    // Each static is the C name and its NUL.
+    let names: Vec<&str> = <Table as Functions>::FUNCTIONS
+        .iter()
+        .map(|f| f.symbol.to_str().unwrap())
+        .collect();
+    assert_eq!(names, ["cuCtxSetCurrent", "cuLaunchKernel"]);
 }

@@ -52,7 +52,7 @@
 //! nothing loads, the error lists every path tried (quoted) with the loader's message for it,
 //! and advises for where the path came from ([`Origin`]).
 
-use std::ffi::{c_void, CStr, OsStr, OsString};
+use std::ffi::{c_void, OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::{Mutex, PoisonError};
@@ -63,7 +63,7 @@ use crate::backend::{BuiltIn, Driver, Env, Loaded, Os, Runtime};
 use crate::config::{Backend, Config};
 use crate::error::{quoted, Error, ErrorKind, Origin};
 use crate::manifest::AbiInfo;
-use crate::resolve::{resolve_symbol, resolve_with, Resolver};
+use crate::resolve::{resolve_with, Resolver};
 
 /// Resolves driver function `name` at ABI `abi` through `config`'s backend and stream mode, by
 /// the same rules as a table's fields ([`AbiInfo::request`] is what is asked); loads the library
@@ -85,23 +85,6 @@ pub fn resolve(
     abi: &AbiInfo,
 ) -> Result<NonNull<c_void>, Error> {
     resolve_with(resolver_for(config)?, config.stream_mode(), name, abi)
-}
-
-/// [`resolve`] of a table's function, whose C name is also a NUL-terminated static (`symbol`),
-/// handed to the lookup as it is.
-pub(crate) fn resolve_static(
-    config: &Config,
-    name: &'static str,
-    symbol: &'static CStr,
-    abi: &AbiInfo,
-) -> Result<NonNull<c_void>, Error> {
-    resolve_symbol(
-        resolver_for(config)?,
-        config.stream_mode(),
-        name,
-        symbol,
-        abi,
-    )
 }
 
 impl Config {

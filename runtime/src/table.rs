@@ -15,10 +15,12 @@ use std::marker::PhantomData;
 use std::ptr::{null_mut, NonNull};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
+use crate::backend::Loaded;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Errors};
-use crate::library::{resolve_static, resolver_for};
+use crate::library::resolver_for;
 use crate::manifest::{cu_result_name, AbiInfo, PerThreadAbi};
+use crate::resolve::resolve_symbol;
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
@@ -319,7 +321,17 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
     ///
     /// Every function that could not be resolved, in the table's order.
     pub fn resolve_all(&self) -> Result<(), Errors> {
-        Errors::from_vec((0..N).filter_map(|i| self.address(i).err()).collect())
+        // The library is looked up once for the whole table, not once per function.
+        let resolver = resolver_for(&self.config);
+        let errors = (0..N).filter_map(|i| {
+            let slot = &self.slots[i];
+            if slot.load(Ordering::Acquire).is_null() {
+                fill_with(slot, &self.config, &resolver, &T::FUNCTIONS[i]).err()
+            } else {
+                None
+            }
+        });
+        Errors::from_vec(errors.collect())
     }
 
     /// The address of the function named `name`, resolved on first use; `None` when the table
@@ -346,9 +358,31 @@ fn fill(
     config: &Config,
     spec: &FunctionSpec,
 ) -> Result<NonNull<c_void>, Error> {
+    fill_with(ptr, config, &resolver_for(config), spec)
+}
+
+/// [`fill`] through `resolver`, the outcome of `resolver_for(config)` (looked up once by
+/// `resolve_all` for a whole table). Per function: the lookup, the store and, with the `tracing`
+/// feature, the event.
+fn fill_with(
+    ptr: &AtomicPtr<c_void>,
+    config: &Config,
+    resolver: &Loaded,
+    spec: &FunctionSpec,
+) -> Result<NonNull<c_void>, Error> {
     #[cfg(feature = "tracing")]
     let start = std::time::Instant::now();
-    let result = resolve_static(config, spec.name, spec.symbol, &spec.abi).map(|p| {
+    let resolved = match resolver {
+        Ok(resolver) => resolve_symbol(
+            *resolver,
+            config.stream_mode(),
+            spec.name,
+            spec.symbol,
+            &spec.abi,
+        ),
+        Err(e) => Err(e.clone()),
+    };
+    let result = resolved.map(|p| {
         // Resolution is deterministic, so racing threads found the same pointer; still, everyone
         // returns the one stored first.
         match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {

@@ -3,7 +3,8 @@
 //! ```no_run
 //! use cuda_driver_table::{driver_table, sys};
 //!
-//! #[driver_table(cuInit, cuDeviceGet, cuMemAlloc, cuMemFree)]
+//! // Each function at the newest ABI a CUDA 12.0 driver has.
+//! #[driver_table(cuInit, cuDeviceGet, cuMemAlloc, cuMemFree, driver = 12000)]
 //! pub struct Cuda;
 //!
 //! static CU: Cuda = Cuda::new(); // nothing is loaded yet

@@ -81,7 +81,7 @@ impl Table<'_> {
         let (targets, at_most) = match self.driver {
             Some(driver) => (
                 format!(
-                    " It targets drivers from CUDA {} on (`driver = {driver}`): each function is at the newest ABI such a driver has, in both stream modes, unless pinned.",
+                    " It targets drivers from CUDA {} on (`driver = {driver}`): each function is at the newest ABI such a driver has, in both stream modes, unless pinned or named by an exported symbol.",
                     cuda_version(driver)
                 ),
                 format!(" At most {driver}, as `driver = {driver}` asks."),

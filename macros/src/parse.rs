@@ -64,7 +64,9 @@ impl Opt {
             Opt::All | Opt::PerThread => None,
             Opt::Backend => Some(format!("a value: {BACKEND_HELP}")),
             Opt::Crate => Some(format!("a path: {CRATE_HELP}")),
-            Opt::Driver => Some(format!("a driver version: {DRIVER_HELP}")),
+            Opt::Driver => Some(format!(
+                "a driver version: {DRIVER_HELP}; to resolve through libcuda.so.1, write `backend = driver`"
+            )),
         }
     }
 }

@@ -911,6 +911,10 @@ fn driver_values_a_table_cannot_target_say_how_to_write_one() {
         &out,
         "the `driver` option needs a driver version: write the oldest driver",
     );
+    assert_has(
+        &out,
+        "to resolve through libcuda.so.1, write `backend = driver`",
+    );
     let out = table(quote!(cuInit, driver = 12000, driver = 12050));
     assert_has(&out, "`driver` is given twice; give it once");
     let out = table(quote!(cuInit, drvier = 12000));

@@ -404,29 +404,27 @@ fn driver_of(value: &TokenStream) -> Result<Driver, String> {
             )),
         };
     }
+    // `12.4` unquoted: a float literal.
+    if let Some(version) = major_minor(&text) {
+        return Err(format!(
+            "`{text}` is a float, not a driver version: write `driver = {version}` (as `cuDriverGetVersion` numbers CUDA {text}) or `driver = \"{text}\"`"
+        ));
+    }
     match integer(value, "a driver version") {
         Number::Value(version, _) if version < 1000 => {
-            let example = if (1..100).contains(&version) {
-                format!(
-                    "`driver = {}` (or `driver = \"{version}.0\"`)",
-                    version * 1000
-                )
+            // `driver = 12` most likely means CUDA 12.0.
+            let major = if (1..100).contains(&version) {
+                version
             } else {
-                "`driver = 12000` (or `driver = \"12.0\"`)".to_string()
+                12
             };
             Err(format!(
                 "`driver = {text}` is not a driver version: versions are numbered as `cuDriverGetVersion` returns them, \
-                 1000 × major + 10 × minor; for CUDA {} write {example}",
-                if (1..100).contains(&version) { format!("{version}.0") } else { "12.0".to_string() }
+                 1000 × major + 10 × minor; for CUDA {major}.0 write `driver = {}` (or `driver = \"{major}.0\"`)",
+                major * 1000
             ))
         }
         Number::Value(version, _) => Ok(Driver { version, span }),
-        Number::Wrong { .. } if major_minor(&text).is_some() => {
-            let version = major_minor(&text).unwrap_or_default();
-            Err(format!(
-                "`{text}` is a float, not a driver version: write `driver = {version}` (as `cuDriverGetVersion` numbers CUDA {text}) or `driver = \"{text}\"`"
-            ))
-        }
         Number::Wrong {
             problem: Some(problem),
             ..

@@ -894,6 +894,10 @@ fn driver_values_a_table_cannot_target_say_how_to_write_one() {
             r#"`\"12\"` is not a CUDA version of the form \"major.minor\""#,
         ),
         (quote!("12.0.1"), "is not a CUDA version of the form"),
+        (
+            quote!(500),
+            "`driver = 500` is not a driver version: versions are numbered as `cuDriverGetVersion` returns them, 1000 × major + 10 × minor; for CUDA 12.0 write `driver = 12000`",
+        ),
         (quote!(12000u8), "`12000u8` does not fit in `u8`; write the oldest driver"),
         (quote!(latest), "`latest` is not a driver version; write the oldest driver"),
         (quote!(-12000), "is not a driver version; write the oldest driver"),

@@ -2,17 +2,169 @@
 //! attributes against what a table is. Every problem becomes an error at the user's token; what is
 //! valid goes on to expansion, so the rest of the user's code still type-checks.
 
-use crate::diagnostics::{did_you_mean, Diagnostics};
+use crate::diagnostics::{near, Diagnostics};
 use crate::manifest::{self, Abi, Function};
 use crate::model::{Attr, Item, Pin, Request};
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 use std::collections::HashMap;
 
-/// A function that passed every check, with the ABI it is pinned to.
+/// A function that passed every check, with the ABI it is requested at and why.
 pub struct Checked {
+    /// The C name (`cuCtxCreate`, also when written `cuCtxCreate_v2`), at the user's token.
     pub name: Ident,
     pub function: &'static Function,
     pub abi: &'static Abi,
+    pub why: Why,
+}
+
+/// Why a function is requested at its ABI (its method's docs say it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Why {
+    /// A plain name: the newest ABI of the release.
+    Newest,
+    /// A plain name under `driver = N`: the newest ABI a driver `N` has, in both stream modes.
+    Driver(u32),
+    /// A pin (`cuCtxCreate = 3020`).
+    Pinned,
+    /// Named by this exported symbol (`cuCtxCreate_v2`, `cuLaunchKernel_ptsz`).
+    Export(&'static str),
+}
+
+/// `12.4` for 12040: a version in `cuDriverGetVersion`'s numbering, as CUDA names releases.
+pub fn cuda_version(version: u32) -> String {
+    format!("{}.{}", version / 1000, version % 1000 / 10)
+}
+
+/// The driver an ABI needs in both stream modes: its own version, or its per-thread twin's where
+/// that is newer (a table may be switched to per-thread mode at run time, `Config::per_thread`).
+pub fn needs(abi: &Abi) -> u32 {
+    abi.per_thread
+        .as_ref()
+        .map_or(abi.version, |pt| pt.version.max(abi.version))
+}
+
+/// The newest ABI of `function` (at most its default) that a `driver` has in both stream modes.
+pub fn newest_for(function: &'static Function, driver: u32) -> Option<&'static Abi> {
+    function
+        .abis
+        .iter()
+        .rev()
+        .find(|a| a.version <= function.default && needs(a) <= driver)
+}
+
+/// `a CUDA 12.5 driver (ABI 12050)`, or, where the per-thread twin is newer, `a CUDA 7.0 driver
+/// (ABI 3020, per-thread twin 7000)`.
+fn needs_text(abi: &Abi) -> String {
+    let needed = needs(abi);
+    if needed == abi.version {
+        format!("a CUDA {} driver (ABI {needed})", cuda_version(needed))
+    } else {
+        format!(
+            "a CUDA {} driver (ABI {}, per-thread twin {needed})",
+            cuda_version(needed),
+            abi.version
+        )
+    }
+}
+
+/// `this table targets CUDA 12.0 (`driver = 12000`)`.
+fn targets(driver: u32) -> String {
+    format!(
+        "this table targets CUDA {} (`driver = {driver}`)",
+        cuda_version(driver)
+    )
+}
+
+/// The oldest driver any table can target: every function is looked up through
+/// `cuGetProcAddress`, so a driver needs its oldest ABI.
+fn lookup_floor() -> Option<u32> {
+    manifest::find("cuGetProcAddress").and_then(|f| f.abis.iter().map(|a| a.version).min())
+}
+
+/// `driver = N` when it is a driver a table can target; the table is otherwise checked and
+/// emitted as if it were not given.
+pub fn target(request: &Request) -> Option<u32> {
+    let driver = request.driver?;
+    match lookup_floor() {
+        Some(floor) if driver.version < floor => None,
+        _ => Some(driver.version),
+    }
+}
+
+/// `target`, reporting a `driver = N` no table can target.
+fn checked_driver(request: &Request, diag: &mut Diagnostics) -> Option<u32> {
+    let target = target(request);
+    if let (Some(driver), None, Some(floor)) = (request.driver, target, lookup_floor()) {
+        diag.at(
+            driver.span,
+            format!(
+                "`driver = {}` (CUDA {}) is older than any driver a table can use: every function is looked up through `cuGetProcAddress`, which came with CUDA {}: write `driver = {floor}` or newer",
+                driver.version,
+                cuda_version(driver.version),
+                cuda_version(floor)
+            ),
+        );
+    }
+    target
+}
+
+/// An exported symbol of the selected release that is not a C name: the ABI it names.
+struct Export {
+    function: &'static Function,
+    abi: &'static Abi,
+    symbol: &'static str,
+    /// The symbol of the ABI's per-thread twin (`cuLaunchKernel_ptsz`).
+    per_thread: bool,
+}
+
+/// The function and ABI whose exported symbol is `name` (`cuCtxCreate_v2`, `cuMemcpy_ptds`),
+/// found by its prefixes that are functions of the release.
+fn export(name: &str) -> Option<Export> {
+    for (i, _) in name.match_indices('_').rev() {
+        let Some(function) = manifest::find(&name[..i]) else {
+            continue;
+        };
+        for abi in function.abis {
+            if let Some(symbol) = abi.export.filter(|e| *e == name) {
+                return Some(Export {
+                    function,
+                    abi,
+                    symbol,
+                    per_thread: false,
+                });
+            }
+            if let Some(symbol) = abi
+                .per_thread
+                .as_ref()
+                .and_then(|pt| pt.export)
+                .filter(|e| *e == name)
+            {
+                return Some(Export {
+                    function,
+                    abi,
+                    symbol,
+                    per_thread: true,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The exported symbols of `function` that are not its C name, each with how to write its ABI
+/// as a pin (`cuCtxCreate = 3020`, `cuLaunchKernel = 4000` with `per_thread`).
+fn exports_of(function: &'static Function) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for abi in function.abis {
+        let pin = format!("`{} = {}`", function.name, abi.version);
+        if let Some(symbol) = abi.export.filter(|e| *e != function.name) {
+            out.push((symbol, pin.clone()));
+        }
+        if let Some(symbol) = abi.per_thread.as_ref().and_then(|pt| pt.export) {
+            out.push((symbol, format!("{pin} with `per_thread`")));
+        }
+    }
+    out
 }
 
 /// Checks the listed functions; returns the valid ones in the order given.
@@ -32,28 +184,72 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
             "#[driver_table] needs at least one driver function, e.g. `#[driver_table(cuInit, cuDeviceGet)]`, or `all`",
         );
     }
+    let driver = checked_driver(request, diag);
+    let per_thread = request.per_thread.is_some();
     let mut out = Vec::new();
     let mut seen: HashMap<String, Span> = HashMap::new();
-    let mut pins: HashMap<&'static str, &'static Abi> = HashMap::new();
+    let mut seen_c: HashMap<&'static str, (Span, String)> = HashMap::new();
+    let mut pins: HashMap<&'static str, (&'static Abi, Why)> = HashMap::new();
     for entry in &request.entries {
-        let name = entry.name.to_string();
-        if let Some(first) = seen.get(&name) {
+        let written = entry.name.to_string();
+        let span = entry.name.span();
+        if let Some(first) = seen.get(&written) {
             diag.at(
-                entry.name.span(),
-                format!("`{name}` is listed twice; list each function once"),
+                span,
+                format!("`{written}` is listed twice; list each function once"),
             );
-            diag.at(*first, format!("`{name}` is first listed here"));
+            diag.at(*first, format!("`{written}` is first listed here"));
             continue;
         }
-        seen.insert(name.clone(), entry.name.span());
-        let Some(function) = manifest::find(&name) else {
-            diag.at(entry.name.span(), missing(&name, release));
-            continue;
+        seen.insert(written.clone(), span);
+        // The function, and the ABI its exported symbol names when it is written as one.
+        let (function, named) = match manifest::find(&written) {
+            Some(function) => (function, None),
+            None => match export(&written) {
+                Some(e) if e.per_thread && !per_thread => {
+                    diag.at(span, per_thread_export_in_legacy_table(&e));
+                    continue;
+                }
+                Some(e) => (e.function, Some((e.abi, e.symbol))),
+                None => {
+                    diag.at(span, missing(&written, release));
+                    continue;
+                }
+            },
         };
-        let abi = match &entry.pin {
-            None => function.abi(function.default),
-            Some(Pin::Version(version, span)) => match function.abi(*version) {
-                Some(abi) => Some(abi),
+        if let Some((first, first_written)) = seen_c.get(function.name) {
+            diag.at(
+                span,
+                format!(
+                    "`{written}` is `{}`, which is listed already (as `{first_written}`): a table has one ABI of each function, list it once",
+                    function.name
+                ),
+            );
+            diag.at(*first, format!("`{}` is first listed here", function.name));
+            continue;
+        }
+        seen_c.insert(function.name, (span, written.clone()));
+        let chosen = match (named, &entry.pin) {
+            (Some((abi, symbol)), Some(pin)) => {
+                export_with_pin(function, abi, symbol, pin, diag);
+                None
+            }
+            (Some((abi, symbol)), None) => match driver {
+                Some(driver) if needs(abi) > driver => {
+                    diag.at(span, export_too_new(function, abi, symbol, driver));
+                    None
+                }
+                _ => Some((abi, Why::Export(symbol))),
+            },
+            (None, None) => plain(function, driver, span, diag),
+            (None, Some(Pin::Version(version, pin_span))) => match function.abi(*version) {
+                Some(abi) => match driver {
+                    Some(driver) if needs(abi) > driver => {
+                        diag.at(*pin_span, pin_too_new(function, abi, driver));
+                        None
+                    }
+                    _ => Some((abi, Why::Pinned)),
+                },
                 None => {
                     let nearest = function
                         .abis
@@ -62,22 +258,28 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
                         .map(|a| a.version)
                         .unwrap_or(function.default);
                     diag.at(
-                        *span,
+                        *pin_span,
                         format!(
-                            "`{name}` has no ABI {version} in CUDA {}; its ABIs are {} (default {}): did you mean `{name} = {nearest}`?",
+                            "`{}` has no ABI {version} in CUDA {}; its ABIs are {} (default {}): did you mean `{} = {nearest}`?",
+                            function.name,
                             manifest::release_name(release),
                             abi_list(function),
-                            function.default
+                            function.default,
+                            function.name,
                         ),
                     );
                     None
                 }
             },
-            Some(Pin::Invalid {
-                tokens,
-                problem,
-                number,
-            }) => {
+            (
+                None,
+                Some(Pin::Invalid {
+                    tokens,
+                    problem,
+                    number,
+                }),
+            ) => {
+                let name = function.name;
                 let example = number
                     .filter(|v| function.abi(*v).is_some())
                     .unwrap_or_else(|| pin_example(function, &tokens.to_string()));
@@ -97,34 +299,145 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
                 None
             }
         };
-        let Some(abi) = abi else { continue };
+        let Some((abi, why)) = chosen else { continue };
         if request.all.is_some() {
-            pins.insert(function.name, abi);
+            pins.insert(function.name, (abi, why));
         } else {
-            out.push(Checked {
-                name: entry.name.clone(),
-                function,
-                abi,
-            });
-        }
-    }
-    if let Some(span) = request.all {
-        for function in manifest::functions() {
-            let Some(abi) = pins
-                .get(function.name)
-                .copied()
-                .or_else(|| function.abi(function.default))
-            else {
-                continue;
-            };
             out.push(Checked {
                 name: Ident::new(function.name, span),
                 function,
                 abi,
+                why,
+            });
+        }
+    }
+    if let Some(span) = request.all {
+        // Every function of the release; under `driver = N`, every function such a driver has.
+        for function in manifest::functions() {
+            let chosen = pins.get(function.name).copied().or_else(|| match driver {
+                Some(driver) => newest_for(function, driver).map(|abi| (abi, Why::Driver(driver))),
+                None => function.abi(function.default).map(|abi| (abi, Why::Newest)),
+            });
+            let Some((abi, why)) = chosen else { continue };
+            out.push(Checked {
+                name: Ident::new(function.name, span),
+                function,
+                abi,
+                why,
             });
         }
     }
     out
+}
+
+/// The ABI of a plain name: the default, or under `driver = N` the newest such a driver has.
+fn plain(
+    function: &'static Function,
+    driver: Option<u32>,
+    span: Span,
+    diag: &mut Diagnostics,
+) -> Option<(&'static Abi, Why)> {
+    let Some(driver) = driver else {
+        return function.abi(function.default).map(|abi| (abi, Why::Newest));
+    };
+    if let Some(abi) = newest_for(function, driver) {
+        return Some((abi, Why::Driver(driver)));
+    }
+    let oldest = function.abis.iter().min_by_key(|a| needs(a))?;
+    diag.at(
+        span,
+        format!(
+            "`{}` needs {}; {}: raise `driver` to at least {}, or remove `{}`",
+            function.name,
+            needs_text(oldest),
+            targets(driver),
+            needs(oldest),
+            function.name
+        ),
+    );
+    None
+}
+
+/// What to write instead of an ABI a `driver` does not have: the newest it has, else nothing.
+fn instead(function: &'static Function, driver: u32, symbol: bool) -> String {
+    match newest_for(function, driver) {
+        Some(abi) => {
+            let pin = format!("`{} = {}`", function.name, abi.version);
+            match abi.export.filter(|e| symbol && *e != function.name) {
+                Some(e) => format!("write `{e}` ({pin}), the newest ABI such a driver has, or "),
+                None => format!("pin {pin}, the newest ABI such a driver has, or "),
+            }
+        }
+        None => format!("`{}` has no ABI that old: remove it, or ", function.name),
+    }
+}
+
+/// A pin newer than `driver = N`.
+fn pin_too_new(function: &'static Function, abi: &Abi, driver: u32) -> String {
+    format!(
+        "`{} = {}` needs {}; {}: {}raise `driver` to at least {}",
+        function.name,
+        abi.version,
+        needs_text(abi),
+        targets(driver),
+        instead(function, driver, false),
+        needs(abi)
+    )
+}
+
+/// An exported symbol newer than `driver = N`.
+fn export_too_new(function: &'static Function, abi: &Abi, symbol: &str, driver: u32) -> String {
+    format!(
+        "`{symbol}` is ABI {} of `{}`, which needs {}; {}: {}raise `driver` to at least {}",
+        abi.version,
+        function.name,
+        needs_text(abi),
+        targets(driver),
+        instead(function, driver, true),
+        needs(abi)
+    )
+}
+
+/// An exported symbol with a pin after it (`cuCtxCreate_v2 = 3020`): the symbol already names
+/// the ABI.
+fn export_with_pin(
+    function: &Function,
+    abi: &Abi,
+    symbol: &str,
+    pin: &Pin,
+    diag: &mut Diagnostics,
+) {
+    let name = function.name;
+    let version = abi.version;
+    let message = match pin {
+        Pin::Version(v, _) if *v == version => format!(
+            "`{symbol}` names ABI {version} of `{name}` already: write `{symbol}` without `= {v}`, or `{name} = {version}`"
+        ),
+        Pin::Version(v, _) => format!(
+            "`{symbol}` names ABI {version} of `{name}`, which a pin cannot change: write `{name} = {v}` for ABI {v}, or `{symbol}` alone"
+        ),
+        Pin::Invalid { .. } => format!(
+            "`{symbol}` names ABI {version} of `{name}` already: write `{symbol}` without a pin, or `{name} = {version}`"
+        ),
+    };
+    match pin {
+        Pin::Version(_, span) => diag.at(*span, message),
+        Pin::Invalid { tokens, .. } => diag.spanned(tokens, message),
+    }
+}
+
+/// A per-thread export (`cuLaunchKernel_ptsz`) in a table without `per_thread`.
+fn per_thread_export_in_legacy_table(e: &Export) -> String {
+    let name = e.function.name;
+    let twin = e
+        .abi
+        .per_thread
+        .as_ref()
+        .map_or(e.abi.version, |pt| pt.version);
+    format!(
+        "`{}` is the per-thread default stream export of `{name}` (ABI {}, per-thread twin {twin}), and this table uses the legacy default stream: add the `per_thread` option (`#[driver_table({}, per_thread)]`), or write `{name} = {}` for the legacy stream",
+        e.symbol, e.abi.version, e.symbol, e.abi.version
+    )
 }
 
 /// `2000, 3020, 11040, 12050`.
@@ -163,7 +476,7 @@ fn pin_example(function: &Function, written: &str) -> u32 {
         .unwrap_or(function.default)
 }
 
-/// The message for a name the selected release does not have.
+/// The message for a name that is neither a function nor an exported symbol of the release.
 fn missing(name: &str, release: u32) -> String {
     let selected = manifest::release_name(release);
     let have = manifest::releases_with(name);
@@ -180,24 +493,94 @@ fn missing(name: &str, release: u32) -> String {
             names.join(", ")
         );
     }
-    if let Some(base) = name
-        .strip_suffix("_ptds")
-        .or_else(|| name.strip_suffix("_ptsz"))
+    // `<function>_<suffix>`: a symbol that function does not export.
+    if let Some(function) = name
+        .match_indices('_')
+        .rev()
+        .find_map(|(i, _)| manifest::find(&name[..i]))
     {
-        let stream = if manifest::find(base).is_some() {
-            format!("list `{base}` and")
-        } else {
-            "list the function by its own name and".to_string()
-        };
-        return format!(
-            "`{name}` is the per-thread default stream export of `{base}`, not a function of its own: {stream} add the `per_thread` option (`#[driver_table({base}, per_thread)]`), or build the table with `Config::per_thread()`"
-        );
+        return not_an_export(name, function, &selected);
     }
-    let hint = did_you_mean(name, manifest::functions().iter().map(|f| f.name));
+    let mut candidates: Vec<(&str, String)> = manifest::functions()
+        .iter()
+        .map(|f| (f.name, format!("`{}`", f.name)))
+        .collect();
+    // A name with `_` may be a misspelt exported symbol: offer those too, with their pin form.
+    if name.contains('_') {
+        for function in manifest::functions() {
+            for (symbol, pin) in exports_of(function) {
+                candidates.push((symbol, format!("`{symbol}` ({pin})")));
+            }
+        }
+    }
+    let hint = suggest(name, &candidates);
     if hint.is_empty() {
         format!("no driver function `{name}` in the CUDA {selected} headers")
     } else {
         format!("no driver function `{name}` in the CUDA {selected} headers; {hint}")
+    }
+}
+
+/// The message for `<function>_<suffix>` that is not one of the function's exported symbols.
+fn not_an_export(name: &str, function: &'static Function, selected: &str) -> String {
+    let base = function.name;
+    let per_thread_suffix = name.ends_with("_ptds") || name.ends_with("_ptsz");
+    if per_thread_suffix && function.abis.iter().all(|a| a.per_thread.is_none()) {
+        return format!(
+            "`{name}` is not a symbol of CUDA {selected}: `{base}` has no per-thread default stream variant (it is requested with the legacy flag in both stream modes): list `{base}`"
+        );
+    }
+    let symbols: Vec<String> = function
+        .abis
+        .iter()
+        .map(|abi| {
+            let mut names = Vec::new();
+            if let Some(e) = abi.export.filter(|e| *e != base) {
+                names.push(format!("`{e}`"));
+            }
+            if let Some(e) = abi.per_thread.as_ref().and_then(|pt| pt.export) {
+                names.push(format!("per-thread `{e}`"));
+            }
+            if names.is_empty() {
+                abi.version.to_string()
+            } else {
+                format!("{} ({})", abi.version, names.join(", "))
+            }
+        })
+        .collect();
+    let candidates: Vec<(&str, String)> = exports_of(function)
+        .into_iter()
+        .map(|(symbol, pin)| (symbol, format!("`{symbol}` ({pin})")))
+        .collect();
+    let mut hint = suggest(name, &candidates);
+    if hint.is_empty() {
+        hint = format!(
+            "write one of those symbols, or pin the ABI (`{base} = {}`)",
+            function.default
+        );
+    }
+    format!(
+        "`{name}` is not an exported symbol of `{base}` in CUDA {selected}; its ABIs are {}: {hint}",
+        symbols.join(", ")
+    )
+}
+
+/// `did you mean A or B?` for the candidates closest to `written` (each a name and how to show
+/// it; of the near ones, only those nearest), or nothing.
+fn suggest(written: &str, candidates: &[(&str, String)]) -> String {
+    let near = near(written, candidates.iter().map(|(name, _)| *name));
+    let distance = |name: &str| strsim::levenshtein(name, written);
+    let nearest = near.iter().map(|n| distance(n)).min().unwrap_or(0);
+    let shown: Vec<&str> = near
+        .iter()
+        .filter(|n| distance(n) == nearest)
+        .filter_map(|n| candidates.iter().find(|(name, _)| name == n))
+        .map(|(_, shown)| shown.as_str())
+        .collect();
+    if shown.is_empty() {
+        String::new()
+    } else {
+        format!("did you mean {}?", shown.join(" or "))
     }
 }
 

@@ -9,7 +9,7 @@
 //! the path the generated code uses for the runtime crate in front (`cuda_driver_table::sys::X`).
 //! Nothing here reads or writes anything but the text it is given.
 
-use crate::check::Checked;
+use crate::check::{cuda_version, needs, Checked, Why};
 use crate::manifest;
 use crate::model::BackendOption;
 use proc_macro2::Ident;
@@ -27,6 +27,8 @@ pub struct Table<'a> {
     pub linkable: bool,
     pub backend: BackendOption,
     pub per_thread: bool,
+    /// `driver = N`, when given (and valid).
+    pub driver: Option<u32>,
 }
 
 /// The docs of a table's own items.
@@ -76,16 +78,26 @@ impl Table<'_> {
         let in_a_static = format!(
             "Keep the table in a `static` (`static CU: {name} = {name}::new();`), not a `const`: each use of a `const` is a new table, which resolves its functions again on every call (clippy's `declare_interior_mutable_const` warns about such a `const`)."
         );
+        let (targets, at_most) = match self.driver {
+            Some(driver) => (
+                format!(
+                    " It targets drivers from CUDA {} on (`driver = {driver}`): each function is at the newest ABI such a driver has, in both stream modes, unless pinned or named by an exported symbol.",
+                    cuda_version(driver)
+                ),
+                format!(" At most {driver}, as `driver = {driver}` asks."),
+            ),
+            None => (String::new(), String::new()),
+        };
         Items {
             table: format!(
-                "A `#[driver_table]` of {} CUDA driver function{}: one `unsafe` method each, named as in C, resolved on its first call and kept. {in_a_static}",
+                "A `#[driver_table]` of {} CUDA driver function{}: one `unsafe` method each, named as in C, resolved on its first call and kept.{targets} {in_a_static}",
                 self.functions.len(),
                 if self.functions.len() == 1 { "" } else { "s" }
             ),
             field: "The table's state: its configuration and one slot per function.".to_string(),
             functions: "Every function of this table, in the order listed, with the ABI it is pinned to.".to_string(),
             min_driver_version: format!(
-                "The lowest driver version (`cuDriverGetVersion`'s number, e.g. `12050` for CUDA 12.5) on which every function of this table resolves with {mode}, as [`Self::new`] makes it: the newest ABI version a function is requested at, and at least what the lookup needs (`cuGetProcAddress`, 11030). Set by `min_driver_version`, the runtime crate's function of that name, at compile time.\n\nCompare it with `cuDriverGetVersion` at start-up to fail with a clear message on an older driver, or print it in `--version`. With the runtime backend, the libcudart in use also needs a driver of at least its own major release."
+                "The lowest driver version (`cuDriverGetVersion`'s number, e.g. `12050` for CUDA 12.5) on which every function of this table resolves with {mode}, as [`Self::new`] makes it: the newest ABI version a function is requested at, and at least what the lookup needs (`cuGetProcAddress`, 11030). Set by `min_driver_version`, the runtime crate's function of that name, at compile time.{at_most}\n\nCompare it with `cuDriverGetVersion` at start-up to fail with a clear message on an older driver, or print it in `--version`. With the runtime backend, the libcudart in use also needs a driver of at least its own major release."
             ),
             min_driver_version_fn: "The lowest driver version on which every function of this table resolves with the stream mode of its actual configuration ([`Self::config`]); see [`Self::MIN_DRIVER_VERSION`].".to_string(),
             new: format!(
@@ -121,12 +133,13 @@ impl Table<'_> {
                 .to_string(),
         };
         let header = format!(
-            "`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}. {per_thread}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
+            "`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}: {}. {per_thread}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
             abi.c_prototype,
             abi.version,
             abi.typedef,
             exported(abi.export),
             manifest::release_name(manifest::RELEASE),
+            why(c),
         );
         let errors = if abi.ret == "CUresult" {
             format!("# Errors\n\nAn {error_link} when the function cannot be resolved, or when it returns a `CUresult` other than `CUDA_SUCCESS` (with the code, its name and description).")
@@ -153,6 +166,32 @@ impl Table<'_> {
             abi.typedef
         );
         (method, accessor)
+    }
+}
+
+/// Why `c` is at its ABI, in words (the end of a sentence).
+fn why(c: &Checked) -> String {
+    let name = c.function.name;
+    match c.why {
+        Why::Newest => "the newest of this release".to_string(),
+        Why::Pinned => format!("pinned in the attribute (`{name} = {}`)", c.abi.version),
+        Why::Export(symbol) => {
+            format!("named by its exported symbol in the attribute (`{symbol}`)")
+        }
+        Why::Driver(driver) => {
+            let target = format!(
+                "a CUDA {} driver (`driver = {driver}`)",
+                cuda_version(driver)
+            );
+            match c.function.abi(c.function.default) {
+                Some(newest) if newest.version != c.abi.version => format!(
+                    "the newest that {target} has; the release's newest, ABI {}, needs CUDA {}",
+                    newest.version,
+                    cuda_version(needs(newest))
+                ),
+                _ => format!("the newest of this release, which {target} has"),
+            }
+        }
     }
 }
 

@@ -218,6 +218,7 @@ pub fn expand(
     let doc_path = krate.doc_path();
     let backend = request.backend.unwrap_or(BackendOption::Runtime);
     let per_thread = request.per_thread.is_some();
+    let driver = crate::check::target(request);
     let docs = docs::Table {
         name: ident,
         functions: checked,
@@ -225,6 +226,7 @@ pub fn expand(
         krate: doc_path.unwrap_or_else(|| krate.to_tokens().to_string()),
         backend,
         per_thread,
+        driver,
     };
     let mut bound: BTreeSet<String> = LOCALS.iter().map(|l| (*l).to_string()).collect();
     // A function whose types cannot be read is left out (with an error), so a function's index
@@ -251,6 +253,19 @@ pub fn expand(
         config = quote!(#config.per_thread());
         mode = quote!(#private::StreamMode::PerThread);
     }
+    // `driver = N`: the runtime's own floor, in both stream modes, is at most N, or the build
+    // stops (the macro chose the ABIs so; this holds it to the rule the runtime applies).
+    let driver_floor = driver.map(|driver| {
+        let driver = Literal::u32_unsuffixed(driver);
+        let floor = |mode| quote!(#private::min_driver_version(<#ident as #private::Functions>::FUNCTIONS, #private::StreamMode::#mode));
+        let (legacy, per_thread) = (floor(quote!(Legacy)), floor(quote!(PerThread)));
+        quote! {
+            const _: () = ::std::assert!(
+                #legacy <= #driver && #per_thread <= #driver,
+                "cuda-driver-table: a function of this table needs a newer driver than its `driver` option; the macro should have refused it"
+            );
+        }
+    });
     let field = Ident::new(FIELD, Span::call_site());
     let d = docs.items();
     let (struct_doc, field_doc, functions_doc, floor_doc, floor_fn_doc) = (
@@ -283,6 +298,8 @@ pub fn expand(
             #(#shadows)*
 
             #private::bind! { #ident; #(#bindings)* }
+
+            #driver_floor
 
             impl #ident {
                 #[doc = #functions_doc]

@@ -19,6 +19,9 @@ const WORDS: &[&str] = &[
     "cuLaunchKernel",
     "cuLaunchKernel_ptsz",
     "cuMemcpy_ptds",
+    "cuCtxCreate_v2",
+    "cuCtxCreate_v9",
+    "cuMemcpyHtoD_v2_ptds",
     "cuMemAloc",
     "cuGraphGetId",
     "cu",
@@ -91,6 +94,9 @@ fn literal() -> impl Strategy<Value = TokenTree> {
             "cuda-driver-table",
             "driver",
             "v3",
+            "12.0",
+            "12.",
+            "999.99",
             "a b",
             "\\",
             "é",
@@ -98,7 +104,7 @@ fn literal() -> impl Strategy<Value = TokenTree> {
     );
     prop_oneof![
         any::<u32>().prop_map(Literal::u32_unsuffixed),
-        prop::sample::select(&[2000u32, 3020, 11040, 12050, 0][..])
+        prop::sample::select(&[2000u32, 3020, 11030, 11040, 12000, 12050, 12, 0][..])
             .prop_map(Literal::u32_unsuffixed),
         any::<u64>().prop_map(Literal::u64_suffixed),
         any::<i32>().prop_map(Literal::i32_suffixed),
@@ -153,7 +159,17 @@ fn path() -> impl Strategy<Value = TokenStream> {
 
 /// An option with a value of the kinds options take.
 fn option() -> impl Strategy<Value = TokenStream> {
-    let name = prop::sample::select(&["backend", "crate", "all", "per_thread", "cuCtxCreate"][..]);
+    let name = prop::sample::select(
+        &[
+            "backend",
+            "crate",
+            "driver",
+            "all",
+            "per_thread",
+            "cuCtxCreate",
+            "cuCtxCreate_v2",
+        ][..],
+    );
     let value = prop_oneof![
         word().prop_map(TokenStream::from),
         literal().prop_map(TokenStream::from),

@@ -27,12 +27,15 @@ use quote::quote;
 /// See the `cuda-driver-table` crate for the full guide.
 ///
 /// ```ignore
-/// #[driver_table(cuInit, cuDeviceGet, cuCtxCreate = 3020, cuMemAlloc)]
+/// #[driver_table(cuInit, cuDeviceGet, cuCtxCreate, cuMemAlloc, driver = 12000)]
 /// pub struct Cuda;
 /// ```
 ///
-/// Besides the functions (named as in C, optionally pinned to an ABI version) it takes:
-/// - `all`: every function of the selected CUDA release;
+/// Besides the functions (named as in C, optionally pinned to an ABI version, `cuCtxCreate = 3020`,
+/// or named by an exported symbol that selects its ABI, `cuCtxCreate_v2`) it takes:
+/// - `driver = 12000` (or `driver = "12.0"`): the oldest driver the table must work on; each
+///   plain name takes the newest ABI such a driver has, and `MIN_DRIVER_VERSION` is at most it;
+/// - `all`: every function of the selected CUDA release (with `driver`, every one it has);
 /// - `per_thread`: `new()` uses the per-thread default stream (the `_ptds`/`_ptsz` ABIs);
 /// - `backend = runtime` (the default) or `backend = driver`: the backend `new()` uses;
 /// - `crate = path` (or `crate = "path"`): how your crate names `cuda-driver-table`, when it is

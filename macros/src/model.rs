@@ -5,6 +5,8 @@ use proc_macro2::{Ident, Punct, Spacing, Span, TokenStream, TokenTree};
 
 /// One listed function, with its ABI pin if any (`cuCtxCreate = 3020`).
 pub struct Entry {
+    /// As written (without `r#`): a C name (`cuCtxCreate`) or an exported symbol naming one of
+    /// its ABIs (`cuCtxCreate_v2`, `cuLaunchKernel_ptsz`); `check` tells which.
     pub name: Ident,
     pub pin: Option<Pin>,
 }
@@ -23,6 +25,15 @@ pub enum Pin {
         /// The whole number it spells, if any (`3020` of `3020.0`), for the suggested fix.
         number: Option<u32>,
     },
+}
+
+/// `driver = 12000` (or `driver = "12.0"`): the oldest driver the table must work on.
+#[derive(Clone, Copy)]
+pub struct Driver {
+    /// In `cuDriverGetVersion`'s numbering (`12000` is CUDA 12.0).
+    pub version: u32,
+    /// The value's span, for errors about it.
+    pub span: Span,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -102,6 +113,8 @@ pub struct Request {
     pub per_thread: Option<Span>,
     /// `backend = runtime | driver`: the backend `new()` uses.
     pub backend: Option<BackendOption>,
+    /// `driver = 12000`: every plain name takes the newest ABI such a driver has.
+    pub driver: Option<Driver>,
     /// `crate = path`: how the user's crate names `cuda-driver-table`.
     pub krate: Option<CratePath>,
     /// Some part of the list could not be read at all (and was reported): the list's other

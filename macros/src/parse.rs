@@ -7,11 +7,16 @@
 //! its users' builds short.
 
 use crate::diagnostics::{did_you_mean, span_range, Diagnostics};
-use crate::model::{Attr, BackendOption, CratePath, Entry, Item, NotATable, Pin, Request};
+use crate::model::{Attr, BackendOption, CratePath, Driver, Entry, Item, NotATable, Pin, Request};
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 
-pub const OPTIONS_HELP: &str = "options are `all`, `per_thread`, `backend = runtime` / `backend = driver` and `crate = path`; \
-driver functions are named as in C (`cuMemAlloc`), optionally pinned to an ABI (`cuCtxCreate = 3020`)";
+pub const OPTIONS_HELP: &str = "options are `driver = 12000`, `all`, `per_thread`, `backend = runtime` / `backend = driver` and `crate = path`; \
+driver functions are named as in C (`cuMemAlloc`), optionally pinned to an ABI (`cuCtxCreate = 3020`) or named by an exported symbol (`cuCtxCreate_v2`)";
+
+/// How to write `driver = ...`.
+pub const DRIVER_HELP: &str =
+    "write the oldest driver the table must work on as `cuDriverGetVersion` numbers it \
+(`driver = 12000` for CUDA 12.0, `driver = 12_040` for 12.4) or as a string (`driver = \"12.4\"`)";
 
 const BACKEND_HELP: &str =
     "write `backend = runtime` (libcudart, the default) or `backend = driver` (libcuda.so.1)";
@@ -30,10 +35,18 @@ enum Opt {
     Backend,
     /// `crate = path`.
     Crate,
+    /// `driver = 12000`.
+    Driver,
 }
 
 impl Opt {
-    const EVERY: [Opt; 4] = [Opt::All, Opt::PerThread, Opt::Backend, Opt::Crate];
+    const EVERY: [Opt; 5] = [
+        Opt::Driver,
+        Opt::All,
+        Opt::PerThread,
+        Opt::Backend,
+        Opt::Crate,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -41,6 +54,7 @@ impl Opt {
             Opt::PerThread => "per_thread",
             Opt::Backend => "backend",
             Opt::Crate => "crate",
+            Opt::Driver => "driver",
         }
     }
 
@@ -50,6 +64,9 @@ impl Opt {
             Opt::All | Opt::PerThread => None,
             Opt::Backend => Some(format!("a value: {BACKEND_HELP}")),
             Opt::Crate => Some(format!("a path: {CRATE_HELP}")),
+            Opt::Driver => Some(format!(
+                "a driver version: {DRIVER_HELP}; to resolve through libcuda.so.1, write `backend = driver`"
+            )),
         }
     }
 }
@@ -203,7 +220,7 @@ fn flag(ident: &Ident, request: &mut Request, diag: &mut Diagnostics) {
         Word::Function(name) => request.entries.push(Entry { name, pin: None }),
         Word::Option(Opt::All) => set_once(&mut request.all, ident, diag),
         Word::Option(Opt::PerThread) => set_once(&mut request.per_thread, ident, diag),
-        Word::Option(option @ (Opt::Backend | Opt::Crate)) => diag.at(
+        Word::Option(option @ (Opt::Backend | Opt::Crate | Opt::Driver)) => diag.at(
             ident.span(),
             format!(
                 "the `{}` option needs {}",
@@ -226,6 +243,13 @@ fn valued(ident: &Ident, value: TokenStream, request: &mut Request, diag: &mut D
             pin: Some(pin_of(value)),
         }),
         Word::Option(Opt::Backend) => backend_option(ident, &value, request, diag),
+        Word::Option(Opt::Driver) => match driver_of(&value) {
+            Ok(_) if request.driver.is_some() => {
+                diag.at(ident.span(), "`driver` is given twice; give it once");
+            }
+            Ok(driver) => request.driver = Some(driver),
+            Err(problem) => diag.spanned(&value, problem),
+        },
         Word::Option(Opt::Crate) => match crate_path(&value) {
             Some(_) if request.krate.is_some() => {
                 diag.at(ident.span(), "`crate` is given twice; give it once");
@@ -272,23 +296,31 @@ const INTEGER_SUFFIXES: [(&str, u128); 12] = [
     ("isize", i64::MAX as u128),
 ];
 
-/// A pin: an integer literal as Rust writes one (`3020`, `3_020`, `3020u32`, `0xBCC`, `0o5714`,
-/// `0b1011_1100_1100`) that fits its suffix's type and a `u32`, or anything else, kept for the
-/// error with what is wrong when it is a number of the wrong form.
-fn pin_of(value: TokenStream) -> Pin {
-    let invalid = |problem: Option<String>, number: Option<u32>| Pin::Invalid {
-        tokens: value.clone(),
-        problem,
-        number,
-    };
+/// A number as `integer` reads it.
+enum Number {
+    /// An integer literal that fits its suffix's type and a `u32`, with its span.
+    Value(u32, Span),
+    /// Anything else. `problem` says what is wrong with a number of the wrong form (`3020u8`
+    /// does not fit `u8`); `number` is the whole number it spells, if any (`3020` of `3020.0`).
+    Wrong {
+        problem: Option<String>,
+        number: Option<u32>,
+    },
+}
+
+/// An integer literal as Rust writes one (`3020`, `3_020`, `3020u32`, `0xBCC`, `0o5714`,
+/// `0b1011_1100_1100`) that fits its suffix's type and a `u32`, or what is wrong with the value
+/// (`what` it is, in words: `an ABI version`).
+fn integer(value: &TokenStream, what: &str) -> Number {
+    let wrong = |problem: Option<String>, number: Option<u32>| Number::Wrong { problem, number };
     let tokens: Vec<TokenTree> = value.clone().into_iter().collect();
     let [TokenTree::Literal(lit)] = tokens.as_slice() else {
-        return invalid(None, None);
+        return wrong(None, None);
     };
     let written = lit.to_string();
     // Strings and characters (`"v3"`) are not numbers of a wrong form.
     if !written.starts_with(|c: char| c.is_ascii_digit()) {
-        return invalid(None, None);
+        return wrong(None, None);
     }
     let text = written.replace('_', "");
     let (radix, body) = match text.get(..2) {
@@ -304,28 +336,102 @@ fn pin_of(value: TokenStream) -> Pin {
     let number = u128::from_str_radix(digits, radix).ok();
     let version = number.and_then(|n| u32::try_from(n).ok());
     if radix == 10 && (suffix.starts_with(['.', 'e', 'E']) || suffix == "f32" || suffix == "f64") {
-        return invalid(Some(format!("`{written}` is not a whole number")), version);
+        return wrong(Some(format!("`{written}` is not a whole number")), version);
     }
-    let too_large = || Some(format!("`{written}` is too large for an ABI version"));
+    let too_large = || Some(format!("`{written}` is too large for {what}"));
     let Some(number) = number else {
-        return invalid(too_large(), None);
+        return wrong(too_large(), None);
     };
     if !suffix.is_empty() {
         match INTEGER_SUFFIXES.iter().find(|(name, _)| *name == suffix) {
             Some((_, max)) if number <= *max => {}
             Some(_) => {
                 let problem = format!("`{written}` does not fit in `{suffix}`");
-                return invalid(Some(problem), version);
+                return wrong(Some(problem), version);
             }
             None => {
                 let problem = format!("`{suffix}` is not an integer type");
-                return invalid(Some(problem), version);
+                return wrong(Some(problem), version);
             }
         }
     }
     match version {
-        Some(version) => Pin::Version(version, lit.span()),
-        None => invalid(too_large(), None),
+        Some(version) => Number::Value(version, lit.span()),
+        None => wrong(too_large(), None),
+    }
+}
+
+/// A pin: an integer literal (see `integer`), or anything else, kept for the error with what is
+/// wrong when it is a number of the wrong form.
+fn pin_of(value: TokenStream) -> Pin {
+    match integer(&value, "an ABI version") {
+        Number::Value(version, span) => Pin::Version(version, span),
+        Number::Wrong { problem, number } => Pin::Invalid {
+            tokens: value,
+            problem,
+            number,
+        },
+    }
+}
+
+/// `MAJOR.MINOR` (`12.4`) in `cuDriverGetVersion`'s numbering (`12040`), or `None`.
+fn major_minor(text: &str) -> Option<u32> {
+    let (major, minor) = text.split_once('.')?;
+    let all_digits =
+        |s: &str| !s.is_empty() && s.len() <= 3 && s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(major) || !all_digits(minor) || minor.len() > 2 {
+        return None;
+    }
+    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
+    (major > 0).then_some(major * 1000 + minor * 10)
+}
+
+/// The value of `driver = ...`: a whole number as `cuDriverGetVersion` writes it (`12000`,
+/// `12_000`, `12000u32`), or a string `"12.0"`; anything else is the message for the user.
+/// Whether the version is one a table can target is for `check`.
+fn driver_of(value: &TokenStream) -> Result<Driver, String> {
+    let span = span_range(value).0;
+    let tokens: Vec<TokenTree> = value.clone().into_iter().collect();
+    let text = match tokens.as_slice() {
+        [TokenTree::Literal(lit)] => lit.to_string(),
+        _ => String::new(),
+    };
+    if let Some(inner) = plain_string(&text) {
+        return match major_minor(inner.trim()) {
+            Some(version) => Ok(Driver { version, span }),
+            None => Err(format!(
+                "`{text}` is not a CUDA version of the form \"major.minor\"; {DRIVER_HELP}"
+            )),
+        };
+    }
+    // `12.4` unquoted: a float literal.
+    if let Some(version) = major_minor(&text) {
+        return Err(format!(
+            "`{text}` is a float, not a driver version: write `driver = {version}` (as `cuDriverGetVersion` numbers CUDA {text}) or `driver = \"{text}\"`"
+        ));
+    }
+    match integer(value, "a driver version") {
+        Number::Value(version, _) if version < 1000 => {
+            // `driver = 12` most likely means CUDA 12.0.
+            let major = if (1..100).contains(&version) {
+                version
+            } else {
+                12
+            };
+            Err(format!(
+                "`driver = {text}` is not a driver version: versions are numbered as `cuDriverGetVersion` returns them, \
+                 1000 × major + 10 × minor; for CUDA {major}.0 write `driver = {}` (or `driver = \"{major}.0\"`)",
+                major * 1000
+            ))
+        }
+        Number::Value(version, _) => Ok(Driver { version, span }),
+        Number::Wrong {
+            problem: Some(problem),
+            ..
+        } => Err(format!("{problem}; {DRIVER_HELP}")),
+        Number::Wrong { problem: None, .. } => {
+            Err(format!("`{value}` is not a driver version; {DRIVER_HELP}"))
+        }
     }
 }
 

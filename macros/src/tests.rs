@@ -3,7 +3,8 @@
 //!
 //! The manifest is the selected release's, so run these with one release enabled:
 //! `cargo test -p cuda-driver-table-macros --features cuda-13000`. The versions asserted are the
-//! same in every supported release, except where a test reads them from the manifest.
+//! same in every supported release from 12.5 on (the tests of `driver =` and of exported symbols
+//! use `cuCtxCreate`'s ABI 12050), except where a test reads them from the manifest.
 
 use crate::manifest;
 use proc_macro2::TokenStream;
@@ -478,13 +479,21 @@ fn options_without_their_value_and_values_without_an_option_say_so() {
 }
 
 #[test]
-fn a_per_thread_export_name_points_to_the_per_thread_option() {
+fn a_per_thread_export_name_needs_the_per_thread_option() {
     let out = table(quote!(cuLaunchKernel_ptsz, cuMemcpyHtoD_ptds));
     let errors = compile_errors(&out);
     assert_eq!(errors.len(), 2, "{out}");
-    assert!(errors[0].contains("list `cuLaunchKernel` and add the `per_thread` option"));
-    assert!(errors[1].contains("list `cuMemcpyHtoD` and add the `per_thread` option"));
-    assert_lacks(&out, "did you mean");
+    assert!(
+        errors[0].contains("the legacy default stream: add the `per_thread` option (`#[driver_table(cuLaunchKernel_ptsz, per_thread)]`), or write `cuLaunchKernel = 4000` for the legacy stream"),
+        "{out}"
+    );
+    // Not a symbol of the headers: the per-thread one it misspells, with its pin form.
+    assert!(
+        errors[1].contains(
+            "did you mean `cuMemcpyHtoD_v2_ptds` (`cuMemcpyHtoD = 3020` with `per_thread`)"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -752,4 +761,356 @@ fn a_table_made_by_a_first_attribute_under_another_name_is_reported_and_kept() {
             .join(" ")
     ));
     assert_lacks(&out, "cuMemAlloc PFN");
+}
+
+// `driver = N` and exported symbols as names.
+
+/// The binding of the first function (`0 name typedef`).
+#[track_caller]
+fn first_binding(args: TokenStream) -> String {
+    let out = table(args);
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    let start = out.find("bind ! { Cuda ; 0 ").expect("a binding") + "bind ! { Cuda ; ".len();
+    let rest = &out[start..];
+    rest[..rest.find(" \"").unwrap_or(rest.len())].to_string()
+}
+
+#[test]
+fn driver_picks_the_newest_abi_such_a_driver_has() {
+    // cuCtxCreate: ABIs 2000, 3020, 11040, 12050.
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate, driver = 12000)),
+        "0 cuCtxCreate PFN_cuCtxCreate_v11040"
+    );
+    assert_eq!(
+        first_binding(quote!(driver = 11040, cuCtxCreate)),
+        "0 cuCtxCreate PFN_cuCtxCreate_v11040"
+    );
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate, driver = 11030)),
+        "0 cuCtxCreate PFN_cuCtxCreate_v3020"
+    );
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate, driver = 12050)),
+        "0 cuCtxCreate PFN_cuCtxCreate_v12050"
+    );
+    // A driver newer than the release: the release's newest.
+    let newest = manifest::find("cuCtxCreate")
+        .expect("in every release")
+        .default;
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate, driver = 99000)),
+        format!("0 cuCtxCreate PFN_cuCtxCreate_v{newest}")
+    );
+    // Every spelling of the same version.
+    for driver in [
+        quote!(12000),
+        quote!(12_000),
+        quote!(12000u32),
+        quote!(0x2EE0),
+        quote!("12.0"),
+        quote!(" 12.0 "),
+    ] {
+        assert_eq!(
+            first_binding(quote!(cuCtxCreate, driver = #driver)),
+            "0 cuCtxCreate PFN_cuCtxCreate_v11040",
+            "{driver}"
+        );
+    }
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate, driver = "12.5")),
+        "0 cuCtxCreate PFN_cuCtxCreate_v12050"
+    );
+}
+
+#[test]
+fn driver_holds_the_runtime_floor_to_it_at_compile_time() {
+    let out = table(quote!(cuCtxCreate, driver = 12000));
+    assert_has(
+        &out,
+        "const _ : () = :: std :: assert ! (:: cuda_driver_table :: __private :: min_driver_version (< Cuda as :: cuda_driver_table :: __private :: Functions > :: FUNCTIONS , :: cuda_driver_table :: __private :: StreamMode :: Legacy) <= 12000 && :: cuda_driver_table :: __private :: min_driver_version (< Cuda as :: cuda_driver_table :: __private :: Functions > :: FUNCTIONS , :: cuda_driver_table :: __private :: StreamMode :: PerThread) <= 12000",
+    );
+    // Nothing of the kind without the option.
+    assert_lacks(&table(quote!(cuCtxCreate)), ":: std :: assert !");
+}
+
+#[test]
+fn a_function_no_abi_of_which_the_driver_has_is_an_error_at_its_name() {
+    let out = table(quote!(cuInit, cuLibraryLoadData, driver = 11080));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("`cuLibraryLoadData` needs a CUDA 12.0 driver (ABI 12000); this table targets CUDA 11.8 (`driver = 11080`): raise `driver` to at least 12000, or remove `cuLibraryLoadData`"),
+        "{out}"
+    );
+    // The rest of the table is still there.
+    assert_has(&out, "pub unsafe fn cuInit");
+}
+
+#[test]
+fn a_pin_or_export_newer_than_the_driver_is_an_error_with_the_newest_it_allows() {
+    let out = table(quote!(cuCtxCreate = 12050, driver = 12000));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("`cuCtxCreate = 12050` needs a CUDA 12.5 driver (ABI 12050); this table targets CUDA 12.0 (`driver = 12000`): pin `cuCtxCreate = 11040`, the newest ABI such a driver has, or raise `driver` to at least 12050"),
+        "{out}"
+    );
+    let out = table(quote!(cuCtxCreate_v4, driver = 12000));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("`cuCtxCreate_v4` is ABI 12050 of `cuCtxCreate`, which needs a CUDA 12.5 driver (ABI 12050); this table targets CUDA 12.0 (`driver = 12000`): write `cuCtxCreate_v3` (`cuCtxCreate = 11040`), the newest ABI such a driver has, or raise `driver` to at least 12050"),
+        "{out}"
+    );
+    // Older pins and exports are fine.
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate = 3020, driver = 12000)),
+        "0 cuCtxCreate PFN_cuCtxCreate_v3020"
+    );
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate_v2, driver = 12000)),
+        "0 cuCtxCreate PFN_cuCtxCreate_v3020"
+    );
+}
+
+#[test]
+fn driver_values_a_table_cannot_target_say_how_to_write_one() {
+    for (driver, message) in [
+        (
+            quote!(11000),
+            "`driver = 11000` (CUDA 11.0) is older than any driver a table can use: every function is looked up through `cuGetProcAddress`, which came with CUDA 11.3: write `driver = 11030` or newer",
+        ),
+        (
+            quote!(12),
+            r#"`driver = 12` is not a driver version: versions are numbered as `cuDriverGetVersion` returns them, 1000 × major + 10 × minor; for CUDA 12.0 write `driver = 12000` (or `driver = \"12.0\"`)"#,
+        ),
+        (
+            quote!(12.4),
+            r#"`12.4` is a float, not a driver version: write `driver = 12040` (as `cuDriverGetVersion` numbers CUDA 12.4) or `driver = \"12.4\"`"#,
+        ),
+        (
+            quote!("12"),
+            r#"`\"12\"` is not a CUDA version of the form \"major.minor\""#,
+        ),
+        (quote!("12.0.1"), "is not a CUDA version of the form"),
+        (
+            quote!(500),
+            "`driver = 500` is not a driver version: versions are numbered as `cuDriverGetVersion` returns them, 1000 × major + 10 × minor; for CUDA 12.0 write `driver = 12000`",
+        ),
+        (quote!(12000u8), "`12000u8` does not fit in `u8`; write the oldest driver"),
+        (quote!(latest), "`latest` is not a driver version; write the oldest driver"),
+        (quote!(-12000), "is not a driver version; write the oldest driver"),
+    ] {
+        let out = table(quote!(cuCtxCreate, driver = #driver));
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{driver}: {out}");
+        assert!(errors[0].contains(message), "{driver}: {out}");
+        // The table is still emitted, at the release's default ABIs.
+        assert_has(&out, "0 cuCtxCreate PFN_cuCtxCreate_v");
+        assert_lacks(&out, ":: std :: assert !");
+    }
+    let out = table(quote!(cuInit, driver));
+    assert_has(
+        &out,
+        "the `driver` option needs a driver version: write the oldest driver",
+    );
+    assert_has(
+        &out,
+        "to resolve through libcuda.so.1, write `backend = driver`",
+    );
+    let out = table(quote!(cuInit, driver = 12000, driver = 12050));
+    assert_has(&out, "`driver` is given twice; give it once");
+    let out = table(quote!(cuInit, drvier = 12000));
+    assert_has(&out, "unknown option `drvier`: did you mean `driver`?");
+}
+
+#[test]
+fn all_under_a_driver_is_every_function_such_a_driver_has() {
+    let driver = 12000;
+    let out = table(quote!(all, driver = 12000));
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    let mut count = 0;
+    for function in manifest::functions() {
+        let newest = function.abis.iter().rev().find(|a| {
+            let twin = a.per_thread.as_ref().map_or(0, |pt| pt.version);
+            a.version <= function.default && a.version.max(twin) <= driver
+        });
+        match newest {
+            Some(abi) => {
+                count += 1;
+                assert_has(&out, &format!(" {} {} ", function.name, abi.typedef));
+            }
+            None => assert_lacks(&out, &format!("pub unsafe fn {} (", function.name)),
+        }
+    }
+    assert!(count < manifest::functions().len());
+    assert_has(&out, &format!("TableCore < Self , {count} >"));
+}
+
+#[test]
+fn an_exported_symbol_selects_its_abi_and_the_method_keeps_the_c_name() {
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate_v2)),
+        "0 cuCtxCreate PFN_cuCtxCreate_v3020"
+    );
+    assert_eq!(
+        first_binding(quote!(cuMemAlloc_v2)),
+        "0 cuMemAlloc PFN_cuMemAlloc_v3020"
+    );
+    assert_eq!(
+        first_binding(quote!(cuCtxCreate_v3)),
+        "0 cuCtxCreate PFN_cuCtxCreate_v11040"
+    );
+    let out = table(quote!(cuCtxCreate_v2));
+    assert_has(&out, "pub unsafe fn cuCtxCreate (& self");
+    assert_has(&out, "pub fn pfn_cuCtxCreate (& self)");
+    assert_has(
+        &out,
+        "named by its exported symbol in the attribute (`cuCtxCreate_v2`)",
+    );
+    // The per-thread symbol in a per-thread table: the ABI whose twin it is.
+    assert_eq!(
+        first_binding(quote!(cuLaunchKernel_ptsz, per_thread)),
+        "0 cuLaunchKernel PFN_cuLaunchKernel_v4000"
+    );
+    assert_eq!(
+        first_binding(quote!(per_thread, cuMemcpyHtoD_v2_ptds)),
+        "0 cuMemcpyHtoD PFN_cuMemcpyHtoD_v3020"
+    );
+}
+
+#[test]
+fn an_exported_symbol_with_a_pin_or_beside_its_c_name_is_an_error() {
+    let out = table(quote!(cuCtxCreate_v2 = 3020));
+    assert_has(
+        &out,
+        "`cuCtxCreate_v2` names ABI 3020 of `cuCtxCreate` already: write `cuCtxCreate_v2` without `= 3020`, or `cuCtxCreate = 3020`",
+    );
+    let out = table(quote!(cuCtxCreate_v2 = 11040));
+    assert_has(
+        &out,
+        "`cuCtxCreate_v2` names ABI 3020 of `cuCtxCreate`, which a pin cannot change: write `cuCtxCreate = 11040` for ABI 11040, or `cuCtxCreate_v2` alone",
+    );
+    let out = table(quote!(cuCtxCreate, cuCtxCreate_v2));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(
+        errors[0].contains("`cuCtxCreate_v2` is `cuCtxCreate`, which is listed already (as `cuCtxCreate`): a table has one ABI of each function, list it once"),
+        "{out}"
+    );
+    assert!(
+        errors[1].contains("`cuCtxCreate` is first listed here"),
+        "{out}"
+    );
+    // One method: the first.
+    assert_eq!(out.matches("pub unsafe fn cuCtxCreate").count(), 1, "{out}");
+}
+
+#[test]
+fn a_symbol_that_is_not_exported_suggests_the_exported_ones_in_pin_form() {
+    let release = manifest::release_name(manifest::RELEASE);
+    let out = table(quote!(cuCtxCreate_v9));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("`cuCtxCreate_v9` is not an exported symbol of `cuCtxCreate` in CUDA"),
+        "{out}"
+    );
+    assert!(
+        errors[0].contains("its ABIs are 2000, 3020 (`cuCtxCreate_v2`), 11040 (`cuCtxCreate_v3`), 12050 (`cuCtxCreate_v4`)"),
+        "{out}"
+    );
+    assert!(
+        errors[0].contains("did you mean `cuCtxCreate_v2` (`cuCtxCreate = 3020`)"),
+        "{out}"
+    );
+    // A misspelt symbol: the symbol, with the pin it means.
+    let out = table(quote!(cuMemAloc_v2));
+    assert_has(
+        &out,
+        &format!("no driver function `cuMemAloc_v2` in the CUDA {release} headers; did you mean `cuMemAlloc_v2` (`cuMemAlloc = 3020`)?"),
+    );
+    // A per-thread suffix on a function without a per-thread variant.
+    let out = table(quote!(cuMemAlloc_ptds));
+    assert_has(
+        &out,
+        &format!("`cuMemAlloc_ptds` is not a symbol of CUDA {release}: `cuMemAlloc` has no per-thread default stream variant (it is requested with the legacy flag in both stream modes): list `cuMemAlloc`"),
+    );
+}
+
+#[test]
+fn method_docs_say_which_abi_was_picked_and_why() {
+    let release = manifest::release_name(manifest::RELEASE);
+    let out = table(quote!(
+        cuInit,
+        cuCtxCreate,
+        cuMemAlloc = 2000,
+        cuMemFree_v2,
+        driver = 12000
+    ));
+    assert!(compile_errors(&out).is_empty(), "{out}");
+    assert_has(
+        &out,
+        &format!("Pinned to ABI 2000 (`PFN_cuInit_v2000`, exported as `cuInit`) of CUDA {release}: the newest of this release, which a CUDA 12.0 driver (`driver = 12000`) has."),
+    );
+    assert_has(
+        &out,
+        &format!("Pinned to ABI 11040 (`PFN_cuCtxCreate_v11040`, exported as `cuCtxCreate_v3`) of CUDA {release}: the newest that a CUDA 12.0 driver (`driver = 12000`) has; the release's newest, ABI 12050, needs CUDA 12.5."),
+    );
+    assert_has(
+        &out,
+        &format!("Pinned to ABI 2000 (`PFN_cuMemAlloc_v2000`, exported as `cuMemAlloc`) of CUDA {release}: pinned in the attribute (`cuMemAlloc = 2000`)."),
+    );
+    assert_has(
+        &out,
+        &format!("Pinned to ABI 3020 (`PFN_cuMemFree_v3020`, exported as `cuMemFree_v2`) of CUDA {release}: named by its exported symbol in the attribute (`cuMemFree_v2`)."),
+    );
+    assert_has(
+        &out,
+        "It targets drivers from CUDA 12.0 on (`driver = 12000`)",
+    );
+    assert_has(&out, "At most 12000, as `driver = 12000` asks.");
+    let out = table(quote!(cuInit));
+    assert_has(
+        &out,
+        &format!("of CUDA {release}: the newest of this release."),
+    );
+}
+
+#[test]
+fn an_abi_is_taken_for_a_driver_only_when_its_per_thread_twin_is_too() {
+    use crate::check::{needs, newest_for};
+    use crate::manifest::{Abi, Function, PerThread};
+    const fn abi(version: u32, twin: Option<u32>) -> Abi {
+        Abi {
+            version,
+            typedef: "PFN_cuX",
+            params: &[],
+            ret: "CUresult",
+            c_prototype: "CUresult cuX(void)",
+            export: None,
+            per_thread: match twin {
+                Some(version) => Some(PerThread {
+                    version,
+                    typedef: "PFN_cuX_ptsz",
+                    export: None,
+                }),
+                None => None,
+            },
+            doc: "",
+        }
+    }
+    // A per-thread twin newer than its ABI: the ABI needs the twin's driver in both stream modes,
+    // so that the floor of a table holds whichever mode it is configured with.
+    static X: Function = Function {
+        name: "cuX",
+        default: 12000,
+        abis: &[abi(3020, None), abi(11040, Some(12050)), abi(12000, None)],
+    };
+    assert_eq!(needs(&X.abis[1]), 12050);
+    assert_eq!(needs(&X.abis[2]), 12000);
+    assert_eq!(newest_for(&X, 11040).map(|a| a.version), Some(3020));
+    assert_eq!(newest_for(&X, 12000).map(|a| a.version), Some(12000));
+    assert_eq!(newest_for(&X, 3000).map(|a| a.version), None);
 }

@@ -14,7 +14,8 @@ use std::process::ExitCode;
     cuDeviceGet,
     cuDeviceGetName,
     cuDeviceGetAttribute,
-    cuDeviceTotalMem
+    cuDeviceTotalMem,
+    driver = 12000
 )]
 struct Cuda;
 

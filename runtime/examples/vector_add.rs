@@ -7,8 +7,8 @@
 //! `cargo run --example vector_add --features tracing -- --trace` prints every driver call the
 //! program makes (arguments, result, time) and every resolution, through a `tracing` subscriber.
 
-use cuda_driver_table::{driver_table, sys, Config, Error, ErrorKind};
-use std::ffi::{c_char, c_void, CStr};
+use cuda_driver_table::{driver_table, kernel_args, sys, Config, Error, ErrorKind};
+use std::ffi::{c_char, CStr};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -28,7 +28,9 @@ use std::time::Instant;
     cuModuleUnload,
     cuModuleGetFunction,
     cuLaunchKernel,
-    cuStreamSynchronize
+    cuStreamSynchronize,
+    // Every function at the newest ABI a CUDA 12.0 driver has: runs on any CUDA 12 or 13 driver.
+    driver = 12000
 )]
 struct Cuda;
 
@@ -101,13 +103,7 @@ fn run(cu: &Cuda) -> Result<(), Error> {
         cu.cuModuleLoadData(&mut module, ptx.as_ptr().cast())?;
         let mut func: sys::CUfunction = std::ptr::null_mut();
         cu.cuModuleGetFunction(&mut func, module, c"vadd".as_ptr())?;
-        let mut n = N as u32;
-        let mut params: [*mut c_void; 4] = [
-            (&raw mut da).cast(),
-            (&raw mut db).cast(),
-            (&raw mut dc).cast(),
-            (&raw mut n).cast(),
-        ];
+        let n = N as u32;
         let threads = 256;
         let blocks = N.div_ceil(threads) as u32;
         cu.cuLaunchKernel(
@@ -120,7 +116,8 @@ fn run(cu: &Cuda) -> Result<(), Error> {
             1,
             0,
             std::ptr::null_mut(),
-            params.as_mut_ptr(),
+            // `vadd(a, b, c, n)`: the array lives until the launch has read it.
+            kernel_args![&da, &db, &dc, &n].as_mut_ptr(),
             std::ptr::null_mut(),
         )?;
         cu.cuStreamSynchronize(std::ptr::null_mut())?;

@@ -3,7 +3,8 @@
 //! ```no_run
 //! use cuda_driver_table::{driver_table, sys};
 //!
-//! #[driver_table(cuInit, cuDeviceGet, cuMemAlloc, cuMemFree)]
+//! // Each function at the newest ABI a CUDA 12.0 driver has.
+//! #[driver_table(cuInit, cuDeviceGet, cuMemAlloc, cuMemFree, driver = 12000)]
 //! pub struct Cuda;
 //!
 //! static CU: Cuda = Cuda::new(); // nothing is loaded yet
@@ -31,6 +32,8 @@
 //! - [`resolve`] and [`manifest`]: resolving one function at one ABI by hand, and every
 //!   function's ABIs in the selected release.
 //! - [`sys`]: the bindings of the selected CUDA release (types, constants, `PFN_*` typedefs).
+//! - [`kernel_args!`] ([`KernelArgs`]): the `kernelParams` of a kernel launch, from references to
+//!   its arguments, without allocation.
 
 pub use cuda_driver_table_macros::driver_table;
 
@@ -42,6 +45,7 @@ mod backend;
 mod config;
 mod error;
 mod ffi;
+mod kernel_args;
 mod library;
 mod resolve;
 mod stream;
@@ -59,6 +63,7 @@ pub mod __private;
 pub use backend::{ENV_CUDART, ENV_LIBCUDA};
 pub use config::{Backend, Config};
 pub use error::{CudaLibrary, Error, ErrorKind, Errors, Origin, Status};
+pub use kernel_args::{KernelArg, KernelArgs, KernelParam};
 pub use library::resolve;
 pub use resolve::{LookupResult, Query, Resolver, Versioning};
 pub use stream::StreamMode;

@@ -16,8 +16,19 @@ pub struct Small;
 #[driver_table(all, backend = driver)]
 pub struct Every;
 
+/// For a driver, with exported symbols: the compile-time check of the floor is lint-clean too.
+#[driver_table(
+    cuInit,
+    cuCtxCreate_v2,
+    cuLaunchKernel_ptsz,
+    per_thread,
+    driver = 12000
+)]
+pub struct ForADriver;
+
 #[test]
 fn both_tables_are_there() {
     assert_eq!(Small::FUNCTIONS.len(), 4);
     assert!(Every::FUNCTIONS.len() > 400);
+    assert_eq!(ForADriver::FUNCTIONS.len(), 3);
 }

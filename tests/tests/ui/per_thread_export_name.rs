@@ -1,6 +1,6 @@
 use cuda_driver_table::driver_table;
 
-// The `_ptsz`/`_ptds` exports are not functions of their own: the `per_thread` option selects them.
+// A `_ptsz`/`_ptds` symbol names a per-thread ABI: a table without `per_thread` cannot take it.
 #[driver_table(cuLaunchKernel_ptsz, cuMemcpy_ptds)]
 pub struct Cuda;
 

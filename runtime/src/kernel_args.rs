@@ -1,0 +1,270 @@
+//! Kernel arguments: the `kernelParams` array `cuLaunchKernel` takes (one pointer per parameter
+//! of the kernel, each to the value the driver copies), built from typed, borrowed values by
+//! [`kernel_args!`](crate::kernel_args!), on the stack.
+//!
+//! The array borrows every value for as long as it lives, so no value can be dropped, moved or
+//! changed while a launch could still read it; its pointers are only ever read by the driver.
+//! Nothing here allocates or calls the driver, and nothing here is `unsafe`: the launch itself
+//! is, and its `# Safety` says what the values must be.
+
+use std::ffi::c_void;
+use std::fmt;
+use std::marker::PhantomData;
+use std::ptr;
+
+/// A type a kernel can take by value: its bytes are what the kernel's parameter expects, and the
+/// driver copies them as they are.
+///
+/// Implemented for the integers, floats, `bool` and raw pointers (a `sys::CUdeviceptr` is a
+/// `u64`). Implement it for a `#[repr(C)]` struct the kernel takes by value, with the kernel's
+/// layout; for a type of another crate, such as a `sys` struct, wrap it in a
+/// `#[repr(transparent)]` struct of your own and implement it for that.
+///
+/// Host containers (`Vec`, `String`, references, slices) are not kernel parameters: pass device
+/// memory by its `CUdeviceptr`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel parameter",
+    label = "not a value a kernel can take",
+    note = "a kernel parameter is a plain value the driver copies byte for byte: an integer, a float, a device pointer (`sys::CUdeviceptr`), a raw pointer, or a `#[repr(C)]` type of your own that implements `KernelParam`",
+    note = "pass device memory by its `CUdeviceptr`, not a host container or reference"
+)]
+pub trait KernelParam: Copy {}
+
+macro_rules! kernel_params {
+    ($($t:ty),*) => {$(
+        impl KernelParam for $t {}
+    )*};
+}
+kernel_params!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool);
+impl<T> KernelParam for *const T {}
+impl<T> KernelParam for *mut T {}
+
+/// One entry of `kernelParams`: a pointer to a value borrowed for `'a`. Made by
+/// [`kernel_args!`](crate::kernel_args!) (or [`KernelArg::new`]).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct KernelArg<'a> {
+    pointer: *mut c_void,
+    value: PhantomData<&'a ()>,
+}
+
+impl<'a> KernelArg<'a> {
+    /// Points at `value`, which stays borrowed as long as the argument (and the
+    /// [`KernelArgs`] holding it) lives.
+    pub const fn new<T: KernelParam>(value: &'a T) -> Self {
+        Self {
+            // `*mut` because `kernelParams` is `void **`; the driver only reads through it.
+            pointer: ptr::from_ref(value).cast_mut().cast(),
+            value: PhantomData,
+        }
+    }
+}
+
+impl fmt::Debug for KernelArg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.pointer.fmt(f)
+    }
+}
+
+/// The `kernelParams` of a launch with `N` parameters: `N` pointers, each to a value borrowed
+/// for `'a`, in an array of its own (no allocation). Made by [`kernel_args!`](crate::kernel_args!).
+///
+/// Pass [`as_mut_ptr`](Self::as_mut_ptr) to the launch in the same statement as the
+/// `kernel_args!` that makes it, or keep the `KernelArgs` in a variable that outlives the launch
+/// call: the driver reads the array and the values during the call (it copies the values, so
+/// they may change once the call has returned, even for an asynchronous launch).
+#[derive(Clone, Copy, Debug)]
+pub struct KernelArgs<'a, const N: usize> {
+    args: [KernelArg<'a>; N],
+}
+
+impl<'a, const N: usize> KernelArgs<'a, N> {
+    /// The array of `args`, in the order of the kernel's parameters.
+    pub const fn new(args: [KernelArg<'a>; N]) -> Self {
+        Self { args }
+    }
+
+    /// The array as `cuLaunchKernel`'s `kernelParams` (`void **`); null for a kernel without
+    /// parameters. Valid while `self` is neither moved nor dropped: pass it to the launch as the
+    /// argument of the call.
+    pub fn as_mut_ptr(&mut self) -> *mut *mut c_void {
+        if N == 0 {
+            return ptr::null_mut();
+        }
+        // `KernelArg` is a transparent `*mut c_void`, so the array is an array of `void *`.
+        self.args.as_mut_ptr().cast()
+    }
+
+    /// The number of parameters, `N`.
+    pub const fn len(&self) -> usize {
+        N
+    }
+
+    /// Whether there are no parameters.
+    pub const fn is_empty(&self) -> bool {
+        N == 0
+    }
+}
+
+/// The `kernelParams` of a launch, from references to its arguments in the order of the
+/// kernel's parameters: a [`KernelArgs`] holding one pointer per argument, on the stack.
+///
+/// Each argument is a reference to a [`KernelParam`] (an integer, a float, a device pointer,
+/// a raw pointer, or a `#[repr(C)]` type of yours): the values stay borrowed while the
+/// `KernelArgs` lives, so the borrow checker refuses code that would drop or change one before
+/// the launch.
+///
+/// ```no_run
+/// use cuda_driver_table::{driver_table, kernel_args, sys};
+///
+/// #[driver_table(cuLaunchKernel, driver = 12000)]
+/// struct Cuda;
+///
+/// /// Launches `vadd(a, b, c, n)` with one thread per element.
+/// unsafe fn vadd(
+///     cu: &Cuda,
+///     f: sys::CUfunction,
+///     (a, b, c): (sys::CUdeviceptr, sys::CUdeviceptr, sys::CUdeviceptr),
+///     n: u32,
+/// ) -> Result<(), cuda_driver_table::Error> {
+///     // SAFETY: `f` is a live function whose parameters are three device pointers and a `u32`;
+///     // the caller guarantees `a`, `b` and `c` hold `n` floats each.
+///     unsafe {
+///         cu.cuLaunchKernel(
+///             f,
+///             n.div_ceil(256), 1, 1,
+///             256, 1, 1,
+///             0,
+///             std::ptr::null_mut(),
+///             kernel_args![&a, &b, &c, &n].as_mut_ptr(),
+///             std::ptr::null_mut(),
+///         )
+///     }
+/// }
+/// ```
+///
+/// Or keep the array in a variable, to launch the same arguments again:
+///
+/// ```
+/// # use cuda_driver_table::kernel_args;
+/// let (dptr, n) = (0x7000_0000_u64, 1024_u32);
+/// let mut args = kernel_args![&dptr, &n];
+/// let params = args.as_mut_ptr(); // what `cuLaunchKernel` takes as `kernelParams`
+/// assert_eq!(args.len(), 2);
+/// # let _ = params;
+/// ```
+///
+/// A value that would not outlive the array is a compile error:
+///
+/// ```compile_fail
+/// # use cuda_driver_table::kernel_args;
+/// let n = 1024_u32;
+/// let mut args = kernel_args![&(n / 2)]; // a temporary, gone at the end of this statement
+/// let params = args.as_mut_ptr();
+/// ```
+#[macro_export]
+macro_rules! kernel_args {
+    ($($arg:expr),* $(,)?) => {
+        $crate::KernelArgs::new([$($crate::KernelArg::new($arg)),*])
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads parameter `i` of `params` as a `T`, as the driver does when it copies a launch's
+    /// parameters.
+    ///
+    /// # Safety
+    ///
+    /// `params` holds more than `i` pointers and the `i`th points at a live `T`.
+    unsafe fn read<T: Copy>(params: *mut *mut c_void, i: usize) -> T {
+        // SAFETY: the caller's contract.
+        unsafe { (*params.add(i)).cast::<T>().read() }
+    }
+
+    /// A stand-in for `cuLaunchKernel` of a kernel `(u64, u64, u32, f32)`: reads its parameters
+    /// during the call.
+    fn launch(params: *mut *mut c_void) -> (u64, u64, u32, f32) {
+        // SAFETY: every caller passes the four parameters of this signature.
+        unsafe {
+            (
+                read(params, 0),
+                read(params, 1),
+                read(params, 2),
+                read(params, 3),
+            )
+        }
+    }
+
+    #[test]
+    fn each_pointer_points_at_its_value_in_order() {
+        let (a, b, n, scale): (u64, u64, u32, f32) = (0x1000, 0x2000, 7, 0.5);
+        let mut args = kernel_args![&a, &b, &n, &scale];
+        assert_eq!(args.len(), 4);
+        assert!(!args.is_empty());
+        assert_eq!(launch(args.as_mut_ptr()), (0x1000, 0x2000, 7, 0.5));
+        // Launched again with the same array: the values are still there.
+        assert_eq!(launch(args.as_mut_ptr()), (0x1000, 0x2000, 7, 0.5));
+    }
+
+    #[test]
+    fn a_temporary_array_lives_through_the_call_it_is_made_in() {
+        let (a, b, n) = (1u64, 2u64, 3u32);
+        // Values computed in the statement live to its end too.
+        assert_eq!(
+            launch(kernel_args![&a, &b, &(n + 1), &(f32::from(b as u8) * 0.75)].as_mut_ptr()),
+            (1, 2, 4, 1.5)
+        );
+    }
+
+    #[test]
+    fn no_arguments_is_a_null_array() {
+        let mut args = kernel_args![];
+        assert!(args.is_empty());
+        assert_eq!(args.len(), 0);
+        assert!(args.as_mut_ptr().is_null());
+    }
+
+    #[test]
+    fn a_repr_c_struct_of_the_user_is_passed_as_its_bytes() {
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #[repr(C)]
+        struct Params {
+            base: u64,
+            count: u32,
+            flag: bool,
+        }
+        impl KernelParam for Params {}
+        let params = Params {
+            base: 0xABC,
+            count: 3,
+            flag: true,
+        };
+        let raw: *const f32 = ptr::null();
+        let mut args = kernel_args![&params, &raw];
+        let p = args.as_mut_ptr();
+        // SAFETY: the array holds two pointers, to a `Params` and a `*const f32`.
+        let (got, got_raw): (Params, *const f32) = unsafe { (read(p, 0), read(p, 1)) };
+        assert_eq!(got, params);
+        assert!(got_raw.is_null());
+    }
+
+    #[test]
+    fn the_array_is_the_pointers_to_the_values_and_nothing_else() {
+        let (a, b) = (5u8, -6i64);
+        let mut args = kernel_args![&a, &b,];
+        let p = args.as_mut_ptr();
+        // SAFETY: two pointers, to the `u8` and the `i64` above.
+        unsafe {
+            assert_eq!(*p, ptr::from_ref(&a).cast_mut().cast());
+            assert_eq!(*p.add(1), ptr::from_ref(&b).cast_mut().cast());
+        }
+        assert_eq!(size_of::<KernelArgs<'_, 2>>(), 2 * size_of::<*mut c_void>());
+        assert_eq!(
+            format!("{:?}", KernelArg::new(&a)),
+            format!("{:?}", &raw const a)
+        );
+    }
+}

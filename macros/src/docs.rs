@@ -25,7 +25,8 @@ pub struct Table<'a> {
     pub krate: String,
     /// Whether `krate` resolves in a doc link.
     pub linkable: bool,
-    pub backend: BackendOption,
+    /// `backend = ...`, when given: without it the table takes the default configuration.
+    pub backend: Option<BackendOption>,
     pub per_thread: bool,
     /// `driver = N`, when given (and valid).
     pub driver: Option<u32>,
@@ -70,9 +71,14 @@ impl Table<'_> {
         let name = self.name;
         let mode = self.mode();
         let backend = match self.backend {
-            BackendOption::Driver => "the driver backend (`libcuda.so.1`, `cuGetProcAddress`)",
-            BackendOption::Runtime => {
-                "the CUDA runtime backend (libcudart, `cudaGetDriverEntryPointByVersion`)"
+            Some(BackendOption::Driver) => {
+                "the driver backend (`libcuda.so.1`, `cuGetProcAddress`)"
+            }
+            Some(BackendOption::Runtime) => {
+                "the CUDA runtime backend only (libcudart, `cudaGetDriverEntryPointByVersion`)"
+            }
+            None => {
+                "the CUDA runtime backend (libcudart, `cudaGetDriverEntryPointByVersion`; on a machine where no libcudart can be found at all, the driver's own `cuGetProcAddress` from `libcuda.so.1` in its place)"
             }
         };
         let in_a_static = format!(

@@ -216,7 +216,7 @@ pub fn expand(
     let krate = request.krate.as_ref().unwrap_or(&default_path);
     let private = krate.private();
     let doc_path = krate.doc_path();
-    let backend = request.backend.unwrap_or(BackendOption::Runtime);
+    let backend = request.backend;
     let per_thread = request.per_thread.is_some();
     let driver = crate::check::target(request);
     let docs = docs::Table {
@@ -245,8 +245,9 @@ pub fn expand(
         quote!(const fn #name() {})
     });
     let mut config = match backend {
-        BackendOption::Driver => quote!(#private::Config::driver()),
-        BackendOption::Runtime => quote!(#private::Config::runtime()),
+        Some(BackendOption::Driver) => quote!(#private::Config::driver()),
+        Some(BackendOption::Runtime) => quote!(#private::Config::runtime()),
+        None => quote!(#private::Config::new()),
     };
     let mut mode = quote!(#private::StreamMode::Legacy);
     if per_thread {

@@ -108,12 +108,13 @@ fn the_stream_mode_and_backend_options_choose_the_config_of_new() {
     let plain = table(quote!(cuInit));
     assert_has(
         &plain,
-        &format!("pub const fn new () -> Self {{ Self :: with_config ({config} runtime ()) }}"),
+        // The default configuration (libcudart, or libcuda where none is found).
+        &format!("pub const fn new () -> Self {{ Self :: with_config ({config} new ()) }}"),
     );
     let per_thread = table(quote!(cuInit, per_thread));
     assert_has(
         &per_thread,
-        &format!("Self :: with_config ({config} runtime () . per_thread ())"),
+        &format!("Self :: with_config ({config} new () . per_thread ())"),
     );
     let driver = table(quote!(cuInit, backend = driver));
     assert_has(
@@ -125,11 +126,13 @@ fn the_stream_mode_and_backend_options_choose_the_config_of_new() {
         &both,
         &format!("Self :: with_config ({config} driver () . per_thread ())"),
     );
+    // `backend = runtime` written out: libcudart only.
     let runtime = table(quote!(cuInit, backend = runtime));
     assert_has(
         &runtime,
         &format!("Self :: with_config ({config} runtime ())"),
     );
+    assert_has(&runtime, "the CUDA runtime backend only");
 }
 
 #[test]
@@ -418,14 +421,11 @@ fn the_crate_option_names_every_path_and_doc_link() {
     assert_lacks(&wrapper, "cuda_driver_table");
     assert_has(
         &wrapper,
-        ":: my_wrapper :: cdt :: __private :: Config :: runtime ()",
+        ":: my_wrapper :: cdt :: __private :: Config :: new ()",
     );
     assert_has(&wrapper, "[`Error`](::my_wrapper::cdt::Error)");
     let reexport = table(quote!(cuInit, crate = "crate::cdt"));
-    assert_has(
-        &reexport,
-        "crate :: cdt :: __private :: Config :: runtime ()",
-    );
+    assert_has(&reexport, "crate :: cdt :: __private :: Config :: new ()");
 }
 
 #[test]
@@ -672,7 +672,7 @@ fn a_raw_identifier_is_the_same_name() {
     assert!(compile_errors(&out).is_empty(), "{out}");
     assert_has(&out, "pub unsafe fn cuInit (& self");
     assert_has(&out, "pub fn pfn_cuInit (& self)");
-    assert_has(&out, "Config :: runtime () . per_thread ()");
+    assert_has(&out, "Config :: new () . per_thread ()");
 }
 
 #[test]

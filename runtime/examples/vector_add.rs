@@ -1,8 +1,9 @@
 //! Adds two vectors on the GPU through a `#[driver_table]`: initialise the driver, allocate, copy,
 //! load a kernel from PTX text, launch it, copy back and check every element.
 //!
-//! `cargo run --example vector_add [-- --driver]` (the runtime backend by default; `--driver` uses
-//! libcuda.so.1 directly). Without an NVIDIA driver it says what it looked for and exits with 1.
+//! `cargo run --example vector_add [-- --driver]` (the default configuration: libcudart, or
+//! libcuda.so.1 where no libcudart is installed; `--driver` uses libcuda.so.1 directly). Without
+//! an NVIDIA driver it says what it looked for and exits with 1.
 //!
 //! `cargo run --example vector_add --features tracing -- --trace` prints every driver call the
 //! program makes (arguments, result, time) and every resolution, through a `tracing` subscriber.
@@ -175,25 +176,42 @@ fn main() -> ExitCode {
         eprintln!("vector_add: {e}");
         return ExitCode::from(2);
     }
+    // The default configuration: libcudart, or libcuda where no libcudart is installed.
     let config = if std::env::args().any(|a| a == "--driver") {
         Config::driver()
     } else {
-        Config::runtime()
+        Config::new()
     };
     let cu = Cuda::with_config(config);
     match run(&cu) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            match e.kind() {
+            // What was looked for, on one line per library.
+            let looked_for = |e: &Error| match e.kind() {
                 ErrorKind::LibraryNotFound { library, tried, .. } => {
                     let paths: Vec<&str> = tried.iter().map(|(p, _)| p.as_str()).collect();
-                    eprintln!(
-                        "vector_add: no {library} could be loaded; looked for {}",
+                    Some(format!(
+                        "no {library} could be loaded; looked for {}",
                         paths.join(", ")
-                    );
-                    eprintln!("vector_add: install the NVIDIA driver (and a CUDA runtime), or run with --driver, or set CUDA_DRIVER_TABLE_CUDART / CUDA_DRIVER_TABLE_LIBCUDA");
+                    ))
                 }
-                _ => eprintln!("vector_add: {e}"),
+                _ => None,
+            };
+            let install = "vector_add: install the NVIDIA driver (and a CUDA runtime), or set CUDA_DRIVER_TABLE_CUDART / CUDA_DRIVER_TABLE_LIBCUDA";
+            match e.kind() {
+                ErrorKind::NoCudaLibrary { runtime, driver } => {
+                    let runtime = looked_for(runtime).unwrap_or_else(|| runtime.to_string());
+                    let driver = looked_for(driver).unwrap_or_else(|| driver.to_string());
+                    eprintln!("vector_add: {runtime}; then {driver}");
+                    eprintln!("{install}");
+                }
+                _ => match looked_for(&e) {
+                    Some(line) => {
+                        eprintln!("vector_add: {line}");
+                        eprintln!("{install}");
+                    }
+                    None => eprintln!("vector_add: {e}"),
+                },
             }
             ExitCode::FAILURE
         }

@@ -60,15 +60,26 @@ pub struct Config {
     backend: Backend,
     library: Option<LibraryPath>,
     stream: StreamMode,
+    /// The default configuration's way out: when the search finds no libcudart at all, resolve
+    /// through libcuda instead.
+    driver_fallback: bool,
 }
 
 impl Config {
-    /// The runtime backend, the usual library search, the legacy default stream.
+    /// The default configuration, what a table without `backend = ...` uses: the runtime backend
+    /// (`libcudart`, found by the usual search), or, on a machine where no libcudart can be found
+    /// at all (a container with only the NVIDIA driver, say), the driver's own
+    /// `cuGetProcAddress` (`libcuda.so.1`), exactly typed as always. A libcudart that is found
+    /// but fails is reported, not replaced. The legacy default stream.
+    /// [`Config::resolver`]'s `describe()`, tracing and errors say which library is in use.
     pub const fn new() -> Self {
-        Self::runtime()
+        let mut config = Self::runtime();
+        config.driver_fallback = true;
+        config
     }
 
-    /// The runtime backend (`libcudart`), found by the usual search.
+    /// The runtime backend (`libcudart`), found by the usual search, and nothing else: no falling
+    /// back to libcuda where no libcudart is found (`backend = runtime` in the attribute).
     pub const fn runtime() -> Self {
         Self::with_backend(Backend::Runtime)
     }
@@ -88,6 +99,7 @@ impl Config {
             backend,
             library: None,
             stream: StreamMode::Legacy,
+            driver_fallback: false,
         }
     }
 
@@ -110,6 +122,7 @@ impl Config {
     /// not undefined behaviour.
     pub const unsafe fn library(mut self, path: &'static str) -> Self {
         self.library = Some(LibraryPath::Str(path));
+        self.driver_fallback = false;
         self
     }
 
@@ -125,6 +138,7 @@ impl Config {
     pub unsafe fn library_owned(mut self, path: impl Into<PathBuf>) -> Self {
         let path: &'static Path = Box::leak(path.into().into_boxed_path());
         self.library = Some(LibraryPath::Path(path));
+        self.driver_fallback = false;
         self
     }
 
@@ -151,6 +165,12 @@ impl Config {
             Some(LibraryPath::Str(s)) => Some(Path::new(s)),
             Some(LibraryPath::Path(p)) => Some(p),
         }
+    }
+
+    /// Whether this is the default configuration's runtime backend, which resolves through libcuda
+    /// where no libcudart can be found ([`Config::new`]).
+    pub const fn falls_back_to_driver(&self) -> bool {
+        self.driver_fallback
     }
 
     /// The default-stream mode.

@@ -245,6 +245,15 @@ pub enum ErrorKind {
 
     /// Every failure of a table's `resolve_all` (the conversion of [`Errors`] into [`Error`]).
     ResolveAll(Errors),
+
+    /// The default configuration found neither library: no libcudart, and then no libcuda to
+    /// fall back to ([`Config::new`](crate::Config::new)).
+    NoCudaLibrary {
+        /// Why no libcudart was found (a [`LibraryNotFound`](Self::LibraryNotFound)).
+        runtime: Error,
+        /// Why libcuda could not be used instead.
+        driver: Error,
+    },
 }
 
 impl fmt::Display for ErrorKind {
@@ -359,6 +368,11 @@ impl fmt::Display for ErrorKind {
                 }
             }
             Self::ResolveAll(errors) => fmt::Display::fmt(errors, f),
+            Self::NoCudaLibrary { runtime, driver } => write!(
+                f,
+                "no CUDA library could be used: neither the CUDA runtime nor, in its place, the \
+                 CUDA driver.\nFirst, {runtime}\nThen, {driver}"
+            ),
         }
     }
 }
@@ -368,9 +382,10 @@ impl ErrorKind {
     /// for [`ResolveAll`](Self::ResolveAll).
     pub fn function(&self) -> Option<&'static str> {
         match self {
-            Self::LibraryNotFound { .. } | Self::NotACudaLibrary { .. } | Self::ResolveAll(_) => {
-                None
-            }
+            Self::LibraryNotFound { .. }
+            | Self::NotACudaLibrary { .. }
+            | Self::ResolveAll(_)
+            | Self::NoCudaLibrary { .. } => None,
             Self::DriverTooOld { function, .. }
             | Self::SymbolNotFound { function, .. }
             | Self::VersionNotSufficient { function, .. }

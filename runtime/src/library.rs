@@ -52,10 +52,10 @@
 //! nothing loads, the error lists every path tried (quoted) with the loader's message for it,
 //! and advises for where the path came from ([`Origin`]).
 
-use std::ffi::{c_void, OsStr, OsString};
+use std::ffi::{c_void, CStr, OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use libloading::Library;
 
@@ -63,7 +63,8 @@ use crate::backend::{BuiltIn, Driver, Env, Loaded, Os, Runtime};
 use crate::config::{Backend, Config};
 use crate::error::{quoted, Error, ErrorKind, Origin};
 use crate::manifest::AbiInfo;
-use crate::resolve::{resolve_with, Resolver};
+use crate::resolve::{resolve_with, LookupResult, Query, Resolver, Versioning};
+use crate::stream::StreamMode;
 
 /// Resolves driver function `name` at ABI `abi` through `config`'s backend and stream mode, by
 /// the same rules as a table's fields ([`AbiInfo::request`] is what is asked); loads the library
@@ -104,8 +105,75 @@ impl Config {
 pub(crate) fn resolver_for(config: &Config) -> Loaded {
     match config.backend() {
         Backend::Custom(resolver) => Ok(resolver),
+        Backend::Runtime if config.falls_back_to_driver() => runtime_or_driver(),
         Backend::Runtime => load::<Runtime>(config.library_path()),
         Backend::Driver => load::<Driver>(config.library_path()),
+    }
+}
+
+/// The default configuration's resolver: the searched libcudart, or, when the search found no
+/// libcudart at all, the searched libcuda, wrapped so that it says why it is in use. Decided once
+/// per process, like the searches themselves.
+fn runtime_or_driver() -> Loaded {
+    static DECIDED: OnceLock<Loaded> = OnceLock::new();
+    DECIDED
+        .get_or_init(|| match load::<Runtime>(None) {
+            Err(runtime) if found_nothing(&runtime) => match load::<Driver>(None) {
+                Ok(driver) => Ok(Box::leak(Box::new(InPlaceOfRuntime { driver }))),
+                Err(driver) => Err(ErrorKind::NoCudaLibrary { runtime, driver }.into()),
+            },
+            other => other,
+        })
+        .clone()
+}
+
+/// Whether a failed search for libcudart found no library at all, as opposed to finding one
+/// that failed (a libcudart that does not load, or a file that is not libcudart): every
+/// candidate is absent (the loader's "No such file or directory", Windows' "could not be
+/// found") or was skipped.
+fn found_nothing(error: &Error) -> bool {
+    let ErrorKind::LibraryNotFound {
+        origin: Origin::Search,
+        tried,
+        ..
+    } = error.kind()
+    else {
+        return false;
+    };
+    tried.iter().all(|(what, why)| {
+        what.starts_with('$')
+            || why.starts_with("skipped")
+            || why.starts_with("not made")
+            || why.contains("No such file or directory")
+            || why.contains("could not be found")
+    })
+}
+
+/// The driver's resolver standing in for the runtime backend of the default configuration.
+struct InPlaceOfRuntime {
+    driver: &'static dyn Resolver,
+}
+
+// SAFETY: every answer is the driver backend's own, which keeps the contract.
+unsafe impl Resolver for InPlaceOfRuntime {
+    fn describe(&self) -> String {
+        format!(
+            "{}, in place of libcudart, which the search did not find (the default \
+             configuration; `backend = runtime` or Config::runtime() keeps to libcudart)",
+            self.driver.describe()
+        )
+    }
+    fn versioning(&self) -> Versioning {
+        self.driver.versioning()
+    }
+    fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
+        self.driver.lookup(symbol, query, mode)
+    }
+    fn driver_version(&self) -> Option<u32> {
+        self.driver.driver_version()
+    }
+    fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
+        self.driver.error_strings(code)
     }
 }
 

@@ -39,9 +39,13 @@ pub mod tables {
     /// Both options at once.
     #[driver_table(backend = driver, per_thread, cuInit)]
     pub struct OnDriverPerThread;
+
+    /// `backend = runtime` written out: libcudart only, no falling back to libcuda.
+    #[driver_table(cuInit, backend = runtime)]
+    pub struct RuntimeOnly;
 }
 
-use tables::{Latest, OnDriver, OnDriverPerThread, PerThread, Pinned};
+use tables::{Latest, OnDriver, OnDriverPerThread, PerThread, Pinned, RuntimeOnly};
 
 // Tables are const-constructible, so they can be statics, with any configuration.
 static PINNED: Pinned = Pinned::new();
@@ -109,6 +113,15 @@ fn options_choose_the_configuration_of_new() {
     assert_eq!(legacy.config().stream_mode(), StreamMode::Legacy);
     assert!(matches!(legacy.config().backend(), Backend::Runtime));
     assert_eq!(legacy.config().library_path(), None);
+    // Without `backend = ...`: the default configuration, which falls back to libcuda where no
+    // libcudart is found; `backend = runtime` written out does not.
+    assert!(legacy.config().falls_back_to_driver());
+    assert!(!RuntimeOnly::new().config().falls_back_to_driver());
+    assert!(matches!(
+        RuntimeOnly::new().config().backend(),
+        Backend::Runtime
+    ));
+    assert!(!OnDriver::new().config().falls_back_to_driver());
 
     let per_thread = PerThread::new();
     assert_eq!(per_thread.config().stream_mode(), StreamMode::PerThread);

@@ -447,3 +447,31 @@ fn error_types_are_unwind_safe() {
     unwind_safe::<Errors>();
     unwind_safe::<Status>();
 }
+
+#[test]
+fn no_cuda_library_says_what_each_search_found() {
+    let not_found = |library: CudaLibrary, name: &str| -> Error {
+        ErrorKind::LibraryNotFound {
+            library,
+            origin: Origin::Search,
+            tried: vec![(
+                format!("\"{name}\""),
+                "No such file or directory".to_owned(),
+            )],
+        }
+        .into()
+    };
+    let e = Error::from(ErrorKind::NoCudaLibrary {
+        runtime: not_found(<Runtime as BuiltIn>::LIBRARY, "libcudart.so.13"),
+        driver: not_found(<Driver as BuiltIn>::LIBRARY, "libcuda.so.1"),
+    });
+    let text = e.to_string();
+    assert!(
+        text.starts_with("no CUDA library could be used: neither the CUDA runtime nor"),
+        "{text}"
+    );
+    let runtime_at = text.find("libcudart.so.13").expect("the runtime's search");
+    let driver_at = text.find("libcuda.so.1").expect("the driver's search");
+    assert!(runtime_at < driver_at, "{text}");
+    assert_eq!(e.kind().function(), None);
+}

@@ -1072,3 +1072,129 @@ fn the_system_folders_come_from_ld_so_conf_and_its_includes_then_the_defaults() 
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A stand-in `libcuda.so.1`: `cuGetProcAddress_v2` hands out `cuDriverGetVersion` (which says
+/// 12345) at any version from 2020, the rest is "not found".
+const STAND_IN_LIBCUDA_C: &str = r#"
+#include <string.h>
+static int driver_get_version(int *v) { *v = 12345; return 0; }
+int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
+                        int *status) {
+    (void)flags;
+    if (strcmp(symbol, "cuDriverGetVersion") == 0 && version >= 2020) {
+        *pfn = (void *)driver_get_version;
+        if (status) *status = 0;
+    } else {
+        *pfn = 0;
+        if (status) *status = 1;
+    }
+    return 0;
+}
+"#;
+
+const FALLBACK_CHILD_VAR: &str = "CUDA_DRIVER_TABLE_TEST_FALLBACK_CHILD";
+
+/// On a machine with no libcudart, the default configuration resolves through libcuda (here a
+/// stand-in built with `cc`); `Config::runtime()` does not. Run in a child process, whose
+/// library search sees only the stand-in's folder.
+#[test]
+fn the_default_configuration_falls_back_to_libcuda_where_no_libcudart_is_found() {
+    let dir = temp_dir("fallback");
+    std::fs::write(dir.join("stand_in.c"), STAND_IN_LIBCUDA_C).unwrap();
+    let built = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(dir.join("libcuda.so.1"))
+        .arg(dir.join("stand_in.c"))
+        .status();
+    if !built.is_ok_and(|s| s.success()) {
+        eprintln!("no C compiler (cc) here: the fallback test is skipped");
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "library::tests::fallback_child",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(FALLBACK_CHILD_VAR, "1")
+        .env("LD_LIBRARY_PATH", &dir)
+        .env_remove(ENV_CUDART)
+        .env_remove(ENV_LIBCUDA)
+        .env_remove("CUDA_PATH")
+        .env_remove("CUDA_HOME")
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("CONDA_PREFIX")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("--- the child:\n{stdout}{stderr}");
+    assert!(output.status.success(), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("fell back to the stand-in libcuda")
+            || stderr.contains("this machine has a libcudart"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The child of [`the_default_configuration_falls_back_to_libcuda_where_no_libcudart_is_found`].
+#[test]
+#[ignore = "run by the_default_configuration_falls_back_to_libcuda_where_no_libcudart_is_found"]
+fn fallback_child() {
+    assert!(
+        std::env::var_os(FALLBACK_CHILD_VAR).is_some(),
+        "run by its parent test"
+    );
+    if let Ok(runtime) = resolver_for(&Config::runtime()) {
+        eprintln!(
+            "this machine has a libcudart the search finds ({}): nothing to fall back from",
+            runtime.describe()
+        );
+        return;
+    }
+    let default = resolver_for(&Config::new()).expect("the stand-in libcuda");
+    let describe = default.describe();
+    assert!(describe.contains("libcuda.so.1"), "{describe}");
+    assert!(describe.contains("in place of libcudart"), "{describe}");
+    // Exactly typed as always: the lookup is the driver's, at the pinned version.
+    let p = resolve(&Config::new(), "cuDriverGetVersion", &abi(2020, None)).unwrap();
+    // SAFETY: the stand-in hands out `int driver_get_version(int*)`, cuDriverGetVersion's ABI
+    // 2020 (`CUresult` is an `int` in C).
+    let f = unsafe {
+        std::mem::transmute::<*mut std::ffi::c_void, crate::ffi::DriverGetVersion>(p.as_ptr())
+    };
+    let mut v = 0;
+    // SAFETY: `v` is a valid out-parameter.
+    assert_eq!(unsafe { f(&mut v) }, CUresult::CUDA_SUCCESS);
+    assert_eq!(v, 12345);
+    // `Config::runtime()` written explicitly keeps to libcudart: its error, no fallback.
+    let Err(e) = resolver_for(&Config::runtime()) else {
+        panic!("Config::runtime() must not fall back")
+    };
+    assert!(matches!(e.kind(), ErrorKind::LibraryNotFound { .. }), "{e}");
+    eprintln!("fell back to the stand-in libcuda: {describe}");
+}
+
+#[test]
+fn only_a_search_that_found_nothing_falls_back() {
+    let not_found = |origin, why: &str| -> Error {
+        ErrorKind::LibraryNotFound {
+            library: <Runtime as BuiltIn>::LIBRARY,
+            origin,
+            tried: vec![("\"libcudart.so.13\"".to_owned(), why.to_owned())],
+        }
+        .into()
+    };
+    let absent = "libcudart.so.13: cannot open shared object file: No such file or directory";
+    assert!(found_nothing(&not_found(Origin::Search, absent)));
+    // A library that is there but does not load, or one named in code or the environment, is
+    // reported, not replaced.
+    assert!(!found_nothing(&not_found(
+        Origin::Search,
+        "libcudart.so.13: wrong ELF class: ELFCLASS32"
+    )));
+    assert!(!found_nothing(&not_found(Origin::Environment, absent)));
+    assert!(!found_nothing(&not_found(Origin::Code, absent)));
+}

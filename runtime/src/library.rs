@@ -494,7 +494,8 @@ unsafe fn load_library(path: &Path) -> Result<Library, libloading::Error> {
 /// Loads `path` with `LoadLibraryExW` and flags that leave the current directory and `PATH` out of
 /// the search: `LOAD_LIBRARY_SEARCH_DEFAULT_DIRS` (the program's folder, System32, folders the
 /// program added) for a bare name, and the DLL's own folder too for a full path (where its
-/// dependencies sit). Plain `LoadLibraryW` would search the current directory.
+/// dependencies sit). Plain `LoadLibraryW` would search the current directory. The path is handed
+/// over with `\` separators ([`with_backslashes`]).
 ///
 /// # Safety
 ///
@@ -505,21 +506,53 @@ unsafe fn load_library(path: &Path) -> Result<Library, libloading::Error> {
         Library as WindowsLibrary, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS,
         LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR,
     };
+    let path = PathBuf::from(with_backslashes(path.as_os_str()));
     let flags = if path.is_absolute() {
         LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
     } else {
         LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
     };
     // SAFETY: the caller's contract.
-    unsafe { WindowsLibrary::load_with_flags(path, flags) }.map(Library::from)
+    unsafe { WindowsLibrary::load_with_flags(&path, flags) }.map(Library::from)
 }
+
+/// `path` with each `/` turned into `\`, for `LoadLibraryExW`, whose documentation asks for
+/// backslashes: with a `/` in a full path, `LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR` does not apply and a
+/// DLL's dependencies beside it are not found. A verbatim path (`\\?\`), where `/` would be part
+/// of a name, is kept as it is.
+#[cfg(any(windows, test))]
+fn with_backslashes(path: &OsStr) -> OsString {
+    let bytes = path.as_encoded_bytes();
+    if bytes.starts_with(br"\\?\") {
+        return path.to_owned();
+    }
+    let bytes: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b == b'/' { b'\\' } else { b })
+        .collect();
+    // SAFETY: `as_encoded_bytes` of an `OsStr` of this platform with one ASCII byte replaced by
+    // another: still a valid encoding, which `from_encoded_bytes_unchecked` requires.
+    unsafe { OsString::from_encoded_bytes_unchecked(bytes) }
+}
+
+/// Where Windows looked for a bare DLL name that did not load, for the error: the flags of
+/// `load_library` leave out the current directory and `PATH`, where a user may have put the DLL.
+const WINDOWS_BARE_NAME_SEARCH: &str = "looked for only in the program's folder, the system \
+     folder and folders the program added with AddDllDirectory; not in the current directory nor \
+     in the folders of PATH";
 
 fn open<L: BuiltIn>(path: &Path) -> Opened {
     // SAFETY: the path is a CUDA library's name or location, or one the user named as such;
     // running its initialisers is what using CUDA means.
     let lib = match unsafe { load_library(path) } {
         Ok(lib) => lib,
-        Err(e) => return Opened::LoadFailed(loader_message(&e, path)),
+        Err(e) => {
+            let mut why = loader_message(&e, path);
+            if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
+                why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
+            }
+            return Opened::LoadFailed(why);
+        }
     };
     let exports = |name: &str| {
         // SAFETY: only the symbol's presence is checked; the pointer is not used.

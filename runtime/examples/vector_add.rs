@@ -2,7 +2,7 @@
 //! load a kernel from PTX text, launch it, copy back and check every element.
 //!
 //! `cargo run --example vector_add [-- --driver]` (the runtime backend by default; `--driver` uses
-//! libcuda.so.1 directly). Without an NVIDIA driver it says what it looked for and exits with 1.
+//! libcuda.so.1, or nvcuda.dll on Windows, directly). Without an NVIDIA driver it says what it looked for and exits with 1.
 //!
 //! `cargo run --example vector_add --features tracing -- --trace` prints every driver call the
 //! program makes (arguments, result, time) and every resolution, through a `tracing` subscriber.
@@ -191,7 +191,8 @@ fn main() -> ExitCode {
                 ErrorKind::LibraryNotFound { library, tried, .. } => {
                     let paths: Vec<&str> = tried.iter().map(|(p, _)| p.as_str()).collect();
                     eprintln!(
-                        "vector_add: no {library} could be loaded; looked for {}",
+                        "vector_add: could not load {}; looked for {}",
+                        library.title,
                         paths.join(", ")
                     );
                     eprintln!("vector_add: install the NVIDIA driver (and a CUDA runtime), or run with --driver, or set CUDA_DRIVER_TABLE_CUDART / CUDA_DRIVER_TABLE_LIBCUDA");

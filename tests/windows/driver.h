@@ -64,6 +64,40 @@ static CUresult cuDeviceGet(CUdevice *device, int ordinal) {
     return CUDA_SUCCESS;
 }
 
+/* CUresult cuDeviceGetName(char *name, int len, CUdevice dev), ABI 2000. */
+static CUresult cuDeviceGetName(char *name, int len, CUdevice device) {
+    static const char stand_in[] = "Stand-in GPU";
+    if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (device != 0) return CUDA_ERROR_INVALID_DEVICE;
+    size_t n = (size_t)len - 1 < sizeof stand_in - 1 ? (size_t)len - 1 : sizeof stand_in - 1;
+    memcpy(name, stand_in, n);
+    name[n] = 0;
+    return CUDA_SUCCESS;
+}
+
+/* CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev), ABI 2000:
+ * compute capability 9.0 (CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76). */
+static CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice device) {
+    if (!value) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (device != 0) return CUDA_ERROR_INVALID_DEVICE;
+    switch (attribute) {
+    case 75: *value = 9; return CUDA_SUCCESS;
+    case 76: *value = 0; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+/* CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev), ABI 3020: 80 GiB. */
+static CUresult cuDeviceTotalMem(size_t *bytes, CUdevice device) {
+    if (!bytes) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (device != 0) return CUDA_ERROR_INVALID_DEVICE;
+    *bytes = (size_t)80 << 30;
+    return CUDA_SUCCESS;
+}
+
 static const struct { CUresult code; const char *name, *text; } errors[] = {
     {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
     {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
@@ -95,6 +129,10 @@ static const struct { const char *name; int abi; void *fn; } functions[] = {
     {"cuDriverGetVersion", 2020, (void *)cuDriverGetVersion},
     {"cuDeviceGetCount", 2000, (void *)cuDeviceGetCount},
     {"cuDeviceGet", 2000, (void *)cuDeviceGet},
+    {"cuDeviceGetName", 2000, (void *)cuDeviceGetName},
+    {"cuDeviceGetAttribute", 2000, (void *)cuDeviceGetAttribute},
+    /* Only its ABI 3020 (size_t); the 32-bit ABI 2000 is not handed out. */
+    {"cuDeviceTotalMem", 3020, (void *)cuDeviceTotalMem},
     {"cuGetErrorName", 6000, (void *)cuGetErrorName},
     {"cuGetErrorString", 6000, (void *)cuGetErrorString},
 };

@@ -36,12 +36,13 @@ if ! wine_binary >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/null; t
   if command -v apt-get >/dev/null && { [[ -z $SUDO ]] || sudo -n true 2>/dev/null; }; then
     $SUDO apt-get update -qq || true
     for wine_package in wine64 wine; do
-      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$wine_package" gcc-mingw-w64-x86-64 \
-        >/dev/null 2>&1 && break
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$wine_package" \
+        gcc-mingw-w64-x86-64 >/dev/null 2>&1 && break
     done
   fi
   wine_binary >/dev/null && command -v x86_64-w64-mingw32-gcc >/dev/null ||
-    skip "Wine (apt-get install wine64, or wine) and mingw (gcc-mingw-w64-x86-64) cannot be installed"
+    skip "Wine (apt-get install wine64, or wine) and mingw (gcc-mingw-w64-x86-64) cannot be" \
+      "installed"
 fi
 wine=$(wine_binary)
 wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
@@ -60,7 +61,8 @@ fi
 
 # mingw builds the DLLs; cargo links with the same compiler (the target's default linker, named
 # here so that a cargo configuration elsewhere does not pick another).
-export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=${CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER:-x86_64-w64-mingw32-gcc}
+: "${CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER:=x86_64-w64-mingw32-gcc}"
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine"
 mingw() { x86_64-w64-mingw32-gcc -shared -O2 -Wall -Wextra -Werror "$@"; }
 
@@ -90,7 +92,7 @@ echo "the examples: vector_add without CUDA, device_query with the stand-ins in 
 cargo build -q --target "$triple" -p cuda-driver-table --example vector_add --example device_query
 app=$(mktemp -d)
 trap 'rm -rf "$app"' EXIT
-cp "$target/$triple/debug/examples/vector_add.exe" "$target/$triple/debug/examples/device_query.exe" "$app/"
+cp "$target/$triple/debug/examples/"{vector_add,device_query}.exe "$app/"
 fail() { echo "$*" >&2; exit 1; }
 run() { (cd "$app" && env -u CUDA_DRIVER_TABLE_CUDART -u CUDA_DRIVER_TABLE_LIBCUDA -u CUDA_PATH \
   -u CUDA_HOME -u VIRTUAL_ENV -u CONDA_PREFIX "$wine" "$@" 2>&1); }
@@ -101,9 +103,10 @@ rc=$?
 set -e
 printf '%s\n' "$err"
 lines=$(printf '%s\n' "$err" | wc -l)
-if [[ $rc -ne 1 || $lines -gt 2 ]] || grep -q panicked <<<"$err" || ! grep -q '"cudart64_13.dll"' <<<"$err" \
-  || grep -q libcudart <<<"$err"; then
-  fail "vector_add without CUDA under Wine: expected exit 1 and at most two lines naming cudart64_13.dll, got exit $rc and $lines lines"
+if [[ $rc -ne 1 || $lines -gt 2 ]] || grep -q panicked <<<"$err" \
+  || ! grep -q '"cudart64_13.dll"' <<<"$err" || grep -q libcudart <<<"$err"; then
+  fail "vector_add without CUDA under Wine: expected exit 1 and at most two lines naming" \
+    "cudart64_13.dll (and not libcudart), got exit $rc and $lines lines"
 fi
 
 cp "$dlls/nvcuda.dll" "$dlls/cudart64_12.dll" "$app/"

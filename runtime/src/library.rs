@@ -38,10 +38,12 @@
 //!    by full path instead, in the absolute folders of `LD_LIBRARY_PATH` and then in the system's
 //!    library folders (`/etc/ld.so.conf` and its includes, which `ld.so.cache` is built from,
 //!    then `/lib/<arch>-linux-gnu`, `/usr/lib/<arch>-linux-gnu`, `/lib64`, `/usr/lib64`, `/lib`,
-//!    `/usr/lib`), and the error notes the loader's own search as not made. (`LD_LIBRARY_PATH` is read here at the first resolution; the loader
-//!    read it at the program's start: a program that changes it in between is not covered.)
-//! 5. Runtime only, the active Python environment: conda-forge's `cuda-cudart` in
-//!    `$CONDA_PREFIX/lib`, then the pip wheel layouts of `$VIRTUAL_ENV` and `$CONDA_PREFIX`:
+//!    `/usr/lib`), and the error notes the loader's own search as not made. (`LD_LIBRARY_PATH`
+//!    is read here at the first resolution; the loader read it at the program's start: a
+//!    program that changes it in between is not covered.)
+//! 5. Runtime only, the active Python environment: the pip wheel layouts of `$VIRTUAL_ENV`, then
+//!    conda-forge's `cuda-cudart` in `$CONDA_PREFIX/lib` and the wheel layouts of
+//!    `$CONDA_PREFIX`. A wheel layout is
 //!    `lib/python3.*/site-packages/nvidia/cu13/lib/libcudart.so.13`, then
 //!    `.../nvidia/cuda_runtime/lib/libcudart.so.12` and `libcudart.so.11.0` (newest Python first;
 //!    a free-threaded `python3.13t` after `python3.13`).
@@ -51,6 +53,30 @@
 //! start-up, follow the system loader's rules, an unsafe `LD_LIBRARY_PATH` entry included. When
 //! nothing loads, the error lists every path tried (quoted) with the loader's message for it,
 //! and advises for where the path came from ([`Origin`]).
+//!
+//! ## On Windows
+//!
+//! The same order with Windows' files and folders (run under Wine by the test command, over
+//! stand-in DLLs: `library/tests/windows.rs`):
+//!
+//! - The names: `nvcuda.dll` (driver); `cudart64_13.dll`, `cudart64_12.dll`, `cudart64_110.dll`
+//!   (runtime).
+//! - 3: `%CUDA_PATH%\bin\x64` (CUDA 13's folder), then `%CUDA_PATH%\bin`, then those of
+//!   `%CUDA_HOME%`.
+//! - 4: the bare names, loaded with `LoadLibraryExW` and `LOAD_LIBRARY_SEARCH_DEFAULT_DIRS`: the
+//!   program's folder, the system folder and folders the program added with `AddDllDirectory`;
+//!   never the current directory nor `PATH`, where plain `LoadLibraryW` would look (there is no
+//!   `LD_LIBRARY_PATH`). A name that does not load is listed with where Windows looked.
+//! - 5: the wheels of `%VIRTUAL_ENV%`
+//!   (`Lib\site-packages\nvidia\cu13\bin\x86_64\cudart64_13.dll`, then
+//!   `Lib\site-packages\nvidia\cuda_runtime\bin\cudart64_12.dll` and `cudart64_110.dll`), then
+//!   conda-forge's `%CONDA_PREFIX%\Library\bin` and the wheels of `%CONDA_PREFIX%`.
+//!
+//! A full path is loaded with its own folder searched for the DLL's dependencies too
+//! (`LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR`), its `/` turned into `\` first (with a `/` that flag does
+//! not apply). Besides the refusals above, a path with a drive letter but no root (`C:x.dll`,
+//! relative to that drive's current directory) or a root but no drive (`\x\nvcuda.dll`) is a
+//! relative path; `C:\...`, `C:/...` and `\\server\share\...` are absolute.
 
 use std::ffi::{c_void, OsStr, OsString};
 use std::path::{Path, PathBuf};

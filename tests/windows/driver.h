@@ -119,10 +119,14 @@ static CUresult error_text(CUresult code, const char **out, int want_name) {
 }
 
 /* CUresult cuGetErrorName(CUresult error, const char **pStr), ABI 6000. */
-static CUresult cuGetErrorName(CUresult code, const char **name) { return error_text(code, name, 1); }
+static CUresult cuGetErrorName(CUresult code, const char **name) {
+    return error_text(code, name, 1);
+}
 
 /* CUresult cuGetErrorString(CUresult error, const char **pStr), ABI 6000. */
-static CUresult cuGetErrorString(CUresult code, const char **text) { return error_text(code, text, 0); }
+static CUresult cuGetErrorString(CUresult code, const char **text) {
+    return error_text(code, text, 0);
+}
 
 static const struct { const char *name; int abi; void *fn; } functions[] = {
     {"cuInit", 2000, (void *)cuInit},
@@ -142,7 +146,8 @@ static CUresult lookup(const char *symbol, void **fn, int version, cuuint64_t fl
     if (!symbol || !fn) return CUDA_ERROR_INVALID_VALUE;
     *fn = NULL;
     if (version > STAND_IN_DRIVER_VERSION) return CUDA_ERROR_INVALID_VALUE;
-    if (flags != LEGACY_STREAM && flags != PER_THREAD_DEFAULT_STREAM) return CUDA_ERROR_INVALID_VALUE;
+    if (flags != LEGACY_STREAM && flags != PER_THREAD_DEFAULT_STREAM)
+        return CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, symbol) == 0) {
             if (version < functions[i].abi) {

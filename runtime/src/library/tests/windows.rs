@@ -576,6 +576,29 @@ fn paths_that_depend_on_the_current_directory_are_refused() {
     ));
 }
 
+/// The system folder is searched for the bare names: a driver installed there (where NVIDIA's
+/// installer puts `nvcuda.dll`) is loaded by the default search. Ignored: it needs the stand-in
+/// `nvcuda.dll` in the system folder, where `scripts/windows.sh` puts it in its Wine prefix for
+/// this test alone (every other case expects no driver there).
+#[test]
+#[ignore = "needs the stand-in nvcuda.dll in the system folder: scripts/windows.sh puts it there"]
+fn the_system_folder_is_searched() {
+    let Some(case) = Layout::new("system-folder") else {
+        return;
+    };
+    let system =
+        PathBuf::from(std::env::var_os("SystemRoot").unwrap()).join(r"System32\nvcuda.dll");
+    assert!(system.is_file(), "{} is missing", system.display());
+    let outcome = case.run(&[]);
+    assert_eq!(
+        outcome.driver,
+        Ok(Found::new(
+            "the CUDA driver (nvcuda.dll, cuGetProcAddress_v2)"
+        ))
+    );
+    assert_eq!(outcome.modules, canonicals(&[&system]));
+}
+
 /// Libraries named in code, loaded in this process by full path: a system DLL is no CUDA
 /// library, a text file and a missing file give the loader's reason, and each backend refuses
 /// the other's stand-in; a bare system DLL's name is found in the system folder.

@@ -50,6 +50,10 @@ wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
 cache=${CUDA_DRIVER_TABLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuda-driver-table}
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 export WINEPREFIX="$cache/wine" WINEDEBUG=-all
+# One run at a time per prefix: a run puts a stand-in driver in its system folder for one test.
+mkdir -p "$cache"
+exec 9>"$cache/wine.lock"
+command -v flock >/dev/null && flock 9
 # No Mono or Gecko: nothing here uses .NET or HTML, and their installers would ask.
 export WINEDLLOVERRIDES="mscoree,mshtml="
 if [[ ! -f $WINEPREFIX/system.reg ]]; then

@@ -3,9 +3,10 @@
 #   bash scripts/test.sh
 # Installs what it needs (libclang for bindgen, the CUDA header/runtime wheels from PyPI, cached in
 # ~/.cache/cuda-driver-table), then runs build, tests, the generated-files drift check over all 17
-# releases, the tracing tests, a Windows check, Miri over the runtime's unit tests, the packaging of
-# the three published crates (verify, publish dry run, size, rust-version), clippy -D warnings,
-# rustfmt --check and rustdoc -D warnings. GPU tests are compiled, not run (they need
+# releases, the tracing tests, the Windows build compiled and run under Wine (scripts/windows.sh,
+# which installs Wine and mingw), Miri over the runtime's unit tests, the packaging of the three
+# published crates (verify, publish dry run, size, rust-version), clippy -D warnings, rustfmt
+# --check and rustdoc -D warnings. GPU tests are compiled, not run (they need
 # `--features gpu` on a machine with a driver; see tests/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -94,7 +95,7 @@ CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo build -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local" --tests --features gpu
 cargo fmt --manifest-path tests/local/Cargo.toml --check
 
-step "Windows: the published crates compile for x86_64-pc-windows-gnu (the search plan is unit-tested above)"
+step "Windows: the published crates compile for x86_64-pc-windows-gnu"
 if command -v rustup >/dev/null && rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1; then
   cargo check -q --target x86_64-pc-windows-gnu "${published[@]}" --all-targets
   cargo clippy -q --target x86_64-pc-windows-gnu -p cuda-driver-table --all-targets -- -D warnings
@@ -102,6 +103,9 @@ if command -v rustup >/dev/null && rustup target add x86_64-pc-windows-gnu >/dev
 else
   echo "rustup cannot add the x86_64-pc-windows-gnu target on this machine: the Windows check is skipped"
 fi
+
+step "Windows, run under Wine: the runtime's unit tests (the library search against stand-in DLLs), the CPU integration tests, a table program, the examples"
+bash scripts/windows.sh
 
 step "Miri: the runtime's unit tests, and the integration tests that drive generated tables through in-process resolvers"
 # -Zmiri-ignore-leaks: loaded libraries and resolvers are leaked on purpose (pointers into them live

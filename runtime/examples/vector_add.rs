@@ -191,7 +191,8 @@ fn main() -> ExitCode {
                 ErrorKind::LibraryNotFound { library, tried, .. } => {
                     let paths: Vec<&str> = tried.iter().map(|(p, _)| p.as_str()).collect();
                     Some(format!(
-                        "no {library} could be loaded; looked for {}",
+                        "could not load {}; looked for {}",
+                        library.title,
                         paths.join(", ")
                     ))
                 }

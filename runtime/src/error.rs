@@ -116,13 +116,16 @@ impl fmt::Display for Status {
 
 /// One of the two libraries the built-in backends load, as its errors name it and advise on it.
 /// Each backend defines its own (`"libcudart"` for [`Backend::Runtime`](crate::Backend::Runtime),
-/// `"libcuda"` for [`Backend::Driver`](crate::Backend::Driver)); `{}` prints the name.
+/// `"libcuda"` for [`Backend::Driver`](crate::Backend::Driver)); `{}` prints the name. The name is
+/// the same on every system, for matching; [`title`](Self::title) names the system's files
+/// (`nvcuda.dll` and `cudart64_*.dll` on Windows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CudaLibrary {
     /// `"libcudart"` or `"libcuda"`.
     pub name: &'static str,
-    /// What it is, in a sentence: `the CUDA runtime library (libcudart)`.
+    /// What it is, in a sentence, with the system's file names: `the CUDA runtime library
+    /// (libcudart)`; on Windows `the CUDA runtime library (cudart64_*.dll)`.
     pub title: &'static str,
     /// What kind of library it is: `CUDA runtime library`.
     pub kind: &'static str,

@@ -38,10 +38,12 @@
 //!    by full path instead, in the absolute folders of `LD_LIBRARY_PATH` and then in the system's
 //!    library folders (`/etc/ld.so.conf` and its includes, which `ld.so.cache` is built from,
 //!    then `/lib/<arch>-linux-gnu`, `/usr/lib/<arch>-linux-gnu`, `/lib64`, `/usr/lib64`, `/lib`,
-//!    `/usr/lib`), and the error notes the loader's own search as not made. (`LD_LIBRARY_PATH` is read here at the first resolution; the loader
-//!    read it at the program's start: a program that changes it in between is not covered.)
-//! 5. Runtime only, the active Python environment: conda-forge's `cuda-cudart` in
-//!    `$CONDA_PREFIX/lib`, then the pip wheel layouts of `$VIRTUAL_ENV` and `$CONDA_PREFIX`:
+//!    `/usr/lib`), and the error notes the loader's own search as not made. (`LD_LIBRARY_PATH`
+//!    is read here at the first resolution; the loader read it at the program's start: a
+//!    program that changes it in between is not covered.)
+//! 5. Runtime only, the active Python environment: the pip wheel layouts of `$VIRTUAL_ENV`, then
+//!    conda-forge's `cuda-cudart` in `$CONDA_PREFIX/lib` and the wheel layouts of
+//!    `$CONDA_PREFIX`. A wheel layout is
 //!    `lib/python3.*/site-packages/nvidia/cu13/lib/libcudart.so.13`, then
 //!    `.../nvidia/cuda_runtime/lib/libcudart.so.12` and `libcudart.so.11.0` (newest Python first;
 //!    a free-threaded `python3.13t` after `python3.13`).
@@ -51,6 +53,30 @@
 //! start-up, follow the system loader's rules, an unsafe `LD_LIBRARY_PATH` entry included. When
 //! nothing loads, the error lists every path tried (quoted) with the loader's message for it,
 //! and advises for where the path came from ([`Origin`]).
+//!
+//! ## On Windows
+//!
+//! The same order with Windows' files and folders (run under Wine by the test command, over
+//! stand-in DLLs: `library/tests/windows.rs`):
+//!
+//! - The names: `nvcuda.dll` (driver); `cudart64_13.dll`, `cudart64_12.dll`, `cudart64_110.dll`
+//!   (runtime).
+//! - 3: `%CUDA_PATH%\bin\x64` (CUDA 13's folder), then `%CUDA_PATH%\bin`, then those of
+//!   `%CUDA_HOME%`.
+//! - 4: the bare names, loaded with `LoadLibraryExW` and `LOAD_LIBRARY_SEARCH_DEFAULT_DIRS`: the
+//!   program's folder, the system folder and folders the program added with `AddDllDirectory`;
+//!   never the current directory nor `PATH`, where plain `LoadLibraryW` would look (there is no
+//!   `LD_LIBRARY_PATH`). A name that does not load is listed with where Windows looked.
+//! - 5: the wheels of `%VIRTUAL_ENV%`
+//!   (`Lib\site-packages\nvidia\cu13\bin\x86_64\cudart64_13.dll`, then
+//!   `Lib\site-packages\nvidia\cuda_runtime\bin\cudart64_12.dll` and `cudart64_110.dll`), then
+//!   conda-forge's `%CONDA_PREFIX%\Library\bin` and the wheels of `%CONDA_PREFIX%`.
+//!
+//! A full path is loaded with its own folder searched for the DLL's dependencies too
+//! (`LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR`), its `/` turned into `\` first (with a `/` that flag does
+//! not apply). Besides the refusals above, a path with a drive letter but no root (`C:x.dll`,
+//! relative to that drive's current directory) or a root but no drive (`\x\nvcuda.dll`) is a
+//! relative path; `C:\...`, `C:/...` and `\\server\share\...` are absolute.
 
 use std::ffi::{c_void, CStr, OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -562,7 +588,8 @@ unsafe fn load_library(path: &Path) -> Result<Library, libloading::Error> {
 /// Loads `path` with `LoadLibraryExW` and flags that leave the current directory and `PATH` out of
 /// the search: `LOAD_LIBRARY_SEARCH_DEFAULT_DIRS` (the program's folder, System32, folders the
 /// program added) for a bare name, and the DLL's own folder too for a full path (where its
-/// dependencies sit). Plain `LoadLibraryW` would search the current directory.
+/// dependencies sit). Plain `LoadLibraryW` would search the current directory. The path is handed
+/// over with `\` separators ([`with_backslashes`]).
 ///
 /// # Safety
 ///
@@ -573,21 +600,53 @@ unsafe fn load_library(path: &Path) -> Result<Library, libloading::Error> {
         Library as WindowsLibrary, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS,
         LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR,
     };
+    let path = PathBuf::from(with_backslashes(path.as_os_str()));
     let flags = if path.is_absolute() {
         LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
     } else {
         LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
     };
     // SAFETY: the caller's contract.
-    unsafe { WindowsLibrary::load_with_flags(path, flags) }.map(Library::from)
+    unsafe { WindowsLibrary::load_with_flags(&path, flags) }.map(Library::from)
 }
+
+/// `path` with each `/` turned into `\`, for `LoadLibraryExW`, whose documentation asks for
+/// backslashes: with a `/` in a full path, `LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR` does not apply and a
+/// DLL's dependencies beside it are not found. A verbatim path (`\\?\`), where `/` would be part
+/// of a name, is kept as it is.
+#[cfg(any(windows, test))]
+fn with_backslashes(path: &OsStr) -> OsString {
+    let bytes = path.as_encoded_bytes();
+    if bytes.starts_with(br"\\?\") {
+        return path.to_owned();
+    }
+    let bytes: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b == b'/' { b'\\' } else { b })
+        .collect();
+    // SAFETY: `as_encoded_bytes` of an `OsStr` of this platform with one ASCII byte replaced by
+    // another: still a valid encoding, which `from_encoded_bytes_unchecked` requires.
+    unsafe { OsString::from_encoded_bytes_unchecked(bytes) }
+}
+
+/// Where Windows looked for a bare DLL name that did not load, for the error: the flags of
+/// `load_library` leave out the current directory and `PATH`, where a user may have put the DLL.
+const WINDOWS_BARE_NAME_SEARCH: &str = "looked for only in the program's folder, the system \
+     folder and folders the program added with AddDllDirectory; not in the current directory nor \
+     in the folders of PATH";
 
 fn open<L: BuiltIn>(path: &Path) -> Opened {
     // SAFETY: the path is a CUDA library's name or location, or one the user named as such;
     // running its initialisers is what using CUDA means.
     let lib = match unsafe { load_library(path) } {
         Ok(lib) => lib,
-        Err(e) => return Opened::LoadFailed(loader_message(&e, path)),
+        Err(e) => {
+            let mut why = loader_message(&e, path);
+            if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
+                why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
+            }
+            return Opened::LoadFailed(why);
+        }
     };
     let exports = |name: &str| {
         // SAFETY: only the symbol's presence is checked; the pointer is not used.

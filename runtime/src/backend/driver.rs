@@ -1,4 +1,5 @@
-//! The driver backend: driver entry points through a loaded `libcuda.so.1`.
+//! The driver backend: driver entry points through a loaded `libcuda.so.1` (`nvcuda.dll` on
+//! Windows).
 //!
 //! `cuGetProcAddress_v2` (12.0+ drivers) or the 4-argument `cuGetProcAddress` (11.3+). Loading
 //! does nothing but find the lookup function: cold start stays one `dlopen` and one `dlsym`.
@@ -19,11 +20,25 @@ use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
 /// What `CUDA_ERROR_STUB_LIBRARY` means when the driver library itself cannot say (a stub's
-/// `cuGetErrorString` fails like all its functions).
-pub(super) const STUB_LIBRARY: &str = "this libcuda is the stub of a CUDA toolkit (its \
-     lib64/stubs folder), made for linking, whose every function fails: load the NVIDIA driver's \
-     libcuda.so.1 instead (install the driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
-     LD_LIBRARY_PATH at a stubs folder)";
+/// `cuGetErrorString` fails like all its functions), in the words of the system it runs on.
+pub(super) const STUB_LIBRARY: &str = stub_library(Os::CURRENT);
+
+/// [`STUB_LIBRARY`] on `os`.
+pub(super) const fn stub_library(os: Os) -> &'static str {
+    match os {
+        Os::Unix => {
+            "this libcuda is the stub of a CUDA toolkit (its lib64/stubs folder), made for \
+             linking, whose every function fails: load the NVIDIA driver's libcuda.so.1 instead \
+             (install the driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
+             LD_LIBRARY_PATH at a stubs folder)"
+        }
+        Os::Windows => {
+            "this nvcuda.dll is a stub made for linking, whose every function fails: load the \
+             NVIDIA driver's nvcuda.dll instead (install the driver, which puts it in the system \
+             folder, and do not point CUDA_DRIVER_TABLE_LIBCUDA at another copy)"
+        }
+    }
+}
 
 /// A loaded libcuda: [`Backend::Driver`](crate::Backend::Driver).
 pub(crate) struct Driver {
@@ -96,15 +111,26 @@ impl Driver {
     }
 }
 
+impl Driver {
+    /// The driver library as errors name it and advise on it on `os`: `libcuda.so.1`, or
+    /// `nvcuda.dll` on Windows.
+    pub(crate) const fn library(os: Os) -> CudaLibrary {
+        CudaLibrary {
+            name: "libcuda",
+            title: match os {
+                Os::Unix => "the CUDA driver library (libcuda.so.1)",
+                Os::Windows => "the CUDA driver library (nvcuda.dll)",
+            },
+            kind: "CUDA driver library",
+            env_var: "CUDA_DRIVER_TABLE_LIBCUDA",
+            install: "install the NVIDIA driver",
+            instead: None,
+        }
+    }
+}
+
 impl BuiltIn for Driver {
-    const LIBRARY: CudaLibrary = CudaLibrary {
-        name: "libcuda",
-        title: "the CUDA driver library (libcuda.so.1)",
-        kind: "CUDA driver library",
-        env_var: "CUDA_DRIVER_TABLE_LIBCUDA",
-        install: "install the NVIDIA driver",
-        instead: None,
-    };
+    const LIBRARY: CudaLibrary = Driver::library(Os::CURRENT);
     const LOOKUP_SYMBOLS: &'static [&'static str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
 
     /// The loader's `libcuda.so.1` (`nvcuda.dll` on Windows) only: the driver is installed

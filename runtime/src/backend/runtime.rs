@@ -1,4 +1,5 @@
-//! The runtime backend: driver entry points through a loaded `libcudart`.
+//! The runtime backend: driver entry points through a loaded `libcudart` (`cudart64_*.dll` on
+//! Windows).
 //!
 //! `cudaGetDriverEntryPointByVersion` (12.5+) takes the pinned version. Older libraries (11.3 to
 //! 12.4) only have `cudaGetDriverEntryPoint`, which answers for the runtime's own version; it is
@@ -328,15 +329,26 @@ unsafe impl Resolver for Runtime {
     }
 }
 
+impl Runtime {
+    /// The runtime library as errors name it and advise on it on `os`: `libcudart`, or
+    /// `cudart64_*.dll` on Windows.
+    pub(crate) const fn library(os: Os) -> CudaLibrary {
+        CudaLibrary {
+            name: "libcudart",
+            title: match os {
+                Os::Unix => "the CUDA runtime library (libcudart)",
+                Os::Windows => "the CUDA runtime library (cudart64_*.dll)",
+            },
+            kind: "CUDA runtime library",
+            env_var: "CUDA_DRIVER_TABLE_CUDART",
+            install: "install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime wheel)",
+            instead: Some("use the driver backend Config::driver()"),
+        }
+    }
+}
+
 impl BuiltIn for Runtime {
-    const LIBRARY: CudaLibrary = CudaLibrary {
-        name: "libcudart",
-        title: "the CUDA runtime library (libcudart)",
-        kind: "CUDA runtime library",
-        env_var: "CUDA_DRIVER_TABLE_CUDART",
-        install: "install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime wheel)",
-        instead: Some("use the driver backend Config::driver()"),
-    };
+    const LIBRARY: CudaLibrary = Runtime::library(Os::CURRENT);
     const LOOKUP_SYMBOLS: &'static [&'static str] = &[
         "cudaGetDriverEntryPointByVersion",
         "cudaGetDriverEntryPoint",

@@ -81,3 +81,15 @@ fn a_code_the_driver_cannot_name_is_named_by_the_bindings() {
          cuGetProcAddress_v2) failed: unknown CUresult (12345)"
     );
 }
+
+/// The stub's advice names the driver's file of the system it runs on.
+#[test]
+fn the_stub_advice_names_the_driver_file_of_each_system() {
+    assert!(driver::stub_library(Os::Unix).contains("libcuda.so.1"));
+    let windows = driver::stub_library(Os::Windows);
+    assert!(windows.contains("nvcuda.dll"), "{windows}");
+    assert!(
+        !windows.contains("libcuda") && !windows.contains("LD_LIBRARY_PATH"),
+        "{windows}"
+    );
+}

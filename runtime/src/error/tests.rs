@@ -1,10 +1,11 @@
 //! Every message byte for byte, and the report of `resolve_all`: shared causes once.
 
 use super::*;
-use crate::backend::{BuiltIn, Driver, Runtime};
+use crate::backend::{Driver, Os, Runtime};
 
-const CUDART: CudaLibrary = <Runtime as BuiltIn>::LIBRARY;
-const LIBCUDA: CudaLibrary = <Driver as BuiltIn>::LIBRARY;
+// The messages on Linux; `windows_messages_name_the_windows_files` has those of Windows.
+const CUDART: CudaLibrary = Runtime::library(Os::Unix);
+const LIBCUDA: CudaLibrary = Driver::library(Os::Unix);
 
 #[test]
 fn error_is_one_pointer() {
@@ -256,6 +257,65 @@ fn display_messages() {
     }
 }
 
+/// On Windows the messages name `nvcuda.dll` and `cudart64_*.dll`, the files a user looks for
+/// there, and nothing of Linux's.
+#[test]
+fn windows_messages_name_the_windows_files() {
+    let cases: Vec<(ErrorKind, &str)> = vec![
+        (
+            ErrorKind::LibraryNotFound {
+                library: Driver::library(Os::Windows),
+                origin: Origin::Search,
+                tried: vec![("\"nvcuda.dll\"".into(), "not found".into())],
+            },
+            "could not load the CUDA driver library (nvcuda.dll); tried:\n  \"nvcuda.dll\": not \
+             found\n\
+             To fix: install the NVIDIA driver, set CUDA_DRIVER_TABLE_LIBCUDA to the library's \
+             full path, or give it in code with Config::library(..)",
+        ),
+        (
+            ErrorKind::LibraryNotFound {
+                library: Runtime::library(Os::Windows),
+                origin: Origin::Search,
+                tried: vec![("\"cudart64_13.dll\"".into(), "not found".into())],
+            },
+            "could not load the CUDA runtime library (cudart64_*.dll); tried:\n  \
+             \"cudart64_13.dll\": not found\n\
+             To fix: install the CUDA runtime (a CUDA toolkit or the nvidia-cuda-runtime wheel), \
+             set CUDA_DRIVER_TABLE_CUDART to the library's full path, or give it in code with \
+             Config::library(..), or use the driver backend Config::driver()",
+        ),
+        (
+            ErrorKind::NotACudaLibrary {
+                library: Driver::library(Os::Windows),
+                origin: Origin::Code,
+                path: r"C:\Windows\System32\kernel32.dll".into(),
+                missing: vec!["cuGetProcAddress_v2", "cuGetProcAddress"],
+            },
+            "\"C:\\Windows\\System32\\kernel32.dll\" loaded, but it is not a usable CUDA driver \
+             library: it exports none of cuGetProcAddress_v2, cuGetProcAddress\n\
+             To fix: give Config::library(..) the path of the CUDA driver library (nvcuda.dll)",
+        ),
+        (
+            ErrorKind::NotACudaLibrary {
+                library: Runtime::library(Os::Windows),
+                origin: Origin::Environment,
+                path: r"C:\x\nvcuda.dll".into(),
+                missing: vec!["cudaGetDriverEntryPointByVersion"],
+            },
+            "\"C:\\x\\nvcuda.dll\" loaded, but it is not a usable CUDA runtime library: it \
+             exports none of cudaGetDriverEntryPointByVersion\n\
+             To fix: set CUDA_DRIVER_TABLE_CUDART to the path of the CUDA runtime library \
+             (cudart64_*.dll), or unset it to search for it",
+        ),
+    ];
+    for (kind, expected) in cases {
+        let text = Error::from(kind).to_string();
+        assert_eq!(text, expected);
+        assert!(!text.contains("libcuda") && !text.contains(".so"), "{text}");
+    }
+}
+
 #[test]
 fn lookup_failure_without_description_has_no_trailing_colon() {
     let e = Error::from(ErrorKind::LookupFailed {
@@ -462,8 +522,8 @@ fn no_cuda_library_says_what_each_search_found() {
         .into()
     };
     let e = Error::from(ErrorKind::NoCudaLibrary {
-        runtime: not_found(<Runtime as BuiltIn>::LIBRARY, "libcudart.so.13"),
-        driver: not_found(<Driver as BuiltIn>::LIBRARY, "libcuda.so.1"),
+        runtime: not_found(CUDART, "libcudart.so.13"),
+        driver: not_found(LIBCUDA, "libcuda.so.1"),
     });
     let text = e.to_string();
     assert!(

@@ -1,7 +1,9 @@
 //! Library search, and the real libcudart with or without a driver.
 //!
-//! The plan tests are pure. The libcudart tests load the real libraries from the public
-//! `nvidia-cuda-runtime` wheels: set `CUDA_DRIVER_TABLE_TEST_CUDART_DIR` to a folder holding
+//! The plan tests are pure and run on every system (the Windows plan is tested on Linux too).
+//! The Unix tests load libraries with the system loader; on Windows, `windows.rs` loads stand-in
+//! DLLs instead, placed where the search looks and where it must not. The libcudart tests (Unix)
+//! load the real libraries from the public `nvidia-cuda-runtime` wheels: set `CUDA_DRIVER_TABLE_TEST_CUDART_DIR` to a folder holding
 //! `11.8/libcudart.so.11.0`, `12.9/libcudart.so.12` and `13.0/libcudart.so.13` (optionally
 //! `12.4/libcudart.so.12`), or to `skip` to skip them on purpose. Unset, they fail. Where the
 //! outcome depends on an NVIDIA driver being installed, they check the branch that applies, so
@@ -14,12 +16,23 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::backend::{Os, ENV_CUDART, ENV_LIBCUDA};
-use crate::error::{CudaLibrary, Errors, Origin, Status};
+use crate::error::Origin;
+#[cfg(unix)]
+use crate::error::{CudaLibrary, Errors, Status};
+#[cfg(unix)]
 use crate::resolve::Versioning;
+#[cfg(unix)]
 use crate::sys::CUresult;
+#[cfg(unix)]
 use crate::table::check;
 use crate::testing::abi;
 
+// The search on Windows, run there (under Wine in the test command): the Unix tests below that
+// load real libraries have their counterparts in it.
+#[cfg(windows)]
+mod windows;
+
+#[cfg(unix)]
 const TEST_DIR_VAR: &str = "CUDA_DRIVER_TABLE_TEST_CUDART_DIR";
 
 fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
@@ -276,6 +289,7 @@ fn unusable_paths_in_code_are_refused() {
 }
 
 #[test]
+#[cfg(unix)]
 fn python_environment_layouts_come_last_newest_python_first() {
     let venv = temp_dir("venv");
     for py in ["python3.9", "python3.12", "pythonX"] {
@@ -302,6 +316,7 @@ fn python_environment_layouts_come_last_newest_python_first() {
 }
 
 #[test]
+#[cfg(unix)]
 fn missing_explicit_library_lists_the_path_tried() {
     let config = runtime_at("/nonexistent/libcudart.so.12");
     let e = resolve(&config, "cuInit", &abi(2000, None)).unwrap_err();
@@ -333,6 +348,7 @@ fn missing_explicit_library_lists_the_path_tried() {
 }
 
 #[test]
+#[cfg(unix)]
 fn driver_backend_without_a_driver_lists_the_paths_tried() {
     if std::env::var_os(ENV_LIBCUDA).is_some() {
         eprintln!("{ENV_LIBCUDA} is set; this test needs the default search");
@@ -366,6 +382,7 @@ fn driver_backend_without_a_driver_lists_the_paths_tried() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_library_that_is_not_cuda_gives_a_clear_error() {
     let libc = [
         "/lib/x86_64-linux-gnu/libc.so.6",
@@ -423,6 +440,7 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[cfg(unix)]
 /// The folder with the wheels' libcudart copies: `$CUDA_DRIVER_TABLE_TEST_CUDART_DIR`, else the
 /// one the test command lays out in its cache: `$CUDA_DRIVER_TABLE_CACHE/cudart`, else
 /// `$XDG_CACHE_HOME/cuda-driver-table/cudart`, else `~/.cache/cuda-driver-table/cudart`. `None`
@@ -456,18 +474,21 @@ fn cudart_dir() -> Option<PathBuf> {
     }
 }
 
+#[cfg(unix)]
 fn cudart(release: &str, file: &str) -> Option<Config> {
     let path = cudart_dir()?.join(release).join(file);
     assert!(path.is_file(), "{} is missing", path.display());
     Some(runtime_at(path))
 }
 
+#[cfg(unix)]
 /// Whether an NVIDIA driver is installed here (a GPU workstation, the GPU machine).
 fn driver_installed() -> bool {
     // SAFETY: loading the driver library runs its initialisers, as any use of CUDA does.
     unsafe { Library::new("libcuda.so.1") }.is_ok()
 }
 
+#[cfg(unix)]
 /// Resolving cuInit through `config`: with a driver it resolves; without one it fails with
 /// libcudart's own error, named. Either way a failing `CUresult` is an error value.
 fn check_cuinit(config: &Config, release: &str) {
@@ -509,6 +530,7 @@ fn check_cuinit(config: &Config, release: &str) {
 }
 
 #[test]
+#[cfg(unix)]
 fn libcudart_11_8() {
     let Some(config) = cudart("11.8", "libcudart.so.11.0") else {
         return;
@@ -548,6 +570,7 @@ fn libcudart_11_8() {
 }
 
 #[test]
+#[cfg(unix)]
 fn libcudart_12_4_if_present() {
     let Some(dir) = cudart_dir() else { return };
     let path = dir.join("12.4/libcudart.so.12");
@@ -589,6 +612,7 @@ fn libcudart_12_4_if_present() {
 }
 
 #[test]
+#[cfg(unix)]
 fn libcudart_12_9() {
     let Some(config) = cudart("12.9", "libcudart.so.12") else {
         return;
@@ -612,6 +636,7 @@ fn libcudart_12_9() {
 }
 
 #[test]
+#[cfg(unix)]
 fn libcudart_13_0() {
     let Some(config) = cudart("13.0", "libcudart.so.13") else {
         return;
@@ -643,6 +668,7 @@ fn libcudart_13_0() {
 /// library that appears later at a path that failed is not picked up (the environment is read
 /// once, at the first resolution). Resolving a function that failed is retried on every call.
 #[test]
+#[cfg(unix)]
 fn a_failed_load_is_kept_for_the_process() {
     let Some(dir) = cudart_dir() else { return };
     let folder = temp_dir("appears-later");
@@ -660,6 +686,7 @@ fn a_failed_load_is_kept_for_the_process() {
 }
 
 #[test]
+#[cfg(unix)]
 fn search_finds_libcudart_in_a_python_environment() {
     let Some(dir) = cudart_dir() else { return };
     let venv = temp_dir("venv-real");
@@ -693,6 +720,7 @@ fn search_finds_libcudart_in_a_python_environment() {
     let _ = std::fs::remove_dir_all(&venv);
 }
 
+#[cfg(unix)]
 /// What `resolve_all` of a `#[driver_table(all)]` table reports through `config`: every function
 /// of the release at its default ABI, resolved as a table's fields are.
 fn all_table_report(config: &Config) -> Result<(), Errors> {
@@ -710,6 +738,7 @@ fn all_table_report(config: &Config) -> Result<(), Errors> {
 /// libcudart says it), written once for every function; not one remedy per function that the
 /// unversioned lookup would refuse. With a driver, every function resolves.
 #[test]
+#[cfg(unix)]
 fn an_all_table_on_an_old_libcudart_without_a_driver_reports_one_reason() {
     let Some(dir) = cudart_dir() else { return };
     for (release, file) in [("12.4", "libcudart.so.12"), ("11.8", "libcudart.so.11.0")] {
@@ -739,6 +768,7 @@ fn an_all_table_on_an_old_libcudart_without_a_driver_reports_one_reason() {
 /// from it, the install advice only after a search. Paths are quoted, so a trailing space or a
 /// newline shows.
 #[test]
+#[cfg(unix)]
 fn advice_fits_where_the_path_came_from() {
     let from_env = load_plan::<Runtime>(plan::<Runtime>(
         Os::Unix,
@@ -811,6 +841,7 @@ fn a_path_with_a_nul_byte_is_refused_up_front() {
 /// `CUDA_PATH` and the other folders are used as the bytes they are: a folder whose name is not
 /// UTF-8 is joined exactly, not replaced by a lossy copy.
 #[test]
+#[cfg(unix)]
 fn a_folder_that_is_not_utf8_is_joined_as_it_is() {
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
     let folder = OsString::from_vec(b"/opt/cu\xFFda".to_vec());
@@ -860,6 +891,7 @@ fn conda_forge_libraries_are_searched() {
 /// A free-threaded Python (`python3.13t`) keeps its packages in `lib/python3.13t`: found, after
 /// the usual build of the same version.
 #[test]
+#[cfg(unix)]
 fn free_threaded_python_environments_are_found() {
     let venv = temp_dir("venv-free-threaded");
     for py in ["python3.12", "python3.13t", "python3.13"] {
@@ -974,6 +1006,7 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
     assert_eq!(candidates, paths(&["nvcuda.dll"]));
 }
 
+#[cfg(unix)]
 /// The environment variable the planted-library child test runs under.
 const PLANTED_CHILD_VAR: &str = "CUDA_DRIVER_TABLE_TEST_PLANTED_CHILD";
 
@@ -981,6 +1014,7 @@ const PLANTED_CHILD_VAR: &str = "CUDA_DRIVER_TABLE_TEST_PLANTED_CHILD";
 /// (an empty entry, which the system loader reads as the current directory) is not loaded by
 /// the default search. Run in a child process: the loader reads `LD_LIBRARY_PATH` at start-up.
 #[test]
+#[cfg(unix)]
 fn a_library_planted_in_the_current_directory_is_not_loaded() {
     let Some(dir) = cudart_dir() else { return };
     let cwd = temp_dir("planted");
@@ -1019,6 +1053,7 @@ fn a_library_planted_in_the_current_directory_is_not_loaded() {
 
 /// The child of [`a_library_planted_in_the_current_directory_is_not_loaded`].
 #[test]
+#[cfg(unix)]
 #[ignore = "run by a_library_planted_in_the_current_directory_is_not_loaded"]
 fn planted_library_child() {
     let cwd = PathBuf::from(std::env::var_os(PLANTED_CHILD_VAR).expect("run by its parent test"));
@@ -1075,6 +1110,7 @@ fn the_system_folders_come_from_ld_so_conf_and_its_includes_then_the_defaults() 
 
 /// A stand-in `libcuda.so.1`: `cuGetProcAddress_v2` hands out `cuDriverGetVersion` (which says
 /// 12345) at any version from 2020, the rest is "not found".
+#[cfg(unix)]
 const STAND_IN_LIBCUDA_C: &str = r#"
 #include <string.h>
 static int driver_get_version(int *v) { *v = 12345; return 0; }
@@ -1092,11 +1128,13 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned lo
 }
 "#;
 
+#[cfg(unix)]
 const FALLBACK_CHILD_VAR: &str = "CUDA_DRIVER_TABLE_TEST_FALLBACK_CHILD";
 
 /// On a machine with no libcudart, the default configuration resolves through libcuda (here a
 /// stand-in built with `cc`); `Config::runtime()` does not. Run in a child process, whose
 /// library search sees only the stand-in's folder.
+#[cfg(unix)]
 #[test]
 fn the_default_configuration_falls_back_to_libcuda_where_no_libcudart_is_found() {
     let dir = temp_dir("fallback");
@@ -1140,6 +1178,7 @@ fn the_default_configuration_falls_back_to_libcuda_where_no_libcudart_is_found()
 }
 
 /// The child of [`the_default_configuration_falls_back_to_libcuda_where_no_libcudart_is_found`].
+#[cfg(unix)]
 #[test]
 #[ignore = "run by the_default_configuration_falls_back_to_libcuda_where_no_libcudart_is_found"]
 fn fallback_child() {
@@ -1197,4 +1236,29 @@ fn only_a_search_that_found_nothing_falls_back() {
     )));
     assert!(!found_nothing(&not_found(Origin::Environment, absent)));
     assert!(!found_nothing(&not_found(Origin::Code, absent)));
+}
+
+/// `LoadLibraryExW` is handed `\` separators (with a `/` in a full path it would not search the
+/// DLL's own folder for its dependencies); a verbatim `\\?\` path is kept as it is.
+#[test]
+fn windows_paths_reach_the_loader_with_backslashes() {
+    for (given, handed) in [
+        (
+            "C:/CUDA/bin/x64/cudart64_13.dll",
+            r"C:\CUDA\bin\x64\cudart64_13.dll",
+        ),
+        (
+            r"C:\CUDA/bin\cudart64_12.dll",
+            r"C:\CUDA\bin\cudart64_12.dll",
+        ),
+        ("//server/share/nvcuda.dll", r"\\server\share\nvcuda.dll"),
+        ("nvcuda.dll", "nvcuda.dll"),
+        (r"\\?\C:\odd/name.dll", r"\\?\C:\odd/name.dll"),
+    ] {
+        assert_eq!(
+            with_backslashes(OsStr::new(given)),
+            OsStr::new(handed),
+            "{given}"
+        );
+    }
 }

@@ -16,6 +16,15 @@ use tracing::{Event, Metadata, Subscriber};
 
 static INIT_CALLS: AtomicUsize = AtomicUsize::new(0);
 
+/// The tests run one at a time: `tracing` caches each call site's interest across threads, and
+/// a global subscriber set while another thread's scoped one is emitting can make that cache
+/// miss an event of the other test.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 extern "C" fn fake_init(_: c_uint) -> sys::CUresult {
     INIT_CALLS.fetch_add(1, Ordering::SeqCst);
     sys::CUresult::CUDA_SUCCESS
@@ -144,6 +153,7 @@ fn device_get(cu: &Cuda) -> Result<(), cuda_driver_table::Error> {
 
 #[test]
 fn a_method_called_from_the_resolution_event_finds_the_function_resolved() {
+    let _serial = serial();
     let before = INIT_CALLS.load(Ordering::SeqCst);
     let (events, ok, failed, result) = scoped(Reaction::Method, init);
     result.unwrap();
@@ -155,6 +165,7 @@ fn a_method_called_from_the_resolution_event_finds_the_function_resolved() {
 
 #[test]
 fn an_accessor_called_from_the_resolution_event_finds_the_function_resolved() {
+    let _serial = serial();
     let (events, ok, failed, result) = scoped(Reaction::Accessor, init);
     result.unwrap();
     assert_eq!((events, ok, failed), (2, 2, 0));
@@ -162,6 +173,7 @@ fn an_accessor_called_from_the_resolution_event_finds_the_function_resolved() {
 
 #[test]
 fn a_failed_resolution_retried_from_its_own_event_does_not_recurse() {
+    let _serial = serial();
     let (events, ok, failed, result) = scoped(Reaction::Failing, device_get);
     let error = result.unwrap_err().to_string();
     assert!(error.contains("cuDeviceGet"), "{error}");
@@ -171,6 +183,7 @@ fn a_failed_resolution_retried_from_its_own_event_does_not_recurse() {
 
 #[test]
 fn a_global_subscriber_that_calls_the_table_does_not_recurse() {
+    let _serial = serial();
     static TABLE: Cuda = Cuda::with_config(Config::custom(&FAKE));
     let subscriber = std::sync::Arc::new(Reentrant::new(Reaction::Method(&TABLE)));
     tracing::subscriber::set_global_default(subscriber.clone()).unwrap();

@@ -21,8 +21,20 @@ static INIT_CALLS: AtomicUsize = AtomicUsize::new(0);
 /// miss an event of the other test.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Takes the tests' lock, and registers this file's call sites with `tracing` outside of any
+/// event: a call site that `tracing` first meets inside a subscriber's event is registered while
+/// dispatch is off on that thread, and its first event can be lost, which would make the counts
+/// below depend on which test runs first.
 fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    let guard = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let quiet = Box::leak(Box::new(Cuda::with_config(Config::custom(&FAKE))));
+    tracing::subscriber::with_default(std::sync::Arc::new(Reentrant::new(Reaction::None)), || {
+        init(quiet).unwrap();
+        device_get(quiet).unwrap_err();
+    });
+    guard
 }
 
 extern "C" fn fake_init(_: c_uint) -> sys::CUresult {
@@ -58,6 +70,8 @@ struct Cuda;
 /// What the subscriber does from inside each event it receives.
 #[derive(Clone, Copy)]
 enum Reaction {
+    /// Nothing.
+    None,
     /// Call `cuInit` through its method (traced).
     Method(&'static Cuda),
     /// Take `cuInit` through its raw accessor and call it (untraced).
@@ -98,6 +112,7 @@ impl Subscriber for Reentrant {
     fn event(&self, _: &Event<'_>) {
         self.events.fetch_add(1, Ordering::SeqCst);
         let result = match self.reaction {
+            Reaction::None => return,
             // SAFETY: cuInit takes any flags here (the fake).
             Reaction::Method(cu) => unsafe { cu.cuInit(0) },
             Reaction::Accessor(cu) => cu.pfn_cuInit().map(|f| {

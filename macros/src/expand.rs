@@ -180,7 +180,7 @@ fn emit_function(
         #[doc = #accessor_doc]
         #[inline]
         pub fn #accessor(&self) -> ::std::result::Result<#fn_type, #private::Error> {
-            self.#field.get::<#index>()
+            self.#field.pointer::<#index>()
         }
     };
     Some(Emitted { binding, methods })

@@ -31,9 +31,13 @@
 //! - [`resolve`] and [`manifest`]: resolving one function at one ABI by hand, and every
 //!   function's ABIs in the selected release.
 //! - [`sys`]: the bindings of the selected CUDA release (types, constants, `PFN_*` typedefs).
+//! - `fake` (with the `fake` feature, for tests): a fake driver whose functions are Rust closures,
+//!   for testing code that uses tables on a machine without a GPU.
 
 pub use cuda_driver_table_macros::driver_table;
 
+#[cfg(feature = "fake")]
+pub mod fake;
 pub mod manifest;
 pub mod sys;
 

@@ -1,0 +1,3 @@
+//! The fake driver's parts against tables bound as the macro binds them.
+
+use super::*;

@@ -445,9 +445,9 @@ impl FakeDriver {
 
     /// The C names of the calls the fakes answered, in order (empty when not recording).
     pub fn calls(&self) -> Vec<&'static str> {
-        self.0.lock().map_or_else(Vec::new, |calls| {
-            calls.iter().map(|c| c.function).collect()
-        })
+        self.0
+            .lock()
+            .map_or_else(Vec::new, |calls| calls.iter().map(|c| c.function).collect())
     }
 
     /// The arguments of every call of `function` the fakes answered, in order (empty when not

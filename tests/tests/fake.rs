@@ -119,7 +119,10 @@ fn a_function_without_a_fake_is_an_error_naming_it_and_resolve_all_lists_each() 
     let cu = Cuda::with_config(driver.config());
     let error = alloc(&cu, 1).expect_err("cuMemAlloc has no fake");
     assert_eq!(error.kind().function(), Some("cuMemAlloc"));
-    assert!(matches!(error.kind(), ErrorKind::LookupFailed { .. }), "{error:#?}");
+    assert!(
+        matches!(error.kind(), ErrorKind::LookupFailed { .. }),
+        "{error:#?}"
+    );
     assert_eq!(
         error.to_string(),
         "looking up cuMemAlloc through a fake driver (cuda_driver_table::fake) with fakes of \
@@ -167,12 +170,16 @@ fn resolve_all_succeeds_when_every_function_is_faked() {
 fn raw_pointers_of_a_faked_table_are_refused_naming_the_function() {
     let driver = allocating(None).build();
     let cu = Cuda::with_config(driver.config());
-    let error = cu.pfn_cuMemAlloc().expect_err("a pointer cannot reach a closure");
+    let error = cu
+        .pfn_cuMemAlloc()
+        .expect_err("a pointer cannot reach a closure");
     assert_eq!(error.kind().function(), Some("cuMemAlloc"));
     let text = error.to_string();
     assert!(
-        text.contains("CUDA_ERROR_NOT_SUPPORTED (801): a raw pointer cannot reach a fake (a Rust \
-                       closure); call the table's method cuMemAlloc instead"),
+        text.contains(
+            "CUDA_ERROR_NOT_SUPPORTED (801): a raw pointer cannot reach a fake (a Rust \
+                       closure); call the table's method cuMemAlloc instead"
+        ),
         "{text}"
     );
     let raw = cu.raw_pointer("cuMemFree").expect("in the table");
@@ -187,7 +194,10 @@ fn raw_pointers_of_a_faked_table_are_refused_naming_the_function() {
 #[test]
 fn a_later_fake_replaces_an_earlier_one_of_the_same_function() {
     let driver = allocating(None)
-        .returns(function!(Cuda::cuMemAlloc), CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+        .returns(
+            function!(Cuda::cuMemAlloc),
+            CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+        )
         .build();
     let cu = Cuda::with_config(driver.config());
     let error = alloc(&cu, 1).expect_err("the later fake answers");
@@ -309,8 +319,8 @@ fn a_driver_version_resolves_a_table_exactly_from_its_min_driver_version() {
     // cuCtxGetId is pinned at 12000, the newest ABI of the table.
     assert_eq!(Newer::MIN_DRIVER_VERSION, 12000);
     resolves_at(Newer::MIN_DRIVER_VERSION, newer_fakes()).expect("a new enough driver");
-    let report = resolves_at(Newer::MIN_DRIVER_VERSION - 10, newer_fakes())
-        .expect_err("one ABI is too new");
+    let report =
+        resolves_at(Newer::MIN_DRIVER_VERSION - 10, newer_fakes()).expect_err("one ABI is too new");
     assert_eq!(report.as_slice().len(), 1, "{report}");
     let report = resolves_at(11080, newer_fakes()).expect_err("one ABI is too new");
     let [too_old] = report.as_slice() else {
@@ -364,10 +374,14 @@ fn a_per_thread_configuration_resolves_the_twin_and_calls_the_same_fake() {
         per_thread.cuLaunchKernel(null(), 1, 1, 1, 1, 1, 1, 0, null(), null(), null())
     });
     // SAFETY: as above.
-    launch(&|| unsafe { legacy.cuLaunchKernel(null(), 1, 1, 1, 1, 1, 1, 0, null(), null(), null()) });
+    launch(&|| unsafe {
+        legacy.cuLaunchKernel(null(), 1, 1, 1, 1, 1, 1, 0, null(), null(), null())
+    });
     assert_eq!(launches.load(Ordering::Relaxed), 2);
     // cuMemAlloc has no per-thread twin and no fake here.
-    let error = per_thread.resolve_all().expect_err("cuMemAlloc is not faked");
+    let error = per_thread
+        .resolve_all()
+        .expect_err("cuMemAlloc is not faked");
     assert_eq!(error.as_slice()[0].kind().function(), Some("cuMemAlloc"));
 }
 
@@ -403,8 +417,14 @@ fn a_pinned_table_fakes_the_signature_of_its_pin() {
     );
     // One driver may fake both pins: each table calls its own.
     let both = Fake::new()
-        .returns(function!(Pinned::cuMemAlloc), CUresult::CUDA_ERROR_INVALID_VALUE)
-        .returns(function!(Cuda::cuMemAlloc), CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+        .returns(
+            function!(Pinned::cuMemAlloc),
+            CUresult::CUDA_ERROR_INVALID_VALUE,
+        )
+        .returns(
+            function!(Cuda::cuMemAlloc),
+            CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+        )
         .build();
     let error = alloc(&Cuda::with_config(both.config()), 1).expect_err("faked to fail");
     assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY.0));
@@ -426,7 +446,10 @@ fn function_names_a_table_behind_a_path() {
     let path = function!(gpu::InModule::cuInit);
     let qualified = function!(<self::gpu::InModule>::cuInit);
     let raw = function!(gpu::InModule::r#cuInit);
-    assert_eq!((path.name(), qualified.name(), raw.name()), ("cuInit", "cuInit", "cuInit"));
+    assert_eq!(
+        (path.name(), qualified.name(), raw.name()),
+        ("cuInit", "cuInit", "cuInit")
+    );
     assert_eq!(format!("{path:?}"), "function!(cuInit)");
     let driver = Fake::new().returns(path, CUresult::CUDA_SUCCESS).build();
     // SAFETY: cuInit takes any flags.
@@ -443,7 +466,10 @@ fn every_function_of_the_release_can_be_faked() {
     let driver = Fake::new()
         .on(function!(All::cuTensorMapEncodeIm2colWide), |args| {
             assert!(args.0.is_null());
-            assert_eq!(args.15, sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+            assert_eq!(
+                args.15,
+                sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+            );
             CUresult::CUDA_SUCCESS
         })
         .build();

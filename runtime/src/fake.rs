@@ -151,7 +151,10 @@ pub const fn function_index(functions: &[FunctionSpec], name: &str) -> usize {
         }
         i += 1;
     }
-    panic!("`function!` names a method that is not a driver function of the table")
+    panic!(
+        "`function!` names a method that is not a driver function of the table: name one it \
+         lists, as in `function!(Cuda::cuMemAlloc)`"
+    )
 }
 
 /// Function `I` of table `T`, as [`function!`] names it. Its type is the function's: the fake
@@ -612,7 +615,8 @@ unsafe impl Resolver for Driver {
 }
 
 /// One call of a table's method: to the fake given for it when `config` is a fake driver's,
-/// else to `f`. What `__cdt_invoke!` expands to with the `fake` feature.
+/// else to `f`. What `__cdt_invoke!` expands to with the `fake` feature: a method then tests one
+/// field of its configuration before its call; the fake's side is out of line.
 ///
 /// # Safety
 ///
@@ -626,13 +630,26 @@ pub unsafe fn fake_invoke<F: FakeFn>(
     f: F,
     args: F::Args,
 ) -> F::Ret {
-    let driver = config.fake().and_then(|FakeRef(fake)| {
-        let fake: &'static (dyn Any + Send + Sync) = fake;
-        fake.downcast_ref::<FakeDriver>()
-    });
-    match driver {
-        // SAFETY: the caller's contract; `f` was resolved through this driver.
+    match config.fake() {
+        // SAFETY: the caller's contract.
+        None => unsafe { f.call(args) },
+        // SAFETY: the caller's contract; `f` was resolved through this fake's configuration.
+        Some(fake) => unsafe { call_fake(fake, name, f, args) },
+    }
+}
+
+/// [`fake_invoke`] for a fake driver's configuration.
+///
+/// # Safety
+///
+/// As [`fake_invoke`], `f` resolved through the configuration `fake` came from.
+#[inline(never)]
+unsafe fn call_fake<F: FakeFn>(fake: FakeRef, name: &'static str, f: F, args: F::Args) -> F::Ret {
+    let fake: &'static (dyn Any + Send + Sync) = fake.0;
+    match fake.downcast_ref::<FakeDriver>() {
+        // SAFETY: the caller's contract.
         Some(driver) => unsafe { driver.0.call(name, f, args) },
+        // Never: only `FakeDriver::config` makes a configuration with a fake.
         // SAFETY: the caller's contract.
         None => unsafe { f.call(args) },
     }

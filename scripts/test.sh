@@ -167,5 +167,7 @@ cargo clippy -p cuda-driver-table --features fake --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-benches --features tracing --all-targets -- -D warnings
 cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
+# The fake driver's docs (cargo doc leaves dev-dependencies', and so the feature, out).
+RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps -q
 
 step "all checks passed"

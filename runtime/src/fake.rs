@@ -380,7 +380,8 @@ impl Fake {
     /// requested at a newer ABI then fails to resolve as on such a driver
     /// (`ErrorKind::DriverTooOld`), and below CUDA 11.3, which lookups need, every function
     /// does: a table resolves completely exactly when this is at least its `MIN_DRIVER_VERSION`.
-    /// Without it, no version is checked.
+    /// Without it, no version is checked. (What `cuDriverGetVersion` answers, if the code calls
+    /// it, is its fake's, as for any function.)
     pub fn driver_version(mut self, version: u32) -> Self {
         self.driver_version = Some(version);
         self
@@ -400,6 +401,17 @@ impl Fake {
             driver_version: self.driver_version,
             calls: self.record.then(|| Mutex::new(Vec::new())),
         })))
+    }
+}
+
+impl fmt::Debug for Fake {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.entries.iter().map(|e| e.spec.name).collect();
+        f.debug_struct("Fake")
+            .field("fakes", &names)
+            .field("driver_version", &self.driver_version)
+            .field("record", &self.record)
+            .finish()
     }
 }
 

@@ -140,6 +140,11 @@ fn describe_names_each_faked_function_once_and_the_version() {
         "a fake driver (cuda_driver_table::fake, CUDA 12.8) with no fakes"
     );
     assert_eq!(driver.0.error_strings(2), (None, None));
+    let builder = format!("{:?}", fake().driver_version(12080).record(false));
+    assert_eq!(
+        builder,
+        r#"Fake { fakes: ["cuInit", "cuLaunchKernel"], driver_version: Some(12080), record: false }"#
+    );
 }
 
 #[test]

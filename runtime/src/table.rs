@@ -272,8 +272,8 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
         T: Field<I>,
     {
         #[cfg(feature = "fake")]
-        if let Some(refused) = self.refuse_raw(T::FUNCTIONS[I].name) {
-            return Err(refused);
+        if self.config.fake().is_some() {
+            return Err(self.refuse_raw(T::FUNCTIONS[I].name));
         }
         self.get::<I>()
     }
@@ -282,27 +282,25 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
     /// closure, so it would only be the fake's stand-in, which calls nothing.
     #[cfg(feature = "fake")]
     #[cold]
-    fn refuse_raw(&self, name: &'static str) -> Option<Error> {
-        self.config.fake()?;
+    #[inline(never)]
+    fn refuse_raw(&self, name: &'static str) -> Error {
         let backend = match resolver_for(&self.config) {
             Ok(resolver) => resolver.describe(),
             Err(e) => e.to_string(),
         };
-        Some(
-            ErrorKind::LookupFailed {
-                function: name,
-                status: Status::new(
-                    801,
-                    "CUDA_ERROR_NOT_SUPPORTED",
-                    format!(
-                        "a raw pointer cannot reach a fake (a Rust closure); call the table's \
-                         method {name} instead"
-                    ),
+        ErrorKind::LookupFailed {
+            function: name,
+            status: Status::new(
+                801,
+                "CUDA_ERROR_NOT_SUPPORTED",
+                format!(
+                    "a raw pointer cannot reach a fake (a Rust closure); call the table's method \
+                     {name} instead"
                 ),
-                backend,
-            }
-            .into(),
-        )
+            ),
+            backend,
+        }
+        .into()
     }
 
     /// Function `I` if it is resolved already; never resolves.
@@ -363,8 +361,8 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
     pub fn raw_pointer(&self, name: &str) -> Option<Result<NonNull<c_void>, Error>> {
         let i = T::FUNCTIONS.iter().position(|f| f.name == name)?;
         #[cfg(feature = "fake")]
-        if let Some(refused) = self.refuse_raw(T::FUNCTIONS[i].name) {
-            return Some(Err(refused));
+        if self.config.fake().is_some() {
+            return Some(Err(self.refuse_raw(T::FUNCTIONS[i].name)));
         }
         Some(self.address(i))
     }

@@ -3,11 +3,12 @@
 #   bash scripts/test.sh
 # Installs what it needs (libclang for bindgen, the CUDA header/runtime wheels from PyPI, cached in
 # ~/.cache/cuda-driver-table), then runs build, tests, the generated-files drift check over all 17
-# releases, the tracing tests, the Windows build compiled and run under Wine (scripts/windows.sh,
-# which installs Wine and mingw), Miri over the runtime's unit tests, the packaging of the three
-# published crates (verify, publish dry run, size, rust-version), clippy -D warnings, rustfmt
-# --check and rustdoc -D warnings. GPU tests are compiled, not run (they need
-# `--features gpu` on a machine with a driver; see tests/README.md).
+# releases, the tracing and fake-driver tests, the Windows build compiled and run under Wine
+# (scripts/windows.sh, which installs Wine and mingw), Miri over the runtime's unit tests and the
+# in-process integration tests, the packaging of the three published crates (verify, publish dry
+# run, size, rust-version), clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests
+# are compiled, not run (they need `--features gpu` on a machine with a driver; see
+# tests/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
@@ -79,6 +80,16 @@ cargo build -p cuda-driver-table-tests --features gpu --tests
 step "call tracing (the runtime's tracing feature): its events, fields and levels"
 cargo test -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
 
+step "the fake driver (the runtime's fake feature): typed fakes, refusals, recording, parallel drivers, with tracing too; none of it in a normal build"
+cargo test -p cuda-driver-table --features fake --lib fake
+cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
+cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
+# The example library gets the feature from its dev-dependencies only: its own build has none of it.
+if cargo tree -q -p fastsum -e normal,build -f '{p} [{f}]' | grep 'cuda-driver-table v' | grep -q fake; then
+  echo "a normal build of fastsum enables the fake feature: it must come from [dev-dependencies] only" >&2
+  exit 1
+fi
+
 step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
 include13=$(cargo run -q -p cuda-driver-table-codegen --release -- fetch --release 13.0 | sed -n 's/^CUDA 13.0: //p')
 # The codegen (and bindgen) is a build-dependency only under cuda-local: a default build stays light.
@@ -107,7 +118,7 @@ fi
 step "Windows, run under Wine: the runtime's unit tests (the library search against stand-in DLLs), the CPU integration tests, a table program, the examples"
 bash scripts/windows.sh
 
-step "Miri: the runtime's unit tests, and the integration tests that drive generated tables through in-process resolvers"
+step "Miri: the runtime's unit tests, and the integration tests that drive generated tables through in-process resolvers and fake drivers"
 # -Zmiri-ignore-leaks: loaded libraries and resolvers are leaked on purpose (pointers into them live
 # for the whole process), and so are the tests' 'static resolvers. The library tests, which dlopen,
 # are left out under Miri (runtime/src/library.rs). The integration tests call every function a
@@ -118,6 +129,9 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   cargo +nightly miri test -q -p cuda-driver-table --lib
   cargo +nightly miri test -q -p cuda-driver-table-tests --test custom_resolver --test macro_rules_inputs --test driver_option --test kernel_args
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
+  cargo +nightly miri test -q -p cuda-driver-table --features fake --lib fake
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake
+  cargo +nightly miri test -q -p fastsum
   unset MIRIFLAGS
 else
   echo "rustup cannot install a nightly toolchain with Miri on this machine: the Miri run is skipped"
@@ -152,8 +166,12 @@ step "clippy, rustfmt, rustdoc"
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features gpu --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features tracing --all-targets -- -D warnings
+cargo clippy -p cuda-driver-table-tests --features fake,tracing --all-targets -- -D warnings
+cargo clippy -p cuda-driver-table --features fake --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-benches --features tracing --all-targets -- -D warnings
 cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
+# The fake driver's docs (cargo doc leaves dev-dependencies', and so the feature, out).
+RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps -q
 
 step "all checks passed"

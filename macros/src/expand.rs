@@ -158,7 +158,9 @@ fn emit_function(
     let returns_result = abi.ret == "CUresult";
     let (method_doc, accessor_doc) = docs.function(c);
     // The call, checked (`CUresult`) or returned, through the runtime's `call!`, which adds
-    // tracing when the runtime's `tracing` feature is on and nothing otherwise.
+    // tracing when the runtime's `tracing` feature is on and nothing otherwise. Its last argument
+    // stays `unsafe { __cdt_f(params) }`: with the `fake` feature the runtime reads those tokens
+    // (`__cdt_invoke!`) to hand the arguments to a fake.
     let (how, ok_type) = if returns_result {
         (quote!(check), quote!(()))
     } else {
@@ -180,7 +182,7 @@ fn emit_function(
         #[doc = #accessor_doc]
         #[inline]
         pub fn #accessor(&self) -> ::std::result::Result<#fn_type, #private::Error> {
-            self.#field.get::<#index>()
+            self.#field.pointer::<#index>()
         }
     };
     Some(Emitted { binding, methods })

@@ -95,10 +95,11 @@ fn the_binding_carries_the_per_thread_twin() {
 #[test]
 fn the_raw_accessor_returns_what_the_runtime_binds_as_the_method_types_it() {
     let out = table(quote!(cuMemAlloc));
-    // `get` returns the bound type; this signature only compiles if it is the same.
+    // `pointer` returns the bound type; this signature only compiles if it is the same. It is
+    // `get` but refuses a fake driver (whose methods call closures, not pointers).
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , :: std :: primitive :: usize) -> :: cuda_driver_table :: __private :: __sys :: CUresult , :: cuda_driver_table :: __private :: Error > { self . __cdt_table . get :: < 0 > () }"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , :: std :: primitive :: usize) -> :: cuda_driver_table :: __private :: __sys :: CUresult , :: cuda_driver_table :: __private :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
     );
 }
 

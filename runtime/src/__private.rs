@@ -19,3 +19,6 @@ pub use crate::sys as __sys;
 pub use crate::trace::{cold, emit, nanos, result_name, Arg, DebugArg, OpaqueArg};
 #[cfg(feature = "tracing")]
 pub use tracing;
+
+#[cfg(feature = "fake")]
+pub use crate::fake::{fake_invoke, function_index};

@@ -3,9 +3,14 @@
 //! A [`Config`] is a small `Copy` value built by `const fn`s, so that
 //! `static T: Table = Table::new();` works. It holds no library handle and does no work: loading
 //! happens in `library` on the first resolution. It must never hold per-instance state.
-//! [`Config::resolver`] is defined beside the loading, in `library`.
+//! [`Config::resolver`] is defined beside the loading, in `library`. With the `fake` feature it
+//! may also point at a fake driver (`fake`), opaquely: this module does not know its type.
 
+#[cfg(feature = "fake")]
+use std::any::Any;
 use std::fmt;
+#[cfg(feature = "fake")]
+use std::panic::RefUnwindSafe;
 use std::path::{Path, PathBuf};
 
 use crate::resolve::Resolver;
@@ -63,6 +68,22 @@ pub struct Config {
     /// The default configuration's way out: when the search finds no libcudart at all, resolve
     /// through libcuda instead.
     driver_fallback: bool,
+    /// The fake driver whose closures a table's methods call (`fake`), if this is its
+    /// configuration.
+    #[cfg(feature = "fake")]
+    fake: Option<FakeRef>,
+}
+
+/// A fake driver, as `fake` hands it to a configuration (its `FakeDriver`).
+#[cfg(feature = "fake")]
+#[derive(Clone, Copy)]
+pub(crate) struct FakeRef(pub(crate) &'static (dyn Any + Send + Sync + RefUnwindSafe));
+
+#[cfg(feature = "fake")]
+impl fmt::Debug for FakeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FakeDriver")
+    }
 }
 
 impl Config {
@@ -100,7 +121,25 @@ impl Config {
             library: None,
             stream: StreamMode::Legacy,
             driver_fallback: false,
+            #[cfg(feature = "fake")]
+            fake: None,
         }
+    }
+
+    /// The configuration of a fake driver: `resolver` answers the lookups, and `fake` is what the
+    /// methods of a table so configured call instead of the pointers (`fake::fake_invoke`).
+    #[cfg(feature = "fake")]
+    pub(crate) fn with_fake(resolver: &'static dyn Resolver, fake: FakeRef) -> Self {
+        Self {
+            fake: Some(fake),
+            ..Self::custom(resolver)
+        }
+    }
+
+    /// The fake driver of this configuration, if it is one's.
+    #[cfg(feature = "fake")]
+    pub(crate) fn fake(&self) -> Option<FakeRef> {
+        self.fake
     }
 
     /// Load exactly this library (libcudart or libcuda, after the backend) instead of searching.

@@ -34,9 +34,13 @@
 //! - [`sys`]: the bindings of the selected CUDA release (types, constants, `PFN_*` typedefs).
 //! - [`kernel_args!`] ([`KernelArgs`]): the `kernelParams` of a kernel launch, from references to
 //!   its arguments, without allocation.
+//! - `fake` (with the `fake` feature, for tests): a fake driver whose functions are Rust closures,
+//!   for testing code that uses tables on a machine without a GPU.
 
 pub use cuda_driver_table_macros::driver_table;
 
+#[cfg(feature = "fake")]
+pub mod fake;
 pub mod manifest;
 pub mod sys;
 

@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::backend::Loaded;
 use crate::config::Config;
+#[cfg(feature = "fake")]
+use crate::error::Status;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::library::resolver_for;
 use crate::manifest::{cu_result_name, AbiInfo, PerThreadAbi};
@@ -272,6 +274,50 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
         }
     }
 
+    /// Function `I` as a pointer the caller keeps: the body of a raw `pfn_*` accessor. That is
+    /// [`get`](Self::get), except that a table configured with a fake driver (the `fake`
+    /// feature) refuses: the pointer could not reach the fake, which its methods call.
+    ///
+    /// # Errors
+    ///
+    /// When it cannot be resolved (see [`ErrorKind`]), or the table's driver is a fake.
+    #[inline(always)]
+    pub fn pointer<const I: usize>(&self) -> Result<<T as Field<I>>::Fn, Error>
+    where
+        T: Field<I>,
+    {
+        #[cfg(feature = "fake")]
+        if self.config.fake().is_some() {
+            return Err(self.refuse_raw(T::FUNCTIONS[I].name));
+        }
+        self.get::<I>()
+    }
+
+    /// With a fake driver, the refusal of a raw pointer to `name`: a pointer cannot reach a
+    /// closure, so it would only be the fake's stand-in, which calls nothing.
+    #[cfg(feature = "fake")]
+    #[cold]
+    #[inline(never)]
+    fn refuse_raw(&self, name: &'static str) -> Error {
+        let backend = match resolver_for(&self.config) {
+            Ok(resolver) => resolver.describe(),
+            Err(e) => e.to_string(),
+        };
+        ErrorKind::LookupFailed {
+            function: name,
+            status: Status::new(
+                801,
+                "CUDA_ERROR_NOT_SUPPORTED",
+                format!(
+                    "a raw pointer cannot reach a fake (a Rust closure); call the table's method \
+                     {name} instead"
+                ),
+            ),
+            backend,
+        }
+        .into()
+    }
+
     /// Function `I` if it is resolved already; never resolves.
     #[inline(always)]
     fn loaded<const I: usize>(&self) -> Option<<T as Field<I>>::Fn>
@@ -336,8 +382,13 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
 
     /// The address of the function named `name`, resolved on first use; `None` when the table
     /// has no such function (a table's `raw_pointer`).
+    /// Like a raw accessor, it refuses a table whose driver is a fake ([`pointer`](Self::pointer)).
     pub fn raw_pointer(&self, name: &str) -> Option<Result<NonNull<c_void>, Error>> {
         let i = T::FUNCTIONS.iter().position(|f| f.name == name)?;
+        #[cfg(feature = "fake")]
+        if self.config.fake().is_some() {
+            return Some(Err(self.refuse_raw(T::FUNCTIONS[i].name)));
+        }
         Some(self.address(i))
     }
 

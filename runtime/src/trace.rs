@@ -6,6 +6,10 @@
 //! the function's C name, each argument under its C parameter name, the result and the time the
 //! driver took: level TRACE, or DEBUG for a failing `CUresult`. Resolution emits its own event
 //! (`table::fill`). Raw `pfn_*` accessors are not traced: that is their point.
+//!
+//! The driver call itself goes through `__cdt_invoke!`: the call's own tokens, unless the `fake`
+//! feature is on (then a table configured with a fake driver calls the fake's closure, traced
+//! like any call).
 
 /// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
 /// traced when the `tracing` feature is on.
@@ -13,11 +17,11 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $call:expr) => {
-        $crate::__private::check($config, $name, $call)
+    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $($call:tt)+) => {
+        $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, $($call)+))
     };
-    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $call:expr) => {
-        ::core::result::Result::Ok($call)
+    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $($call:tt)+) => {
+        ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, $($call)+))
     };
 }
 
@@ -27,7 +31,7 @@ macro_rules! __cdt_call {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $call:expr) => {{
+    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $($call:tt)+) => {{
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::DEBUG
@@ -35,7 +39,7 @@ macro_rules! __cdt_call {
             // Out of line: the method's fast path keeps only the check above.
             $crate::__private::cold(|| {
             let start = ::std::time::Instant::now();
-            let code = $call;
+            let code = $crate::__cdt_invoke!($config, $name, $($call)+);
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
             let result = $crate::__private::check($config, $name, code);
             #[allow(unused_imports)]
@@ -62,17 +66,17 @@ macro_rules! __cdt_call {
             result
             })
         } else {
-            $crate::__private::check($config, $name, $call)
+            $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, $($call)+))
         }
     }};
-    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $call:expr) => {{
+    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $($call:tt)+) => {{
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::TRACE
         ) {
             $crate::__private::cold(|| {
             let start = ::std::time::Instant::now();
-            let value = $call;
+            let value = $crate::__cdt_invoke!($config, $name, $($call)+);
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
             #[allow(unused_imports)]
             use $crate::__private::{DebugArg as _, OpaqueArg as _};
@@ -87,9 +91,36 @@ macro_rules! __cdt_call {
             ::core::result::Result::Ok(value)
             })
         } else {
-            ::core::result::Result::Ok($call)
+            ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, $($call)+))
         }
     }};
+}
+
+/// The driver call itself, `unsafe { __cdt_f(args) }` as the macro writes it. Without the `fake`
+/// feature that is the call's own tokens, unchanged: no code, no cost.
+#[cfg(not(feature = "fake"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_invoke {
+    ($config:expr, $name:literal, $($call:tt)+) => {
+        $($call)+
+    };
+}
+
+/// The driver call itself, `unsafe { __cdt_f(args) }` as the macro writes it: with the `fake`
+/// feature, the fake driver's closure when the table's configuration is a fake's, else that call
+/// (`fake::fake_invoke`).
+#[cfg(feature = "fake")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_invoke {
+    ($config:expr, $name:literal, unsafe { $f:ident($($param:ident),* $(,)?) }) => {
+        // SAFETY: `$f` is the function the table resolved through `$config`, called with the
+        // method's arguments, whose caller upholds the C function's contract (the method's
+        // `# Safety`): `fake_invoke` calls `$f` with them, or hands them to the fake given for
+        // this very function and type.
+        unsafe { $crate::__private::fake_invoke($config, $name, $f, ($($param,)*)) }
+    };
 }
 
 /// An integer shown in hex in traces: device pointers (`CUdeviceptr`) are integers in C. Present

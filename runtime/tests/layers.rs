@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["library"],
     &["trace"],
     &["table"],
+    &["fake"],
 ];
 
 /// Modules above every layer: the generated code's entry points and the unit tests' support.
@@ -59,8 +60,9 @@ fn uses(line: &str) -> Vec<&str> {
         let end = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(after.len());
-        // `$crate::` in a `macro_rules!` is the user's path to this crate, not an import.
-        if !rest[..at].ends_with('$') {
+        // `$crate::` in a `macro_rules!` is the user's path to this crate, not an import, and a
+        // `#[macro_export]`ed macro (`crate::__cdt_...`) lives at the crate root, in no module.
+        if !rest[..at].ends_with('$') && !after.starts_with("__cdt_") {
             found.push(&after[..end]);
         }
         rest = &after[end..];

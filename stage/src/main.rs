@@ -34,7 +34,7 @@ usage: cargo gpu-stage [--fresh] <what>
 
 what:
   tests        cargo test --no-run -p cuda-driver-table-tests --features 'gpu tracing'
-                 --test gpu and every other test of tests/ but ui
+                 --test gpu and every other test of tests/ but ui, ui_fake and fake
                cargo test --no-run -p cuda-driver-table --lib
                cargo build --release -p cuda-driver-table --examples
   benches      cargo build --release -p cuda-driver-table-benches --example 'cold_*' --bin bench-gpu
@@ -53,8 +53,9 @@ const STAGE_DIR: &str = ".gpu";
 /// also what the runtime backend's benchmarks load.
 const CUDART_RELEASES: [&str; 4] = ["11.8", "12.4", "12.9", "13.0"];
 
-/// The integration tests of `tests/` staged with the GPU tests: every one but `ui` (it runs the
-/// compiler) and `windows` (Windows only; `scripts/windows.sh` runs it under Wine).
+/// The integration tests of `tests/` staged with the GPU tests: every one but `ui` and `ui_fake`
+/// (they run the compiler), `fake` (the fake driver's, which needs no driver and holds nothing
+/// without its feature) and `windows` (Windows only; `scripts/windows.sh` runs it under Wine).
 const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "all_functions",
     "crate_option",
@@ -492,8 +493,8 @@ fn dir_size(dir: &Path) -> u64 {
 mod tests {
     use super::*;
 
-    /// A new file in `tests/tests/` is staged for the GPU machine unless it is the UI test:
-    /// the list above must name every other one.
+    /// A new file in `tests/tests/` is staged for the GPU machine unless it is a UI test or the
+    /// fake driver's: the list above must name every other one.
     #[test]
     fn every_integration_test_but_ui_is_staged() {
         let dir = cuda_driver_table_codegen::workspace_root().join("tests/tests");
@@ -504,7 +505,7 @@ mod tests {
                 let name = e.file_name().to_string_lossy().into_owned();
                 name.strip_suffix(".rs").map(str::to_owned)
             })
-            .filter(|n| n != "ui" && n != "gpu" && n != "windows")
+            .filter(|n| !["ui", "ui_fake", "fake", "gpu", "windows"].contains(&n.as_str()))
             .collect();
         found.sort();
         assert_eq!(found, CPU_TESTS_ON_THE_GPU_MACHINE);

@@ -1,0 +1,671 @@
+//! A fake driver for tests without a GPU (the `fake` feature, meant for `[dev-dependencies]`): a
+//! table configured with one calls Rust closures, each taking exactly its function's arguments
+//! and returning its result, instead of driver functions.
+//!
+//! ```
+//! use std::sync::atomic::{AtomicUsize, Ordering};
+//! use cuda_driver_table::fake::{function, Fake};
+//! use cuda_driver_table::{driver_table, sys::CUresult};
+//!
+//! #[driver_table(cuInit, cuMemAlloc)]
+//! struct Cuda;
+//!
+//! let allocations = AtomicUsize::new(0);
+//! let driver = Fake::new()
+//!     .returns(function!(Cuda::cuInit), CUresult::CUDA_SUCCESS)
+//!     // The second allocation runs out of memory.
+//!     .on(function!(Cuda::cuMemAlloc), move |(dptr, bytesize)| {
+//!         if allocations.fetch_add(1, Ordering::Relaxed) == 1 {
+//!             return CUresult::CUDA_ERROR_OUT_OF_MEMORY;
+//!         }
+//!         // SAFETY: the caller of cuMemAlloc passes a valid place (its contract).
+//!         unsafe { *dptr = 0x1000 + bytesize as u64 };
+//!         CUresult::CUDA_SUCCESS
+//!     })
+//!     .build();
+//! let cu = Cuda::with_config(driver.config());
+//!
+//! let mut p = 0;
+//! // SAFETY: `p` is a valid place for a device pointer.
+//! unsafe {
+//!     cu.cuInit(0)?;
+//!     cu.cuMemAlloc(&mut p, 256)?;
+//!     assert_eq!(p, 0x1100);
+//!     let error = cu.cuMemAlloc(&mut p, 256).unwrap_err();
+//!     assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY.0));
+//! }
+//! assert_eq!(driver.calls(), ["cuInit", "cuMemAlloc", "cuMemAlloc"]);
+//! let sizes: Vec<usize> = driver.calls_to(function!(Cuda::cuMemAlloc)).iter().map(|c| c.1).collect();
+//! assert_eq!(sizes, [256, 256]);
+//! # Ok::<(), cuda_driver_table::Error>(())
+//! ```
+//!
+//! The fake is a driver as far as a table can tell: the table resolves each function through it
+//! at exactly its pinned ABI and stream flag, as from a real driver, so `resolve_all`, pins,
+//! per-thread configurations, [`Fake::driver_version`] against `MIN_DRIVER_VERSION` and the
+//! resolution events of the `tracing` feature work as they do there. Then each method calls the
+//! closure given for its function instead of the pointer, with the method's arguments; a failing
+//! `CUresult` it returns is an `ErrorKind::Cuda` named from the bindings (a description is the
+//! real driver's text, so there is none), and the `tracing` feature's events show these calls as
+//! any others.
+//!
+//! - **Typed.** [`function!`] names a function of a table (`function!(Cuda::cuMemAlloc)`); its
+//!   type carries the function's `PFN_*` signature at the table's pin, and the closure given for
+//!   it takes that signature's arguments as one tuple (`|(dptr, bytesize)|`, `|(hStream,)|`,
+//!   `|()|`, or `|_|` for any) and returns its result. Nothing is transmuted.
+//! - **Per driver.** Each [`Fake::build`] makes a driver of its own; a table made with its
+//!   [`config`](FakeDriver::config) sees only it, so tests running in parallel, each with its
+//!   own fake and its own table, do not see each other's.
+//! - **What was not faked** fails to resolve, naming the function: "looking up cuMemFree through
+//!   a fake driver (...) failed: CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it;
+//!   give it one with `Fake::on` or `Fake::returns`". No call ever reaches a null pointer.
+//! - **Raw pointers** (`pfn_*`, `raw_pointer`) of a table configured with a fake are refused with
+//!   an error naming the function: a pointer cannot reach a closure. Call the method.
+//! - **Recording.** The driver records every call a fake answered, in order ([`FakeDriver::calls`])
+//!   with its arguments ([`FakeDriver::calls_to`]); [`Fake::record`] turns it off.
+//!
+//! A closure receives the method's arguments as the C function would: raw pointers and handles.
+//! It may rely on the C function's contract for them (that `dptr` of `cuMemAlloc` is a valid
+//! place, say), because only the table's methods call it, and their callers uphold that contract
+//! (each method's `# Safety`); writing through such a pointer is still the closure's `unsafe`.
+//!
+//! Closures are `Fn + Send + Sync + 'static`: state lives in what they capture, atomics or a
+//! `Mutex`, which makes "fail on the third call" a counter. A driver lives for the rest of the
+//! process, as every resolver does (a configuration is `Copy` and refers to it).
+//!
+//! This module never hands out a pointer of another type than the one requested, and nothing in
+//! it lets safe code call a closure: only the `unsafe` methods of tables do.
+
+use std::any::{Any, TypeId};
+use std::ffi::{c_void, CStr};
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::RefUnwindSafe;
+use std::ptr::NonNull;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use crate::config::{Config, FakeRef};
+use crate::error::Status;
+use crate::resolve::{LookupResult, Query, Resolver, Versioning};
+use crate::stream::StreamMode;
+use crate::sys::CUresult;
+use crate::table::{Field, FunctionSpec, LOOKUP_DRIVER_FLOOR};
+use crate::version::CudaVersion;
+
+#[doc(inline)]
+pub use crate::__cdt_fake_function as function;
+
+/// Names a function of a table for a [`Fake`]: `function!(Cuda::cuMemAlloc)`, or with a path,
+/// `function!(gpu::Cuda::cuMemAlloc)` or `function!(<gpu::Cuda>::cuMemAlloc)`. It is a
+/// [`Function`], whose type carries the function's signature at the table's pin.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_fake_function {
+    (<$table:ty>::$name:ident) => {{
+        // The table's method of that name: a name the table lacks is an error here, at the name.
+        let _ = <$table>::$name;
+        $crate::fake::Function::<
+            $table,
+            {
+                $crate::__private::function_index(
+                    <$table as $crate::__private::Functions>::FUNCTIONS,
+                    ::core::stringify!($name),
+                )
+            },
+        >::new()
+    }};
+    ($($segment:ident)::+) => {
+        $crate::__cdt_fake_function!(@split [] $($segment)+)
+    };
+    (@split [$($path:ident)*] $name:ident) => {
+        $crate::__cdt_fake_function!(<$($path)::*>::$name)
+    };
+    (@split [$($path:ident)*] $head:ident $($tail:ident)+) => {
+        $crate::__cdt_fake_function!(@split [$($path)* $head] $($tail)+)
+    };
+}
+
+/// The index of the function `name` (as written after the table's name, `r#` allowed) in a
+/// table's `functions`: what [`function!`] reads a [`Function`]'s index with, at compile time.
+///
+/// # Panics
+///
+/// When the table has no such function: in the constant, a compile error.
+#[doc(hidden)]
+pub const fn function_index(functions: &[FunctionSpec], name: &str) -> usize {
+    let name = match name.as_bytes() {
+        [b'r', b'#', rest @ ..] => rest,
+        name => name,
+    };
+    let mut i = 0;
+    while i < functions.len() {
+        let candidate = functions[i].name.as_bytes();
+        if candidate.len() == name.len() {
+            let mut j = 0;
+            while j < name.len() && candidate[j] == name[j] {
+                j += 1;
+            }
+            if j == name.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!(
+        "`function!` names a method that is not a driver function of the table: name one it \
+         lists, as in `function!(Cuda::cuMemAlloc)`"
+    )
+}
+
+/// Function `I` of table `T`, as [`function!`] names it. Its type is the function's: the fake
+/// given for it in [`Fake::on`] and its calls in [`FakeDriver::calls_to`] are typed by it.
+pub struct Function<T, const I: usize>(PhantomData<fn() -> T>);
+
+impl<T: Field<I>, const I: usize> Function<T, I> {
+    /// Function `I` of `T`: what [`function!`] expands to.
+    #[doc(hidden)]
+    pub const fn new() -> Self {
+        const {
+            assert!(I < T::FUNCTIONS.len(), "a table has one slot per function");
+        }
+        Self(PhantomData)
+    }
+
+    /// The function and the ABI it is pinned to.
+    pub const fn spec(self) -> &'static FunctionSpec {
+        &T::FUNCTIONS[I]
+    }
+
+    /// Its C name.
+    pub const fn name(self) -> &'static str {
+        self.spec().name
+    }
+}
+
+impl<T, const I: usize> Clone for Function<T, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T, const I: usize> Copy for Function<T, I> {}
+
+impl<T: Field<I>, const I: usize> fmt::Debug for Function<T, I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "function!({})", self.name())
+    }
+}
+
+/// The arguments of function `I` of table `T`, as one tuple: what its fake takes and what
+/// [`FakeDriver::calls_to`] gives back.
+pub type Args<T, const I: usize> = <<T as Field<I>>::Fn as FakeFn>::Args;
+
+/// The result of function `I` of table `T` (`CUresult`).
+pub type Ret<T, const I: usize> = <<T as Field<I>>::Fn as FakeFn>::Ret;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The type of a driver function a fake can stand in for: `unsafe extern "C" fn(A, B, ...) -> R`
+/// with up to 16 arguments (the most any driver function has), each `Copy`, and a `CUresult`
+/// result. Implemented here for those types only.
+pub trait FakeFn: Copy + Send + Sync + 'static + sealed::Sealed {
+    /// The arguments, as one tuple: `(A, B)`, `(A,)`, `()`.
+    type Args: Copy + 'static;
+    /// The result.
+    type Ret: 'static;
+
+    /// A function of this type that touches nothing and returns [`Unfaked::unfaked`]: what the
+    /// fake driver's lookups hand out, since a pointer cannot reach a closure.
+    #[doc(hidden)]
+    fn stand_in() -> Option<NonNull<c_void>>;
+
+    /// Calls `self` with `args`.
+    ///
+    /// # Safety
+    ///
+    /// As calling the function: `args` uphold its C contract.
+    #[doc(hidden)]
+    unsafe fn call(self, args: Self::Args) -> Self::Ret;
+}
+
+/// What a call no fake answers returns: for a `CUresult`, `CUDA_ERROR_NOT_SUPPORTED`.
+#[doc(hidden)]
+pub trait Unfaked: sealed::Sealed {
+    /// The result.
+    fn unfaked() -> Self;
+}
+
+impl sealed::Sealed for CUresult {}
+
+impl Unfaked for CUresult {
+    fn unfaked() -> Self {
+        CUresult::CUDA_ERROR_NOT_SUPPORTED
+    }
+}
+
+macro_rules! fake_fn {
+    ($($arg:ident $value:ident),*) => {
+        impl<$($arg: Copy + 'static,)* R: Unfaked + 'static> sealed::Sealed
+            for unsafe extern "C" fn($($arg),*) -> R
+        {
+        }
+
+        impl<$($arg: Copy + 'static,)* R: Unfaked + 'static> FakeFn
+            for unsafe extern "C" fn($($arg),*) -> R
+        {
+            type Args = ($($arg,)*);
+            type Ret = R;
+
+            fn stand_in() -> Option<NonNull<c_void>> {
+                #[allow(clippy::too_many_arguments)]
+                extern "C" fn stand_in<$($arg,)* R: Unfaked>($(_: $arg),*) -> R {
+                    R::unfaked()
+                }
+                let f: Self = stand_in::<$($arg,)* R>;
+                NonNull::new(f as *mut c_void)
+            }
+
+            unsafe fn call(self, ($($value,)*): Self::Args) -> R {
+                // SAFETY: the arguments uphold the function's contract (this fn's `# Safety`).
+                unsafe { self($($value),*) }
+            }
+        }
+    };
+}
+
+fake_fn!();
+fake_fn!(A a);
+fake_fn!(A a, B b);
+fake_fn!(A a, B b, C c);
+fake_fn!(A a, B b, C c, D d);
+fake_fn!(A a, B b, C c, D d, E e);
+fake_fn!(A a, B b, C c, D d, E e, F f);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O o);
+fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O o, P p);
+
+/// The closure standing in for a function of type `F`.
+type Handler<F> = Box<dyn Fn(<F as FakeFn>::Args) -> <F as FakeFn>::Ret + Send + Sync>;
+
+/// One faked function: the spec it was given for, and its closure.
+struct Entry {
+    spec: &'static FunctionSpec,
+    /// `TypeId` of the function's type (`F`).
+    fn_type: TypeId,
+    /// `F::stand_in`.
+    stand_in: fn() -> Option<NonNull<c_void>>,
+    /// A `Handler<F>`.
+    handler: Box<dyn Any + Send + Sync>,
+}
+
+impl Entry {
+    /// Whether a lookup of `version` with `flag` asks for this entry's ABI: its request in
+    /// either stream mode (a per-thread twin has the type of the ABI it is the twin of).
+    fn answers(&self, version: u32, flag: StreamMode) -> bool {
+        let abi = &self.spec.abi;
+        [StreamMode::Legacy, StreamMode::PerThread]
+            .into_iter()
+            .any(|mode| abi.request(mode) == (version, flag))
+    }
+}
+
+/// A fake driver being put together: which functions it fakes and how. [`build`](Self::build)
+/// makes the driver.
+#[must_use]
+pub struct Fake {
+    entries: Vec<Entry>,
+    driver_version: Option<u32>,
+    record: bool,
+}
+
+impl Default for Fake {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Fake {
+    /// A driver that fakes nothing yet, of no particular version, recording calls.
+    pub fn new() -> Self {
+        Self {
+            entries: Vec::new(),
+            driver_version: None,
+            record: true,
+        }
+    }
+
+    /// Fakes `function` with `fake`, which takes the function's arguments as one tuple and
+    /// returns its result. A fake given before for the same function and signature is replaced
+    /// (so a test can start from a working driver and break one function).
+    pub fn on<T, const I: usize, C>(mut self, function: Function<T, I>, fake: C) -> Self
+    where
+        T: Field<I>,
+        <T as Field<I>>::Fn: FakeFn,
+        C: Fn(Args<T, I>) -> Ret<T, I> + Send + Sync + 'static,
+    {
+        let spec = function.spec();
+        let fn_type = TypeId::of::<<T as Field<I>>::Fn>();
+        let handler: Handler<<T as Field<I>>::Fn> = Box::new(fake);
+        self.entries
+            .retain(|e| !(e.spec.name == spec.name && e.fn_type == fn_type));
+        self.entries.push(Entry {
+            spec,
+            fn_type,
+            stand_in: <<T as Field<I>>::Fn as FakeFn>::stand_in,
+            handler: Box::new(handler),
+        });
+        self
+    }
+
+    /// Fakes `function` with one that returns `result` on every call and touches nothing:
+    /// `returns(function!(Cuda::cuLaunchKernel), CUresult::CUDA_ERROR_LAUNCH_FAILED)`.
+    pub fn returns<T, const I: usize>(self, function: Function<T, I>, result: CUresult) -> Self
+    where
+        T: Field<I>,
+        <T as Field<I>>::Fn: FakeFn<Ret = CUresult>,
+    {
+        self.on(function, move |_| result)
+    }
+
+    /// The driver's version (`cuDriverGetVersion`'s number, `12080` for CUDA 12.8). A function
+    /// requested at a newer ABI then fails to resolve as on such a driver
+    /// (`ErrorKind::DriverTooOld`), and below CUDA 11.3, which lookups need, every function
+    /// does: a table resolves completely exactly when this is at least its `MIN_DRIVER_VERSION`.
+    /// Without it, no version is checked. (What `cuDriverGetVersion` answers, if the code calls
+    /// it, is its fake's, as for any function.)
+    pub fn driver_version(mut self, version: u32) -> Self {
+        self.driver_version = Some(version);
+        self
+    }
+
+    /// Whether the driver records calls ([`FakeDriver::calls`]); it does unless told otherwise.
+    pub fn record(mut self, record: bool) -> Self {
+        self.record = record;
+        self
+    }
+
+    /// The driver. It lives for the rest of the process, as a configuration's resolver must (a
+    /// [`Config`] is `Copy` and refers to it): make one per test, not one per call.
+    pub fn build(self) -> &'static FakeDriver {
+        Box::leak(Box::new(FakeDriver(Driver {
+            entries: self.entries,
+            driver_version: self.driver_version,
+            calls: self.record.then(|| Mutex::new(Vec::new())),
+        })))
+    }
+}
+
+impl fmt::Debug for Fake {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.entries.iter().map(|e| e.spec.name).collect();
+        f.debug_struct("Fake")
+            .field("fakes", &names)
+            .field("driver_version", &self.driver_version)
+            .field("record", &self.record)
+            .finish()
+    }
+}
+
+/// A fake driver: the functions it fakes, and the calls it answered. Tables made with its
+/// [`config`](Self::config) call its fakes.
+pub struct FakeDriver(Driver);
+
+/// The driver's state, and the resolver its configuration looks up through. Private, so that no
+/// configuration resolves through it without routing the calls to it (`Config::custom` would).
+struct Driver {
+    entries: Vec<Entry>,
+    driver_version: Option<u32>,
+    calls: Option<Mutex<Vec<Call>>>,
+}
+
+/// One call a fake answered.
+struct Call {
+    function: &'static str,
+    /// A `Sent<F::Args>`.
+    args: Box<dyn Any + Send>,
+}
+
+/// The arguments of a recorded call.
+struct Sent<A>(A);
+
+// SAFETY: a `Sent` holds only the arguments of a function a fake was given for, of a type
+// `Field<I>::Fn`: by `Field`'s contract a `PFN_*` typedef of the bindings, whose arguments are C
+// values (integers, enums, raw pointers and handles, `#[repr(C)]` structs and unions of them)
+// with no thread affinity. This module never dereferences them; sending such a value to another
+// thread is safe (dereferencing a pointer is the receiver's `unsafe`).
+unsafe impl<A> Send for Sent<A> {}
+
+// A driver's own interior mutability is the record of calls, which a panic leaves consistent
+// (a push is whole, and a poisoned lock is used as it is); what the closures capture is the
+// test's, as with any closure it shares. So a `&FakeDriver` is unwind safe, as the configurations
+// that refer to it must be.
+impl RefUnwindSafe for FakeDriver {}
+impl RefUnwindSafe for Driver {}
+
+impl FakeDriver {
+    /// The configuration of tables that use this driver: `Cuda::with_config(driver.config())`,
+    /// or `driver.config().per_thread()` for the per-thread default stream.
+    pub fn config(&'static self) -> Config {
+        Config::with_fake(&self.0, FakeRef(self))
+    }
+
+    /// The C names of the calls the fakes answered, in order (empty when not recording).
+    pub fn calls(&self) -> Vec<&'static str> {
+        self.0
+            .lock()
+            .map_or_else(Vec::new, |calls| calls.iter().map(|c| c.function).collect())
+    }
+
+    /// The arguments of every call of `function` the fakes answered, in order (empty when not
+    /// recording): `driver.calls_to(function!(Cuda::cuMemAlloc))` gives `(dptr, bytesize)`
+    /// pairs.
+    pub fn calls_to<T, const I: usize>(&self, function: Function<T, I>) -> Vec<Args<T, I>>
+    where
+        T: Field<I>,
+        <T as Field<I>>::Fn: FakeFn,
+    {
+        let name = function.name();
+        self.0.lock().map_or_else(Vec::new, |calls| {
+            calls
+                .iter()
+                .filter(|c| c.function == name)
+                .filter_map(|c| c.args.downcast_ref::<Sent<Args<T, I>>>())
+                .map(|args| args.0)
+                .collect()
+        })
+    }
+}
+
+impl fmt::Debug for FakeDriver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FakeDriver")
+            .field("describe", &self.0.describe())
+            .field("calls", &self.calls().len())
+            .finish()
+    }
+}
+
+impl Driver {
+    /// The record of calls, if recording.
+    fn lock(&self) -> Option<MutexGuard<'_, Vec<Call>>> {
+        let calls = self.calls.as_ref()?;
+        Some(calls.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Answers a call of `name` of type `F`: the fake given for that function and type, or,
+    /// where there is none, `f` (a stand-in this driver handed out).
+    ///
+    /// # Safety
+    ///
+    /// `args` uphold the C function's contract, and `f` is a function of that contract.
+    unsafe fn call<F: FakeFn>(&self, name: &'static str, f: F, args: F::Args) -> F::Ret {
+        let fn_type = TypeId::of::<F>();
+        let handler = self
+            .entries
+            .iter()
+            .find(|e| e.fn_type == fn_type && e.spec.name == name)
+            .and_then(|e| e.handler.downcast_ref::<Handler<F>>());
+        let Some(handler) = handler else {
+            // SAFETY: the caller's contract.
+            return unsafe { f.call(args) };
+        };
+        if let Some(mut calls) = self.lock() {
+            calls.push(Call {
+                function: name,
+                args: Box::new(Sent(args)),
+            });
+        }
+        handler(args)
+    }
+
+    /// The status of a lookup of a function no fake was given for.
+    fn not_faked() -> Status {
+        Status::new(
+            500,
+            "CUDA_ERROR_NOT_FOUND",
+            "the fake driver has no fake for it; give it one with `Fake::on` or `Fake::returns`",
+        )
+    }
+}
+
+// SAFETY: every pointer handed out is the `stand_in` of an entry, a function of this program
+// (valid forever) of the entry's type: `Field<I>::Fn` of the table whose `FUNCTIONS[I]` is the
+// entry's spec, which by `Functions`' contract is the type of the `PFN_*` typedef of exactly that
+// spec's ABI and of its per-thread twin. A lookup finds an entry only for the request of that
+// very ABI (`Entry::answers`: `AbiInfo::request` in either mode, the version and the flag), so
+// what it returns has exactly the requested ABI's type; any other lookup finds nothing.
+unsafe impl Resolver for Driver {
+    fn describe(&self) -> String {
+        let mut names: Vec<&str> = self.entries.iter().map(|e| e.spec.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        let version = match self.driver_version {
+            Some(v) => format!(", CUDA {}", CudaVersion(v)),
+            None => String::new(),
+        };
+        let fakes = if names.is_empty() {
+            "no fakes".to_owned()
+        } else {
+            format!("fakes of {}", names.join(", "))
+        };
+        format!("a fake driver (cuda_driver_table::fake{version}) with {fakes}")
+    }
+
+    fn versioning(&self) -> Versioning {
+        match self.driver_version {
+            Some(v) if v < LOOKUP_DRIVER_FLOOR => Versioning::Unavailable(Status::new(
+                500,
+                "CUDA_ERROR_NOT_FOUND",
+                format!(
+                    "the fake driver is CUDA {}, older than CUDA {}, whose cuGetProcAddress every \
+                     lookup needs",
+                    CudaVersion(v),
+                    CudaVersion(LOOKUP_DRIVER_FLOOR)
+                ),
+            )),
+            _ => Versioning::Versioned,
+        }
+    }
+
+    fn lookup(&self, symbol: &CStr, query: Query, flag: StreamMode) -> LookupResult {
+        let Query::ByVersion(version) = query else {
+            // Never asked: this resolver answers versioned lookups only.
+            return LookupResult::Failed(Self::not_faked());
+        };
+        if self.driver_version.is_some_and(|driver| version > driver) {
+            return LookupResult::VersionTooNew;
+        }
+        let named = || {
+            self.entries
+                .iter()
+                .filter(|e| e.spec.name.as_bytes() == symbol.to_bytes())
+        };
+        if let Some(entry) = named().find(|e| e.answers(version, flag)) {
+            return (entry.stand_in)().map_or(LookupResult::SymbolNotFound, LookupResult::Found);
+        }
+        let faked_at: Vec<String> = named()
+            .map(|e| {
+                let abi = &e.spec.abi;
+                match abi.per_thread {
+                    Some(pt) => format!("ABI {} (per-thread: {})", abi.version, pt.version),
+                    None => format!("ABI {}", abi.version),
+                }
+            })
+            .collect();
+        if faked_at.is_empty() {
+            return LookupResult::Failed(Self::not_faked());
+        }
+        LookupResult::Failed(Status::new(
+            500,
+            "CUDA_ERROR_NOT_FOUND",
+            format!(
+                "the fake driver fakes it at {}, not at ABI {version} ({flag:?} stream); give the \
+                 table's pin a fake with `Fake::on`",
+                faked_at.join(" and ")
+            ),
+        ))
+    }
+
+    fn driver_version(&self) -> Option<u32> {
+        self.driver_version
+    }
+
+    /// Fakes return codes; the driver's descriptions of them are not here, and the bindings name
+    /// them (`table::check`).
+    fn error_strings(&self, _code: u32) -> (Option<String>, Option<String>) {
+        (None, None)
+    }
+}
+
+/// One call of a table's method: to the fake given for it when `config` is a fake driver's,
+/// else to `f`. What `__cdt_invoke!` expands to with the `fake` feature: a method then tests one
+/// field of its configuration before its call; the fake's side is out of line.
+///
+/// # Safety
+///
+/// `f` is the function the table resolved for `name` through `config`, and `args` uphold its C
+/// contract (the caller of the table's method upholds it).
+#[doc(hidden)]
+#[inline]
+pub unsafe fn fake_invoke<F: FakeFn>(
+    config: &Config,
+    name: &'static str,
+    f: F,
+    args: F::Args,
+) -> F::Ret {
+    match config.fake() {
+        // SAFETY: the caller's contract.
+        None => unsafe { f.call(args) },
+        // SAFETY: the caller's contract; `f` was resolved through this fake's configuration.
+        Some(fake) => unsafe { call_fake(fake, name, f, args) },
+    }
+}
+
+/// [`fake_invoke`] for a fake driver's configuration.
+///
+/// # Safety
+///
+/// As [`fake_invoke`], `f` resolved through the configuration `fake` came from.
+#[inline(never)]
+unsafe fn call_fake<F: FakeFn>(fake: FakeRef, name: &'static str, f: F, args: F::Args) -> F::Ret {
+    let fake: &'static (dyn Any + Send + Sync) = fake.0;
+    match fake.downcast_ref::<FakeDriver>() {
+        // SAFETY: the caller's contract.
+        Some(driver) => unsafe { driver.0.call(name, f, args) },
+        // Never: only `FakeDriver::config` makes a configuration with a fake.
+        // SAFETY: the caller's contract.
+        None => unsafe { f.call(args) },
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,10 @@
+// `function!` names a driver function of the table, not another of its methods.
+use cuda_driver_table::driver_table;
+use cuda_driver_table::fake::function;
+
+#[driver_table(cuInit)]
+struct Cuda;
+
+fn main() {
+    let _ = function!(Cuda::resolve_all);
+}

@@ -1,7 +1,7 @@
-//! With the `cuda-local` feature: generates the function manifest (`local_manifest.rs`) of the CUDA
-//! toolkit on the build machine into `OUT_DIR`, through the code that generates the committed
-//! releases (`cuda_driver_table_codegen::local`). Without it: nothing, and the codegen is not
-//! even compiled (it is an optional build-dependency).
+//! With the `cuda-local` feature: generates the function manifest (`local_release.rs`,
+//! `manifest.txt`, `docs.txt`) of the CUDA toolkit on the build machine into `OUT_DIR`, through
+//! the code that generates the committed releases (`cuda_driver_table_codegen::local`). Without
+//! it: nothing, and the codegen is not even compiled (it is an optional build-dependency).
 
 fn main() {
     #[cfg(feature = "cuda-local")]

@@ -44,10 +44,7 @@ pub fn files(parsed: &[ParsedRelease]) -> Vec<(PathBuf, String)> {
         PathBuf::from(emit::BINDINGS_PATH),
         emit::bindings_text(&all),
     ));
-    out.push((
-        PathBuf::from(emit::FUNCTIONS_PATH),
-        records.functions_text(&all),
-    ));
+    out.push((PathBuf::from(emit::DOCS_PATH), records.docs_text(&all)));
     out.push((PathBuf::from(emit::HISTORY_PATH), emit::history_text(&all)));
     out.push((
         PathBuf::from(emit::AVAILABILITY_PATH),

@@ -217,21 +217,13 @@ pub enum Crate {
 }
 
 impl Crate {
-    /// The file the crate's source includes from `OUT_DIR` under `cfg(feature = "cuda-local")`.
-    pub fn file_name(self) -> &'static str {
+    /// The files the crate's source includes from `OUT_DIR` under `cfg(feature = "cuda-local")`,
+    /// by name, with their text for one parsed release.
+    pub fn files(self, r: &ParsedRelease) -> Vec<(&'static str, String)> {
         match self {
-            Crate::Sys => "local_bindings.rs",
-            Crate::Macros => "local_manifest.rs",
-            Crate::Runtime => "local_abis.rs",
-        }
-    }
-
-    /// The text of that file for one parsed release.
-    pub fn text(self, r: &ParsedRelease) -> String {
-        match self {
-            Crate::Sys => emit::local_bindings_text(r),
-            Crate::Macros => emit::local_manifest_text(r),
-            Crate::Runtime => emit::local_abis_text(r),
+            Crate::Sys => vec![("local_bindings.rs", emit::local_bindings_text(r))],
+            Crate::Macros => emit::local_manifest_files(r).to_vec(),
+            Crate::Runtime => vec![("local_abis.rs", emit::local_abis_text(r))],
         }
     }
 }
@@ -269,7 +261,9 @@ fn run_build_script(krate: Crate) -> Result<(), String> {
     let out_dir = std::env::var_os("OUT_DIR")
         .map(PathBuf::from)
         .ok_or("OUT_DIR is not set: run this from a cargo build script")?;
-    let path = out_dir.join(krate.file_name());
-    std::fs::write(&path, krate.text(&parsed))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    for (name, text) in krate.files(&parsed) {
+        let path = out_dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }

@@ -25,6 +25,10 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
         );
         return Vec::new();
     }
+    if let Err(e) = manifest::load() {
+        diag.at(request.span.unwrap_or_else(Span::call_site), e);
+        return Vec::new();
+    }
     // A list none of whose parts could be read was reported part by part already.
     if request.entries.is_empty() && request.all.is_none() && !request.malformed {
         diag.at(

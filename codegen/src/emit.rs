@@ -103,8 +103,33 @@ pub const SELECT_PATHS: [&str; 3] = [
 ];
 
 /// The crates whose `Cargo.toml` declares one `cuda-XXXXX` feature per release.
-pub const FEATURE_MANIFESTS: [&str; 3] =
-    ["sys/Cargo.toml", "runtime/Cargo.toml", "macros/Cargo.toml"];
+pub const FEATURE_MANIFESTS: [&str; 4] = [
+    "sys/Cargo.toml",
+    "runtime/Cargo.toml",
+    "macros/Cargo.toml",
+    "local/Cargo.toml",
+];
+
+/// Those of them whose release features are passed on to `cuda-driver-table-local`, so that its
+/// build script can say that a release feature is enabled with `cuda-local` before it searches.
+pub const LOCAL_FORWARDING_MANIFESTS: [&str; 2] = ["sys/Cargo.toml", "macros/Cargo.toml"];
+
+/// The release features of a crate's `Cargo.toml` text that are not passed on to
+/// `cuda-driver-table-local` (`cuda-NNNNN = [..., "cuda-driver-table-local?/cuda-NNNNN"]`).
+pub fn unforwarded_features(cargo_toml: &str) -> Vec<u32> {
+    declared_features(cargo_toml)
+        .into_iter()
+        .filter(|v| {
+            !cargo_toml.lines().any(|l| {
+                l.trim().starts_with(&format!("cuda-{v} "))
+                    && l.contains(&format!("\"cuda-driver-table-local?/cuda-{v}\""))
+            })
+        })
+        .collect()
+}
+
+/// Those of them that enable the default release by default (the others take it from these).
+pub const DEFAULT_FEATURE_MANIFESTS: [&str; 2] = ["sys/Cargo.toml", "runtime/Cargo.toml"];
 
 /// The feature that takes the bindings from the toolkit on the build machine (see `local.rs`).
 pub const LOCAL_FEATURE: &str = "feature = \"cuda-local\"";
@@ -227,7 +252,8 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
 
 /// What a build with `cuda-local` and the release features `enabled` is told: the features it
 /// has, which one to drop, and how to find who enables it. Only features the build has are named.
-/// The build scripts say it before looking for headers (`local.rs`); `select.rs` says it too.
+/// The local crate's build script says it before looking for headers (`local.rs`); `select.rs`
+/// says it too.
 pub fn local_conflict_message(enabled: &[u32]) -> String {
     let and = |names: &[String]| match names {
         [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
@@ -336,9 +362,11 @@ pub fn local_manifest_files(r: &ParsedRelease) -> [(&'static str, String); 3] {
     let version = r.source.version();
     [
         (
-            "local_release.rs",
+            "release.rs",
             format!(
-                "{}pub const RELEASE: u32 = {version};\npub const RELEASE_NAME: &str = {};\n",
+                "{}/// The CUDA release of the local toolkit (`1000 * major + 10 * minor`), its `CUDA_VERSION`.\n\
+                 pub const RELEASE: u32 = {version};\n/// Its name, as messages and docs show it.\n\
+                 pub const RELEASE_NAME: &str = {};\n",
                 header(
                     &describe(&r.source),
                     &regenerate(&r.source),

@@ -9,7 +9,7 @@
 //! `cuda-13000`), the records of `manifest_13000.txt` as the macro reads them (with their doc
 //! texts from `docs.txt`), and `abis_13000.rs` as it is. Needs libclang, `cc` and the 13.0 wheel (fetched if missing).
 
-use cuda_driver_table_codegen::local::{self, Crate};
+use cuda_driver_table_codegen::local;
 use cuda_driver_table_codegen::releases::{Release, DEFAULT_RELEASE, RELEASES};
 use cuda_driver_table_codegen::{emit, fetch, workspace_root};
 use quote::ToTokens;
@@ -187,7 +187,7 @@ fn a_release_feature_with_cuda_local_is_reported_before_missing_headers() {
 
 #[test]
 fn no_message_names_a_release_feature_the_build_does_not_have() {
-    // The build scripts' message, for each release alone and for two together.
+    // The build script's message, for each release alone and for two together.
     let mut cases: Vec<Vec<u32>> = RELEASES.iter().map(|r| vec![r.version]).collect();
     cases.push(vec![12090, 13000]);
     for enabled in cases {
@@ -344,15 +344,36 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
     assert_eq!(parsed.source.version(), 13000, "CUDA_VERSION of cuda.h");
     let root = workspace_root();
 
-    // The runtime's ABI list: the same text.
-    let abis = &Crate::Runtime.files(&parsed)[0].1;
+    // The files of cuda-driver-table-local, by name.
+    let files = local::files(&parsed);
+    let file = |name: &str| {
+        files
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, text)| text.as_str())
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        [
+            "release.rs",
+            "manifest.txt",
+            "docs.txt",
+            "bindings.rs",
+            "abis.rs"
+        ]
+    );
+
+    // The runtime's ABI list: the same text, carried by the macro `abis!`.
+    let abis = macro_body(file("abis.rs"), "abis");
     assert_eq!(
         body(abis),
         body(&read(&root, "runtime/src/generated/abis_13000.rs"))
     );
 
     // The bindings: the same items (and RELEASE = 13000).
-    let local_items = items_for(&Crate::Sys.files(&parsed)[0].1, "cuda-13000");
+    let local_items = items_for(macro_body(file("bindings.rs"), "bindings"), "cuda-13000");
     let committed_items = items_for(&read(&root, "sys/src/generated/bindings.rs"), "cuda-13000");
     assert!(local_items.len() > 1000, "{} items", local_items.len());
     assert_eq!(local_items.len(), committed_items.len());
@@ -361,14 +382,6 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
     }
 
     // The macro's manifest: the same records, in the same order, with the same doc texts.
-    let files = Crate::Macros.files(&parsed);
-    let file = |name: &str| {
-        files
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, text)| text.as_str())
-            .unwrap_or_else(|| panic!("no {name}"))
-    };
     let local = read_records(file("manifest.txt"), file("docs.txt"));
     let (records, docs) = (
         read(&root, "macros/src/generated/manifest_13000.txt"),
@@ -381,6 +394,32 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
     for (l, c) in local.2.iter().zip(&committed.2) {
         assert_eq!(l, c);
     }
-    assert!(file("local_release.rs")
-        .contains("pub const RELEASE: u32 = 13000;\npub const RELEASE_NAME: &str = \"13.0\";\n"));
+    let release = syn::parse_file(file("release.rs")).expect("release.rs parses");
+    let consts: Vec<String> = release
+        .items
+        .iter()
+        .map(|i| i.to_token_stream().to_string())
+        .collect();
+    assert!(
+        consts[0].ends_with("pub const RELEASE : u32 = 13000 ;"),
+        "{consts:?}"
+    );
+    assert!(
+        consts[1].ends_with("pub const RELEASE_NAME : & str = \"13.0\" ;"),
+        "{consts:?}"
+    );
+}
+
+/// The items an exported macro of the local crate carries, as the text of its body; the whole
+/// file is checked to be one `macro_rules!` that `syn` reads.
+fn macro_body<'a>(text: &'a str, name: &str) -> &'a str {
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        matches!(&file.items[..], [syn::Item::Macro(m)] if m.ident.as_ref().is_some_and(|i| i == name)),
+        "{name}: not one macro_rules! {name}"
+    );
+    let start = format!("macro_rules! {name} {{\n    () => {{\n");
+    let from = text.find(&start).expect("the macro's start") + start.len();
+    let to = text.rfind("\n    };\n}\n").expect("the macro's end");
+    &text[from..to]
 }

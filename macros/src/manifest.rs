@@ -57,12 +57,10 @@ impl Function {
 // and an empty one when none is enabled: `RELEASE`, `RELEASE_NAME`, `RECORDS` and `DOCS`.
 #[cfg(not(feature = "cuda-local"))]
 include!("generated/select.rs");
-// With `cuda-local`: the same for the toolkit on the build machine, from build.rs.
+// With `cuda-local`: the same for the toolkit on the build machine, from cuda-driver-table-local.
 #[cfg(feature = "cuda-local")]
 mod selected {
-    include!(concat!(env!("OUT_DIR"), "/local_release.rs"));
-    pub const RECORDS: &str = include_str!(concat!(env!("OUT_DIR"), "/manifest.txt"));
-    pub const DOCS: &str = include_str!(concat!(env!("OUT_DIR"), "/docs.txt"));
+    pub use cuda_driver_table_local::{DOCS, RECORDS, RELEASE, RELEASE_NAME};
 }
 
 mod availability {

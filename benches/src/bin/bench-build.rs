@@ -390,8 +390,8 @@ impl BuildCost {
                 units.slowest
             ));
             line(format!(
-                "{name}, largest compiler run: {} MiB peak memory ({})",
-                g(units.peak_kib as f64 / 1024.0),
+                "{name}, largest compiler run: {:.1} MiB peak memory ({})",
+                units.peak_kib as f64 / 1024.0,
                 units.peak_unit
             ));
         }
@@ -438,12 +438,12 @@ impl BuildCost {
         }
         let peaks: Vec<String> = self.units[..c]
             .iter()
-            .map(|u| g(u.peak_kib as f64 / 1024.0))
+            .map(|u| format!("{:.1}", u.peak_kib as f64 / 1024.0))
             .collect();
         line(format!(
-            "| 4i | peak memory of the largest compiler run: 4-function / 40-function / `all` table | {} MiB | cudarc: {} MiB | — | — | — |",
+            "| 4i | peak memory of the largest compiler run: 4-function / 40-function / `all` table | {} MiB | cudarc: {:.1} MiB | — | — | — |",
             peaks.join(" / "),
-            g(self.units[c].peak_kib as f64 / 1024.0)
+            self.units[c].peak_kib as f64 / 1024.0
         ));
     }
 }

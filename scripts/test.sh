@@ -5,7 +5,7 @@
 # ~/.cache/cuda-driver-table), then runs build, tests, the generated-files drift check over all 17
 # releases, the tracing and fake-driver tests, the Windows build compiled and run under Wine
 # (scripts/windows.sh, which installs Wine and mingw), Miri over the runtime's unit tests and the
-# in-process integration tests, the packaging of the three published crates (verify, publish dry
+# in-process integration tests, the packaging of the published crates (verify, publish dry
 # run, size, rust-version), clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests
 # are compiled, not run (they need `--features gpu` on a machine with a driver; see
 # tests/README.md).
@@ -92,15 +92,33 @@ fi
 
 step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
 include13=$(cargo run -q -p cuda-driver-table-codegen --release -- fetch --release 13.0 | sed -n 's/^CUDA 13.0: //p')
-# The codegen (and bindgen) is a build-dependency only under cuda-local: a default build stays light.
+# The codegen (and bindgen) is built only under cuda-local, by cuda-driver-table-local: a default
+# build stays light, and compiles no build script of ours.
 if cargo tree -q -p cuda-driver-table -e normal,build | grep -q bindgen; then
   echo "a default build of cuda-driver-table compiles bindgen: the codegen must stay an optional build-dependency" >&2
   exit 1
 fi
+if cargo tree -q -p cuda-driver-table -e normal,build --prefix none | grep -q cuda-driver-table-local; then
+  echo "a default build of cuda-driver-table depends on cuda-driver-table-local: it must stay an optional dependency" >&2
+  exit 1
+fi
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo clippy -q -p cuda-driver-table --no-default-features --features cuda-local --all-targets -- -D warnings
+CUDA_DRIVER_TABLE_INCLUDE="$include13" \
+  cargo clippy -q -p cuda-driver-table-local --features cuda-local --all-targets -- -D warnings
 CUDA_DRIVER_TABLE_INCLUDE="$include13" CUDA_DRIVER_TABLE_EXPECT=13000 \
   cargo test -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local"
+# cuda-local with a release feature as well: cuda-driver-table-local (which gets the release features
+# from sys and macros) says so before it looks for headers, even where there are none.
+set +e
+err=$(env -u CUDA_DRIVER_TABLE_INCLUDE CUDA_PATH=/nonexistent cargo build -q --manifest-path tests/local/Cargo.toml \
+  --target-dir "$target/local" --features cuda-driver-table/cuda-13000 2>&1)
+set -e
+if ! grep -q "the features cuda-local and cuda-13000 are enabled together" <<<"$err"; then
+  printf '%s\n' "$err" >&2
+  echo "cuda-local with cuda-13000: expected the error naming both features" >&2
+  exit 1
+fi
 # Its GPU test compiles (it runs on a GPU machine: tests/README.md); its own workspace is formatted.
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo build -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local" --tests --features gpu
@@ -142,11 +160,13 @@ cargo run -q -p cuda-driver-table-codegen --release -- check
 
 step "the published crates package, verify and pass a publish dry run, the three users download together at most 1.5 MB"
 # Packaged together, so each verify build finds the others at their exact versions; --allow-dirty
-# only lets a developer run this before committing (a clean clone has nothing to allow). The codegen
-# is published too: it is the build-dependency of the three under their cuda-local feature.
-cargo package -q "${published[@]}" -p cuda-driver-table-codegen --allow-dirty
-cargo publish -q --dry-run "${published[@]}" -p cuda-driver-table-codegen --allow-dirty
-ls -l "$target"/package/cuda-driver-table-codegen-*.crate
+# only lets a developer run this before committing (a clean clone has nothing to allow). The local
+# crate and the codegen are published too: the dependency of the three under their cuda-local
+# feature, and its build-dependency. (Verified with default features: the local crate empty.)
+local_crates=(-p cuda-driver-table-local -p cuda-driver-table-codegen)
+cargo package -q "${published[@]}" "${local_crates[@]}" --allow-dirty
+cargo publish -q --dry-run "${published[@]}" "${local_crates[@]}" --allow-dirty
+ls -l "$target"/package/cuda-driver-table-codegen-*.crate "$target"/package/cuda-driver-table-local-*.crate
 crates=("$target"/package/cuda-driver-table-sys-*.crate "$target"/package/cuda-driver-table-macros-*.crate "$target"/package/cuda-driver-table-[0-9]*.crate)
 total=$(cat "${crates[@]}" | wc -c)
 ls -l "${crates[@]}"
@@ -154,9 +174,9 @@ echo "together: $total bytes"
 (( total <= 1500000 )) || { echo "the three .crate files take $total bytes, more than 1.5 MB" >&2; exit 1; }
 
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
-step "the published crates (and the codegen, their cuda-local build-dependency) build with their rust-version, Rust $msrv"
+step "the published crates (and the local crate and the codegen, for cuda-local) build with their rust-version, Rust $msrv"
 if command -v rustup >/dev/null && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
-  cargo +"$msrv" check -q "${published[@]}" -p cuda-driver-table-codegen --target-dir "$target/msrv"
+  cargo +"$msrv" check -q "${published[@]}" "${local_crates[@]}" --target-dir "$target/msrv"
   echo "Rust $msrv: ok"
 else
   echo "rustup cannot install Rust $msrv on this machine: the rust-version check is skipped"

@@ -1,7 +1,7 @@
 //! Turns parsed releases into the committed files: the bindings of every release in one file with
-//! each distinct item once (`sys` crate), the function records of every release with each distinct
-//! record and doc text once plus one short list per release (macro crate), the compact ABI list
-//! per release and the ABI history over all releases (runtime crate), and the files that select a
+//! each distinct item once (`sys` crate), the function records of each release as text with the
+//! doc texts of every release in one file, each distinct text once (macro crate), the compact ABI
+//! list per release and the ABI history over all releases (runtime crate), and the files that select a
 //! release by its cargo feature. Output is deterministic: the same inputs give byte-identical files.
 //!
 //! Storing what repeats once is what keeps the published crates small: consecutive releases share
@@ -12,7 +12,7 @@ use crate::manifest::{Function, Manifest};
 use crate::parse::{BINDGEN_VERSION, CLANG_DEFINES};
 use crate::pipeline::{ParsedRelease, Source};
 use crate::releases::{release_name, DEFAULT_RELEASE};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -82,15 +82,15 @@ fn header_all(releases: &[&ParsedRelease], what: &str) -> String {
 pub fn release_paths(version: u32) -> [PathBuf; 2] {
     [
         PathBuf::from(format!("runtime/src/generated/abis_{version}.rs")),
-        PathBuf::from(format!("macros/src/generated/manifest_{version}.rs")),
+        PathBuf::from(format!("macros/src/generated/manifest_{version}.txt")),
     ]
 }
 
 /// Relative path of the bindings of every release.
 pub const BINDINGS_PATH: &str = "sys/src/generated/bindings.rs";
 
-/// Relative path of the function records and doc texts of every release.
-pub const FUNCTIONS_PATH: &str = "macros/src/generated/functions.rs";
+/// Relative path of the doc texts of every release's functions.
+pub const DOCS_PATH: &str = "macros/src/generated/docs.txt";
 
 /// Relative path of the ABI history over all releases.
 pub const HISTORY_PATH: &str = "runtime/src/generated/abi_history.rs";
@@ -103,8 +103,33 @@ pub const SELECT_PATHS: [&str; 3] = [
 ];
 
 /// The crates whose `Cargo.toml` declares one `cuda-XXXXX` feature per release.
-pub const FEATURE_MANIFESTS: [&str; 3] =
-    ["sys/Cargo.toml", "runtime/Cargo.toml", "macros/Cargo.toml"];
+pub const FEATURE_MANIFESTS: [&str; 4] = [
+    "sys/Cargo.toml",
+    "runtime/Cargo.toml",
+    "macros/Cargo.toml",
+    "local/Cargo.toml",
+];
+
+/// Those of them whose release features are passed on to `cuda-driver-table-local`, so that its
+/// build script can say that a release feature is enabled with `cuda-local` before it searches.
+pub const LOCAL_FORWARDING_MANIFESTS: [&str; 2] = ["sys/Cargo.toml", "macros/Cargo.toml"];
+
+/// The release features of a crate's `Cargo.toml` text that are not passed on to
+/// `cuda-driver-table-local` (`cuda-NNNNN = [..., "cuda-driver-table-local?/cuda-NNNNN"]`).
+pub fn unforwarded_features(cargo_toml: &str) -> Vec<u32> {
+    declared_features(cargo_toml)
+        .into_iter()
+        .filter(|v| {
+            !cargo_toml.lines().any(|l| {
+                l.trim().starts_with(&format!("cuda-{v} "))
+                    && l.contains(&format!("\"cuda-driver-table-local?/cuda-{v}\""))
+            })
+        })
+        .collect()
+}
+
+/// Those of them that enable the default release by default (the others take it from these).
+pub const DEFAULT_FEATURE_MANIFESTS: [&str; 2] = ["sys/Cargo.toml", "runtime/Cargo.toml"];
 
 /// The feature that takes the bindings from the toolkit on the build machine (see `local.rs`).
 pub const LOCAL_FEATURE: &str = "feature = \"cuda-local\"";
@@ -202,20 +227,20 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
     let mut runtime = head("the ABI list of the selected release");
     let mut macros = head("the manifest of the selected release");
     macros.push_str(
-        "// The function records and doc texts of every release; each release's manifest lists its own.\n\
-         #[allow(dead_code, non_upper_case_globals)]\nmod functions {\n    use super::*;\n    include!(\"functions.rs\");\n}\n\n",
+        "// The release, and the texts the macro reads: its records and the doc texts of every release.\n",
     );
     for v in &all {
         let cfg = select_cfg(*v, &all);
         let _ = writeln!(runtime, "#[cfg({cfg})]\ninclude!(\"abis_{v}.rs\");");
         let _ = writeln!(
             macros,
-            "#[cfg({cfg})]\nmod selected {{\n    use super::functions::*;\n    use super::*;\n    pub const RELEASE: u32 = {v};\n    include!(\"manifest_{v}.rs\");\n}}"
+            "#[cfg({cfg})]\nmod selected {{\n    pub const RELEASE: u32 = {v};\n    pub const RELEASE_NAME: &str = {};\n    pub const RECORDS: &str = include_str!(\"manifest_{v}.txt\");\n    pub const DOCS: &str = include_str!(\"docs.txt\");\n}}",
+            lit(&release_name(*v))
         );
     }
     let _ = write!(
         macros,
-        "#[cfg(not(any({})))]\nmod selected {{\n    use super::*;\n    pub const RELEASE: u32 = 0;\n    pub const RELEASE_NAME: &str = \"(none)\";\n    pub static FUNCTIONS: &[Function] = &[];\n}}\n",
+        "#[cfg(not(any({})))]\nmod selected {{\n    pub const RELEASE: u32 = 0;\n    pub const RELEASE_NAME: &str = \"(none)\";\n    pub const RECORDS: &str = \"\";\n    pub const DOCS: &str = \"\";\n}}\n",
         features.join(", ")
     );
     vec![
@@ -227,7 +252,8 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
 
 /// What a build with `cuda-local` and the release features `enabled` is told: the features it
 /// has, which one to drop, and how to find who enables it. Only features the build has are named.
-/// The build scripts say it before looking for headers (`local.rs`); `select.rs` says it too.
+/// The local crate's build script says it before looking for headers (`local.rs`); `select.rs`
+/// says it too.
 pub fn local_conflict_message(enabled: &[u32]) -> String {
     let and = |names: &[String]| match names {
         [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
@@ -306,21 +332,11 @@ pub fn default_features(cargo_toml: &str) -> Vec<u32> {
 /// Relative path of the table of which releases have which function (for the macro's errors).
 pub const AVAILABILITY_PATH: &str = "macros/src/generated/availability.rs";
 
-/// The files of one release, keyed by relative path: its ABI list and its list of function
-/// records (the records themselves are in [`Records::functions_text`]).
+/// The files of one release, keyed by relative path: its ABI list and its function records
+/// (their doc texts are in [`Records::docs_text`]).
 pub fn release_files(r: &ParsedRelease, records: &Records) -> Vec<(PathBuf, String)> {
     let [abis, manifest] = release_paths(r.source.version());
-    vec![
-        (abis, abis_file(r)),
-        (
-            manifest,
-            header(
-                &describe(&r.source),
-                &regenerate(&r.source),
-                "function manifest",
-            ) + &records.manifest_text(r.source.version()),
-        ),
-    ]
+    vec![(abis, abis_file(r)), (manifest, records.release_text(r))]
 }
 
 /// A release's ABI list and `CUresult` names with its header: `abis_<release>.rs`, and a local
@@ -375,34 +391,30 @@ pub fn local_abis_text(r: &ParsedRelease) -> String {
     abis_file(r)
 }
 
-/// The macro crate's file for a local toolkit (`cuda-local`): what `select.rs` assembles for a
-/// pinned release (a `functions` module with the records and doc texts, a `selected` module with
-/// the release's list), from this release alone.
-pub fn local_manifest_text(r: &ParsedRelease) -> String {
+/// The macro crate's files for a local toolkit (`cuda-local`), by file name: the release
+/// (`RELEASE` and `RELEASE_NAME`), and its records and doc texts as a pinned release's
+/// `manifest_<release>.txt` and `docs.txt` give them, from this release alone.
+pub fn local_manifest_files(r: &ParsedRelease) -> [(&'static str, String); 3] {
     let records = Records::collect(&[r]);
     let version = r.source.version();
-    let indent = |text: String| {
-        text.lines()
-            .map(|l| {
-                if l.is_empty() {
-                    "\n".to_string()
-                } else {
-                    format!("    {l}\n")
-                }
-            })
-            .collect::<String>()
-    };
-    format!(
-        "{}#[allow(dead_code, non_upper_case_globals)]\nmod functions {{\n    use super::*;\n{}}}\n\n\
-         mod selected {{\n    use super::functions::*;\n    use super::*;\n    pub const RELEASE: u32 = {version};\n{}}}\n",
-        header(
-            &describe(&r.source),
-            &regenerate(&r.source),
-            "function manifest of the local toolkit",
+    [
+        (
+            "release.rs",
+            format!(
+                "{}/// The CUDA release of the local toolkit (`1000 * major + 10 * minor`), its `CUDA_VERSION`.\n\
+                 pub const RELEASE: u32 = {version};\n/// Its name, as messages and docs show it.\n\
+                 pub const RELEASE_NAME: &str = {};\n",
+                header(
+                    &describe(&r.source),
+                    &regenerate(&r.source),
+                    "the release of the local toolkit",
+                ),
+                lit(&release_name(version))
+            ),
         ),
-        indent(records.functions_text(&[r])),
-        indent(records.manifest_text(version)),
-    )
+        ("manifest.txt", records.release_text(r)),
+        ("docs.txt", records.docs_text(&[r])),
+    ]
 }
 
 /// The `sys` crate's file for a local toolkit (`cuda-local`): the release's bindings, as
@@ -486,37 +498,41 @@ fn push_items(releases: &[&ParsedRelease], out: &mut String) {
     }
 }
 
-/// The function records of every release, each distinct record and doc text once.
+/// The format of the macro's records, in their `R` line. Its reader is the macro crate's
+/// `src/manifest/records.rs`, which says how the text is written; the tests in
+/// `tests/round_trip/` read what this module writes with it.
+pub const RECORDS_FORMAT: u32 = 1;
+
+/// The function records of the macro crate: one text per release with its functions and ABIs
+/// (`manifest_<release>.txt`), and the doc texts of every release, each distinct text once
+/// (`docs.txt`), which the records point into by byte range.
 pub struct Records {
-    /// Doc text -> (the constant that holds it, the function it is listed under).
-    docs: HashMap<String, (String, String)>,
-    /// Record text -> (constant, function, releases), in order of first appearance.
-    records: Vec<(String, String, String, Vec<u32>)>,
-    record_index: HashMap<String, usize>,
-    /// Per release: its records' constants, sorted by function name.
-    per_release: BTreeMap<u32, Vec<String>>,
-    /// Per release: its name (`12.9`).
-    names: BTreeMap<u32, String>,
-    doc_count: HashMap<String, usize>,
-    doc_order: Vec<String>,
+    /// The body of `docs.txt`: every distinct doc text, grouped by the function that first
+    /// brought it (functions sorted by name), in order of first appearance.
+    docs: String,
+    /// Per release: the body of its records file.
+    per_release: BTreeMap<u32, String>,
 }
+
+/// One ABI's line of a records file, and its doc as Markdown.
+struct AbiDoc<'a> {
+    abi: &'a crate::manifest::Abi,
+    doc: String,
+}
+
+/// A release's functions, each with its ABIs and their docs.
+type ReleaseDocs<'a> = (u32, Vec<(&'a Function, Vec<AbiDoc<'a>>)>);
 
 impl Records {
     /// Collects the records of these releases, with each ABI's doc turned into Markdown whose
     /// links point at what the release has.
     pub fn collect(releases: &[&ParsedRelease]) -> Self {
-        let mut this = Records {
-            docs: HashMap::new(),
-            records: Vec::new(),
-            record_index: HashMap::new(),
-            per_release: BTreeMap::new(),
-            names: BTreeMap::new(),
-            doc_count: HashMap::new(),
-            doc_order: Vec::new(),
-        };
+        // Per release, per function: each ABI with its Markdown.
+        let mut all: Vec<ReleaseDocs> = Vec::new();
+        // Per function, its distinct doc texts in order of first appearance.
+        let mut by_function: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut seen: HashSet<String> = HashSet::new();
         for r in releases {
-            let version = r.source.version();
-            this.names.insert(version, release_name(version));
             let refs = |name: &str| {
                 if r.manifest.functions.contains_key(name) {
                     crate::doc::Ref::Function
@@ -526,134 +542,112 @@ impl Records {
                     crate::doc::Ref::Plain
                 }
             };
-            let mut list = Vec::new();
+            let mut functions = Vec::new();
             for f in r.manifest.functions.values() {
-                let text = this.record_text(f, &refs);
-                let index = match this.record_index.get(&text) {
-                    Some(i) => *i,
-                    None => {
-                        let constant = format!("{}_{version}", f.name);
-                        this.records
-                            .push((text.clone(), constant, f.name.clone(), Vec::new()));
-                        this.record_index.insert(text, this.records.len() - 1);
-                        this.records.len() - 1
+                let mut abis = Vec::new();
+                for a in &f.abis {
+                    let doc = a
+                        .doc
+                        .as_deref()
+                        .map(|d| crate::doc::markdown(d, &refs))
+                        .unwrap_or_default();
+                    if !doc.is_empty() && seen.insert(doc.clone()) {
+                        by_function
+                            .entry(f.name.as_str())
+                            .or_default()
+                            .push(doc.clone());
                     }
-                };
-                this.records[index].3.push(version);
-                list.push(this.records[index].1.clone());
+                    abis.push(AbiDoc { abi: a, doc });
+                }
+                functions.push((f, abis));
             }
-            this.per_release.insert(version, list);
+            all.push((r.source.version(), functions));
         }
-        this
-    }
-
-    fn doc_constant(&mut self, function: &str, markdown: String) -> String {
-        if let Some((constant, _)) = self.docs.get(&markdown) {
-            return constant.clone();
+        // Each text once, and its byte range; a new line after each, for whoever reads the file.
+        let mut docs = String::new();
+        let mut ranges: HashMap<&str, String> = HashMap::new();
+        for text in by_function.values().flatten() {
+            ranges.insert(text, format!("{}+{}", docs.len(), text.len()));
+            docs.push_str(text);
+            docs.push('\n');
         }
-        let n = self.doc_count.entry(function.to_string()).or_default();
-        *n += 1;
-        let constant = format!("{function}_doc_{n}");
-        self.docs
-            .insert(markdown.clone(), (constant.clone(), function.to_string()));
-        self.doc_order.push(markdown);
-        constant
-    }
-
-    fn record_text(&mut self, f: &Function, refs: &dyn Fn(&str) -> crate::doc::Ref) -> String {
-        let mut out = format!(
-            "Function {{\n    name: {},\n    default: {},\n    abis: &[\n",
-            lit(&f.name),
-            f.default_abi().version
-        );
-        for a in &f.abis {
-            let params: Vec<String> = a
-                .params
-                .iter()
-                .map(|p| format!("({}, {})", lit(&p.name), lit(&p.ty)))
-                .collect();
-            let per_thread = match &a.per_thread {
-                Some(p) => format!(
-                    "Some(PerThread {{ version: {}, typedef: {}, export: {} }})",
-                    p.version,
-                    lit(&p.typedef),
-                    opt_lit(&p.export)
-                ),
-                None => "None".to_string(),
-            };
-            let doc = match a.doc.as_deref().map(|d| crate::doc::markdown(d, refs)) {
-                Some(md) if !md.is_empty() => self.doc_constant(&f.name, md),
-                _ => "\"\"".to_string(),
-            };
-            let _ = writeln!(
-                out,
-                "        Abi {{\n            version: {},\n            typedef: {},\n            params: &[{}],\n            ret: {},\n            c_prototype: {},\n            export: {},\n            per_thread: {},\n            doc: {doc},\n        }},",
-                a.version,
-                lit(&a.typedef),
-                params.join(", "),
-                lit(&a.ret),
-                lit(&a.c_prototype),
-                opt_lit(&a.export),
-                per_thread,
+        let mut per_release = BTreeMap::new();
+        for (version, functions) in &all {
+            let mut out = format!(
+                "R\t{RECORDS_FORMAT}\t{version}\t{}\n",
+                release_name(*version)
             );
+            for (f, abis) in functions {
+                let _ = writeln!(out, "F\t{}\t{}", f.name, f.default_abi().version);
+                for AbiDoc { abi: a, doc } in abis {
+                    let twin = a.per_thread.as_ref().map(|p| {
+                        let suffix = p.typedef.rsplit('_').next().unwrap_or_default();
+                        format!(
+                            "{}_{suffix},{}",
+                            p.version,
+                            p.export.as_deref().unwrap_or("-")
+                        )
+                    });
+                    let doc = ranges.get(doc.as_str()).map(String::as_str);
+                    let _ = writeln!(
+                        out,
+                        "A\t{}\t{}\t{}\t{}\t{}\t{}",
+                        a.version,
+                        a.export.as_deref().unwrap_or("-"),
+                        twin.as_deref().unwrap_or("-"),
+                        doc.unwrap_or("-"),
+                        a.ret,
+                        a.c_prototype
+                    );
+                    out.push('P');
+                    for p in &a.params {
+                        let _ = write!(out, "\t{}\t{}", p.name, p.ty);
+                    }
+                    out.push('\n');
+                }
+            }
+            per_release.insert(*version, out);
         }
-        out.push_str("    ],\n}");
-        out
+        Records { docs, per_release }
     }
 
-    /// The list of one release's records, as the macro crate's `manifest_<release>.rs`.
-    pub fn manifest_text(&self, version: u32) -> String {
-        let mut out = format!(
-            "/// The name of this release, as messages and docs show it.\npub const RELEASE_NAME: &str = {};\n\n\
-             /// Every function of this release, sorted by name (the records are in `functions.rs`).\n\
-             pub static FUNCTIONS: &[Function] = &[\n",
-            lit(self.names.get(&version).map_or("", String::as_str))
-        );
-        for constant in self.per_release.get(&version).into_iter().flatten() {
-            let _ = writeln!(out, "    {constant},");
-        }
-        out.push_str("];\n");
-        out
+    /// A release's records file, `manifest_<release>.txt`, with its header.
+    pub fn release_text(&self, r: &ParsedRelease) -> String {
+        let version = r.source.version();
+        text_header(&header(
+            &describe(&r.source),
+            &regenerate(&r.source),
+            &format!(
+                "the function manifest of CUDA {}, read by the macro (its src/manifest/records.rs says how)",
+                release_name(version)
+            ),
+        )) + self.per_release.get(&version).map_or("", String::as_str)
     }
 
-    /// Every record and doc text, grouped by function: its doc texts, then its records in the
-    /// order of the releases that brought them, each with the releases that use it.
-    pub fn functions_text(&self, releases: &[&ParsedRelease]) -> String {
-        let mut out = header_all(releases, "function records and doc texts of every release");
-        out.push_str(
-            "// Each distinct record (a function with all its ABIs in one release) and each distinct doc\n\
-             // text (`cuda.h`'s comment as Markdown) is here once; `manifest_<release>.rs` lists the\n\
-             // records of one release. Doc links: `Self::cuX` is kept by the macro when the table has\n\
-             // `cuX`; `sys::` gets the crate's path in front.\n",
-        );
-        let mut by_function: BTreeMap<&str, (Vec<&str>, Vec<usize>)> = BTreeMap::new();
-        for md in &self.doc_order {
-            let (_, function) = &self.docs[md];
-            by_function.entry(function).or_default().0.push(md);
-        }
-        for (i, (_, _, function, _)) in self.records.iter().enumerate() {
-            by_function.entry(function).or_default().1.push(i);
-        }
-        for (function, (docs, records)) in by_function {
-            let _ = writeln!(out, "\n// {function}");
-            for md in docs {
-                let _ = writeln!(out, "const {}: &str = {};", self.docs[md].0, lit(md));
-            }
-            for i in records {
-                let (text, constant, _, versions) = &self.records[i];
-                let names: Vec<&str> = versions
-                    .iter()
-                    .map(|v| self.names.get(v).map_or("?", String::as_str))
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "/// CUDA {}.\npub const {constant}: Function = {text};",
-                    names.join(", ")
-                );
-            }
-        }
-        out
+    /// `docs.txt`, with its header: the doc texts of these releases.
+    pub fn docs_text(&self, releases: &[&ParsedRelease]) -> String {
+        text_header(&header_all(
+            releases,
+            "the doc texts (Markdown) of every release's functions, each once; the records point into them by byte range, counted after this header",
+        )) + &self.docs
     }
+}
+
+/// A header of `//` lines as the header of a text file: `#` lines, ended by an empty line.
+fn text_header(rust: &str) -> String {
+    let mut out = String::new();
+    for line in rust.lines() {
+        match line.strip_prefix("//") {
+            Some(rest) => {
+                out.push('#');
+                out.push_str(rest);
+                out.push('\n');
+            }
+            None => break,
+        }
+    }
+    out.push('\n');
+    out
 }
 
 /// The compact per-release ABI list of the runtime crate.

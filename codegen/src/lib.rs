@@ -44,10 +44,7 @@ pub fn files(parsed: &[ParsedRelease]) -> Vec<(PathBuf, String)> {
         PathBuf::from(emit::BINDINGS_PATH),
         emit::bindings_text(&all),
     ));
-    out.push((
-        PathBuf::from(emit::FUNCTIONS_PATH),
-        records.functions_text(&all),
-    ));
+    out.push((PathBuf::from(emit::DOCS_PATH), records.docs_text(&all)));
     out.push((PathBuf::from(emit::HISTORY_PATH), emit::history_text(&all)));
     out.push((
         PathBuf::from(emit::AVAILABILITY_PATH),
@@ -166,7 +163,13 @@ pub fn check(
                 "{manifest} declares the cuda-XXXXX features {declared:?}, but the pinned releases are {pinned:?}: declare one per release"
             ));
         }
-        if manifest != "macros/Cargo.toml" {
+        let unforwarded = emit::unforwarded_features(&text);
+        if emit::LOCAL_FORWARDING_MANIFESTS.contains(&manifest) && !unforwarded.is_empty() {
+            problems.push(format!(
+                "{manifest} does not pass the features {unforwarded:?} on to cuda-driver-table-local: write `cuda-NNNNN = [\"cuda-driver-table-local?/cuda-NNNNN\"]`"
+            ));
+        }
+        if emit::DEFAULT_FEATURE_MANIFESTS.contains(&manifest) {
             let default = emit::default_features(&text);
             if default != [releases::DEFAULT_RELEASE] {
                 problems.push(format!(

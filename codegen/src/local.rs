@@ -1,14 +1,15 @@
-//! Bindings from a local toolkit: what the build scripts of `cuda-driver-table-sys`,
-//! `cuda-driver-table-macros` and `cuda-driver-table` do when their `cuda-local` feature is on.
+//! Bindings from a local toolkit: what the build script of `cuda-driver-table-local` does when the
+//! `cuda-local` feature of `cuda-driver-table` is on (it enables the feature of the same name of
+//! `cuda-driver-table-sys`, `-macros` and `-local`).
 //!
 //! The headers come from `CUDA_DRIVER_TABLE_INCLUDE` when it is set (that folder alone), or else
 //! from the first of `$CUDA_PATH/include` and `/usr/local/cuda/include` that holds `cuda.h` and
 //! `cudaTypedefs.h`; the release number is `CUDA_VERSION` of that `cuda.h`. A release feature
 //! enabled with `cuda-local` is reported before anything is searched. The headers go through
 //! exactly the code that generates the committed releases ([`pipeline::parse_release`] with a
-//! [`Source::Local`]), and each crate gets the per-release text the committed files give a pinned
-//! release, for this one release alone, written into its `OUT_DIR` (nothing in the source tree
-//! changes).
+//! [`Source::Local`]), once per build, into the `OUT_DIR` of `cuda-driver-table-local` (nothing in
+//! the source tree changes), where each crate finds the per-release text the committed files give
+//! it for a pinned release, for this one release alone.
 
 use crate::emit;
 use crate::pipeline::{self, ParsedRelease, Source};
@@ -205,48 +206,49 @@ pub fn parse(include: &Path) -> Result<ParsedRelease, String> {
     })
 }
 
-/// The crate a build script generates for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Crate {
-    /// `cuda-driver-table-sys`: the bindings.
-    Sys,
-    /// `cuda-driver-table-macros`: the function manifest.
-    Macros,
-    /// `cuda-driver-table`: the ABI list.
-    Runtime,
+/// The files of the `cuda-driver-table-local` crate for one parsed release, by name, written into
+/// its `OUT_DIR`: the release (`release.rs`), the macro's records and doc texts (`manifest.txt`,
+/// `docs.txt`), and the bindings and the ABI list, each as the body of an exported macro that the
+/// `sys` crate and the runtime invoke (`bindings.rs`, `abis.rs`), so that the items are theirs.
+pub fn files(r: &ParsedRelease) -> Vec<(&'static str, String)> {
+    let mut out = emit::local_manifest_files(r).to_vec();
+    out.push((
+        "bindings.rs",
+        exported_macro(
+            "bindings",
+            "The bindings of the local toolkit, as items of the crate that invokes it (`cuda-driver-table-sys`).",
+            &emit::local_bindings_text(r),
+        ),
+    ));
+    out.push((
+        "abis.rs",
+        exported_macro(
+            "abis",
+            "The ABI list of the local toolkit, as items of the module that invokes it (`cuda-driver-table`'s `manifest`).",
+            &emit::local_abis_text(r),
+        ),
+    ));
+    out
 }
 
-impl Crate {
-    /// The file the crate's source includes from `OUT_DIR` under `cfg(feature = "cuda-local")`.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            Crate::Sys => "local_bindings.rs",
-            Crate::Macros => "local_manifest.rs",
-            Crate::Runtime => "local_abis.rs",
-        }
-    }
-
-    /// The text of that file for one parsed release.
-    pub fn text(self, r: &ParsedRelease) -> String {
-        match self {
-            Crate::Sys => emit::local_bindings_text(r),
-            Crate::Macros => emit::local_manifest_text(r),
-            Crate::Runtime => emit::local_abis_text(r),
-        }
-    }
+/// `#[macro_export] macro_rules! name { () => { items } }`.
+fn exported_macro(name: &str, doc: &str, items: &str) -> String {
+    format!(
+        "/// {doc}\n#[doc(hidden)]\n#[macro_export]\nmacro_rules! {name} {{\n    () => {{\n{items}\n    }};\n}}\n"
+    )
 }
 
-/// What a crate's build script does with `cuda-local` on: finds the headers, tells cargo when to
-/// rerun, generates the crate's file into `OUT_DIR`. Any failure exits with the message on
-/// stderr (which cargo shows) instead of a panic.
-pub fn build_script(krate: Crate) {
-    if let Err(e) = run_build_script(krate) {
+/// What the build script of `cuda-driver-table-local` does with its `cuda-local` feature on:
+/// finds the headers, tells cargo when to rerun, generates [`files`] into `OUT_DIR`. Any failure
+/// exits with the message on stderr (which cargo shows) instead of a panic.
+pub fn build_script() {
+    if let Err(e) = run_build_script() {
         eprintln!("error: cuda-driver-table (feature cuda-local): {e}");
         std::process::exit(1);
     }
 }
 
-fn run_build_script(krate: Crate) -> Result<(), String> {
+fn run_build_script() -> Result<(), String> {
     for var in ENV_VARS {
         println!("cargo::rerun-if-env-changed={var}");
     }
@@ -269,7 +271,9 @@ fn run_build_script(krate: Crate) -> Result<(), String> {
     let out_dir = std::env::var_os("OUT_DIR")
         .map(PathBuf::from)
         .ok_or("OUT_DIR is not set: run this from a cargo build script")?;
-    let path = out_dir.join(krate.file_name());
-    std::fs::write(&path, krate.text(&parsed))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    for (name, text) in files(&parsed) {
+        let path = out_dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }

@@ -218,7 +218,53 @@ pub fn build(generated: &Generated) -> Result<Manifest, String> {
                 .extend(list.iter().map(|t| t.name.clone()));
         }
     }
+    check_for_records(&manifest)?;
     Ok(manifest)
+}
+
+/// What the macro's records (`emit::Records`) take for granted: a typedef name is
+/// `PFN_<function>_v<version>` (and `_ptds`/`_ptsz` after that for a twin), so it is not written;
+/// no name, type or prototype holds a tab or a line break, which separate the fields and lines.
+fn check_for_records(manifest: &Manifest) -> Result<(), String> {
+    for f in manifest.functions.values() {
+        for a in &f.abis {
+            let mut typedefs = vec![(a.typedef.as_str(), format!("PFN_{}_v{}", f.name, a.version))];
+            if let Some(p) = &a.per_thread {
+                let suffix = if p.typedef.ends_with("_ptds") {
+                    "ptds"
+                } else {
+                    "ptsz"
+                };
+                typedefs.push((
+                    p.typedef.as_str(),
+                    format!("PFN_{}_v{}_{suffix}", f.name, p.version),
+                ));
+            }
+            for (typedef, expected) in typedefs {
+                if typedef != expected {
+                    return Err(format!(
+                        "the typedef {typedef} is not named {expected}, which the macro's records assume"
+                    ));
+                }
+            }
+            let mut fields = vec![f.name.as_str(), a.ret.as_str(), a.c_prototype.as_str()];
+            fields.extend(a.export.as_deref());
+            fields.extend(a.per_thread.as_ref().and_then(|p| p.export.as_deref()));
+            for p in &a.params {
+                fields.extend([p.name.as_str(), p.ty.as_str()]);
+            }
+            if let Some(bad) = fields
+                .iter()
+                .find(|t| t.is_empty() || t.contains(['\t', '\n', '\r']))
+            {
+                return Err(format!(
+                    "{}: {bad:?} is empty or holds a tab or line break, which the macro's records cannot hold",
+                    a.typedef
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn bare_fn(ty: &syn::Type) -> Option<&syn::TypeBareFn> {

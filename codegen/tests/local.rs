@@ -1,20 +1,23 @@
 //! The `cuda-local` path (`local.rs`): where it looks for headers (an explicit folder alone), what
 //! it refuses (an empty or relative folder, a release feature besides `cuda-local`) and what it
 //! says when there are no headers, with an injected environment; and, on the 13.0 wheel's include
-//! folder, that the three files a local build writes into `OUT_DIR` say exactly what the committed
+//! folder, that the files a local build writes into `OUT_DIR` say exactly what the committed
 //! files say for CUDA 13.0.
 //!
 //! The committed files store every release together (each distinct item once), so the 13.0 view is
 //! re-derived from them: the items of `bindings.rs` that 13.0 has (no `cfg`, or one naming
-//! `cuda-13000`), the records `manifest_13000.rs` lists with their doc texts put back in, and
-//! `abis_13000.rs` as it is. Needs libclang, `cc` and the 13.0 wheel (fetched if missing).
+//! `cuda-13000`), the records of `manifest_13000.txt` as the macro reads them (with their doc
+//! texts from `docs.txt`), and `abis_13000.rs` as it is. Needs libclang, `cc` and the 13.0 wheel (fetched if missing).
 
-use cuda_driver_table_codegen::local::{self, Crate};
+use cuda_driver_table_codegen::local;
 use cuda_driver_table_codegen::releases::{Release, DEFAULT_RELEASE, RELEASES};
 use cuda_driver_table_codegen::{emit, fetch, workspace_root};
-use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+#[path = "../../macros/src/manifest/records.rs"]
+#[allow(dead_code)]
+mod records;
 use std::path::{Path, PathBuf};
 
 fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
@@ -184,7 +187,7 @@ fn a_release_feature_with_cuda_local_is_reported_before_missing_headers() {
 
 #[test]
 fn no_message_names_a_release_feature_the_build_does_not_have() {
-    // The build scripts' message, for each release alone and for two together.
+    // The build script's message, for each release alone and for two together.
     let mut cases: Vec<Vec<u32>> = RELEASES.iter().map(|r| vec![r.version]).collect();
     cases.push(vec![12090, 13000]);
     for enabled in cases {
@@ -303,82 +306,22 @@ fn items_for(text: &str, feature: &str) -> Vec<String> {
     out
 }
 
-/// `const NAME: T = EXPR;` and `pub static NAME: T = &[..]` items of `items`, by name.
-fn consts(items: &[syn::Item]) -> HashMap<String, syn::Expr> {
-    let mut out = HashMap::new();
-    for item in items {
-        match item {
-            syn::Item::Const(c) => {
-                out.insert(c.ident.to_string(), (*c.expr).clone());
-            }
-            syn::Item::Static(s) => {
-                out.insert(s.ident.to_string(), (*s.expr).clone());
-            }
-            _ => {}
-        }
-    }
-    out
-}
+/// A release's records as the macro reads them: the release, its name, and each function with
+/// its default and ABIs (doc texts in place of their byte ranges).
+type Read<'a> = (
+    u32,
+    &'a str,
+    Vec<(&'a str, u32, Vec<records::AbiRecord<'a>>)>,
+);
 
-/// Replaces each identifier that names a doc constant by its string.
-fn resolve_docs(tokens: TokenStream, docs: &HashMap<String, syn::Expr>) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|t| match t {
-            TokenTree::Ident(i) if docs.contains_key(&i.to_string()) => {
-                TokenTree::Group(proc_macro2::Group::new(
-                    proc_macro2::Delimiter::None,
-                    docs[&i.to_string()].to_token_stream(),
-                ))
-            }
-            TokenTree::Group(g) => {
-                let mut n = proc_macro2::Group::new(g.delimiter(), resolve_docs(g.stream(), docs));
-                n.set_span(g.span());
-                TokenTree::Group(n)
-            }
-            other => other,
-        })
-        .collect()
-}
-
-/// The release name and the full records (doc texts in place) a manifest lists, in its order.
-fn records(functions: &[syn::Item], manifest: &[syn::Item]) -> (String, Vec<String>) {
-    let all = consts(functions);
-    let docs: HashMap<String, syn::Expr> = all
+fn read_records<'a>(records: &'a str, docs: &'a str) -> Read<'a> {
+    let index = records::Index::read(records, docs).unwrap_or_else(|e| panic!("{e}"));
+    let functions = index
+        .entries
         .iter()
-        .filter(|(k, _)| k.contains("_doc_"))
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .map(|e| (e.name, e.default, index.abis(e).unwrap()))
         .collect();
-    let list = consts(manifest);
-    let name = list["RELEASE_NAME"].to_token_stream().to_string();
-    let syn::Expr::Reference(r) = &list["FUNCTIONS"] else {
-        panic!("FUNCTIONS is not &[..]")
-    };
-    let syn::Expr::Array(a) = &*r.expr else {
-        panic!("FUNCTIONS is not &[..]")
-    };
-    let records = a
-        .elems
-        .iter()
-        .map(|e| {
-            let constant = e.to_token_stream().to_string();
-            let record = all
-                .get(&constant)
-                .unwrap_or_else(|| panic!("no record {constant}"));
-            resolve_docs(record.to_token_stream(), &docs).to_string()
-        })
-        .collect();
-    (name, records)
-}
-
-fn module_items<'a>(file: &'a syn::File, name: &str) -> &'a [syn::Item] {
-    file.items
-        .iter()
-        .find_map(|i| match i {
-            syn::Item::Mod(m) if m.ident == name => m.content.as_ref().map(|c| c.1.as_slice()),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no mod {name}"))
+    (index.release, index.release_name, functions)
 }
 
 /// The text below the `//` header.
@@ -401,15 +344,36 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
     assert_eq!(parsed.source.version(), 13000, "CUDA_VERSION of cuda.h");
     let root = workspace_root();
 
-    // The runtime's ABI list: the same text.
-    let abis = Crate::Runtime.text(&parsed);
+    // The files of cuda-driver-table-local, by name.
+    let files = local::files(&parsed);
+    let file = |name: &str| {
+        files
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, text)| text.as_str())
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
     assert_eq!(
-        body(&abis),
+        names,
+        [
+            "release.rs",
+            "manifest.txt",
+            "docs.txt",
+            "bindings.rs",
+            "abis.rs"
+        ]
+    );
+
+    // The runtime's ABI list: the same text, carried by the macro `abis!`.
+    let abis = macro_body(file("abis.rs"), "abis");
+    assert_eq!(
+        body(abis),
         body(&read(&root, "runtime/src/generated/abis_13000.rs"))
     );
 
     // The bindings: the same items (and RELEASE = 13000).
-    let local_items = items_for(&Crate::Sys.text(&parsed), "cuda-13000");
+    let local_items = items_for(macro_body(file("bindings.rs"), "bindings"), "cuda-13000");
     let committed_items = items_for(&read(&root, "sys/src/generated/bindings.rs"), "cuda-13000");
     assert!(local_items.len() > 1000, "{} items", local_items.len());
     assert_eq!(local_items.len(), committed_items.len());
@@ -418,23 +382,44 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
     }
 
     // The macro's manifest: the same records, in the same order, with the same doc texts.
-    let local_file = syn::parse_file(&Crate::Macros.text(&parsed)).expect("the manifest parses");
-    let local = records(
-        module_items(&local_file, "functions"),
-        module_items(&local_file, "selected"),
+    let local = read_records(file("manifest.txt"), file("docs.txt"));
+    let (records, docs) = (
+        read(&root, "macros/src/generated/manifest_13000.txt"),
+        read(&root, "macros/src/generated/docs.txt"),
     );
-    let functions = syn::parse_file(&read(&root, "macros/src/generated/functions.rs")).unwrap();
-    let manifest = syn::parse_file(&read(&root, "macros/src/generated/manifest_13000.rs")).unwrap();
-    let committed = records(&functions.items, &manifest.items);
-    assert_eq!(local.0, committed.0);
-    assert!(local.1.len() > 400, "{} functions", local.1.len());
-    assert_eq!(local.1.len(), committed.1.len());
-    for (l, c) in local.1.iter().zip(&committed.1) {
+    let committed = read_records(&records, &docs);
+    assert_eq!((local.0, local.1), (13000, "13.0"));
+    assert!(local.2.len() > 400, "{} functions", local.2.len());
+    assert_eq!(local.2.len(), committed.2.len());
+    for (l, c) in local.2.iter().zip(&committed.2) {
         assert_eq!(l, c);
     }
-    let selected = module_items(&local_file, "selected");
-    assert_eq!(
-        consts(selected)["RELEASE"].to_token_stream().to_string(),
-        "13000"
+    let release = syn::parse_file(file("release.rs")).expect("release.rs parses");
+    let consts: Vec<String> = release
+        .items
+        .iter()
+        .map(|i| i.to_token_stream().to_string())
+        .collect();
+    assert!(
+        consts[0].ends_with("pub const RELEASE : u32 = 13000 ;"),
+        "{consts:?}"
     );
+    assert!(
+        consts[1].ends_with("pub const RELEASE_NAME : & str = \"13.0\" ;"),
+        "{consts:?}"
+    );
+}
+
+/// The items an exported macro of the local crate carries, as the text of its body; the whole
+/// file is checked to be one `macro_rules!` that `syn` reads.
+fn macro_body<'a>(text: &'a str, name: &str) -> &'a str {
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        matches!(&file.items[..], [syn::Item::Macro(m)] if m.ident.as_ref().is_some_and(|i| i == name)),
+        "{name}: not one macro_rules! {name}"
+    );
+    let start = format!("macro_rules! {name} {{\n    () => {{\n");
+    let from = text.find(&start).expect("the macro's start") + start.len();
+    let to = text.rfind("\n    };\n}\n").expect("the macro's end");
+    &text[from..to]
 }

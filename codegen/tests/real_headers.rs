@@ -1,6 +1,6 @@
 //! Tests on NVIDIA's real headers, from the pinned wheels of `releases.rs`: known ABIs of known
-//! functions, the function count of every release (with every drop explained), and byte-identical
-//! output from two runs.
+//! functions, the function count of every release (with every drop explained), the macro's records
+//! read back as the manifests they came from, and byte-identical output from two runs.
 //!
 //! Needs libclang, a C preprocessor (`cc`) and the header wheels: `fetch::fetch` downloads the
 //! missing ones with `python3 -m pip download` into `~/.cache/cuda-driver-table` (network the first
@@ -17,6 +17,8 @@ use cuda_driver_table_codegen::releases::{Release, RELEASES};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+mod round_trip;
 
 /// The releases the targeted tests look at.
 const SAMPLE: &[&str] = &["11.8", "12.4", "12.9", "13.5"];
@@ -551,6 +553,21 @@ fn function_count_per_release_never_drops_unexplained() {
     for (_, name, reason) in REMOVED {
         assert!(!reason.is_empty(), "REMOVED lists {name} without a reason");
     }
+}
+
+/// The macro reads back, from the records written for every pinned release, exactly their
+/// manifests: each function, ABI, twin, typedef, parameter and doc text.
+#[test]
+fn every_release_s_records_read_back_with_the_macros_reader() {
+    let all = parsed(RELEASES);
+    let all: Vec<&ParsedRelease> = all.iter().map(|p| p.as_ref()).collect();
+    let problems = round_trip::problems(&all);
+    assert!(
+        problems.is_empty(),
+        "{} problems, the first: {}",
+        problems.len(),
+        problems[..problems.len().min(20)].join("\n")
+    );
 }
 
 /// Two runs over the same headers give byte-identical files. The two parses run at the same time

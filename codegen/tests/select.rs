@@ -1,7 +1,7 @@
 //! The files that pick a release by its feature, and the feature lists `check` compares.
 
 use cuda_driver_table_codegen::emit::{
-    declared_features, default_features, select_files, SELECT_PATHS,
+    declared_features, default_features, select_files, unforwarded_features, SELECT_PATHS,
 };
 
 #[test]
@@ -19,8 +19,9 @@ fn each_release_is_selected_by_its_feature_and_the_newest_enabled_wins() {
         .expect("the newest release needs only its own feature");
     assert!(a < b);
     let macros = &files[2].1;
-    assert!(macros.contains("include!(\"manifest_11080.rs\");"));
-    assert!(macros.contains("include!(\"functions.rs\");"));
+    assert!(macros.contains(
+        "    pub const RELEASE: u32 = 11080;\n    pub const RELEASE_NAME: &str = \"11.8\";\n    pub const RECORDS: &str = include_str!(\"manifest_11080.txt\");\n    pub const DOCS: &str = include_str!(\"docs.txt\");\n"
+    ));
     assert!(
         macros.contains(r#"#[cfg(not(any(feature = "cuda-11080", feature = "cuda-12090", feature = "cuda-13000")))]"#),
         "an empty manifest when no release is enabled, so the macro can say so"
@@ -78,4 +79,17 @@ fn declared_features_reads_the_cuda_features_of_a_manifest() {
         default_features("[features]\ncuda-13000 = []\n"),
         Vec::<u32>::new()
     );
+}
+
+#[test]
+fn release_features_not_passed_on_to_the_local_crate_are_found() {
+    let toml = "[features]\ncuda-12090 = [\"cuda-driver-table-local?/cuda-12090\"]\ncuda-13000 = []\ncuda-13010 = [\"cuda-driver-table-local?/cuda-12090\"]\n";
+    assert_eq!(unforwarded_features(toml), [13000, 13010]);
+    for manifest in ["sys/Cargo.toml", "macros/Cargo.toml"] {
+        let text =
+            std::fs::read_to_string(cuda_driver_table_codegen::workspace_root().join(manifest))
+                .unwrap();
+        assert!(declared_features(&text).len() >= 17);
+        assert_eq!(unforwarded_features(&text), Vec::<u32>::new(), "{manifest}");
+    }
 }

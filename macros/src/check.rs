@@ -177,6 +177,10 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
         );
         return Vec::new();
     }
+    if let Err(e) = manifest::load() {
+        diag.at(request.span.unwrap_or_else(Span::call_site), e);
+        return Vec::new();
+    }
     // A list none of whose parts could be read was reported part by part already.
     if request.entries.is_empty() && request.all.is_none() && !request.malformed {
         diag.at(
@@ -569,7 +573,7 @@ fn not_an_export(name: &str, function: &'static Function, selected: &str) -> Str
 /// it; of the near ones, only those nearest), or nothing.
 fn suggest(written: &str, candidates: &[(&str, String)]) -> String {
     let near = near(written, candidates.iter().map(|(name, _)| *name));
-    let distance = |name: &str| strsim::levenshtein(name, written);
+    let distance = |name: &str| crate::diagnostics::levenshtein(name, written);
     let nearest = near.iter().map(|n| distance(n)).min().unwrap_or(0);
     let shown: Vec<&str> = near
         .iter()

@@ -69,7 +69,7 @@ pub fn near<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             let d = if c.to_lowercase() == lower {
                 0
             } else {
-                strsim::levenshtein(c, written)
+                levenshtein(c, written)
             };
             (d, c)
         })
@@ -88,4 +88,50 @@ pub fn did_you_mean<'a>(written: &str, candidates: impl IntoIterator<Item = &'a 
     }
     let list: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
     format!("did you mean {}?", list.join(" or "))
+}
+
+/// The edit distance of two names, in characters: the fewest insertions, deletions and
+/// substitutions that turn one into the other. (Written here rather than taken from a crate: the
+/// macro needs this one function, and a dependency is compiled on every clean build.)
+pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    // row[j]: the distance from the part of `a` read so far to the first j characters of `b`.
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                diagonal
+            } else {
+                1 + diagonal.min(above).min(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::levenshtein;
+
+    #[test]
+    fn the_edit_distance_counts_characters() {
+        for (a, b, d) in [
+            ("kitten", "sitting", 3),
+            ("", "abc", 3),
+            ("abc", "", 3),
+            ("cuMemAloc", "cuMemAlloc", 1),
+            ("cuMemAlloc", "cuMemAlloc", 0),
+            ("per_thred", "per_thread", 1),
+            ("backend", "bakcend", 2),
+            ("é", "e", 1),
+            ("flaw", "lawn", 2),
+        ] {
+            assert_eq!(levenshtein(a, b), d, "{a} {b}");
+            assert_eq!(levenshtein(b, a), d, "{b} {a}");
+        }
+    }
 }

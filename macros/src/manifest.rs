@@ -1,12 +1,23 @@
-//! The function manifest of the selected CUDA release, as the codegen wrote it, and lookups on it.
+//! The function manifest of the selected CUDA release, as the generator wrote it, and lookups on
+//! it.
 //!
 //! The release is chosen by a `cuda-XXXXX` feature (forwarded from `cuda-driver-table`); when
 //! several are enabled the newest wins here, and `cuda-driver-table-sys` reports the conflict.
-//! Nothing here restates what CUDA contains: it all comes from `generated/`, where each distinct
-//! function record and doc text of all releases is stored once (`functions.rs`) and each release
-//! lists its records (`manifest_<release>.rs`).
+//! Nothing here restates what CUDA contains: it all comes from `generated/`, as text the compiler
+//! only embeds (`records` says how it is written): each release's records
+//! (`manifest_<release>.txt`) and the doc texts of every release, each once (`docs.txt`). A table
+//! reads the records of the functions it names, when the macro runs; each is read once per
+//! process (one compiler process expands many tables) and kept for the process's life, like the
+//! statics it replaces.
+
+mod records;
+#[cfg(test)]
+mod tests;
+
+use std::sync::OnceLock;
 
 /// One driver function and its ABIs, oldest first.
+#[derive(Clone, Copy)]
 pub struct Function {
     pub name: &'static str,
     /// The default ABI: the newest with a typedef in this release.
@@ -43,12 +54,14 @@ impl Function {
 }
 
 // One `mod selected` per release, each behind its `cuda-XXXXX` feature (the newest enabled wins),
-// and an empty one when none is enabled.
+// and an empty one when none is enabled: `RELEASE`, `RELEASE_NAME`, `RECORDS` and `DOCS`.
 #[cfg(not(feature = "cuda-local"))]
 include!("generated/select.rs");
-// With `cuda-local`: the same two modules for the toolkit on the build machine, from build.rs.
+// With `cuda-local`: the same for the toolkit on the build machine, from cuda-driver-table-local.
 #[cfg(feature = "cuda-local")]
-include!(concat!(env!("OUT_DIR"), "/local_manifest.rs"));
+mod selected {
+    pub use cuda_driver_table_local::{DOCS, RECORDS, RELEASE, RELEASE_NAME};
+}
 
 mod availability {
     include!("generated/availability.rs");
@@ -57,17 +70,106 @@ mod availability {
 /// The selected release (`12090`), or 0 when no `cuda-XXXXX` feature is enabled.
 pub const RELEASE: u32 = selected::RELEASE;
 
-/// Every function of the selected release, sorted by name.
+/// The selected release's records, read and checked once per process, with each function's
+/// record once it is asked for.
+struct Selected {
+    index: records::Index<'static>,
+    functions: Vec<OnceLock<Option<Function>>>,
+}
+
+fn selected() -> Result<&'static Selected, &'static str> {
+    static SELECTED: OnceLock<Result<Selected, String>> = OnceLock::new();
+    SELECTED
+        .get_or_init(|| {
+            let index = if RELEASE == 0 {
+                records::Index::empty()
+            } else {
+                read(selected::RECORDS, selected::DOCS)?
+            };
+            let functions = index.entries.iter().map(|_| OnceLock::new()).collect();
+            Ok(Selected { index, functions })
+        })
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+/// Reads the records of the selected release, or says what the user sees at the attribute.
+fn read(records: &'static str, docs: &'static str) -> Result<records::Index<'static>, String> {
+    records::Index::read(records, docs)
+        .and_then(|index| {
+            if (index.release, index.release_name) == (RELEASE, selected::RELEASE_NAME) {
+                Ok(index)
+            } else {
+                Err(format!(
+                    "its records are of CUDA {} ({})",
+                    index.release_name, index.release
+                ))
+            }
+        })
+        .map_err(|e| {
+            format!(
+                "cuda-driver-table-macros cannot read its function manifest of CUDA {} ({e}): its files \
+                 are damaged; download and build it again (`cargo clean -p cuda-driver-table-macros`)",
+                selected::RELEASE_NAME
+            )
+        })
+}
+
+/// Reads the selected release's manifest: an error (for the attribute) when it cannot be read.
+/// After `Ok`, every lookup below answers from it.
+pub fn load() -> Result<(), &'static str> {
+    selected().map(|_| ())
+}
+
+/// The function of entry `i`, read on first use.
+fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> {
+    selected.functions[i]
+        .get_or_init(|| {
+            let entry = &selected.index.entries[i];
+            // `load` checked every line: this cannot fail.
+            let abis = selected.index.abis(entry).ok()?;
+            let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+            let abis: Vec<Abi> = abis
+                .into_iter()
+                .map(|a| Abi {
+                    version: a.version,
+                    typedef: leak(records::typedef(entry.name, a.version)),
+                    params: Box::leak(a.params.into_boxed_slice()),
+                    ret: a.ret,
+                    c_prototype: a.c_prototype,
+                    export: a.export,
+                    per_thread: a.per_thread.map(|pt| PerThread {
+                        version: pt.version,
+                        typedef: leak(records::per_thread_typedef(entry.name, &pt)),
+                        export: pt.export,
+                    }),
+                    doc: a.doc,
+                })
+                .collect();
+            Some(Function {
+                name: entry.name,
+                default: entry.default,
+                abis: Box::leak(abis.into_boxed_slice()),
+            })
+        })
+        .as_ref()
+}
+
+/// Every function of the selected release, sorted by name (each read now, if not yet).
 pub fn functions() -> &'static [Function] {
-    selected::FUNCTIONS
+    static ALL: OnceLock<Vec<Function>> = OnceLock::new();
+    ALL.get_or_init(|| match selected() {
+        Ok(s) => (0..s.functions.len())
+            .filter_map(|i| function(s, i).copied())
+            .collect(),
+        Err(_) => Vec::new(),
+    })
 }
 
 /// Looks a function up by name in the selected release.
 pub fn find(name: &str) -> Option<&'static Function> {
-    let all = functions();
-    all.binary_search_by(|f| f.name.cmp(name))
-        .ok()
-        .map(|i| &all[i])
+    let s = selected().ok()?;
+    function(s, s.index.position(name)?)
 }
 
 /// The releases whose headers declare `name` (any release, not only the selected one).

@@ -1,27 +1,32 @@
 //! The CPU benchmarks (rows 4–5 of `BENCHMARKS.md`), on the build machine:
 //!
 //! ```text
-//! cargo run -p cuda-driver-table-benches --bin bench-build -- [--worktree] [--codegen-only] [--runs N] [--out FILE]
+//! cargo run -p cuda-driver-table-benches --bin bench-build -- [--worktree | --at REV] [--codegen-only] [--runs N] [--out FILE]
 //! ```
 //!
-//! 4. Build cost: a clean debug `cargo build` of a small program with a 4-function table
-//!    (`examples/build_cost_table.rs`, default features) against the same program on cudarc
-//!    (`examples/build_cost_cudarc.rs`, with cudarc as this crate's manifest pins it). Each in its
-//!    own temporary project; `cargo fetch` first so downloads are not timed; every build gets a
+//! 4. Build cost: a clean debug `cargo build` of small programs with a 4-function, a 40-function
+//!    and an `all` table (`examples/build_cost_table.rs`, `build_cost_table40.rs`,
+//!    `build_cost_table_all.rs`, default features) against the 4-function program on cudarc
+//!    (`examples/build_cost_cudarc.rs`, with cudarc as this crate's manifest pins it; cudarc
+//!    compiles every function whichever a program calls, so one baseline serves the three). Each in
+//!    its own temporary project; `cargo fetch` first so downloads are not timed; every build gets a
 //!    fresh `CARGO_TARGET_DIR` and `CARGO_INCREMENTAL=0` (a dependency from crates.io is never
-//!    built incrementally; a path dependency would be, which costs time and size); `--runs` builds
-//!    of each (default 3), interleaved A B A B A B so both see the same machine load; the median
-//!    wall time and the median CPU time (user + sys of the build's processes) are reported. Size:
-//!    the sum of `target/debug/deps/*.rlib` of one build, and the part of it linked into the
-//!    program (without the rlibs only proc macros use); proc-macro `.so` files are listed apart.
-//!    Last, one more build runs every compiler invocation through this program as
-//!    `RUSTC_WRAPPER`, which times each one, to say which crates the time goes to.
+//!    built incrementally; a path dependency would be, which costs time and size); `--runs` rounds
+//!    (default 5), each building the four programs in turn, so all see the same machine load; the
+//!    median wall time and the median CPU time (user + sys of the build's processes) are reported,
+//!    and each table's ratios to cudarc. Size: the sum of `target/debug/deps/*.rlib` of one build
+//!    of the 4-function program and of cudarc's, and the part of it linked into the program
+//!    (without the rlibs only proc macros use); proc-macro `.so` files are listed apart. Last, one
+//!    more build of each program runs every compiler invocation through this program as
+//!    `RUSTC_WRAPPER`, which times each one and reads its peak memory, to say which crates the time
+//!    goes to and how much memory the largest compiler run takes.
 //! 5. Codegen: `cuda-driver-table-codegen generate --root <tmp>` over every release from the cached
 //!    wheels, `--runs` times, median; the generator is built first and the wheels fetched, both
 //!    untimed. The output is compared with the committed generated files.
 //!
 //! The source measured is the committed tree (`git archive HEAD`), as others may be editing the
-//! working tree; `--worktree` measures the working tree instead. Prints a summary ending with the
+//! working tree; `--at REV` measures the tree of another commit (an earlier one, to compare with
+//! the same programs and method), `--worktree` the working tree. Prints a summary ending with the
 //! rows of `BENCHMARKS.md` and writes it to `--out` (default `bench-build/summary.txt` in the
 //! workspace's target folder, as `cargo metadata` gives it). `--codegen-only` measures row 5 alone.
 
@@ -30,14 +35,18 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 const USAGE: &str = "\
-usage: bench-build [--worktree] [--codegen-only] [--runs N] [--out FILE]
+usage: bench-build [--worktree | --at REV] [--codegen-only] [--runs N] [--out FILE]
   --worktree      measure the working tree instead of the committed tree (git archive HEAD)
-  --codegen-only  only row 5, the generator (no builds of the two programs)
-  --runs N        builds of each program and runs of the generator (3)
+  --at REV        measure the tree of commit REV instead of HEAD's
+  --codegen-only  only row 5, the generator (no builds of the programs)
+  --runs N        builds of each program and runs of the generator (5)
   --out FILE      where the summary goes too (bench-build/summary.txt in the target folder)";
 
-/// What the build-cost goal asks: a clean build in at most this share of cudarc's time...
+/// What the build-cost goal asks: a clean build of the 4-function program in at most this share
+/// of cudarc's time...
 const BUILD_TIME_GOAL: f64 = 0.5;
+/// ...and of the 40-function program in at most this share...
+const BUILD_TIME_GOAL_40: f64 = 0.6;
 /// ...and dependency rlibs of at most this share of cudarc's size.
 const RLIB_SIZE_GOAL: f64 = 0.1;
 
@@ -48,7 +57,16 @@ const UNIT_LOG_VAR: &str = "CDT_BENCH_BUILD_UNIT_LOG";
 /// features have one home.
 const BENCHES_MANIFEST: &str = include_str!("../../Cargo.toml");
 const TABLE_MAIN: &str = include_str!("../../examples/build_cost_table.rs");
+const TABLE40_MAIN: &str = include_str!("../../examples/build_cost_table40.rs");
+const TABLE_ALL_MAIN: &str = include_str!("../../examples/build_cost_table_all.rs");
 const CUDARC_MAIN: &str = include_str!("../../examples/build_cost_cudarc.rs");
+
+/// The table programs of row 4: project name, what the summary calls it, `src/main.rs`.
+const TABLES: [(&str, &str, &str); 3] = [
+    ("table-app", "4-function table", TABLE_MAIN),
+    ("table40-app", "40-function table", TABLE40_MAIN),
+    ("tableall-app", "`all` table", TABLE_ALL_MAIN),
+];
 
 /// Folders the generator writes to, checked for committed files it no longer generates.
 const GENERATED_DIRS: [&str; 3] = [
@@ -72,6 +90,7 @@ fn main() -> ExitCode {
 
 struct Args {
     worktree: bool,
+    at: Option<String>,
     runs: usize,
     out: Option<PathBuf>,
     codegen_only: bool,
@@ -80,7 +99,8 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         worktree: false,
-        runs: 3,
+        at: None,
+        runs: 5,
         out: None,
         codegen_only: false,
     };
@@ -88,6 +108,7 @@ fn parse_args() -> Result<Args, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--worktree" => args.worktree = true,
+            "--at" => args.at = Some(it.next().ok_or("--at needs a commit")?),
             "--codegen-only" => args.codegen_only = true,
             "--runs" => {
                 let v = it.next().ok_or("--runs needs a number")?;
@@ -101,6 +122,11 @@ fn parse_args() -> Result<Args, String> {
             "-h" | "--help" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
         }
+    }
+    if args.worktree && args.at.is_some() {
+        return Err(format!(
+            "--worktree and --at are two sources: give one\n\n{USAGE}"
+        ));
     }
     Ok(args)
 }
@@ -118,9 +144,10 @@ fn run() -> Result<(), String> {
         .out
         .clone()
         .unwrap_or_else(|| persist.join("summary.txt"));
+    let rev = args.at.as_deref().unwrap_or("HEAD");
     let head = capture(
         Command::new("git")
-            .args(["rev-parse", "--short", "HEAD"])
+            .args(["rev-parse", "--short", &format!("{rev}^{{commit}}")])
             .current_dir(&root),
     )?;
     let (src, desc) = if args.worktree {
@@ -136,7 +163,7 @@ fn run() -> Result<(), String> {
             Command::new("git")
                 .args(["archive", "--format=tar", "-o"])
                 .arg(&tar)
-                .arg("HEAD")
+                .arg(&head)
                 .current_dir(&root),
         )?;
         check(Command::new("tar").arg("-xf").arg(&tar).arg("-C").arg(&src))?;
@@ -147,7 +174,7 @@ fn run() -> Result<(), String> {
         None
     } else {
         eprintln!(
-            "bench-build: measuring {desc} on {cores} cores; {} builds each, interleaved",
+            "bench-build: measuring {desc} on {cores} cores; {} rounds of the four builds",
             args.runs
         );
         Some(BuildCost::measure(&src, &work.0, args.runs)?)
@@ -215,13 +242,16 @@ fn target_directory(root: &Path) -> Result<PathBuf, String> {
         .ok_or_else(|| "cargo metadata gave no target_directory".to_owned())
 }
 
-/// Row 4: the clean builds of the two programs, their sizes and the slowest compiler runs.
+/// Row 4: the clean builds of the programs, their sizes, the slowest compiler runs and the
+/// largest one's memory.
 struct BuildCost {
-    /// (wall, CPU) seconds of each build, per program (table, cudarc).
-    times: [Vec<(f64, f64)>; 2],
+    /// (wall, CPU) seconds of each build, per program: the tables of [`TABLES`], then cudarc.
+    times: Vec<Vec<(f64, f64)>>,
+    /// The 4-function program's and cudarc's.
     sizes: [Sizes; 2],
     cudarc_version: String,
-    units: String,
+    /// Per program (as `times`), from the build through `RUSTC_WRAPPER`.
+    units: Vec<Units>,
 }
 
 impl BuildCost {
@@ -237,17 +267,24 @@ impl BuildCost {
             "path".into(),
             src.join("runtime").display().to_string().into(),
         );
-        let apps = [
-            App::create(
+        let mut apps = Vec::new();
+        for (name, _, main) in TABLES {
+            apps.push(App::create(
                 work,
-                "table-app",
+                name,
                 "cuda-driver-table",
-                table_dep.into(),
-                TABLE_MAIN,
-            )?,
-            App::create(work, "cudarc-app", "cudarc", cudarc.into(), CUDARC_MAIN)?,
-        ];
-        let mut times: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+                table_dep.clone().into(),
+                main,
+            )?);
+        }
+        apps.push(App::create(
+            work,
+            "cudarc-app",
+            "cudarc",
+            cudarc.into(),
+            CUDARC_MAIN,
+        )?);
+        let mut times: Vec<Vec<(f64, f64)>> = vec![Vec::new(); apps.len()];
         for i in 1..=runs {
             for (k, app) in apps.iter().enumerate() {
                 let load = load_average(1);
@@ -262,16 +299,21 @@ impl BuildCost {
                     app.name, t.0, t.1
                 );
                 times[k].push(round2(t));
-                if i < runs {
+                // The last round's 4-function and cudarc builds are kept for their sizes.
+                if i < runs || (k != 0 && k != apps.len() - 1) {
                     let _ = std::fs::remove_dir_all(&target);
                 }
             }
         }
+        let cudarc_app = &apps[apps.len() - 1];
         let sizes = [
             Sizes::measure(&apps[0], &apps[0].target(runs))?,
-            Sizes::measure(&apps[1], &apps[1].target(runs))?,
+            Sizes::measure(cudarc_app, &cudarc_app.target(runs))?,
         ];
-        let units = slowest_units(&apps[0], work)?;
+        let units = apps
+            .iter()
+            .map(|app| Units::measure(app, work))
+            .collect::<Result<_, _>>()?;
         Ok(Self {
             times,
             sizes,
@@ -280,26 +322,44 @@ impl BuildCost {
         })
     }
 
+    /// The median (wall, CPU) of program `k`.
+    fn medians(&self, k: usize) -> (f64, f64) {
+        (med(&self.times[k], 0), med(&self.times[k], 1))
+    }
+
+    /// The index of cudarc's program, the last.
+    fn cudarc(&self) -> usize {
+        self.times.len() - 1
+    }
+
     fn report(&self, runs: usize, line: &mut dyn FnMut(String)) {
-        let times = &self.times;
         let (st, sc) = (&self.sizes[0], &self.sizes[1]);
         line(format!(
-            "## 4. Build cost (clean debug build, CARGO_INCREMENTAL=0, {runs} runs each, interleaved, median)"
+            "## 4. Build cost (clean debug build, CARGO_INCREMENTAL=0, {runs} rounds of the {} programs in turn, median)",
+            self.times.len()
         ));
+        let c = self.cudarc();
+        let (wc, cc) = self.medians(c);
+        for (k, (name, what, _)) in TABLES.iter().enumerate() {
+            let (w, cpu) = self.medians(k);
+            line(format!(
+                "{:<32} wall {}-> {} s ({:.3}× cudarc); CPU {}-> {} s ({:.3}×)",
+                format!("{name} ({what}):"),
+                list(&self.times[k], 0),
+                g(w),
+                w / wc,
+                list(&self.times[k], 1),
+                g(cpu),
+                cpu / cc
+            ));
+        }
         line(format!(
-            "table-app  (cuda-driver-table, 4-function table): wall {}-> {} s; CPU {}-> {} s",
-            list(&times[0], 0),
-            g(med(&times[0], 0)),
-            list(&times[0], 1),
-            g(med(&times[0], 1))
-        ));
-        line(format!(
-            "cudarc-app (cudarc {}, driver only):         wall {}-> {} s; CPU {}-> {} s",
-            self.cudarc_version,
-            list(&times[1], 0),
-            g(med(&times[1], 0)),
-            list(&times[1], 1),
-            g(med(&times[1], 1))
+            "{:<32} wall {}-> {} s; CPU {}-> {} s",
+            format!("cudarc-app (cudarc {}):", self.cudarc_version),
+            list(&self.times[c], 0),
+            g(wc),
+            list(&self.times[c], 1),
+            g(cc)
         ));
         line(format!(
             "all dependency rlibs:  table-app {}, cudarc-app {}",
@@ -323,37 +383,101 @@ impl BuildCost {
         ));
         line(format!("table-app artifacts:  {}", st.listing));
         line(format!("cudarc-app artifacts: {}", sc.listing));
-        line(format!(
-            "table-app, slowest compiler runs (timed through RUSTC_WRAPPER, one more build): {}",
-            self.units
-        ));
+        let names = TABLES.iter().map(|t| t.0).chain(["cudarc-app"]);
+        for (name, units) in names.zip(&self.units) {
+            line(format!(
+                "{name}, slowest compiler runs (one more build, through RUSTC_WRAPPER): {}",
+                units.slowest
+            ));
+            line(format!(
+                "{name}, largest compiler run: {:.1} MiB peak memory ({})",
+                units.peak_kib as f64 / 1024.0,
+                units.peak_unit
+            ));
+        }
     }
 
     fn rows(&self, line: &mut dyn FnMut(String)) {
-        let times = &self.times;
-        let (wt, wc) = (med(&times[0], 0), med(&times[1], 0));
-        let (ct, cc) = (med(&times[0], 1), med(&times[1], 1));
+        let c = self.cudarc();
+        let (wc, cc) = self.medians(c);
         let (st, sc) = (&self.sizes[0], &self.sizes[1]);
-        let r_time = wt / wc;
-        let r_cpu = ct / cc;
-        let r_rlib = st.rlibs as f64 / sc.rlibs as f64;
-        let r_link = st.linked as f64 / sc.linked as f64;
+        // (wall row, CPU row, program, goal: none for `all`).
+        let time_rows = [
+            ("4a", "4b", 0, Some(BUILD_TIME_GOAL)),
+            ("4e", "4f", 1, Some(BUILD_TIME_GOAL_40)),
+            ("4g", "4h", 2, None),
+        ];
+        for (wall_row, cpu_row, k, goal) in time_rows {
+            let (wt, ct) = self.medians(k);
+            let (r_time, r_cpu) = (wt / wc, ct / cc);
+            let (goal_text, cpu_goal_text) = match goal {
+                Some(goal) => (format!("≤ {goal}×"), format!("(≤ {goal}×)")),
+                None => ("—".to_owned(), "—".to_owned()),
+            };
+            let verdict_of = |r: f64| goal.map_or_else(|| "—".to_owned(), |goal| verdict(r, goal));
+            line(format!(
+                "| {wall_row} | build time: clean debug build, {} (wall) | {} s | cudarc: {} s | **{r_time:.3}×** | {goal_text} | {} |",
+                TABLES[k].1, g(wt), g(wc), verdict_of(r_time)
+            ));
+            line(format!(
+                "| {cpu_row} | build time: the same builds, CPU time (user + sys) | {} s | cudarc: {} s | **{r_cpu:.3}×** | {cpu_goal_text} | {} |",
+                g(ct), g(cc), verdict_of(r_cpu)
+            ));
+            if k == 0 {
+                let r_rlib = st.rlibs as f64 / sc.rlibs as f64;
+                let r_link = st.linked as f64 / sc.linked as f64;
+                line(format!(
+                    "| 4c | size of all dependency rlibs | {} | cudarc: {} | **{r_rlib:.3}×** | ≤ {RLIB_SIZE_GOAL}× | {} |",
+                    mib(st.rlibs), mib(sc.rlibs), verdict(r_rlib, RLIB_SIZE_GOAL)
+                ));
+                line(format!(
+                    "| 4d | size of the rlibs linked into the program | {} | cudarc: {} | **{r_link:.3}×** | (≤ {RLIB_SIZE_GOAL}×) | {} |",
+                    mib(st.linked), mib(sc.linked), verdict(r_link, RLIB_SIZE_GOAL)
+                ));
+            }
+        }
+        let peaks: Vec<String> = self.units[..c]
+            .iter()
+            .map(|u| format!("{:.1}", u.peak_kib as f64 / 1024.0))
+            .collect();
         line(format!(
-            "| 4a | build time: clean debug build, 4-function table (wall) | {} s | cudarc: {} s | **{r_time:.3}×** | ≤ {BUILD_TIME_GOAL}× | {} |",
-            g(wt), g(wc), verdict(r_time, BUILD_TIME_GOAL)
+            "| 4i | peak memory of the largest compiler run: 4-function / 40-function / `all` table | {} MiB | cudarc: {:.1} MiB | — | — | — |",
+            peaks.join(" / "),
+            self.units[c].peak_kib as f64 / 1024.0
         ));
-        line(format!(
-            "| 4b | build time: the same builds, CPU time (user + sys) | {} s | cudarc: {} s | **{r_cpu:.3}×** | (≤ {BUILD_TIME_GOAL}×) | {} |",
-            g(ct), g(cc), verdict(r_cpu, BUILD_TIME_GOAL)
-        ));
-        line(format!(
-            "| 4c | size of all dependency rlibs | {} | cudarc: {} | **{r_rlib:.3}×** | ≤ {RLIB_SIZE_GOAL}× | {} |",
-            mib(st.rlibs), mib(sc.rlibs), verdict(r_rlib, RLIB_SIZE_GOAL)
-        ));
-        line(format!(
-            "| 4d | size of the rlibs linked into the program | {} | cudarc: {} | **{r_link:.3}×** | (≤ {RLIB_SIZE_GOAL}×) | {} |",
-            mib(st.linked), mib(sc.linked), verdict(r_link, RLIB_SIZE_GOAL)
-        ));
+    }
+}
+
+/// What the build of one program through `RUSTC_WRAPPER` says about its compiler runs.
+struct Units {
+    /// The eight longest, `crate version N.N s; ...`.
+    slowest: String,
+    /// The largest peak memory (resident set) of one run, in KiB, and which crate it compiled.
+    peak_kib: u64,
+    peak_unit: String,
+}
+
+impl Units {
+    /// One more clean build of `app`, with this program as `RUSTC_WRAPPER`.
+    fn measure(app: &App, work: &Path) -> Result<Self, String> {
+        let log = work.join(format!("units-{}.tsv", app.name));
+        let target = work.join(format!("target-timings-{}", app.name));
+        let me = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+        check(
+            cargo(&app.dir)
+                .args(["build", "-q", "--offline"])
+                .env("CARGO_TARGET_DIR", &target)
+                .env("RUSTC_WRAPPER", me)
+                .env(UNIT_LOG_VAR, &log),
+        )?;
+        let _ = std::fs::remove_dir_all(&target);
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let (peak_kib, peak_unit) = peak_memory(&text);
+        Ok(Self {
+            slowest: format_units(&text),
+            peak_kib,
+            peak_unit,
+        })
     }
 }
 
@@ -632,29 +756,14 @@ fn cudarc_dependency() -> Result<toml::Table, String> {
         .ok_or_else(|| "benches/Cargo.toml has no `cudarc = { ... }` dependency".to_owned())
 }
 
-/// One more clean build of `app`, with this program as `RUSTC_WRAPPER`: the eight longest
-/// compiler runs, as `crate version N.N s; ...`.
-fn slowest_units(app: &App, work: &Path) -> Result<String, String> {
-    let log = work.join("units.tsv");
-    let me = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
-    check(
-        cargo(&app.dir)
-            .args(["build", "-q", "--offline"])
-            .env("CARGO_TARGET_DIR", work.join("target-timings"))
-            .env("RUSTC_WRAPPER", me)
-            .env(UNIT_LOG_VAR, &log),
-    )?;
-    let text = std::fs::read_to_string(&log).unwrap_or_default();
-    Ok(format_units(&text))
-}
-
-/// `name<TAB>seconds` lines → the eight longest, `name 1.2 s; ...`.
+/// `name<TAB>seconds<TAB>peak KiB` lines → the eight longest, `name 1.2 s; ...`.
 fn format_units(log: &str) -> String {
     let mut units: Vec<(f64, &str)> = log
         .lines()
         .filter_map(|l| {
-            let (name, secs) = l.rsplit_once('\t')?;
-            Some((secs.parse().ok()?, name))
+            let mut fields = l.split('\t');
+            let name = fields.next()?;
+            Some((fields.next()?.parse().ok()?, name))
         })
         .collect();
     if units.is_empty() {
@@ -669,9 +778,24 @@ fn format_units(log: &str) -> String {
         .join("; ")
 }
 
+/// The largest peak memory of the log's lines, in KiB, and its crate: `(0, "none recorded")` when
+/// no line has one.
+fn peak_memory(log: &str) -> (u64, String) {
+    log.lines()
+        .filter_map(|l| {
+            let mut fields = l.split('\t');
+            let name = fields.next()?;
+            let kib: u64 = fields.nth(1)?.parse().ok()?;
+            Some((kib, name.to_owned()))
+        })
+        .max()
+        .unwrap_or_else(|| (0, "none recorded".to_owned()))
+}
+
 /// Wrapper mode: `bench-build RUSTC ARGS...` as cargo calls a `RUSTC_WRAPPER`. Runs the compiler,
-/// then appends `package version[ (build script)]<TAB>seconds` to the log for a crate compile
-/// (not for cargo's `-vV` and `--print` probes).
+/// then appends `package version[ (build script)]<TAB>seconds<TAB>peak KiB` to the log for a crate
+/// compile (not for cargo's `-vV` and `--print` probes). The peak is the compiler's resident set
+/// at its largest (`ru_maxrss` of this process's only child).
 fn wrap_rustc(log: &Path) -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let Some(rustc) = args.next() else {
@@ -695,7 +819,10 @@ fn wrap_rustc(log: &Path) -> ExitCode {
             } else {
                 ""
             };
-            let line = format!("{package} {version}{what}\t{secs:.3}\n");
+            let line = format!(
+                "{package} {version}{what}\t{secs:.3}\t{}\n",
+                children_peak_kib()
+            );
             // One short append per compiler run: lines from parallel runs do not interleave.
             let appended = std::fs::OpenOptions::new()
                 .create(true)
@@ -807,6 +934,19 @@ fn timed_logged(command: &mut Command, log: &Path) -> Result<(f64, f64), String>
             format!("{e}; its stderr:\n{}", said.trim_end())
         }
     })
+}
+
+/// The largest peak resident set, in KiB, of the child processes that have ended and been waited
+/// for (Linux counts `ru_maxrss` in KiB).
+fn children_peak_kib() -> u64 {
+    // SAFETY: `rusage` is a plain C struct for which all zero bytes is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `struct rusage`; RUSAGE_CHILDREN is a valid `who`.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    if rc != 0 {
+        return 0;
+    }
+    u64::try_from(usage.ru_maxrss).unwrap_or(0)
 }
 
 /// User + system seconds of every child process that has ended and been waited for.
@@ -936,12 +1076,17 @@ mod tests {
 
     #[test]
     fn the_slowest_units_come_first() {
-        let log = "quote 1.0.47\t0.3\nproc-macro2 1.0.107 (build script)\t0.25\ncuda-driver-table 0.1.0\t1.31\nbad line\n";
+        let log = "quote 1.0.47\t0.3\t51200\nproc-macro2 1.0.107 (build script)\t0.25\t40000\ncuda-driver-table 0.1.0\t1.31\t204800\nbad line\n";
         assert_eq!(
             format_units(log),
             "cuda-driver-table 0.1.0 1.3 s; quote 1.0.47 0.3 s; proc-macro2 1.0.107 (build script) 0.2 s"
         );
         assert_eq!(format_units(""), "(no compiler runs recorded)");
+        assert_eq!(
+            peak_memory(log),
+            (204800, "cuda-driver-table 0.1.0".to_owned())
+        );
+        assert_eq!(peak_memory("x\t0.1\n"), (0, "none recorded".to_owned()));
     }
 
     #[test]

@@ -2,136 +2,130 @@
 // Input: the releases 11070, 11080, 12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020, 13030, 13040, 13050.
 // Regenerate: cargo run -p cuda-driver-table-codegen --release -- generate
 
-// The function records and doc texts of every release; each release's manifest lists its own.
-#[allow(dead_code, non_upper_case_globals)]
-mod functions {
-    use super::*;
-    include!("functions.rs");
-}
-
+// The release, and the texts the macro reads: its records and the doc texts of every release.
 #[cfg(all(feature = "cuda-11070", not(any(feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 11070;
-    include!("manifest_11070.rs");
+    pub const RELEASE_NAME: &str = "11.7";
+    pub const RECORDS: &str = include_str!("manifest_11070.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-11080", not(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 11080;
-    include!("manifest_11080.rs");
+    pub const RELEASE_NAME: &str = "11.8";
+    pub const RECORDS: &str = include_str!("manifest_11080.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12000", not(any(feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12000;
-    include!("manifest_12000.rs");
+    pub const RELEASE_NAME: &str = "12.0";
+    pub const RECORDS: &str = include_str!("manifest_12000.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12010", not(any(feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12010;
-    include!("manifest_12010.rs");
+    pub const RELEASE_NAME: &str = "12.1";
+    pub const RECORDS: &str = include_str!("manifest_12010.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12020", not(any(feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12020;
-    include!("manifest_12020.rs");
+    pub const RELEASE_NAME: &str = "12.2";
+    pub const RECORDS: &str = include_str!("manifest_12020.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12030", not(any(feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12030;
-    include!("manifest_12030.rs");
+    pub const RELEASE_NAME: &str = "12.3";
+    pub const RECORDS: &str = include_str!("manifest_12030.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12040", not(any(feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12040;
-    include!("manifest_12040.rs");
+    pub const RELEASE_NAME: &str = "12.4";
+    pub const RECORDS: &str = include_str!("manifest_12040.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12050", not(any(feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12050;
-    include!("manifest_12050.rs");
+    pub const RELEASE_NAME: &str = "12.5";
+    pub const RECORDS: &str = include_str!("manifest_12050.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12060", not(any(feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12060;
-    include!("manifest_12060.rs");
+    pub const RELEASE_NAME: &str = "12.6";
+    pub const RECORDS: &str = include_str!("manifest_12060.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12080", not(any(feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12080;
-    include!("manifest_12080.rs");
+    pub const RELEASE_NAME: &str = "12.8";
+    pub const RECORDS: &str = include_str!("manifest_12080.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-12090", not(any(feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 12090;
-    include!("manifest_12090.rs");
+    pub const RELEASE_NAME: &str = "12.9";
+    pub const RECORDS: &str = include_str!("manifest_12090.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-13000", not(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 13000;
-    include!("manifest_13000.rs");
+    pub const RELEASE_NAME: &str = "13.0";
+    pub const RECORDS: &str = include_str!("manifest_13000.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-13010", not(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 13010;
-    include!("manifest_13010.rs");
+    pub const RELEASE_NAME: &str = "13.1";
+    pub const RECORDS: &str = include_str!("manifest_13010.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-13020", not(any(feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 13020;
-    include!("manifest_13020.rs");
+    pub const RELEASE_NAME: &str = "13.2";
+    pub const RECORDS: &str = include_str!("manifest_13020.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-13030", not(any(feature = "cuda-13040", feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 13030;
-    include!("manifest_13030.rs");
+    pub const RELEASE_NAME: &str = "13.3";
+    pub const RECORDS: &str = include_str!("manifest_13030.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(all(feature = "cuda-13040", not(any(feature = "cuda-13050"))))]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 13040;
-    include!("manifest_13040.rs");
+    pub const RELEASE_NAME: &str = "13.4";
+    pub const RECORDS: &str = include_str!("manifest_13040.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(feature = "cuda-13050")]
 mod selected {
-    use super::functions::*;
-    use super::*;
     pub const RELEASE: u32 = 13050;
-    include!("manifest_13050.rs");
+    pub const RELEASE_NAME: &str = "13.5";
+    pub const RECORDS: &str = include_str!("manifest_13050.txt");
+    pub const DOCS: &str = include_str!("docs.txt");
 }
 #[cfg(not(any(feature = "cuda-11070", feature = "cuda-11080", feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020", feature = "cuda-12030", feature = "cuda-12040", feature = "cuda-12050", feature = "cuda-12060", feature = "cuda-12080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050")))]
 mod selected {
-    use super::*;
     pub const RELEASE: u32 = 0;
     pub const RELEASE_NAME: &str = "(none)";
-    pub static FUNCTIONS: &[Function] = &[];
+    pub const RECORDS: &str = "";
+    pub const DOCS: &str = "";
 }

@@ -1,0 +1,113 @@
+//! The macro's records read back with the macro's own reader (`macros/src/manifest/records.rs`,
+//! compiled into this test) and compared with the manifests they were written from: every
+//! function, ABI, export, per-thread twin, typedef, parameter and doc text.
+
+#[path = "../../../macros/src/manifest/records.rs"]
+#[allow(dead_code)]
+mod records;
+
+use cuda_driver_table_codegen::doc::{markdown, Ref};
+use cuda_driver_table_codegen::emit::Records;
+use cuda_driver_table_codegen::pipeline::ParsedRelease;
+use cuda_driver_table_codegen::releases::release_name;
+
+/// What differs between the manifests of `releases` and what the macro reads from the records
+/// written for them; empty when they agree.
+pub fn problems(releases: &[&ParsedRelease]) -> Vec<String> {
+    problems_of(&Records::collect(releases), releases)
+}
+
+/// What differs between the manifests of `releases` and what the macro reads from `written`.
+pub fn problems_of(written: &Records, releases: &[&ParsedRelease]) -> Vec<String> {
+    let docs = written.docs_text(releases);
+    let mut out = Vec::new();
+    for r in releases {
+        let version = r.source.version();
+        let text = written.release_text(r);
+        let index = match records::Index::read(&text, &docs) {
+            Ok(index) => index,
+            Err(e) => {
+                out.push(format!("{version}: {e}"));
+                continue;
+            }
+        };
+        if (index.release, index.release_name) != (version, release_name(version).as_str()) {
+            out.push(format!(
+                "{version}: read as {} {}",
+                index.release, index.release_name
+            ));
+        }
+        let names: Vec<&str> = index.entries.iter().map(|e| e.name).collect();
+        let expected: Vec<&str> = r.manifest.functions.keys().map(String::as_str).collect();
+        if names != expected {
+            out.push(format!("{version}: the functions differ"));
+        }
+        let refs = |name: &str| {
+            if r.manifest.functions.contains_key(name) {
+                Ref::Function
+            } else if let Some(path) = r.sys_paths.get(name) {
+                Ref::Sys(path.clone())
+            } else {
+                Ref::Plain
+            }
+        };
+        for entry in &index.entries {
+            let Some(f) = r.manifest.functions.get(entry.name) else {
+                continue;
+            };
+            let at = format!("{version} {}", f.name);
+            if entry.default != f.default_abi().version {
+                out.push(format!("{at}: default {}", entry.default));
+            }
+            let abis = match index.abis(entry) {
+                Ok(abis) => abis,
+                Err(e) => {
+                    out.push(format!("{at}: {e}"));
+                    continue;
+                }
+            };
+            if abis.len() != f.abis.len() {
+                out.push(format!(
+                    "{at}: {} ABIs read, {} written",
+                    abis.len(),
+                    f.abis.len()
+                ));
+            }
+            for (read, a) in abis.iter().zip(&f.abis) {
+                let doc = a
+                    .doc
+                    .as_deref()
+                    .map(|d| markdown(d, &refs))
+                    .unwrap_or_default();
+                let params: Vec<(&str, &str)> = a
+                    .params
+                    .iter()
+                    .map(|p| (p.name.as_str(), p.ty.as_str()))
+                    .collect();
+                let twin = read.per_thread.as_ref().map(|p| {
+                    (
+                        p.version,
+                        records::per_thread_typedef(entry.name, p),
+                        p.export,
+                    )
+                });
+                let expected_twin = a
+                    .per_thread
+                    .as_ref()
+                    .map(|p| (p.version, p.typedef.clone(), p.export.as_deref()));
+                let same = read.version == a.version
+                    && records::typedef(entry.name, read.version) == a.typedef
+                    && read.export == a.export.as_deref()
+                    && twin == expected_twin
+                    && read.ret == a.ret
+                    && read.c_prototype == a.c_prototype
+                    && read.params == params
+                    && read.doc == doc;
+                if !same {
+                    out.push(format!("{at}: ABI {} reads back as {read:?}", a.version));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,226 @@
+//! The reader of the records: every committed release reads, the selected one answers lookups,
+//! and damaged text is an error that says where, never a panic.
+
+use super::records::{self, Index, PerThreadRecord};
+use proptest::prelude::*;
+
+const DOCS: &str = "# docs\n\nFirst doc\n\nits rest\nSecond — doc\n";
+
+/// A small valid records text: two functions, one with a per-thread twin and a doc.
+fn sample() -> String {
+    "# header line\n# another\n\n\
+     R\t1\t13000\t13.0\n\
+     F\tcuInit\t2000\n\
+     A\t2000\tcuInit\t-\t0+19\tCUresult\tCUresult cuInit(unsigned int Flags)\n\
+     P\tFlags\t::core::ffi::c_uint\n\
+     F\tcuLaunchKernel\t4000\n\
+     A\t4000\tcuLaunchKernel\t7000_ptsz,cuLaunchKernel_ptsz\t20+14\tCUresult\tCUresult cuLaunchKernel(CUfunction f)\n\
+     P\tf\tCUfunction\n"
+        .to_string()
+}
+
+fn read(records: &str) -> Result<Vec<String>, String> {
+    let index = Index::read(records, DOCS)?;
+    let mut out = Vec::new();
+    for e in &index.entries {
+        for a in index.abis(e)? {
+            out.push(format!(
+                "{} {} {:?} {:?}",
+                e.name, a.version, a.doc, a.params
+            ));
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn a_valid_text_reads_with_its_docs_twins_and_params() {
+    let text = sample();
+    let index = Index::read(&text, DOCS).unwrap();
+    assert_eq!((index.release, index.release_name), (13000, "13.0"));
+    assert_eq!(index.entries.len(), 2);
+    let launch = &index.entries[index.position("cuLaunchKernel").unwrap()];
+    assert_eq!(launch.default, 4000);
+    let abis = index.abis(launch).unwrap();
+    let twin = abis[0].per_thread.clone().unwrap();
+    assert_eq!(
+        twin,
+        PerThreadRecord {
+            version: 7000,
+            suffix: "ptsz",
+            export: Some("cuLaunchKernel_ptsz")
+        }
+    );
+    assert_eq!(abis[0].doc, "Second — doc");
+    assert_eq!(abis[0].params, [("f", "CUfunction")]);
+    assert_eq!(
+        records::per_thread_typedef("cuLaunchKernel", &twin),
+        "PFN_cuLaunchKernel_v7000_ptsz"
+    );
+    let init = &index.entries[index.position("cuInit").unwrap()];
+    assert_eq!(index.abis(init).unwrap()[0].doc, "First doc\n\nits rest");
+    assert_eq!(records::typedef("cuInit", 2000), "PFN_cuInit_v2000");
+    assert_eq!(index.position("cuNope"), None);
+}
+
+#[test]
+fn damaged_text_is_an_error_that_says_where() {
+    let cases: [(&str, &str, &str); 12] = [
+        ("R\t1\t13000\t13.0\n", "", "line 4: the first line is `R"),
+        ("R\t1\t", "R\t2\t", "line 4: the records are in format 2"),
+        (
+            "# another\n\n",
+            "# another\n",
+            "line 3: the header ends at an empty line",
+        ),
+        (
+            "\tcuLaunchKernel\t4000",
+            "\tcuAaa\t4000",
+            "line 8: `cuAaa` is not in order",
+        ),
+        (
+            "F\tcuInit\t2000\n",
+            "",
+            "line 5: expected an `F`, `A` or `P` line",
+        ),
+        (
+            "P\tFlags\t::core::ffi::c_uint\n",
+            "",
+            "line 6: an `A` line needs its `P` line",
+        ),
+        (
+            "0+19",
+            "0+200",
+            "line 6: the doc 0+200 is not a text of docs.txt",
+        ),
+        (
+            "20+14",
+            "20+8",
+            "line 9: the doc 20+8 is not a text of docs.txt",
+        ),
+        (
+            "\t2000\n",
+            "\t3000\n",
+            "line 5: the default ABI 3000 of `cuInit`",
+        ),
+        ("7000_ptsz,", "7000_xx,", "line 9: a per-thread twin is"),
+        (
+            "Flags\t::core::ffi::c_uint",
+            "Flags",
+            "line 7: a `P` line holds pairs",
+        ),
+        ("\n", "\r\n", "Windows line ends"),
+    ];
+    for (from, to, expected) in cases {
+        let text = sample().replacen(from, to, 1);
+        assert_ne!(text, sample(), "{from:?} is not in the sample");
+        let err = read(&text).unwrap_err();
+        assert!(err.contains(expected), "{from:?} -> {to:?}: {err}");
+    }
+    // An ABI listed twice, or out of order.
+    let twice = sample().replace(
+        "P\tFlags\t::core::ffi::c_uint\n",
+        "P\tFlags\t::core::ffi::c_uint\nA\t2000\tcuInit\t-\t-\tCUresult\tx\nP\n",
+    );
+    assert!(read(&twice)
+        .unwrap_err()
+        .contains("line 8: ABI 2000 of `cuInit` is not in order"));
+    assert!(Index::read("", DOCS).unwrap_err().contains("no empty line"));
+    assert!(Index::read("#\n\n", DOCS)
+        .unwrap_err()
+        .contains("no `R` line"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+    /// Whatever is cut out of or put into a valid text, reading it gives a value or an error.
+    #[test]
+    fn reading_never_panics(at in 0usize..400, cut in 0usize..8, insert in "[\\t\\nAFPR0-9+,_-]{0,4}") {
+        let text = sample();
+        let at = at.min(text.len());
+        let end = (at + cut).min(text.len());
+        if text.is_char_boundary(at) && text.is_char_boundary(end) {
+            let damaged = format!("{}{insert}{}", &text[..at], &text[end..]);
+            let _ = read(&damaged);
+        }
+    }
+}
+
+/// Every release's committed records read completely with the committed docs, and name the
+/// release of their file.
+#[test]
+fn every_committed_release_reads() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/generated");
+    let docs = std::fs::read_to_string(dir.join("docs.txt")).unwrap();
+    let mut releases = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(version) = name
+            .strip_prefix("manifest_")
+            .and_then(|n| n.strip_suffix(".txt"))
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let index = Index::read(&text, &docs).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(index.release.to_string(), version);
+        assert!(index.entries.len() > 300, "{name}: {}", index.entries.len());
+        for e in &index.entries {
+            index.abis(e).unwrap();
+        }
+        releases += 1;
+    }
+    assert!(releases >= 17, "{releases} releases");
+}
+
+/// The selected release (run with one `cuda-XXXXX` feature) answers lookups from its records.
+#[test]
+fn the_selected_release_answers_lookups() {
+    if super::RELEASE == 0 {
+        assert!(super::functions().is_empty());
+        return;
+    }
+    super::load().unwrap();
+    let all = super::functions();
+    assert!(all.len() > 400, "{}", all.len());
+    assert!(all.windows(2).all(|w| w[0].name < w[1].name));
+    let create = super::find("cuCtxCreate").unwrap();
+    let v2 = create.abi(3020).unwrap();
+    assert_eq!(v2.typedef, "PFN_cuCtxCreate_v3020");
+    assert_eq!(v2.export, Some("cuCtxCreate_v2"));
+    assert_eq!(v2.params[0], ("pctx", "*mut CUcontext"));
+    assert!(create.abi(create.default).is_some());
+    // Found twice: the same record, read once.
+    assert!(std::ptr::eq(create, super::find("cuCtxCreate").unwrap()));
+    let launch = super::find("cuLaunchKernel").unwrap();
+    let twin = launch.abi(4000).unwrap().per_thread.as_ref().unwrap();
+    assert_eq!(twin.typedef, "PFN_cuLaunchKernel_v7000_ptsz");
+    let doc = launch.abi(launch.default).unwrap().doc;
+    assert!(doc.starts_with("Launches a CUDA function"), "{doc}");
+    assert!(super::find("cuNope").is_none());
+}
+
+/// A damaged file is an error for the attribute: what cannot be read, where, and what to do.
+#[test]
+fn a_damaged_manifest_is_one_error_that_says_what_to_do() {
+    let damaged: &'static str =
+        Box::leak(sample().replace("F\tcuInit", "X\tcuInit").into_boxed_str());
+    let err = super::read(damaged, DOCS).unwrap_err();
+    assert!(
+        err.starts_with(&format!(
+            "cuda-driver-table-macros cannot read its function manifest of CUDA {} (line 5: expected an `F`",
+            super::selected::RELEASE_NAME
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("download and build it again (`cargo clean -p cuda-driver-table-macros`)")
+    );
+    // Records of another release than the selected one.
+    let other: &'static str =
+        Box::leak(sample().replace("R\t1\t13000", "R\t1\t1").into_boxed_str());
+    assert!(super::read(other, DOCS)
+        .unwrap_err()
+        .contains("its records are of CUDA 13.0 (1)"));
+}

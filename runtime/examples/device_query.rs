@@ -1,7 +1,8 @@
 //! Lists every CUDA device with its name, compute capability and memory, and the driver version,
 //! and says which backend and library the table used.
 //!
-//! `cargo run --example device_query [-- --driver]`
+//! `cargo run --example device_query [-- --driver]` (the default configuration: libcudart, or
+//! libcuda.so.1 where no libcudart is installed; `--driver` uses libcuda.so.1 directly).
 
 use cuda_driver_table::{driver_table, sys, Config, Error};
 use std::ffi::{c_char, CStr};
@@ -59,7 +60,7 @@ fn main() -> ExitCode {
     let config = if std::env::args().any(|a| a == "--driver") {
         Config::driver()
     } else {
-        Config::runtime()
+        Config::new()
     };
     match run(&Cuda::with_config(config)) {
         Ok(()) => ExitCode::SUCCESS,

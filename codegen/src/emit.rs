@@ -652,7 +652,7 @@ fn text_header(rust: &str) -> String {
 
 /// The compact per-release ABI list of the runtime crate.
 pub fn abis_text(m: &Manifest) -> String {
-    let mut out = String::from("pub static FUNCTIONS: &[FunctionAbis] = &[\n");
+    let mut out = String::from("pub static FUNCTIONS: &[Function] = &[\n");
     for f in m.functions.values() {
         let abis: Vec<String> = f
             .abis
@@ -660,14 +660,14 @@ pub fn abis_text(m: &Manifest) -> String {
             .map(|a| {
                 let pt = match &a.per_thread {
                     Some(p) => format!(
-                        "Some(PerThreadAbi {{ version: {}, export: {} }})",
+                        "Some(PerThread {{ version: {}, export: {} }})",
                         p.version,
                         opt_lit(&p.export)
                     ),
                     None => "None".to_string(),
                 };
                 format!(
-                    "AbiInfo {{ version: {}, export: {}, per_thread: {pt} }}",
+                    "Abi {{ version: {}, export: {}, per_thread: {pt} }}",
                     a.version,
                     opt_lit(&a.export)
                 )
@@ -675,7 +675,7 @@ pub fn abis_text(m: &Manifest) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "    FunctionAbis {{ name: {}, default: {}, abis: &[{}] }},",
+            "    Function {{ name: {}, default: {}, abis: &[{}] }},",
             lit(&f.name),
             f.default_abi().version,
             abis.join(", ")

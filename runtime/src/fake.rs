@@ -541,7 +541,7 @@ impl Driver {
 // (valid forever) of the entry's type: `Field<I>::Fn` of the table whose `FUNCTIONS[I]` is the
 // entry's spec, which by `Functions`' contract is the type of the `PFN_*` typedef of exactly that
 // spec's ABI and of its per-thread twin. A lookup finds an entry only for the request of that
-// very ABI (`Entry::answers`: `AbiInfo::request` in either mode, the version and the flag), so
+// very ABI (`Entry::answers`: `Abi::request` in either mode, the version and the flag), so
 // what it returns has exactly the requested ABI's type; any other lookup finds nothing.
 unsafe impl Resolver for Driver {
     fn describe(&self) -> String {

@@ -88,12 +88,12 @@ use libloading::Library;
 use crate::backend::{BuiltIn, Driver, Env, Loaded, Os, Runtime};
 use crate::config::{Backend, Config};
 use crate::error::{quoted, Error, ErrorKind, Origin};
-use crate::manifest::AbiInfo;
+use crate::manifest::Abi;
 use crate::resolve::{resolve_with, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
 
 /// Resolves driver function `name` at ABI `abi` through `config`'s backend and stream mode, by
-/// the same rules as a table's fields ([`AbiInfo::request`] is what is asked); loads the library
+/// the same rules as a table's fields ([`Abi::request`] is what is asked); loads the library
 /// on first use. Each call asks again (nothing is cached): tables are the way to call functions;
 /// this is for tools and tests that check ABIs one by one, for example every ABI of
 /// [`manifest::FUNCTIONS`](crate::manifest::FUNCTIONS).
@@ -106,11 +106,7 @@ use crate::stream::StreamMode;
 ///
 /// When the library cannot be loaded or the function cannot be resolved at that ABI (see
 /// [`ErrorKind`]).
-pub fn resolve(
-    config: &Config,
-    name: &'static str,
-    abi: &AbiInfo,
-) -> Result<NonNull<c_void>, Error> {
+pub fn resolve(config: &Config, name: &'static str, abi: &Abi) -> Result<NonNull<c_void>, Error> {
     resolve_with(resolver_for(config)?, config.stream_mode(), name, abi)
 }
 

@@ -6,36 +6,36 @@ use crate::stream::StreamMode;
 
 /// A driver function and every ABI it has in the selected release, oldest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FunctionAbis {
+pub struct Function {
     /// The C name (`cuCtxCreate`).
     pub name: &'static str,
     /// The default ABI: the newest with a typedef in this release.
     pub default: u32,
     /// Every ABI, oldest first.
-    pub abis: &'static [AbiInfo],
+    pub abis: &'static [Abi],
 }
 
 /// One ABI of a function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AbiInfo {
+pub struct Abi {
     /// The version in its typedef (`PFN_cuCtxCreate_v12050` -> 12050).
     pub version: u32,
     /// The exported symbol `cuda.h` declares for it (`cuCtxCreate_v4`).
     pub export: Option<&'static str>,
     /// Its `_ptds`/`_ptsz` twin, if any.
-    pub per_thread: Option<PerThreadAbi>,
+    pub per_thread: Option<PerThread>,
 }
 
 /// The per-thread default stream twin of an ABI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PerThreadAbi {
+pub struct PerThread {
     /// The version in its typedef (`PFN_cuLaunchKernel_v7000_ptsz` -> 7000).
     pub version: u32,
     /// Its exported symbol (`cuLaunchKernel_ptsz`).
     pub export: Option<&'static str>,
 }
 
-impl AbiInfo {
+impl Abi {
     /// What is asked of the driver for this ABI in `mode`: the version and the stream flag. In
     /// per-thread mode that is the per-thread twin where there is one; every other case is this
     /// ABI with the legacy flag. Resolution asks exactly this, nothing else.
@@ -74,7 +74,7 @@ pub fn cu_result_name(code: u32) -> Option<&'static str> {
 }
 
 /// Looks a function up by name in the selected release.
-pub fn find(name: &str) -> Option<&'static FunctionAbis> {
+pub fn find(name: &str) -> Option<&'static Function> {
     FUNCTIONS
         .binary_search_by(|f| f.name.cmp(name))
         .ok()

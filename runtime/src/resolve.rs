@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use crate::abi_history;
 use crate::error::{Error, ErrorKind, Status};
 use crate::ffi;
-use crate::manifest::AbiInfo;
+use crate::manifest::Abi;
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
@@ -111,19 +111,19 @@ pub unsafe trait Resolver: Send + Sync + RefUnwindSafe {
 }
 
 /// The ABI of `cuGetErrorName` and `cuGetErrorString` that error messages use.
-pub(crate) const ERROR_STRING_ABI: AbiInfo = AbiInfo {
+pub(crate) const ERROR_STRING_ABI: Abi = Abi {
     version: 6000,
     export: None,
     per_thread: None,
 };
 
 /// Resolves driver function `name` at `abi` through `resolver`, in stream mode `mode`: the
-/// request is [`AbiInfo::request`], and nothing else is ever asked.
+/// request is [`Abi::request`], and nothing else is ever asked.
 pub(crate) fn resolve_with<R: Resolver + ?Sized>(
     resolver: &R,
     mode: StreamMode,
     name: &'static str,
-    abi: &AbiInfo,
+    abi: &Abi,
 ) -> Result<NonNull<c_void>, Error> {
     // Driver function names are short: build the C string on the stack, not the heap.
     let mut buf = [0u8; 128];
@@ -146,7 +146,7 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
 
 /// A name that cannot be a C symbol (it holds a NUL byte).
 #[cold]
-fn not_a_symbol(name: &'static str, abi: &AbiInfo, mode: StreamMode) -> Error {
+fn not_a_symbol(name: &'static str, abi: &Abi, mode: StreamMode) -> Error {
     ErrorKind::SymbolNotFound {
         function: name,
         version: abi.request(mode).0,
@@ -161,7 +161,7 @@ pub(crate) fn resolve_symbol<R: Resolver + ?Sized>(
     mode: StreamMode,
     name: &'static str,
     symbol: &CStr,
-    abi: &AbiInfo,
+    abi: &Abi,
 ) -> Result<NonNull<c_void>, Error> {
     let (version, flag) = abi.request(mode);
     let (query, asked) = match resolver.versioning() {

@@ -21,7 +21,7 @@ use crate::config::Config;
 use crate::error::Status;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::library::resolver_for;
-use crate::manifest::{cu_result_name, AbiInfo, PerThreadAbi};
+use crate::manifest::{cu_result_name, Abi, PerThread};
 use crate::resolve::resolve_symbol;
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
@@ -38,8 +38,8 @@ pub struct FunctionSpec {
     /// The typedef of its per-thread twin (`PFN_cuLaunchKernel_v7000_ptsz`), if it has one.
     pub per_thread_typedef: Option<&'static str>,
     /// The pinned ABI: its version, exported symbol and per-thread twin. What is requested is
-    /// [`AbiInfo::request`].
-    pub abi: AbiInfo,
+    /// [`Abi::request`].
+    pub abi: Abi,
 }
 /// The functions of a table, in its order (`Table::FUNCTIONS`). Implemented for each table type
 /// by [`__cdt_bind!`](crate::__cdt_bind), with one [`Field`] per function. Hidden from the docs.
@@ -160,7 +160,7 @@ pub const fn spec(
     let (per_thread_typedef, per_thread) = match per_thread {
         Some((typedef, export)) => (
             Some(typedef),
-            Some(PerThreadAbi {
+            Some(PerThread {
                 version: typedef_version(name, typedef, true),
                 export,
             }),
@@ -172,7 +172,7 @@ pub const fn spec(
         symbol,
         typedef,
         per_thread_typedef,
-        abi: AbiInfo {
+        abi: Abi {
             version: typedef_version(name, typedef, false),
             export,
             per_thread,
@@ -471,7 +471,7 @@ pub(crate) const LOOKUP_DRIVER_FLOOR: u32 = 11030;
 
 /// The lowest driver version (`cuDriverGetVersion`'s number) on which every function of
 /// `functions` resolves in stream mode `mode`: the newest version any of them is requested at
-/// ([`AbiInfo::request`]), and at least 11030 (`cuGetProcAddress`). A driver older than a requested
+/// ([`Abi::request`]), and at least 11030 (`cuGetProcAddress`). A driver older than a requested
 /// version refuses it ([`ErrorKind::DriverTooOld`]), so below this floor some field cannot
 /// resolve; at or above it, every field's ABI exists. Generated tables expose it as
 /// `MIN_DRIVER_VERSION` and `min_driver_version()`.

@@ -5,18 +5,18 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::manifest::{AbiInfo, PerThreadAbi};
+use crate::manifest::{Abi, PerThread};
 use crate::resolve::{LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
 /// An ABI at `version` with, optionally, a per-thread twin at `per_thread`.
-pub(crate) const fn abi(version: u32, per_thread: Option<u32>) -> AbiInfo {
-    AbiInfo {
+pub(crate) const fn abi(version: u32, per_thread: Option<u32>) -> Abi {
+    Abi {
         version,
         export: None,
         per_thread: match per_thread {
-            Some(version) => Some(PerThreadAbi {
+            Some(version) => Some(PerThread {
                 version,
                 export: None,
             }),

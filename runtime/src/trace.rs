@@ -146,7 +146,7 @@ mod on {
 
     use crate::config::Config;
     use crate::error::{Error, ErrorKind};
-    use crate::manifest::AbiInfo;
+    use crate::manifest::Abi;
 
     /// An argument of a traced call, shown by [`DebugArg`] where its type has `Debug` (pointers
     /// in hex, integers and the bindings' enums by value), else by [`OpaqueArg`] as its type's
@@ -231,7 +231,7 @@ mod on {
     pub(crate) fn resolution(
         config: &Config,
         name: &str,
-        abi: &AbiInfo,
+        abi: &Abi,
         result: &Result<std::ptr::NonNull<std::ffi::c_void>, Error>,
         elapsed: Duration,
     ) {

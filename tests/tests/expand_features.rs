@@ -10,8 +10,7 @@
 use std::path::Path;
 
 use cuda_driver_table::{
-    manifest::PerThreadAbi, sys, Backend, Config, CudaLibrary, Error, ErrorKind, Errors,
-    FunctionSpec, StreamMode,
+    manifest, sys, Backend, Config, CudaLibrary, Error, ErrorKind, Errors, FunctionSpec, StreamMode,
 };
 
 /// The tables live in a module so that using them from outside checks that the struct keeps
@@ -202,7 +201,7 @@ fn per_thread_spec_of_cu_launch_kernel() {
     assert_eq!(launch.abi.version, 4000);
     assert_eq!(
         launch.abi.per_thread,
-        Some(PerThreadAbi {
+        Some(manifest::PerThread {
             version: 7000,
             export: Some("cuLaunchKernel_ptsz"),
         })

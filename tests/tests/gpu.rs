@@ -14,8 +14,8 @@ use std::ffi::c_void;
 use std::fmt::Write as _;
 
 /// An ABI without a per-thread twin, for lookups by version alone.
-fn abi(version: u32) -> manifest::AbiInfo {
-    manifest::AbiInfo {
+fn abi(version: u32) -> manifest::Abi {
+    manifest::Abi {
         version,
         export: None,
         per_thread: None,
@@ -573,10 +573,10 @@ fn lookup_failures_and_cuda_errors_are_named_through_every_backend() {
                     matches!(e.kind(), ErrorKind::SymbolNotFound { .. }),
                     "{label}: {e}"
                 );
-                let twin_too_old = manifest::AbiInfo {
+                let twin_too_old = manifest::Abi {
                     version: 4000,
                     export: None,
-                    per_thread: Some(manifest::PerThreadAbi {
+                    per_thread: Some(manifest::PerThread {
                         version: 4000,
                         export: None,
                     }),

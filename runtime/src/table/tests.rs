@@ -10,7 +10,7 @@ use std::sync::Barrier;
 use crate::error::ErrorKind;
 
 use super::*;
-use crate::manifest::PerThreadAbi;
+use crate::manifest::PerThread;
 use crate::resolve::{LookupResult, Query, Resolver};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
@@ -42,7 +42,7 @@ fn the_binding_reads_every_version_off_the_typedefs() {
                 symbol: c"cuCtxSetCurrent",
                 typedef: "PFN_cuCtxSetCurrent_v4000",
                 per_thread_typedef: None,
-                abi: AbiInfo {
+                abi: Abi {
                     version: 4000,
                     export: Some("cuCtxSetCurrent"),
                     per_thread: None,
@@ -53,10 +53,10 @@ fn the_binding_reads_every_version_off_the_typedefs() {
                 symbol: c"cuLaunchKernel",
                 typedef: "PFN_cuLaunchKernel_v4000",
                 per_thread_typedef: Some("PFN_cuLaunchKernel_v7000_ptsz"),
-                abi: AbiInfo {
+                abi: Abi {
                     version: 4000,
                     export: Some("cuLaunchKernel"),
-                    per_thread: Some(PerThreadAbi {
+                    per_thread: Some(PerThread {
                         version: 7000,
                         export: Some("cuLaunchKernel_ptsz"),
                     }),
@@ -269,10 +269,10 @@ fn min_driver_version_is_the_newest_request_in_the_mode() {
         symbol: c"cuX",
         typedef: "PFN_cuX",
         per_thread_typedef: None,
-        abi: AbiInfo {
+        abi: Abi {
             version,
             export: None,
-            per_thread: per_thread.map(|version| PerThreadAbi {
+            per_thread: per_thread.map(|version| PerThread {
                 version,
                 export: None,
             }),

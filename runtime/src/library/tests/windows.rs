@@ -25,7 +25,7 @@ use crate::config::Config;
 use crate::error::{ErrorKind, Origin};
 use crate::ffi;
 use crate::library::{resolve, resolver_for, WINDOWS_BARE_NAME_SEARCH};
-use crate::manifest::{AbiInfo, FUNCTIONS};
+use crate::manifest::{Abi, FUNCTIONS};
 
 const DLLS_VAR: &str = "CUDA_DRIVER_TABLE_TEST_WINDOWS_DLLS";
 /// Set for a child: the folder it writes its outcome into.
@@ -230,7 +230,7 @@ fn loaded_module(name: &str) -> Option<PathBuf> {
 }
 
 /// `cuDriverGetVersion`'s default ABI in the manifest, as a table asks for it.
-fn driver_get_version_abi() -> &'static AbiInfo {
+fn driver_get_version_abi() -> &'static Abi {
     let f = FUNCTIONS
         .iter()
         .find(|f| f.name == "cuDriverGetVersion")
@@ -678,8 +678,8 @@ fn libraries_named_in_code_that_are_not_cuda() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn abi_2000() -> AbiInfo {
-    AbiInfo {
+fn abi_2000() -> Abi {
+    Abi {
         version: 2000,
         export: None,
         per_thread: None,

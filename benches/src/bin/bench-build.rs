@@ -1,7 +1,7 @@
 //! The CPU benchmarks (rows 4–5 of `BENCHMARKS.md`), on the build machine:
 //!
 //! ```text
-//! cargo run -p cuda-driver-table-benches --bin bench-build -- [--worktree | --at REV] [--codegen-only] [--runs N] [--out FILE]
+//! cargo run -p cuda-driver-table-benches --bin bench-build -- [--worktree | --at REV] [--baseline REV] [--codegen-only] [--runs N] [--out FILE]
 //! ```
 //!
 //! 4. Build cost: a clean debug `cargo build` of small programs with a 4-function, a 40-function
@@ -19,7 +19,9 @@
 //!    (without the rlibs only proc macros use); proc-macro `.so` files are listed apart. Last, one
 //!    more build of each program runs every compiler invocation through this program as
 //!    `RUSTC_WRAPPER`, which times each one and reads its peak memory, to say which crates the time
-//!    goes to and how much memory the largest compiler run takes.
+//!    goes to and how much memory the largest compiler run takes. With `--baseline REV`, each round
+//!    also builds the table programs against the tree of commit REV, each next to its counterpart
+//!    (in turn first and second), so that a change is measured against the same machine load.
 //! 5. Codegen: `cuda-driver-table-codegen generate --root <tmp>` over every release from the cached
 //!    wheels, `--runs` times, median; the generator is built first and the wheels fetched, both
 //!    untimed. The output is compared with the committed generated files.
@@ -35,9 +37,10 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 const USAGE: &str = "\
-usage: bench-build [--worktree | --at REV] [--codegen-only] [--runs N] [--out FILE]
+usage: bench-build [--worktree | --at REV] [--baseline REV] [--codegen-only] [--runs N] [--out FILE]
   --worktree      measure the working tree instead of the committed tree (git archive HEAD)
   --at REV        measure the tree of commit REV instead of HEAD's
+  --baseline REV  also build the table programs against commit REV's tree, in the same rounds
   --codegen-only  only row 5, the generator (no builds of the programs)
   --runs N        builds of each program and runs of the generator (5)
   --out FILE      where the summary goes too (bench-build/summary.txt in the target folder)";
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
 struct Args {
     worktree: bool,
     at: Option<String>,
+    baseline: Option<String>,
     runs: usize,
     out: Option<PathBuf>,
     codegen_only: bool,
@@ -100,6 +104,7 @@ fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         worktree: false,
         at: None,
+        baseline: None,
         runs: 5,
         out: None,
         codegen_only: false,
@@ -109,6 +114,7 @@ fn parse_args() -> Result<Args, String> {
         match a.as_str() {
             "--worktree" => args.worktree = true,
             "--at" => args.at = Some(it.next().ok_or("--at needs a commit")?),
+            "--baseline" => args.baseline = Some(it.next().ok_or("--baseline needs a commit")?),
             "--codegen-only" => args.codegen_only = true,
             "--runs" => {
                 let v = it.next().ok_or("--runs needs a number")?;
@@ -144,40 +150,44 @@ fn run() -> Result<(), String> {
         .out
         .clone()
         .unwrap_or_else(|| persist.join("summary.txt"));
-    let rev = args.at.as_deref().unwrap_or("HEAD");
-    let head = capture(
-        Command::new("git")
-            .args(["rev-parse", "--short", &format!("{rev}^{{commit}}")])
-            .current_dir(&root),
-    )?;
+    let head = short_commit(&root, args.at.as_deref().unwrap_or("HEAD"))?;
     let (src, desc) = if args.worktree {
         (
             root.clone(),
             format!("working tree of {head} (with uncommitted changes)"),
         )
     } else {
-        let src = work.0.join("src");
-        mkdir(&src)?;
-        let tar = work.0.join("src.tar");
-        check(
-            Command::new("git")
-                .args(["archive", "--format=tar", "-o"])
-                .arg(&tar)
-                .arg(&head)
-                .current_dir(&root),
-        )?;
-        check(Command::new("tar").arg("-xf").arg(&tar).arg("-C").arg(&src))?;
-        (src, format!("commit {head}"))
+        (
+            extract(&root, &head, &work.0.join("src"))?,
+            format!("commit {head}"),
+        )
+    };
+    let baseline = match &args.baseline {
+        Some(rev) => {
+            let commit = short_commit(&root, rev)?;
+            let tree = extract(&root, &commit, &work.0.join("baseline"))?;
+            Some((commit, tree))
+        }
+        None => None,
     };
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let build = if args.codegen_only {
         None
     } else {
         eprintln!(
-            "bench-build: measuring {desc} on {cores} cores; {} rounds of the four builds",
-            args.runs
+            "bench-build: measuring {desc} on {cores} cores; {} rounds of the builds{}",
+            args.runs,
+            baseline
+                .as_ref()
+                .map(|(c, _)| format!(", with the tables of commit {c} beside them"))
+                .unwrap_or_default()
         );
-        Some(BuildCost::measure(&src, &work.0, args.runs)?)
+        Some(BuildCost::measure(
+            &src,
+            baseline.as_ref().map(|(c, p)| (c.as_str(), p.as_path())),
+            &work.0,
+            args.runs,
+        )?)
     };
     let codegen = Codegen::measure(&src, &work.0, &persist, args.runs)?;
 
@@ -219,6 +229,31 @@ fn run() -> Result<(), String> {
     std::fs::write(&outfile, s).map_err(|e| format!("cannot write {}: {e}", outfile.display()))
 }
 
+/// `abc1234` for a revision.
+fn short_commit(root: &Path, rev: &str) -> Result<String, String> {
+    capture(
+        Command::new("git")
+            .args(["rev-parse", "--short", &format!("{rev}^{{commit}}")])
+            .current_dir(root),
+    )
+}
+
+/// The tree of `commit` in the new folder `dir` (`git archive`). Files get the time of extraction,
+/// not the commit's, so that cargo rebuilds what a reused target folder holds from another tree.
+fn extract(root: &Path, commit: &str, dir: &Path) -> Result<PathBuf, String> {
+    mkdir(dir)?;
+    let tar = dir.with_extension("tar");
+    check(
+        Command::new("git")
+            .args(["archive", "--format=tar", "-o"])
+            .arg(&tar)
+            .arg(commit)
+            .current_dir(root),
+    )?;
+    check(Command::new("tar").arg("-xmf").arg(&tar).arg("-C").arg(dir))?;
+    Ok(dir.to_path_buf())
+}
+
 /// The workspace's target folder as cargo resolves it (`CARGO_TARGET_DIR`, `build.target-dir`,
 /// or `target/` at the root): `target_directory` of `cargo metadata`.
 fn target_directory(root: &Path) -> Result<PathBuf, String> {
@@ -245,122 +280,193 @@ fn target_directory(root: &Path) -> Result<PathBuf, String> {
 /// Row 4: the clean builds of the programs, their sizes, the slowest compiler runs and the
 /// largest one's memory.
 struct BuildCost {
-    /// (wall, CPU) seconds of each build, per program: the tables of [`TABLES`], then cudarc.
-    times: Vec<Vec<(f64, f64)>>,
+    /// The tables of [`TABLES`] in order, then cudarc's, then with `--baseline` the tables again
+    /// against the baseline tree.
+    programs: Vec<Program>,
     /// The 4-function program's and cudarc's.
     sizes: [Sizes; 2],
     cudarc_version: String,
-    /// Per program (as `times`), from the build through `RUSTC_WRAPPER`.
-    units: Vec<Units>,
+    /// The baseline's commit, with `--baseline`.
+    baseline: Option<String>,
+}
+
+/// One program of row 4 and what its builds measured.
+struct Program {
+    app: App,
+    /// (wall, CPU) seconds of each build.
+    times: Vec<(f64, f64)>,
+    /// From the build through `RUSTC_WRAPPER`.
+    units: Option<Units>,
 }
 
 impl BuildCost {
-    fn measure(src: &Path, work: &Path, runs: usize) -> Result<Self, String> {
+    fn measure(
+        src: &Path,
+        baseline: Option<(&str, &Path)>,
+        work: &Path,
+        runs: usize,
+    ) -> Result<Self, String> {
         let cudarc = cudarc_dependency()?;
         let cudarc_version = cudarc
             .get("version")
             .and_then(|v| v.as_str())
             .unwrap_or("?")
             .to_owned();
-        let mut table_dep = toml::Table::new();
-        table_dep.insert(
-            "path".into(),
-            src.join("runtime").display().to_string().into(),
-        );
+        let table_dep = |tree: &Path| {
+            let mut dep = toml::Table::new();
+            dep.insert(
+                "path".into(),
+                tree.join("runtime").display().to_string().into(),
+            );
+            toml::Value::from(dep)
+        };
         let mut apps = Vec::new();
         for (name, _, main) in TABLES {
             apps.push(App::create(
                 work,
-                name,
+                name.to_owned(),
                 "cuda-driver-table",
-                table_dep.clone().into(),
+                table_dep(src),
                 main,
             )?);
         }
         apps.push(App::create(
             work,
-            "cudarc-app",
+            "cudarc-app".to_owned(),
             "cudarc",
             cudarc.into(),
             CUDARC_MAIN,
         )?);
-        let mut times: Vec<Vec<(f64, f64)>> = vec![Vec::new(); apps.len()];
+        if let Some((commit, tree)) = baseline {
+            for (name, _, main) in TABLES {
+                apps.push(App::create(
+                    work,
+                    format!("{name}@{commit}"),
+                    "cuda-driver-table",
+                    table_dep(tree),
+                    main,
+                )?);
+            }
+        }
+        let mut programs: Vec<Program> = apps
+            .into_iter()
+            .map(|app| Program {
+                app,
+                times: Vec::new(),
+                units: None,
+            })
+            .collect();
+        let cudarc_at = TABLES.len();
         for i in 1..=runs {
-            for (k, app) in apps.iter().enumerate() {
+            // Each table next to its baseline (first and second in turn), then cudarc.
+            let mut order = Vec::new();
+            for k in 0..TABLES.len() {
+                let pair = [k, cudarc_at + 1 + k];
+                if programs.len() > cudarc_at + 1 {
+                    order.extend(if i % 2 == 1 { pair } else { [pair[1], pair[0]] });
+                } else {
+                    order.push(k);
+                }
+            }
+            order.push(cudarc_at);
+            for k in order {
+                let p = &mut programs[k];
                 let load = load_average(1);
-                let target = app.target(i);
+                let target = p.app.target(i);
                 let t = timed(
-                    cargo(&app.dir)
+                    cargo(&p.app.dir)
                         .args(["build", "-q", "--offline"])
                         .env("CARGO_TARGET_DIR", &target),
                 )?;
                 eprintln!(
                     "bench-build: {} build {i}: {:.2} s wall, {:.2} s CPU (load average before: {load})",
-                    app.name, t.0, t.1
+                    p.app.name, t.0, t.1
                 );
-                times[k].push(round2(t));
+                p.times.push(round2(t));
                 // The last round's 4-function and cudarc builds are kept for their sizes.
-                if i < runs || (k != 0 && k != apps.len() - 1) {
+                if i < runs || (k != 0 && k != cudarc_at) {
                     let _ = std::fs::remove_dir_all(&target);
                 }
             }
         }
-        let cudarc_app = &apps[apps.len() - 1];
         let sizes = [
-            Sizes::measure(&apps[0], &apps[0].target(runs))?,
-            Sizes::measure(cudarc_app, &cudarc_app.target(runs))?,
+            Sizes::measure(&programs[0].app, &programs[0].app.target(runs))?,
+            Sizes::measure(
+                &programs[cudarc_at].app,
+                &programs[cudarc_at].app.target(runs),
+            )?,
         ];
-        let units = apps
-            .iter()
-            .map(|app| Units::measure(app, work))
-            .collect::<Result<_, _>>()?;
+        for p in &mut programs {
+            p.units = Some(Units::measure(&p.app, work)?);
+        }
         Ok(Self {
-            times,
+            programs,
             sizes,
             cudarc_version,
-            units,
+            baseline: baseline.map(|(c, _)| c.to_owned()),
         })
     }
 
     /// The median (wall, CPU) of program `k`.
     fn medians(&self, k: usize) -> (f64, f64) {
-        (med(&self.times[k], 0), med(&self.times[k], 1))
+        let t = &self.programs[k].times;
+        (med(t, 0), med(t, 1))
     }
 
-    /// The index of cudarc's program, the last.
+    /// The index of cudarc's program.
     fn cudarc(&self) -> usize {
-        self.times.len() - 1
+        TABLES.len()
     }
 
     fn report(&self, runs: usize, line: &mut dyn FnMut(String)) {
         let (st, sc) = (&self.sizes[0], &self.sizes[1]);
         line(format!(
             "## 4. Build cost (clean debug build, CARGO_INCREMENTAL=0, {runs} rounds of the {} programs in turn, median)",
-            self.times.len()
+            self.programs.len()
         ));
         let c = self.cudarc();
         let (wc, cc) = self.medians(c);
-        for (k, (name, what, _)) in TABLES.iter().enumerate() {
+        for (k, p) in self.programs.iter().enumerate() {
+            let times = &p.times;
             let (w, cpu) = self.medians(k);
+            let what = TABLES.get(k % (c + 1)).map_or_else(
+                || format!("cudarc {}", self.cudarc_version),
+                |t| t.1.to_owned(),
+            );
+            let ratios = if k == c {
+                String::new()
+            } else {
+                format!(" ({:.3}× cudarc)", w / wc)
+            };
+            let cpu_ratio = if k == c {
+                String::new()
+            } else {
+                format!(" ({:.3}×)", cpu / cc)
+            };
             line(format!(
-                "{:<32} wall {}-> {} s ({:.3}× cudarc); CPU {}-> {} s ({:.3}×)",
-                format!("{name} ({what}):"),
-                list(&self.times[k], 0),
+                "{:<40} wall {}-> {} s{ratios}; CPU {}-> {} s{cpu_ratio}",
+                format!("{} ({what}):", p.app.name),
+                list(times, 0),
                 g(w),
-                w / wc,
-                list(&self.times[k], 1),
+                list(times, 1),
                 g(cpu),
-                cpu / cc
             ));
         }
-        line(format!(
-            "{:<32} wall {}-> {} s; CPU {}-> {} s",
-            format!("cudarc-app (cudarc {}):", self.cudarc_version),
-            list(&self.times[c], 0),
-            g(wc),
-            list(&self.times[c], 1),
-            g(cc)
-        ));
+        if let Some(commit) = &self.baseline {
+            for (k, (name, _, _)) in TABLES.iter().enumerate() {
+                let (w, cpu) = self.medians(k);
+                let (wb, cpub) = self.medians(c + 1 + k);
+                line(format!(
+                    "{name} against commit {commit}: wall {:+.1}%, CPU {:+.1}% (ratio to cudarc {:.3}× -> {:.3}× wall, {:.3}× -> {:.3}× CPU)",
+                    100.0 * (w / wb - 1.0),
+                    100.0 * (cpu / cpub - 1.0),
+                    wb / wc,
+                    w / wc,
+                    cpub / cc,
+                    cpu / cc
+                ));
+            }
+        }
         line(format!(
             "all dependency rlibs:  table-app {}, cudarc-app {}",
             mib(st.rlibs),
@@ -383,18 +489,27 @@ impl BuildCost {
         ));
         line(format!("table-app artifacts:  {}", st.listing));
         line(format!("cudarc-app artifacts: {}", sc.listing));
-        let names = TABLES.iter().map(|t| t.0).chain(["cudarc-app"]);
-        for (name, units) in names.zip(&self.units) {
+        for p in &self.programs {
+            let Some(units) = &p.units else { continue };
             line(format!(
-                "{name}, slowest compiler runs (one more build, through RUSTC_WRAPPER): {}",
-                units.slowest
+                "{}, slowest compiler runs (one more build, through RUSTC_WRAPPER): {}",
+                p.app.name, units.slowest
             ));
             line(format!(
-                "{name}, largest compiler run: {:.1} MiB peak memory ({})",
+                "{}, largest compiler run: {:.1} MiB peak memory ({})",
+                p.app.name,
                 units.peak_kib as f64 / 1024.0,
                 units.peak_unit
             ));
         }
+    }
+
+    /// Peak memory of program `k`'s largest compiler run, in MiB.
+    fn peak_mib(&self, k: usize) -> f64 {
+        self.programs[k]
+            .units
+            .as_ref()
+            .map_or(0.0, |u| u.peak_kib as f64 / 1024.0)
     }
 
     fn rows(&self, line: &mut dyn FnMut(String)) {
@@ -436,14 +551,11 @@ impl BuildCost {
                 ));
             }
         }
-        let peaks: Vec<String> = self.units[..c]
-            .iter()
-            .map(|u| format!("{:.1}", u.peak_kib as f64 / 1024.0))
-            .collect();
+        let peaks: Vec<String> = (0..c).map(|k| format!("{:.1}", self.peak_mib(k))).collect();
         line(format!(
             "| 4i | peak memory of the largest compiler run: 4-function / 40-function / `all` table | {} MiB | cudarc: {:.1} MiB | — | — | — |",
             peaks.join(" / "),
-            self.units[c].peak_kib as f64 / 1024.0
+            self.peak_mib(c)
         ));
     }
 }
@@ -593,7 +705,7 @@ fn list(v: &[(f64, f64)], k: usize) -> String {
 
 /// One throw-away project.
 struct App {
-    name: &'static str,
+    name: String,
     dir: PathBuf,
 }
 
@@ -602,15 +714,16 @@ impl App {
     /// and downloads the dependencies, so that no build downloads anything.
     fn create(
         work: &Path,
-        name: &'static str,
+        name: String,
         dep_name: &str,
         dep: toml::Value,
         main: &str,
     ) -> Result<Self, String> {
-        let dir = work.join(name);
+        let dir = work.join(&name);
         mkdir(&dir.join("src"))?;
         let mut package = toml::Table::new();
-        package.insert("name".into(), name.into());
+        // `table-app@abc1234` (a baseline's program) as a package name cargo takes.
+        package.insert("name".into(), name.replace('@', "-at-").into());
         package.insert("version".into(), "0.1.0".into());
         package.insert("edition".into(), "2021".into());
         package.insert("publish".into(), false.into());
@@ -696,7 +809,7 @@ impl Sizes {
             .filter(|(_, n)| n.ends_with(".rlib") || n.ends_with(".so"))
             .map(|(s, n)| format!("{} {:.2} MiB; ", artifact_name(n), *s as f64 / MIB))
             .collect();
-        let exe = target.join("debug").join(app.name);
+        let exe = target.join("debug").join(&app.name);
         let executable = std::fs::metadata(&exe)
             .map_err(|e| format!("cannot read {}: {e}", exe.display()))?
             .len();

@@ -231,10 +231,12 @@ pub fn files(r: &ParsedRelease) -> Vec<(&'static str, String)> {
     out
 }
 
-/// `#[macro_export] macro_rules! name { () => { items } }`.
+/// `#[macro_export] macro_rules! name { () => { items } }`. The items are the invoking crate's
+/// own (a `crate::` path in them means that crate, as in the committed files they stand for),
+/// hence the allowed `clippy::crate_in_macro_def`.
 fn exported_macro(name: &str, doc: &str, items: &str) -> String {
     format!(
-        "/// {doc}\n#[doc(hidden)]\n#[macro_export]\nmacro_rules! {name} {{\n    () => {{\n{items}\n    }};\n}}\n"
+        "/// {doc}\n#[doc(hidden)]\n#[macro_export]\n#[allow(clippy::crate_in_macro_def)]\nmacro_rules! {name} {{\n    () => {{\n{items}\n    }};\n}}\n"
     )
 }
 

@@ -316,7 +316,14 @@ fn a_table_hands_the_lookup_its_static_names_without_a_copy() {
         .iter()
         .map(|f| f.symbol.as_ptr() as usize)
         .collect();
-    assert_eq!(*recorder.0.lock().unwrap(), statics);
+    // The very statics of the table's specs. Where the linker keeps one copy of a constant's data
+    // (ELF); on Windows, and under Miri, two uses of one constant may have two copies, so there
+    // only the count is checked.
+    if cfg!(any(windows, miri)) {
+        assert_eq!(recorder.0.lock().unwrap().len(), statics.len());
+    } else {
+        assert_eq!(*recorder.0.lock().unwrap(), statics);
+    }
     // Each static is the C name and its NUL.
     let names: Vec<&str> = <Table as Functions>::FUNCTIONS
         .iter()

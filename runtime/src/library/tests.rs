@@ -1010,6 +1010,32 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
 /// The environment variable the planted-library child test runs under.
 const PLANTED_CHILD_VAR: &str = "CUDA_DRIVER_TABLE_TEST_PLANTED_CHILD";
 
+/// Runs the ignored test `test` of this binary in a child process, with none of the variables
+/// that steer the library search set but those `configure` sets; asserts that it passed and
+/// returns what it printed on stderr.
+#[cfg(unix)]
+fn run_child(test: &str, configure: impl FnOnce(&mut std::process::Command)) -> String {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+    child.args(["--exact", test, "--ignored", "--nocapture"]);
+    for var in [
+        ENV_CUDART,
+        ENV_LIBCUDA,
+        "CUDA_PATH",
+        "CUDA_HOME",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+    ] {
+        child.env_remove(var);
+    }
+    configure(&mut child);
+    let output = child.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    eprintln!("--- the child:\n{stdout}{stderr}");
+    assert!(output.status.success(), "{stdout}{stderr}");
+    stderr
+}
+
 /// A libcudart planted in the current directory of a process started with `LD_LIBRARY_PATH=:`
 /// (an empty entry, which the system loader reads as the current directory) is not loaded by
 /// the default search. Run in a child process: the loader reads `LD_LIBRARY_PATH` at start-up.
@@ -1023,27 +1049,12 @@ fn a_library_planted_in_the_current_directory_is_not_loaded() {
         cwd.join("libcudart.so.13"),
     )
     .unwrap();
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "library::tests::planted_library_child",
-            "--ignored",
-            "--nocapture",
-        ])
-        .current_dir(&cwd)
-        .env(PLANTED_CHILD_VAR, &cwd)
-        .env("LD_LIBRARY_PATH", ":")
-        .env_remove(ENV_CUDART)
-        .env_remove("CUDA_PATH")
-        .env_remove("CUDA_HOME")
-        .env_remove("VIRTUAL_ENV")
-        .env_remove("CONDA_PREFIX")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    eprintln!("--- the child:\n{stdout}{stderr}");
-    assert!(output.status.success(), "{stdout}{stderr}");
+    let stderr = run_child("library::tests::planted_library_child", |child| {
+        child
+            .current_dir(&cwd)
+            .env(PLANTED_CHILD_VAR, &cwd)
+            .env("LD_LIBRARY_PATH", ":");
+    });
     assert!(
         stderr.contains("the planted library was not loaded"),
         "{stderr}"
@@ -1148,27 +1159,11 @@ fn the_default_configuration_falls_back_to_libcuda_where_no_libcudart_is_found()
         eprintln!("no C compiler (cc) here: the fallback test is skipped");
         return;
     }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "library::tests::fallback_child",
-            "--ignored",
-            "--nocapture",
-        ])
-        .env(FALLBACK_CHILD_VAR, "1")
-        .env("LD_LIBRARY_PATH", &dir)
-        .env_remove(ENV_CUDART)
-        .env_remove(ENV_LIBCUDA)
-        .env_remove("CUDA_PATH")
-        .env_remove("CUDA_HOME")
-        .env_remove("VIRTUAL_ENV")
-        .env_remove("CONDA_PREFIX")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    eprintln!("--- the child:\n{stdout}{stderr}");
-    assert!(output.status.success(), "{stdout}{stderr}");
+    let stderr = run_child("library::tests::fallback_child", |child| {
+        child
+            .env(FALLBACK_CHILD_VAR, "1")
+            .env("LD_LIBRARY_PATH", &dir);
+    });
     assert!(
         stderr.contains("fell back to the stand-in libcuda")
             || stderr.contains("this machine has a libcudart"),

@@ -238,33 +238,36 @@ mod on {
         if !tracing::enabled!(target: "cuda_driver_table", tracing::Level::DEBUG) {
             return;
         }
-        let (abi, mode) = abi.request(config.stream_mode());
-        let backend = match config.resolver() {
-            Ok(r) => r.describe(),
-            Err(_) => "no library".to_owned(),
-        };
-        let elapsed_ns = nanos(elapsed);
-        emit(|| match result {
-            Ok(p) => tracing::event!(
-                target: "cuda_driver_table",
-                tracing::Level::TRACE,
-                resolved = name,
-                abi,
-                flag = ?mode,
-                backend,
-                pointer = ?p,
-                elapsed_ns,
-            ),
-            Err(e) => tracing::event!(
-                target: "cuda_driver_table",
-                tracing::Level::DEBUG,
-                resolved = name,
-                abi,
-                flag = ?mode,
-                backend,
-                error = %e,
-                elapsed_ns,
-            ),
+        // Inside `emit`: a nested resolution, which emits nothing, builds no description either.
+        emit(|| {
+            let (abi, mode) = abi.request(config.stream_mode());
+            let backend = match config.resolver() {
+                Ok(r) => r.describe(),
+                Err(_) => "no library".to_owned(),
+            };
+            let elapsed_ns = nanos(elapsed);
+            match result {
+                Ok(p) => tracing::event!(
+                    target: "cuda_driver_table",
+                    tracing::Level::TRACE,
+                    resolved = name,
+                    abi,
+                    flag = ?mode,
+                    backend,
+                    pointer = ?p,
+                    elapsed_ns,
+                ),
+                Err(e) => tracing::event!(
+                    target: "cuda_driver_table",
+                    tracing::Level::DEBUG,
+                    resolved = name,
+                    abi,
+                    flag = ?mode,
+                    backend,
+                    error = %e,
+                    elapsed_ns,
+                ),
+            }
         });
     }
 

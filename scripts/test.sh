@@ -13,6 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
 
+# A one-off run needs no incremental caches, and line tables are all the debug information a failing
+# test's backtrace uses: together they keep the target folder to a third of its size (it held 11 GB
+# with both on, more than some CI machines have free). A caller's own setting is kept.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
+
 # What bindgen loads (clang-sys with its `runtime` feature): libclang.so, libclang.so.N,
 # libclang-N.so or libclang-N.so.M, in $LIBCLANG_PATH or the system library folders. Never
 # libclang-cpp.so.N, a different library that many images carry without libclang itself.
@@ -194,4 +200,5 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
 # The fake driver's docs (cargo doc leaves dev-dependencies', and so the feature, out).
 RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps -q
 
+du -sh "$target" | sed 's/\t/ in /; s/^/target folder: /'
 step "all checks passed"

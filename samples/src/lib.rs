@@ -112,7 +112,11 @@ fn looked_for(e: &Error) -> String {
     match e.kind() {
         ErrorKind::LibraryNotFound { library, tried, .. } => {
             let paths: Vec<&str> = tried.iter().map(|(p, _)| p.as_str()).collect();
-            format!("could not load {}; looked for {}", library.title, paths.join(", "))
+            format!(
+                "could not load {}; looked for {}",
+                library.title,
+                paths.join(", ")
+            )
         }
         _ => e.to_string(),
     }

@@ -5,7 +5,7 @@
 use crate::diagnostics::{near, Diagnostics};
 use crate::manifest::{self, Abi, Function};
 use crate::model::{Attr, Item, Pin, Request};
-use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
+use crate::tokens::{Delimiter, Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
 use std::collections::HashMap;
 
 /// A function that passed every check, with the ABI it is requested at and why.
@@ -663,10 +663,7 @@ pub fn check_attrs(item: &Item, diag: &mut Diagnostics) -> TokenStream {
                         continue;
                     }
                     if !kept.is_empty() {
-                        kept.extend([TokenTree::Punct(proc_macro2::Punct::new(
-                            ',',
-                            proc_macro2::Spacing::Alone,
-                        ))]);
+                        kept.extend([TokenTree::Punct(Punct::new(',', Spacing::Alone))]);
                     }
                     kept.extend(derived.clone());
                 }

@@ -2,7 +2,7 @@
 //! and the "did you mean" suggestions. An error always points at the user's tokens; nothing here
 //! panics, and nothing stops at the first error.
 
-use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use crate::tokens::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 
 /// Collects every error instead of stopping at the first; each covers a range of the user's
 /// tokens (first and last span), like `syn::Error::new_spanned`.
@@ -32,7 +32,7 @@ impl Diagnostics {
             };
             let mut body = Group::new(
                 Delimiter::Brace,
-                TokenTree::Literal(Literal::string(message)).into(),
+                TokenStream::from(TokenTree::Literal(Literal::string(message))),
             );
             body.set_span(*last);
             out.extend([
@@ -52,9 +52,9 @@ impl Diagnostics {
 
 /// The spans of the first and the last token (the call site for no tokens).
 pub fn span_range(tokens: &TokenStream) -> (Span, Span) {
-    let mut iter = tokens.clone().into_iter();
-    let first = iter.next().map_or_else(Span::call_site, |t| t.span());
-    let last = iter.last().map_or(first, |t| t.span());
+    let trees = tokens.trees();
+    let first = trees.first().map_or(Span::call_site(), TokenTree::span);
+    let last = trees.last().map_or(first, TokenTree::span);
     (first, last)
 }
 

@@ -12,7 +12,7 @@
 use crate::check::{cuda_version, needs, Checked, Why};
 use crate::manifest;
 use crate::model::BackendOption;
-use proc_macro2::Ident;
+use crate::tokens::Ident;
 
 /// What the docs of one table depend on.
 pub struct Table<'a> {

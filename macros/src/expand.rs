@@ -21,11 +21,9 @@ use crate::check::Checked;
 use crate::diagnostics::Diagnostics;
 use crate::docs;
 use crate::model::{BackendOption, CratePath, Request};
-use crate::parse::is_punct;
-use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use crate::tokens::{Ident, Output, TokenStream};
 use std::collections::BTreeSet;
-use std::str::FromStr;
+use std::fmt::Write;
 
 /// The name of a table's one field: also how a second `#[driver_table]` on the same struct,
 /// under any name, sees that the struct is a table already.
@@ -42,150 +40,182 @@ const KEYWORDS: &[&str] = &["mut", "const", "unsafe", "extern", "fn", "dyn", "fo
 /// parameters), shadowed like them (see the module docs).
 const LOCALS: &[&str] = &["__cdt_f", "config", "name"];
 
-/// Takes single-name types (`CUdeviceptr_v2`) from the runtime crate's `sys` and primitives
-/// from `::std::primitive`: every identifier that does not follow `::` and is not a keyword.
-/// Paths such as `::core::ffi::c_uint` keep their names, from `::std`.
-fn qualify(tokens: TokenStream, private: &TokenStream) -> TokenStream {
-    let mut out = TokenStream::new();
+/// The default path of the runtime's `__private` module.
+const PRIVATE: &str = "::cuda_driver_table::__private";
+
+/// Writes a type of the manifest (Rust text, as the bindings spell it) to `out`, with single-name
+/// types (`CUdeviceptr_v2`) taken from the runtime crate's `sys` (`private` is the path to its
+/// `__private`) and primitives from `::std::primitive`: every identifier that does not follow
+/// `::` and is not a keyword. Paths such as `::core::ffi::c_uint` keep their names, from `::std`.
+/// `None` for text that is no type a binding has (an unclosed bracket or string, a character
+/// such as `$`).
+fn qualify(text: &str, private: &str, out: &mut String) -> Option<()> {
+    let bytes = text.as_bytes();
+    let mut closers = Vec::new();
     let mut after_colon = false;
-    for t in tokens {
-        let next_after_colon = is_punct(&t, ':');
-        match t {
-            TokenTree::Ident(id) if after_colon && id == "core" => {
-                out.extend(quote!(std));
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        i += 1;
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
             }
-            TokenTree::Ident(id) if !after_colon && !KEYWORDS.iter().any(|kw| id == kw) => {
-                let id = Ident::new(&id.to_string(), Span::call_site());
-                if PRIMITIVES.iter().any(|p| id == p) {
-                    out.extend(quote!(::std::primitive::#id));
-                } else {
-                    out.extend(quote!(#private::__sys::#id));
-                }
+            let word = &text[start..i];
+            if c.is_ascii_digit() || after_colon {
+                out.push_str(if word == "core" { "std" } else { word });
+            } else if KEYWORDS.contains(&word) {
+                out.push_str(word);
+            } else if PRIMITIVES.contains(&word) {
+                out.push_str("::std::primitive::");
+                out.push_str(word);
+            } else {
+                out.push_str(private);
+                out.push_str("::__sys::");
+                out.push_str(word);
             }
-            TokenTree::Group(g) => {
-                let inner = proc_macro2::Group::new(g.delimiter(), qualify(g.stream(), private));
-                out.extend([TokenTree::Group(inner)]);
-            }
-            other => out.extend([other]),
+            out.push(' ');
+            after_colon = false;
+            continue;
         }
-        after_colon = next_after_colon;
-    }
-    out
-}
-
-/// A type of the manifest (Rust text, as the bindings spell it), ready to emit.
-fn parse_type(
-    text: &str,
-    span: Span,
-    private: &TokenStream,
-    diag: &mut Diagnostics,
-) -> Option<TokenStream> {
-    match TokenStream::from_str(text) {
-        Ok(tokens) => Some(qualify(tokens, private)),
-        Err(e) => {
-            diag.at(
-                span,
-                format!(
-                    "the manifest has a type this macro cannot read (`{text}`: {e}); regenerate it"
-                ),
-            );
-            None
+        match c {
+            b' ' => continue,
+            b'"' => {
+                let len = text[i..].find('"')?;
+                i += len + 1;
+                out.push_str(&text[start..i]);
+                out.push(' ');
+                after_colon = false;
+                continue;
+            }
+            b'(' => closers.push(b')'),
+            b'[' => closers.push(b']'),
+            b')' | b']' if closers.pop() != Some(c) => return None,
+            b')' | b']' | b':' | b'*' | b'&' | b'<' | b'>' | b',' | b';' | b'-' | b'=' | b'!' => {}
+            _ => return None,
         }
+        out.push(char::from(c));
+        after_colon = c == b':';
     }
+    closers.is_empty().then_some(())
 }
 
-/// One function, ready to emit.
-struct Emitted {
-    /// Its entry in the runtime's `bind!`.
-    binding: TokenStream,
-    /// Its method and raw accessor.
-    methods: TokenStream,
+/// What `expand` writes each function into.
+struct Emit<'a> {
+    out: &'a mut Output,
+    /// The path to the runtime's `__private`: text, or a placeholder for the user's path.
+    private: String,
+    docs: docs::Table<'a>,
+    /// Every name a generated pattern binds.
+    bound: BTreeSet<String>,
+    /// The entries of the runtime's `bind!`.
+    bindings: String,
+    /// The methods and raw accessors.
+    methods: String,
 }
 
-fn emit_function(
-    private: &TokenStream,
-    docs: &docs::Table<'_>,
-    bound: &mut BTreeSet<String>,
-    index: usize,
-    c: &Checked,
-    diag: &mut Diagnostics,
-) -> Option<Emitted> {
-    let name = &c.name;
-    let name_str = c.function.name;
+/// Writes one function's binding, method and raw accessor, or reports the type that cannot be
+/// read and writes nothing.
+fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnostics) -> bool {
     let abi = c.abi;
-    let span = name.span();
-    let mut params = Vec::new();
-    let mut types = Vec::new();
+    let span = c.name.span();
+    let p = e.private.as_str();
+    let mut names = Vec::with_capacity(abi.params.len());
+    let mut params = String::new();
+    let mut types = String::new();
     // What a traced call records for each argument: the argument, or for a device pointer (an
     // integer in C) the argument shown in hex like the host pointers.
-    let mut traced = Vec::new();
-    for (pname, pty) in abi.params {
-        let ident = if is_identifier(pname) {
-            Ident::new(pname, Span::call_site())
+    let mut traced = String::new();
+    let mut ret = String::new();
+    for (i, (pname, pty)) in abi.params.iter().enumerate() {
+        let name = if is_identifier(pname) {
+            (*pname).to_string()
         } else {
-            format_ident!("arg{}", params.len())
+            format!("arg{i}")
         };
-        traced.push(if is_device_pointer(pty) {
-            quote!(#ident = #private::Hex(#ident))
+        let sep = if i == 0 { "" } else { ", " };
+        let mut ty = String::new();
+        if qualify(pty, p, &mut ty).is_none() {
+            diag.at(span, unreadable(pty));
+            return false;
+        }
+        let _ = write!(params, "{sep}{name}: {ty}");
+        let _ = write!(types, "{sep}{ty}");
+        if is_device_pointer(pty) {
+            let _ = write!(traced, "{sep}{name} = {p}::Hex({name})");
         } else {
-            quote!(#ident = #ident)
-        });
-        params.push(ident);
-        types.push(parse_type(pty, span, private, diag)?);
+            let _ = write!(traced, "{sep}{name} = {name}");
+        }
+        names.push(name);
     }
-    let ret = parse_type(abi.ret, span, private, diag)?;
-    for p in &params {
-        bound.insert(p.to_string());
+    if qualify(abi.ret, p, &mut ret).is_none() {
+        diag.at(span, unreadable(abi.ret));
+        return false;
     }
-    let index = Literal::usize_unsuffixed(index);
+    let args = names.join(", ");
+    e.bound.extend(names);
     // The binding: the typedef's name carries the user's span, so an error about it points at
     // the function's name in the list.
-    let typedef = Ident::new(abi.typedef, span);
-    let export = |export: Option<&str>| match export {
-        Some(e) => quote!(#e),
-        None => quote!(_),
-    };
-    let abi_export = export(abi.export);
-    let per_thread = abi.per_thread.as_ref().map(|pt| {
-        let pt_typedef = Ident::new(pt.typedef, span);
-        let pt_export = export(pt.export);
-        quote!(| #pt_typedef #pt_export)
-    });
-    let binding = quote!(#index #name #typedef #abi_export #per_thread;);
+    let name = e.out.ident(c.name.clone());
+    let typedef = e.out.ident(Ident::new(abi.typedef, span));
+    let _ = write!(e.bindings, "{index} {name} {typedef} ");
+    write_export(&mut e.bindings, abi.export);
+    if let Some(pt) = &abi.per_thread {
+        let pt_typedef = e.out.ident(Ident::new(pt.typedef, span));
+        let _ = write!(e.bindings, " | {pt_typedef} ");
+        write_export(&mut e.bindings, pt.export);
+    }
+    e.bindings.push_str(";\n");
 
-    let fn_type = quote!(unsafe extern "C" fn(#(#types),*) -> #ret);
-    let accessor = format_ident!("pfn_{}", name, span = span);
-    let returns_result = abi.ret == "CUresult";
-    let (method_doc, accessor_doc) = docs.function(c);
+    let accessor = e
+        .out
+        .ident(Ident::new(&format!("pfn_{}", c.function.name), span));
+    let (method_doc, accessor_doc) = e.docs.function(c);
     // The call, checked (`CUresult`) or returned, through the runtime's `call!`, which adds
     // tracing when the runtime's `tracing` feature is on and nothing otherwise. Its last argument
     // stays `unsafe { __cdt_f(params) }`: with the `fake` feature the runtime reads those tokens
-    // (`__cdt_invoke!`) to hand the arguments to a fake.
-    let (how, ok_type) = if returns_result {
-        (quote!(check), quote!(()))
+    // (`__cdt_invoke!`) to hand the arguments to a fake. (The `SAFETY` of that block: `__cdt_f`
+    // is the driver's function at exactly the ABI of its typedef; the caller upholds the C
+    // function's contract, see the method's `# Safety`.)
+    let (how, ok_type) = if abi.ret == "CUresult" {
+        ("check", "()")
     } else {
-        (quote!(value), ret)
+        ("value", ret.as_str())
     };
-    let field = Ident::new(FIELD, Span::call_site());
-    let methods = quote! {
-        #[doc = #method_doc]
+    let c_name = c.function.name;
+    let _ = write!(
+        e.methods,
+        "#[doc = {method_doc:?}]
         #[inline]
-        pub unsafe fn #name(&self, #(#params: #types),*) -> ::std::result::Result<#ok_type, #private::Error> {
-            let __cdt_f = self.#field.get::<#index>()?;
-            #private::call!(#how: self.#field.config(), #name_str, (#(#traced),*),
-                // SAFETY: `__cdt_f` is the driver's `#name` at exactly the ABI of its typedef;
-                // the caller upholds the C function's contract (see `# Safety`).
-                unsafe { __cdt_f(#(#params),*) }
+        pub unsafe fn {name}(&self, {params}) -> ::std::result::Result<{ok_type}, {p}::Error> {{
+            let __cdt_f = self.{FIELD}.get:: <{index}>()? ;
+            {p}::call!({how}: self.{FIELD}.config(), {c_name:?}, ({traced}),
+                unsafe {{ __cdt_f({args}) }}
             )
-        }
-
-        #[doc = #accessor_doc]
+        }}
+        #[doc = {accessor_doc:?}]
         #[inline]
-        pub fn #accessor(&self) -> ::std::result::Result<#fn_type, #private::Error> {
-            self.#field.pointer::<#index>()
+        pub fn {accessor}(&self) -> ::std::result::Result<unsafe extern \"C\" fn({types}) -> {ret}, {p}::Error> {{
+            self.{FIELD}.pointer:: <{index}>()
+        }}
+        "
+    );
+    true
+}
+
+/// An exported symbol as a string literal, or `_` for none.
+fn write_export(out: &mut String, export: Option<&str>) {
+    match export {
+        Some(e) => {
+            let _ = write!(out, "{e:?}");
         }
-    };
-    Some(Emitted { binding, methods })
+        None => out.push('_'),
+    }
+}
+
+fn unreadable(ty: &str) -> String {
+    format!("the manifest has a type this macro cannot read (`{ty}`); regenerate it")
 }
 
 /// `CUdeviceptr` by value (`CUdeviceptr`, `CUdeviceptr_v2`): a device address typed as an integer.
@@ -204,19 +234,23 @@ fn is_identifier(text: &str) -> bool {
         && text != "_"
 }
 
-/// The table: the struct (`attrs` are the struct's attributes as `check` let them through), then
-/// everything else inside one `const _` block (see the module docs).
+/// Writes the table to `out`: the struct (`attrs` are the struct's attributes as `check` let them
+/// through), then everything else inside one `const _` block (see the module docs).
 pub fn expand(
-    attrs: &TokenStream,
+    out: &mut Output,
+    attrs: TokenStream,
     vis: &TokenStream,
     ident: &Ident,
     request: &Request,
     checked: &[Checked],
     diag: &mut Diagnostics,
-) -> TokenStream {
+) {
     let default_path = CratePath::default_path();
     let krate = request.krate.as_ref().unwrap_or(&default_path);
-    let private = krate.private();
+    let private = match &request.krate {
+        Some(path) => out.placeholder(path.private()),
+        None => PRIVATE.to_string(),
+    };
     let doc_path = krate.doc_path();
     let backend = request.backend;
     let per_thread = request.per_thread.is_some();
@@ -230,64 +264,77 @@ pub fn expand(
         per_thread,
         driver,
     };
-    let mut bound: BTreeSet<String> = LOCALS.iter().map(|l| (*l).to_string()).collect();
+    let mut e = Emit {
+        out,
+        private,
+        docs,
+        bound: LOCALS.iter().map(|l| (*l).to_string()).collect(),
+        bindings: String::new(),
+        methods: String::new(),
+    };
     // A function whose types cannot be read is left out (with an error), so a function's index
     // in `FUNCTIONS` is the number of functions emitted before it.
-    let mut emitted: Vec<Emitted> = Vec::with_capacity(checked.len());
+    let mut count = 0;
     for c in checked {
-        if let Some(e) = emit_function(&private, &docs, &mut bound, emitted.len(), c, diag) {
-            emitted.push(e);
+        if emit_function(&mut e, count, c, diag) {
+            count += 1;
         }
     }
-    let count = Literal::usize_unsuffixed(emitted.len());
-    let bindings = emitted.iter().map(|e| &e.binding);
-    let methods = emitted.iter().map(|e| &e.methods);
-    let shadows = bound.iter().map(|name| {
-        let name = Ident::new(name, Span::call_site());
-        quote!(const fn #name() {})
-    });
-    let mut config = match backend {
-        Some(BackendOption::Driver) => quote!(#private::Config::driver()),
-        Some(BackendOption::Runtime) => quote!(#private::Config::runtime()),
-        None => quote!(#private::Config::new()),
+    let Emit {
+        out,
+        private: p,
+        docs,
+        bound,
+        bindings,
+        methods,
+    } = e;
+    let name = out.ident(ident.clone());
+    let vis = if vis.is_empty() {
+        String::new()
+    } else {
+        out.placeholder(vis.clone())
     };
-    let mut mode = quote!(#private::StreamMode::Legacy);
-    if per_thread {
-        config = quote!(#config.per_thread());
-        mode = quote!(#private::StreamMode::PerThread);
+    let mut shadows = String::new();
+    for local in &bound {
+        let _ = write!(shadows, "const fn {local}() {{}}\n");
     }
+    let config = match backend {
+        Some(BackendOption::Driver) => "driver",
+        Some(BackendOption::Runtime) => "runtime",
+        None => "new",
+    };
+    let (per_thread_config, mode) = if per_thread {
+        (".per_thread()", "PerThread")
+    } else {
+        ("", "Legacy")
+    };
     // `driver = N`: the runtime's own floor, in both stream modes, is at most N, or the build
     // stops (the macro chose the ABIs so; this holds it to the rule the runtime applies).
-    let driver_floor = driver.map(|driver| {
-        let driver = Literal::u32_unsuffixed(driver);
-        let floor = |mode| quote!(#private::min_driver_version(<#ident as #private::Functions>::FUNCTIONS, #private::StreamMode::#mode));
-        let (legacy, per_thread) = (floor(quote!(Legacy)), floor(quote!(PerThread)));
-        quote! {
-            const _: () = ::std::assert!(
-                #legacy <= #driver && #per_thread <= #driver,
-                "cuda-driver-table: a function of this table needs a newer driver than its `driver` option; the macro should have refused it"
-            );
-        }
-    });
-    let field = Ident::new(FIELD, Span::call_site());
+    let mut driver_floor = String::new();
+    if let Some(driver) = driver {
+        let floor = |mode: &str| {
+            format!("{p}::min_driver_version(<{name} as {p}::Functions> ::FUNCTIONS, {p}::StreamMode::{mode})")
+        };
+        let _ = write!(
+            driver_floor,
+            "const _: () = ::std::assert!(
+                {} <= {driver} && {} <= {driver},
+                \"cuda-driver-table: a function of this table needs a newer driver than its `driver` option; the macro should have refused it\"
+            );",
+            floor("Legacy"),
+            floor("PerThread")
+        );
+    }
     let d = docs.items();
-    let (struct_doc, field_doc, functions_doc, floor_doc, floor_fn_doc) = (
-        d.table,
-        d.field,
-        d.functions,
-        d.min_driver_version,
-        d.min_driver_version_fn,
-    );
-    let (new_doc, with_config_doc, config_doc, resolve_all_doc, raw_pointer_doc) =
-        (d.new, d.with_config, d.config, d.resolve_all, d.raw_pointer);
-    quote! {
-        #attrs
-        #[doc = ""]
-        #[doc = #struct_doc]
-        #vis struct #ident {
-            #[doc = #field_doc]
-            #field: #private::TableCore<Self, #count>,
-        }
+    out.push_tokens(attrs);
+    let _ = write!(
+        out.text,
+        "#[doc = \"\"]
+        #[doc = {:?}]
+        {vis} struct {name} {{
+            #[doc = {:?}]
+            {FIELD}: {p}::TableCore<Self, {count}> ,
+        }}
 
         #[allow(
             non_snake_case,
@@ -297,62 +344,72 @@ pub fn expand(
             clippy::type_complexity,
             clippy::self_named_constructors,
         )]
-        const _: () = {
-            #(#shadows)*
+        const _: () = {{
+            {shadows}
+            {p}::bind! {{ {name}; {bindings} }}
 
-            #private::bind! { #ident; #(#bindings)* }
+            {driver_floor}
 
-            #driver_floor
+            impl {name} {{
+                #[doc = {:?}]
+                pub const FUNCTIONS: & 'static [{p}::FunctionSpec] =
+                    <Self as {p}::Functions> ::FUNCTIONS;
 
-            impl #ident {
-                #[doc = #functions_doc]
-                pub const FUNCTIONS: &'static [#private::FunctionSpec] =
-                    <Self as #private::Functions>::FUNCTIONS;
-
-                #[doc = #floor_doc]
+                #[doc = {:?}]
                 pub const MIN_DRIVER_VERSION: ::std::primitive::u32 =
-                    #private::min_driver_version(Self::FUNCTIONS, #mode);
+                    {p}::min_driver_version(Self::FUNCTIONS, {p}::StreamMode::{mode});
 
-                #[doc = #floor_fn_doc]
-                pub const fn min_driver_version(&self) -> ::std::primitive::u32 {
-                    self.#field.min_driver_version()
-                }
+                #[doc = {:?}]
+                pub const fn min_driver_version(&self) -> ::std::primitive::u32 {{
+                    self.{FIELD}.min_driver_version()
+                }}
 
-                #[doc = #new_doc]
-                pub const fn new() -> Self {
-                    Self::with_config(#config)
-                }
+                #[doc = {:?}]
+                pub const fn new() -> Self {{
+                    Self::with_config({p}::Config::{config}(){per_thread_config})
+                }}
 
-                #[doc = #with_config_doc]
-                pub const fn with_config(config: #private::Config) -> Self {
-                    Self {
-                        #field: #private::TableCore::new(config),
-                    }
-                }
+                #[doc = {:?}]
+                pub const fn with_config(config: {p}::Config) -> Self {{
+                    Self {{
+                        {FIELD}: {p}::TableCore::new(config),
+                    }}
+                }}
 
-                #[doc = #config_doc]
-                pub const fn config(&self) -> &#private::Config {
-                    self.#field.config()
-                }
+                #[doc = {:?}]
+                pub const fn config(&self) -> & {p}::Config {{
+                    self.{FIELD}.config()
+                }}
 
-                #[doc = #resolve_all_doc]
-                pub fn resolve_all(&self) -> ::std::result::Result<(), #private::Errors> {
-                    self.#field.resolve_all()
-                }
+                #[doc = {:?}]
+                pub fn resolve_all(&self) -> ::std::result::Result<(), {p}::Errors> {{
+                    self.{FIELD}.resolve_all()
+                }}
 
-                #[doc = #raw_pointer_doc]
-                pub fn raw_pointer(&self, name: &::std::primitive::str) -> ::std::option::Option<::std::result::Result<::std::ptr::NonNull<::std::ffi::c_void>, #private::Error>> {
-                    self.#field.raw_pointer(name)
-                }
+                #[doc = {:?}]
+                pub fn raw_pointer(&self, name: & ::std::primitive::str) -> ::std::option::Option< ::std::result::Result< ::std::ptr::NonNull< ::std::ffi::c_void> , {p}::Error>> {{
+                    self.{FIELD}.raw_pointer(name)
+                }}
 
-                #(#methods)*
-            }
+                {methods}
+            }}
 
-            impl ::std::default::Default for #ident {
-                fn default() -> Self {
+            impl ::std::default::Default for {name} {{
+                fn default() -> Self {{
                     Self::new()
-                }
-            }
-        };
-    }
+                }}
+            }}
+        }};
+        ",
+        d.table,
+        d.field,
+        d.functions,
+        d.min_driver_version,
+        d.min_driver_version_fn,
+        d.new,
+        d.with_config,
+        d.config,
+        d.resolve_all,
+        d.raw_pointer,
+    );
 }

@@ -5,6 +5,11 @@
 //! - `expand` emits the table,
 //! - `diagnostics` collects every error of the three, at the user's tokens.
 //!
+//! They work on the macro's own token model (`tokens`); `host` is the one module that talks to
+//! the compiler. The crate depends on nothing but `proc_macro` (no `proc-macro2`, no `quote`): a
+//! clean build of a user's program compiles it, and its dependencies would take longer to build
+//! than the macro itself (see `Cargo.toml`).
+//!
 //! Use it through the `cuda-driver-table` crate, which re-exports it.
 
 mod check;
@@ -13,14 +18,17 @@ mod docs;
 mod expand;
 #[cfg(test)]
 mod fuzz;
+mod host;
 mod manifest;
 mod model;
 mod parse;
 #[cfg(test)]
+mod testing;
+#[cfg(test)]
 mod tests;
+mod tokens;
 
-use proc_macro::TokenStream;
-use quote::quote;
+use tokens::{Output, Span, TokenStream};
 
 /// Turns a unit struct into a table of lazily resolved, correctly typed CUDA driver functions.
 ///
@@ -45,46 +53,51 @@ use quote::quote;
 /// The table implements `Default` (as `new()`) and can derive `Debug`; it cannot be `Clone`,
 /// `Copy` or compared, since it holds the pointers it resolves: share one, e.g. in a `static`.
 #[proc_macro_attribute]
-pub fn driver_table(args: TokenStream, item: TokenStream) -> TokenStream {
-    table(args.into(), item.into()).into()
+pub fn driver_table(
+    args: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    host::expand(args, item)
 }
 
 /// The whole attribute: read, check, emit; the errors of every phase are emitted with the table,
-/// so the rest of the user's code still type-checks.
-fn table(
-    args: proc_macro2::TokenStream,
-    item: proc_macro2::TokenStream,
-) -> proc_macro2::TokenStream {
+/// so the rest of the user's code still type-checks. An item that is no table to make is kept as
+/// it came (`keep_item`), after the errors.
+fn table(args: TokenStream, item: &TokenStream) -> Output {
     let mut diag = diagnostics::Diagnostics::default();
+    let mut out = Output::default();
+    // The errors come first: their placeholder now, their tokens once every phase has run.
+    let errors = out.placeholder(TokenStream::new());
+    out.text.push_str(&errors);
     let request = parse::parse_args(args, &mut diag);
-    let item_model = match parse::parse_item(&item, &mut diag) {
-        Ok(item_model) => item_model,
+    match parse::parse_item(item, &mut diag) {
+        Ok(item_model) => {
+            let attrs = check::check_attrs(&item_model, &mut diag);
+            let checked = check::check(&request, &mut diag);
+            expand::expand(
+                &mut out,
+                attrs,
+                &item_model.vis,
+                &item_model.ident,
+                &request,
+                &checked,
+                &mut diag,
+            );
+        }
         Err(model::NotATable::Table(ident)) => {
             // A second `#[driver_table]`, under a name the first could not recognise: the first
             // table stays as it is.
-            diag.at(proc_macro2::Span::call_site(), check::two_tables(&ident));
-            let errors = diag.to_compile_errors();
-            return quote!(#errors #item);
+            diag.at(Span::call_site(), check::two_tables(&ident));
+            out.keep_item = true;
         }
         Err(model::NotATable::Other(span, what)) => {
             diag.at(
                 span,
                 format!("#[driver_table] goes on a unit struct (`pub struct Cuda;`), not {what}; the attribute adds the fields and methods"),
             );
-            let errors = diag.to_compile_errors();
-            return quote!(#errors #item);
+            out.keep_item = true;
         }
-    };
-    let attrs = check::check_attrs(&item_model, &mut diag);
-    let checked = check::check(&request, &mut diag);
-    let table = expand::expand(
-        &attrs,
-        &item_model.vis,
-        &item_model.ident,
-        &request,
-        &checked,
-        &mut diag,
-    );
-    let errors = diag.to_compile_errors();
-    quote!(#errors #table)
+    }
+    out.splices[0] = diag.to_compile_errors();
+    out
 }

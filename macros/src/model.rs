@@ -1,7 +1,7 @@
 //! The typed model of one use of the attribute: what `parse` reads off the tokens, `check`
 //! validates and `expand` emits. Plain data, no logic and no manifest lookups.
 
-use proc_macro2::{Ident, Punct, Spacing, Span, TokenStream, TokenTree};
+use crate::tokens::{Ident, Punct, Spacing, Span, TokenStream, TokenTree};
 
 /// One listed function, with its ABI pin if any (`cuCtxCreate = 3020`).
 pub struct Entry {
@@ -67,7 +67,7 @@ impl CratePath {
                     TokenTree::Punct(Punct::new(':', Spacing::Alone)),
                 ]);
             }
-            out.extend([TokenTree::Ident(segment.clone())]);
+            out.push(TokenTree::Ident(segment.clone()));
         }
         out
     }
@@ -81,20 +81,19 @@ impl CratePath {
             .last()
             .map_or_else(Span::call_site, Ident::span);
         let mut out = self.to_tokens();
-        let colon = |spacing| {
-            let mut p = Punct::new(':', spacing);
-            p.set_span(span);
-            TokenTree::Punct(p)
-        };
-        out.extend([colon(Spacing::Joint), colon(Spacing::Alone)]);
-        out.extend([TokenTree::Ident(Ident::new("__private", span))]);
+        for spacing in [Spacing::Joint, Spacing::Alone] {
+            let mut colon = TokenTree::Punct(Punct::new(':', spacing));
+            colon.set_span(span);
+            out.push(colon);
+        }
+        out.push(TokenTree::Ident(Ident::new("__private", span)));
         out
     }
 
     /// The path as rustdoc reads it in a link (`::cdt`), or `None` where rustdoc cannot resolve
     /// it from a doc comment (`$crate`, which only a macro expansion substitutes).
     pub fn doc_path(&self) -> Option<String> {
-        let names: Vec<String> = self.segments.iter().map(Ident::to_string).collect();
+        let names: Vec<&str> = self.segments.iter().map(Ident::as_str).collect();
         if names.iter().any(|n| n.starts_with('$')) {
             return None;
         }

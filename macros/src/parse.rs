@@ -8,7 +8,7 @@
 
 use crate::diagnostics::{did_you_mean, span_range, Diagnostics};
 use crate::model::{Attr, BackendOption, CratePath, Driver, Entry, Item, NotATable, Pin, Request};
-use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
+use crate::tokens::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree};
 
 pub const OPTIONS_HELP: &str = "options are `driver = 12000`, `all`, `per_thread`, `backend = runtime` / `backend = driver` and `crate = path`; \
 driver functions are named as in C (`cuMemAlloc`), optionally pinned to an ABI (`cuCtxCreate = 3020`) or named by an exported symbol (`cuCtxCreate_v2`)";
@@ -510,7 +510,7 @@ fn colons_at(tokens: &[TokenTree], i: usize) -> bool {
     matches!(
         (tokens.get(i), tokens.get(i + 1)),
         (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
-            if a.as_char() == ':' && a.spacing() == proc_macro2::Spacing::Joint && b.as_char() == ':'
+            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':'
     )
 }
 

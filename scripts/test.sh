@@ -108,6 +108,12 @@ if cargo tree -q -p cuda-driver-table -e normal,build --prefix none | grep -q cu
   echo "a default build of cuda-driver-table depends on cuda-driver-table-local: it must stay an optional dependency" >&2
   exit 1
 fi
+# The macro is written on bare proc_macro (macros/src/host.rs): proc-macro2 and quote cost a
+# default build more time than the macro itself (BENCHMARKS.md, row 4).
+if cargo tree -q -p cuda-driver-table -e normal,build --prefix none | grep -Eq '^(proc-macro2|quote) '; then
+  echo "a default build of cuda-driver-table compiles proc-macro2 or quote: the macro crate must depend on proc_macro alone (they may be its dev-dependencies)" >&2
+  exit 1
+fi
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo clippy -q -p cuda-driver-table --no-default-features --features cuda-local --all-targets -- -D warnings
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \

@@ -6,7 +6,6 @@ use crate::diagnostics::{near, Diagnostics};
 use crate::manifest::{self, Abi, Function};
 use crate::model::{Attr, Item, Pin, Request};
 use crate::tokens::{Delimiter, Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
-use std::collections::HashMap;
 
 /// A function that passed every check, with the ABI it is requested at and why.
 pub struct Checked {
@@ -191,13 +190,14 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
     let driver = checked_driver(request, diag);
     let per_thread = request.per_thread.is_some();
     let mut out = Vec::new();
-    let mut seen: HashMap<String, Span> = HashMap::new();
-    let mut seen_c: HashMap<&'static str, (Span, String)> = HashMap::new();
-    let mut pins: HashMap<&'static str, (&'static Abi, Why)> = HashMap::new();
+    // Small lists searched in order (a map would cost the macro's build more than it saves).
+    let mut seen: Vec<(String, Span)> = Vec::new();
+    let mut seen_c: Vec<(&'static str, Span, String)> = Vec::new();
+    let mut pins: Vec<(&'static str, &'static Abi, Why)> = Vec::new();
     for entry in &request.entries {
         let written = entry.name.to_string();
         let span = entry.name.span();
-        if let Some(first) = seen.get(&written) {
+        if let Some((_, first)) = seen.iter().find(|(w, _)| *w == written) {
             diag.at(
                 span,
                 format!("`{written}` is listed twice; list each function once"),
@@ -205,7 +205,7 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
             diag.at(*first, format!("`{written}` is first listed here"));
             continue;
         }
-        seen.insert(written.clone(), span);
+        seen.push((written.clone(), span));
         // The function, and the ABI its exported symbol names when it is written as one.
         let (function, named) = match manifest::find(&written) {
             Some(function) => (function, None),
@@ -221,7 +221,7 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
                 }
             },
         };
-        if let Some((first, first_written)) = seen_c.get(function.name) {
+        if let Some((_, first, first_written)) = seen_c.iter().find(|(n, ..)| *n == function.name) {
             diag.at(
                 span,
                 format!(
@@ -232,7 +232,7 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
             diag.at(*first, format!("`{}` is first listed here", function.name));
             continue;
         }
-        seen_c.insert(function.name, (span, written.clone()));
+        seen_c.push((function.name, span, written.clone()));
         let chosen = match (named, &entry.pin) {
             (Some((abi, symbol)), Some(pin)) => {
                 export_with_pin(function, abi, symbol, pin, diag);
@@ -305,7 +305,7 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
         };
         let Some((abi, why)) = chosen else { continue };
         if request.all.is_some() {
-            pins.insert(function.name, (abi, why));
+            pins.push((function.name, abi, why));
         } else {
             out.push(Checked {
                 name: Ident::new(function.name, span),
@@ -318,7 +318,8 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
     if let Some(span) = request.all {
         // Every function of the release; under `driver = N`, every function such a driver has.
         for function in manifest::functions() {
-            let chosen = pins.get(function.name).copied().or_else(|| match driver {
+            let pinned = pins.iter().find(|(n, ..)| *n == function.name);
+            let chosen = pinned.map(|(_, abi, why)| (*abi, *why)).or_else(|| match driver {
                 Some(driver) => newest_for(function, driver).map(|abi| (abi, Why::Driver(driver))),
                 None => function.abi(function.default).map(|abi| (abi, Why::Newest)),
             });
@@ -575,11 +576,11 @@ fn suggest(written: &str, candidates: &[(&str, String)]) -> String {
     let near = near(written, candidates.iter().map(|(name, _)| *name));
     let distance = |name: &str| crate::diagnostics::levenshtein(name, written);
     let nearest = near.iter().map(|n| distance(n)).min().unwrap_or(0);
-    let shown: Vec<&str> = near
+    let shown: Vec<String> = near
         .iter()
         .filter(|n| distance(n) == nearest)
         .filter_map(|n| candidates.iter().find(|(name, _)| name == n))
-        .map(|(_, shown)| shown.as_str())
+        .map(|(_, shown)| shown.clone())
         .collect();
     if shown.is_empty() {
         String::new()

@@ -62,21 +62,23 @@ pub fn span_range(tokens: &TokenStream) -> (Span, Span) {
 /// else those within an edit distance that grows with the candidate's length.
 pub fn near<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let lower = written.to_lowercase();
-    let mut near: Vec<(usize, &str)> = candidates
-        .into_iter()
-        .filter(|c| *c != written)
-        .map(|c| {
-            let d = if c.to_lowercase() == lower {
-                0
-            } else {
-                levenshtein(c, written)
-            };
-            (d, c)
-        })
-        .filter(|(d, c)| *d <= (c.len() / 3).max(2))
-        .collect();
-    near.sort_unstable();
-    near.truncate(3);
+    // The three nearest so far, in order (a sort would cost the macro's build more).
+    let mut near: Vec<(usize, &str)> = Vec::with_capacity(4);
+    for c in candidates {
+        if c == written {
+            continue;
+        }
+        let d = if c.to_lowercase() == lower {
+            0
+        } else {
+            levenshtein(c, written)
+        };
+        if d <= (c.len() / 3).max(2) {
+            let at = near.binary_search(&(d, c)).unwrap_or_else(|at| at);
+            near.insert(at, (d, c));
+            near.truncate(3);
+        }
+    }
     near.into_iter().map(|(_, c)| c).collect()
 }
 

@@ -22,7 +22,6 @@ use crate::diagnostics::Diagnostics;
 use crate::docs;
 use crate::model::{BackendOption, CratePath, Request};
 use crate::tokens::{Ident, Output, TokenStream};
-use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// The name of a table's one field: also how a second `#[driver_table]` on the same struct,
@@ -107,8 +106,8 @@ struct Emit<'a> {
     /// The path to the runtime's `__private`: text, or a placeholder for the user's path.
     private: String,
     docs: docs::Table<'a>,
-    /// Every name a generated pattern binds.
-    bound: BTreeSet<String>,
+    /// Every name a generated pattern binds, sorted, each once.
+    bound: Vec<String>,
     /// The entries of the runtime's `bind!`.
     bindings: String,
     /// The methods and raw accessors.
@@ -154,7 +153,9 @@ fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnos
         return false;
     }
     let args = names.join(", ");
-    e.bound.extend(names);
+    for name in names {
+        bind(&mut e.bound, name);
+    }
     // The binding: the typedef's name carries the user's span, so an error about it points at
     // the function's name in the list.
     let name = e.out.ident(c.name.clone());
@@ -202,6 +203,13 @@ fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnos
         "
     );
     true
+}
+
+/// Adds `name` to the sorted `bound` unless it is there.
+fn bind(bound: &mut Vec<String>, name: String) {
+    if let Err(at) = bound.binary_search(&name) {
+        bound.insert(at, name);
+    }
 }
 
 /// An exported symbol as a string literal, or `_` for none.
@@ -268,12 +276,15 @@ pub fn expand(
         out,
         private,
         docs,
-        bound: LOCALS.iter().map(|l| (*l).to_string()).collect(),
+        bound: Vec::new(),
         bindings: String::new(),
         methods: String::new(),
     };
     // A function whose types cannot be read is left out (with an error), so a function's index
     // in `FUNCTIONS` is the number of functions emitted before it.
+    for local in LOCALS {
+        bind(&mut e.bound, (*local).to_string());
+    }
     let mut count = 0;
     for c in checked {
         if emit_function(&mut e, count, c, diag) {

@@ -93,12 +93,17 @@ impl CratePath {
     /// The path as rustdoc reads it in a link (`::cdt`), or `None` where rustdoc cannot resolve
     /// it from a doc comment (`$crate`, which only a macro expansion substitutes).
     pub fn doc_path(&self) -> Option<String> {
-        let names: Vec<&str> = self.segments.iter().map(Ident::as_str).collect();
-        if names.iter().any(|n| n.starts_with('$')) {
-            return None;
+        let mut path = String::new();
+        for (i, segment) in self.segments.iter().enumerate() {
+            if segment.as_str().starts_with('$') {
+                return None;
+            }
+            if i > 0 || self.leading_colons {
+                path.push_str("::");
+            }
+            path.push_str(segment.as_str());
         }
-        let prefix = if self.leading_colons { "::" } else { "" };
-        Some(format!("{prefix}{}", names.join("::")))
+        Some(path)
     }
 }
 

@@ -319,10 +319,14 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
         // Every function of the release; under `driver = N`, every function such a driver has.
         for function in manifest::functions() {
             let pinned = pins.iter().find(|(n, ..)| *n == function.name);
-            let chosen = pinned.map(|(_, abi, why)| (*abi, *why)).or_else(|| match driver {
-                Some(driver) => newest_for(function, driver).map(|abi| (abi, Why::Driver(driver))),
-                None => function.abi(function.default).map(|abi| (abi, Why::Newest)),
-            });
+            let chosen = pinned
+                .map(|(_, abi, why)| (*abi, *why))
+                .or_else(|| match driver {
+                    Some(driver) => {
+                        newest_for(function, driver).map(|abi| (abi, Why::Driver(driver)))
+                    }
+                    None => function.abi(function.default).map(|abi| (abi, Why::Newest)),
+                });
             let Some((abi, why)) = chosen else { continue };
             out.push(Checked {
                 name: Ident::new(function.name, span),
@@ -650,16 +654,11 @@ pub fn check_attrs(item: &Item, diag: &mut Diagnostics) -> TokenStream {
             Attr::Derive { pound, path, paths } => {
                 let mut kept = TokenStream::new();
                 for derived in paths {
-                    let name = derived
-                        .clone()
-                        .into_iter()
-                        .filter_map(|t| match t {
-                            TokenTree::Ident(i) => Some(i.to_string()),
-                            _ => None,
-                        })
-                        .last()
-                        .unwrap_or_default();
-                    if let Some(problem) = derive_problem(&name, &item.ident) {
+                    let name = derived.trees().iter().rev().find_map(|t| match t {
+                        TokenTree::Ident(i) => Some(i.as_str()),
+                        _ => None,
+                    });
+                    if let Some(problem) = derive_problem(name.unwrap_or(""), &item.ident) {
                         diag.spanned(derived, problem);
                         continue;
                     }

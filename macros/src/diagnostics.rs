@@ -2,7 +2,9 @@
 //! and the "did you mean" suggestions. An error always points at the user's tokens; nothing here
 //! panics, and nothing stops at the first error.
 
-use crate::tokens::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use crate::tokens::{
+    Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree,
+};
 
 /// Collects every error instead of stopping at the first; each covers a range of the user's
 /// tokens (first and last span), like `syn::Error::new_spanned`.

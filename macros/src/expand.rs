@@ -307,7 +307,7 @@ pub fn expand(
     };
     let mut shadows = String::new();
     for local in &bound {
-        let _ = write!(shadows, "const fn {local}() {{}}\n");
+        let _ = writeln!(shadows, "const fn {local}() {{}}");
     }
     let config = match backend {
         Some(BackendOption::Driver) => "driver",

@@ -248,14 +248,17 @@ impl From<Vec<TokenTree>> for TokenStream {
     }
 }
 
+/// How token streams are printed: the compiler's printing, while a macro call runs.
+pub type Renderer = fn(&TokenStream) -> String;
+
 thread_local! {
     /// How the compiler prints tokens, set by `host.rs` for the length of a macro call.
-    static RENDER: Cell<Option<fn(&TokenStream) -> String>> = const { Cell::new(None) };
+    static RENDER: Cell<Option<Renderer>> = const { Cell::new(None) };
 }
 
 /// Prints token streams (in messages that quote the user's tokens) as `f` does: the compiler's
 /// own printing, while a macro call runs.
-pub fn set_renderer(f: Option<fn(&TokenStream) -> String>) {
+pub fn set_renderer(f: Option<Renderer>) {
     RENDER.with(|r| r.set(f));
 }
 

@@ -2,11 +2,17 @@
 //! runtime's state of the table, the binding of each function to its type, the constructors, one
 //! method and one raw accessor per function. The prose of every doc comment is `docs`'s.
 //!
+//! The table is written as Rust source text ([`Output`]), which the compiler lexes with every
+//! token at the call site (what `quote!` gives by default). What must point at the user's code
+//! goes in as a placeholder for tokens instead, never as text: the user's own tokens (the struct's
+//! name, visibility and attributes, a `crate = ...` path) and the names made at a user's span
+//! (each function's name, typedefs and raw accessor, at its name in the list).
+//!
 //! Every name generated code uses goes through `<crate path>::__private` (the runtime crate's
 //! path: `::cuda_driver_table`, or the `crate = ...` option): a path that does not lead to the
 //! runtime fails there, once. The types of the functions are bound by the runtime's own
 //! `bind!` macro, which names them through `$crate`: whatever the path leads to, a field is
-//! never given another type. Manifest types are re-parsed here; single-name types are taken from
+//! never given another type. Manifest types are read here (`qualify`); single-name types are taken from
 //! the runtime's `sys`, `::core` paths become `::std` ones (which edition 2015 also resolves).
 //!
 //! Hygiene: everything but the struct is emitted inside one `const _: () = { ... };` block that

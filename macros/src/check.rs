@@ -2,7 +2,7 @@
 //! attributes against what a table is. Every problem becomes an error at the user's token; what is
 //! valid goes on to expansion, so the rest of the user's code still type-checks.
 
-use crate::diagnostics::{near, Diagnostics};
+use crate::diagnostics::{join, near, Diagnostics};
 use crate::manifest::{self, Abi, Function};
 use crate::model::{Attr, Item, Pin, Request};
 use crate::tokens::{Delimiter, Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
@@ -456,7 +456,7 @@ fn abi_list(function: &Function) -> String {
         .iter()
         .map(|a| a.version.to_string())
         .collect();
-    versions.join(", ")
+    join(&versions, ", ")
 }
 
 /// The version to show in the fix for a pin that is not a number: the ABI whose exported symbol
@@ -499,7 +499,7 @@ fn missing(name: &str, release: u32) -> String {
             .unwrap_or(release);
         return format!(
             "`{name}` is not in the CUDA {selected} headers (feature `cuda-{release}` of cuda-driver-table); it is in CUDA {}: select one of those releases instead, e.g. feature `cuda-{closest}`",
-            names.join(", ")
+            join(&names, ", ")
         );
     }
     // `<function>_<suffix>`: a symbol that function does not export.
@@ -553,7 +553,7 @@ fn not_an_export(name: &str, function: &'static Function, selected: &str) -> Str
             if names.is_empty() {
                 abi.version.to_string()
             } else {
-                format!("{} ({})", abi.version, names.join(", "))
+                format!("{} ({})", abi.version, join(&names, ", "))
             }
         })
         .collect();
@@ -570,7 +570,7 @@ fn not_an_export(name: &str, function: &'static Function, selected: &str) -> Str
     }
     format!(
         "`{name}` is not an exported symbol of `{base}` in CUDA {selected}; its ABIs are {}: {hint}",
-        symbols.join(", ")
+        join(&symbols, ", ")
     )
 }
 
@@ -589,7 +589,7 @@ fn suggest(written: &str, candidates: &[(&str, String)]) -> String {
     if shown.is_empty() {
         String::new()
     } else {
-        format!("did you mean {}?", shown.join(" or "))
+        format!("did you mean {}?", join(&shown, " or "))
     }
 }
 

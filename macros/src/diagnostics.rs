@@ -91,7 +91,20 @@ pub fn did_you_mean<'a>(written: &str, candidates: impl IntoIterator<Item = &'a 
         return String::new();
     }
     let list: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
-    format!("did you mean {}?", list.join(" or "))
+    format!("did you mean {}?", join(&list, " or "))
+}
+
+/// `items` separated by `sep` (written out: `[String]::join` is generic code the macro's build
+/// would compile for this one use).
+pub fn join(items: &[String], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(item);
+    }
+    out
 }
 
 /// The edit distance of two names, in characters: the fewest insertions, deletions and

@@ -158,7 +158,7 @@ fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnos
         diag.at(span, unreadable(abi.ret));
         return false;
     }
-    let args = names.join(", ");
+    let args = crate::diagnostics::join(&names, ", ");
     for name in names {
         bind(&mut e.bound, name);
     }

@@ -125,12 +125,16 @@ fn looked_for(e: &Error) -> String {
     }
 }
 
-/// Runs a sample's body and turns its outcome into the exit code, printing `NAME: PASSED` or one
-/// line saying why not to standard error.
+/// Runs a sample's body and turns its outcome into the exit code, printing the backend it used
+/// and `NAME: PASSED`, or one line saying why not to standard error.
 pub fn main(name: &str, body: impl FnOnce(&Args) -> Result<(), Failure>) -> ExitCode {
     let args = Args::parse();
     match body(&args) {
         Ok(()) => {
+            // The library the sample ran on (loaded already: the sample's calls resolved).
+            if let Ok(backend) = args.config().resolver() {
+                println!("backend: {}", backend.describe());
+            }
             println!("{name}: PASSED");
             ExitCode::from(PASSED)
         }

@@ -667,4 +667,91 @@ mod linux {
             ))),
         }
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use std::io::pipe;
+
+        /// Three pipes' write ends sent over a socket pair arrive as descriptors of the same
+        /// pipes, in order, and the received count is checked.
+        #[test]
+        fn descriptors_sent_arrive_in_order_as_the_same_pipes() -> io::Result<()> {
+            let (mut readers, mut writers) = (Vec::new(), Vec::new());
+            for _ in 0..3 {
+                let (r, w) = pipe()?;
+                readers.push(r);
+                writers.push(OwnedFd::from(w));
+            }
+            let (a, b) = UnixStream::pair()?;
+            send_fds(&a, &writers)?;
+            drop(writers);
+            let received = recv_fds(&b, 3)?;
+            for (i, fd) in received.into_iter().enumerate() {
+                std::fs::File::from(fd).write_all(&[i as u8 + 10])?;
+            }
+            for (i, mut r) in readers.into_iter().enumerate() {
+                let mut got = Vec::new();
+                r.read_to_end(&mut got)?;
+                assert_eq!(got, [i as u8 + 10], "pipe {i}");
+            }
+            Ok(())
+        }
+
+        #[test]
+        fn fewer_descriptors_than_expected_is_an_error() -> io::Result<()> {
+            let (_r, w) = pipe()?;
+            let (a, b) = UnixStream::pair()?;
+            send_fds(&a, &[OwnedFd::from(w)])?;
+            let e = recv_fds(&b, 2).expect_err("one descriptor sent, two expected");
+            assert!(
+                e.to_string().contains("expected 2 descriptors, received 1"),
+                "{e}"
+            );
+            Ok(())
+        }
+
+        #[test]
+        fn a_closed_socket_is_the_end_of_file() -> io::Result<()> {
+            let (a, b) = UnixStream::pair()?;
+            drop(a);
+            let e = recv_fds(&b, 1).expect_err("nothing was sent");
+            assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+            Ok(())
+        }
+
+        #[test]
+        fn child_arguments_are_ordinal_id_and_count() {
+            let args = |rest: &[&str]| Args {
+                driver: false,
+                rest: rest.iter().map(|s| s.to_string()).collect(),
+            };
+            assert_eq!(
+                child_args(&args(&["--child", "3", "1", "2"])),
+                Some((3, 1, 2))
+            );
+            assert_eq!(child_args(&args(&["--child", "0", "2", "2"])), None);
+            assert_eq!(child_args(&args(&["--child", "0", "0"])), None);
+            assert_eq!(child_args(&args(&["--child", "0", "x", "2"])), None);
+            assert_eq!(child_args(&args(&[])), None);
+        }
+
+        /// After the children's steps, buffer `b` holds the value of child `b + 1`: simulated
+        /// on the host with the same schedule.
+        #[test]
+        fn the_schedule_leaves_each_buffer_to_the_next_child() {
+            for n in 1..=MAX_PROCESSES {
+                let mut buffers = vec![0u8; n];
+                for step in 0..n {
+                    for id in 0..n {
+                        buffers[(step + id) % n] = value_of(id);
+                    }
+                }
+                for (b, &v) in buffers.iter().enumerate() {
+                    assert_eq!(v, expected(b, n), "{n} processes, buffer {b}");
+                    assert_ne!(v, 0, "the parent clears the buffers to 0");
+                }
+            }
+        }
+    }
 }

@@ -372,13 +372,27 @@ mod linux {
         }
     }
 
-    /// Waits for children the parent gives up on (each stops once its socket is gone).
+    /// Ends the children the parent gives up on: each stops by itself once its socket is gone
+    /// (given a second to do so, and to print why it failed, if it did); one that does not, stuck
+    /// in a driver call, say, is killed.
     fn reap(children: Vec<Child>) {
-        for mut child in children {
-            if let Ok(status) = child.wait() {
-                if !status.success() {
-                    eprintln!("memMapIPCDrv: a child {status}");
+        let deadline = Instant::now() + Duration::from_secs(1);
+        for (id, mut child) in children.into_iter().enumerate() {
+            let status = loop {
+                match child.try_wait() {
+                    Ok(Some(status)) => break Some(status),
+                    Ok(None) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    // Still running, or not to be waited for: stop it.
+                    _ => {
+                        let _ = child.kill();
+                        break child.wait().ok();
+                    }
                 }
+            };
+            if let Some(status) = status.filter(|s| !s.success()) {
+                eprintln!("memMapIPCDrv: child {id} {status}");
             }
         }
     }

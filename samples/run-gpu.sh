@@ -8,7 +8,8 @@
 # samples/results/gpu-results.md) gets the machine, and per run the exit code, the result, the
 # wall time and the sanitizer's ERROR SUMMARY; each run's output goes to RESULTS-logs/. The PTX
 # is regenerated with the machine's nvcc into PTX_DIR and compared with the committed PTX.
-# Exits non-zero when a run failed (a waived sample is not a failure).
+# Exits non-zero when a run failed (a waived sample is not a failure). SAMPLE_VARIANTS picks
+# fewer runs, e.g. SAMPLE_VARIANTS="default driver" for a quick round without the sanitizer.
 set -u
 [[ $# -eq 2 ]] || { echo "usage: bash samples/run-gpu.sh RESULTS.md PTX_DIR" >&2; exit 2; }
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ failed=0
 rows=()
 for src in samples/src/bin/*.rs; do
   name=$(basename "$src" .rs)
-  for variant in default driver memcheck memcheck-driver; do
+  for variant in ${SAMPLE_VARIANTS:-default driver memcheck memcheck-driver}; do
     cmd=(".gpu/bin/$name")
     [[ $variant == *driver ]] && cmd+=(--driver)
     [[ $variant == memcheck* ]] && cmd=("$sanitizer" --tool memcheck --leak-check full --error-exitcode 99 "${cmd[@]}")

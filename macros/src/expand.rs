@@ -286,6 +286,7 @@ pub fn expand(
         #[doc = #struct_doc]
         #vis struct #ident {
             #[doc = #field_doc]
+            #[doc(hidden)]
             #field: #private::TableCore<Self, #count>,
         }
 

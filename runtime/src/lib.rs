@@ -4,6 +4,7 @@
 // the documentation being read.
 //! [Error]: crate::Error
 //! [Error::kind]: crate::Error::kind
+//! [Config]: crate::Config
 //! [Config::new]: crate::Config::new
 //! [Config::driver]: crate::Config::driver
 //! [Config::runtime]: crate::Config::runtime

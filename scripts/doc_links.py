@@ -25,6 +25,8 @@ def problems(root):
                 text = f.read()
             if FIELD in text:
                 yield f"{page}: shows the table's private field `{FIELD}`"
+            if "__private" in text:
+                yield f"{page}: shows the hidden module `__private`, which generated code calls"
             for href in re.findall(r'href="([^"#]+)', text):
                 href = html.unescape(href)
                 # Absolute links, and the templates of rustdoc's own scripts.

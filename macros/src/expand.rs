@@ -308,7 +308,7 @@ pub fn expand(
             impl #ident {
                 #[doc = #functions_doc]
                 pub const FUNCTIONS: &'static [#private::FunctionSpec] =
-                    <Self as #private::Functions>::FUNCTIONS;
+                    #private::functions::<Self>();
 
                 #[doc = #floor_doc]
                 pub const MIN_DRIVER_VERSION: ::std::primitive::u32 =

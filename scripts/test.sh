@@ -208,6 +208,11 @@ cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
 # The fake driver's docs (cargo doc leaves dev-dependencies', and so the feature, out).
 RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps -q
+# A program's docs, as `cargo doc` makes them for a binary (private items included, the crates it
+# uses documented as usual): its table shows no private field, and no link leads to a missing page.
+cargo doc -q -p cuda-driver-table
+cargo rustdoc -q -p cuda-driver-table --example device_query -- --document-private-items
+python3 scripts/doc_links.py "$target/doc/device_query"
 
 du -sh "$target" | sed 's/\t/ in /; s/^/target folder: /'
 step "all checks passed"

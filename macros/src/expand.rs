@@ -286,6 +286,7 @@ pub fn expand(
         #[doc = #struct_doc]
         #vis struct #ident {
             #[doc = #field_doc]
+            #[doc(hidden)]
             #field: #private::TableCore<Self, #count>,
         }
 
@@ -307,7 +308,7 @@ pub fn expand(
             impl #ident {
                 #[doc = #functions_doc]
                 pub const FUNCTIONS: &'static [#private::FunctionSpec] =
-                    <Self as #private::Functions>::FUNCTIONS;
+                    #private::functions::<Self>();
 
                 #[doc = #floor_doc]
                 pub const MIN_DRIVER_VERSION: ::std::primitive::u32 =

@@ -3,7 +3,8 @@
 #   bash scripts/test.sh
 # Installs what it needs (libclang for bindgen, the CUDA header/runtime wheels from PyPI, cached in
 # ~/.cache/cuda-driver-table), then runs build, tests, the generated-files drift check over all 17
-# releases, the tracing and fake-driver tests, the Windows build compiled and run under Wine
+# releases, NVIDIA's samples ported to the crate (built, run without a driver, their PTX against
+# their kernels), the tracing and fake-driver tests, the Windows build compiled and run under Wine
 # (scripts/windows.sh, which installs Wine and mingw), Miri over the runtime's unit tests and the
 # in-process integration tests, the packaging of the published crates (verify, publish dry
 # run, size, rust-version), clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests
@@ -79,6 +80,14 @@ if [[ ! -e /dev/nvidiactl ]]; then
     exit 1
   fi
 fi
+
+step "the samples without a driver: each exits with 1 and one line naming what it looked for; their PTX matches their kernels"
+# The workspace build above built the samples (samples/src/bin/) and `cargo test --workspace` ran
+# these two tests already; run by name here so that this step says what they check. The first sets
+# CUDA_DRIVER_TABLE_CUDART and CUDA_DRIVER_TABLE_LIBCUDA to a missing file, so it holds on a machine
+# with a driver too (samples/tests/without_a_driver.rs, samples/tests/kernels.rs). The samples run
+# on a GPU through samples/run-gpu.sh (samples/README.md).
+cargo test -q -p cuda-driver-table-samples --test without_a_driver --test kernels
 
 step "GPU tests compile (run them on a GPU machine: tests/README.md)"
 cargo build -p cuda-driver-table-tests --features gpu --tests
@@ -205,6 +214,11 @@ cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
 # The fake driver's docs (cargo doc leaves dev-dependencies', and so the feature, out).
 RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps -q
+# A program's docs, as `cargo doc` makes them for a binary (private items included, the crates it
+# uses documented as usual): its table shows no private field, and no link leads to a missing page.
+cargo doc -q -p cuda-driver-table
+cargo rustdoc -q -p cuda-driver-table --example device_query -- --document-private-items
+python3 scripts/doc_links.py "$target/doc/device_query"
 
 du -sh "$target" | sed 's/\t/ in /; s/^/target folder: /'
 step "all checks passed"

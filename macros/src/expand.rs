@@ -350,6 +350,7 @@ pub fn expand(
         #[doc = {:?}]
         {vis} struct {name} {{
             #[doc = {:?}]
+            #[doc(hidden)]
             {FIELD}: {p}::TableCore<Self, {count}> ,
         }}
 
@@ -370,7 +371,7 @@ pub fn expand(
             impl {name} {{
                 #[doc = {:?}]
                 pub const FUNCTIONS: & 'static [{p}::FunctionSpec] =
-                    <Self as {p}::Functions> ::FUNCTIONS;
+                    {p}::functions:: <Self>();
 
                 #[doc = {:?}]
                 pub const MIN_DRIVER_VERSION: ::std::primitive::u32 =

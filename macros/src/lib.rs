@@ -32,7 +32,8 @@ use tokens::{Output, Span, TokenStream};
 
 /// Turns a unit struct into a table of lazily resolved, correctly typed CUDA driver functions.
 ///
-/// See the `cuda-driver-table` crate for the full guide.
+/// The guide is the front page of the `cuda-driver-table` crate, which re-exports this attribute:
+/// <https://docs.rs/cuda-driver-table>.
 ///
 /// ```ignore
 /// #[driver_table(cuInit, cuDeviceGet, cuCtxCreate, cuMemAlloc, driver = 12000)]
@@ -45,7 +46,8 @@ use tokens::{Output, Span, TokenStream};
 ///   plain name takes the newest ABI such a driver has, and `MIN_DRIVER_VERSION` is at most it;
 /// - `all`: every function of the selected CUDA release (with `driver`, every one it has);
 /// - `per_thread`: `new()` uses the per-thread default stream (the `_ptds`/`_ptsz` ABIs);
-/// - `backend = runtime` (the default) or `backend = driver`: the backend `new()` uses;
+/// - `backend = runtime` or `backend = driver`: the only backend `new()` uses (without it, libcudart
+///   or, where none is installed, libcuda);
 /// - `crate = path` (or `crate = "path"`): how your crate names `cuda-driver-table`, when it is
 ///   a renamed dependency (`crate = cdt`) or reached through another crate's re-export
 ///   (`crate = ::my_wrapper::cdt`).

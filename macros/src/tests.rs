@@ -170,7 +170,7 @@ fn functions_keeps_the_order_listed_and_indexes_match() {
     assert_has(&out, "TableCore < Self , 2 >");
     assert_has(
         &out,
-        "pub const FUNCTIONS : & 'static [:: cuda_driver_table :: __private :: FunctionSpec] = < Self as :: cuda_driver_table :: __private :: Functions > :: FUNCTIONS ;",
+        "pub const FUNCTIONS : & 'static [:: cuda_driver_table :: __private :: FunctionSpec] = :: cuda_driver_table :: __private :: functions :: < Self > () ;",
     );
     // Each method asks for its own index.
     assert_has(&out, "fn pfn_cuMemAlloc");

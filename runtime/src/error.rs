@@ -399,12 +399,14 @@ impl ErrorKind {
     }
 
     /// The message without the function's name, for a failure whose cause does not depend on
-    /// the function (no library, not a CUDA library, a lookup call that fails for every name, a
-    /// libcudart that can only look up unversioned); `None` for a failure of this function
-    /// alone. [`Errors`] reports a shared cause once.
+    /// the function (no library, neither library, not a CUDA library, a lookup call that fails
+    /// for every name, a libcudart that can only look up unversioned); `None` for a failure of
+    /// this function alone. [`Errors`] reports a shared cause once.
     fn shared_cause(&self) -> Option<String> {
         match self {
-            Self::LibraryNotFound { .. } | Self::NotACudaLibrary { .. } => Some(self.to_string()),
+            Self::LibraryNotFound { .. }
+            | Self::NotACudaLibrary { .. }
+            | Self::NoCudaLibrary { .. } => Some(self.to_string()),
             Self::LookupFailed {
                 status, backend, ..
             } => Some(format!(

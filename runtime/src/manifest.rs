@@ -1,6 +1,6 @@
 //! The ABIs of every driver function in the selected release, with the symbol `cuda.h` exports
 //! for each: what tests and tools need to check resolved pointers; and the names of its
-//! `CUresult` codes (generated, see `generated/`).
+//! `CUresult` codes (generated from the release's `cuda.h`).
 
 use crate::stream::StreamMode;
 

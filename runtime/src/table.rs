@@ -56,6 +56,12 @@ pub unsafe trait Functions {
     const FUNCTIONS: &'static [FunctionSpec];
 }
 
+/// `T`'s [`Functions::FUNCTIONS`]: what a table's `FUNCTIONS` is set to. A call, so that rustdoc
+/// shows no value on the table's page (it would show the path through the hidden `__private`).
+pub const fn functions<T: Functions>() -> &'static [FunctionSpec] {
+    T::FUNCTIONS
+}
+
 /// The type of a table's function `I`. Hidden from the docs: a table's page would list one impl
 /// per function.
 ///

@@ -22,7 +22,11 @@ for cu in *.cu; do
     echo "// Generated from samples/kernels/$cu by samples/kernels/generate.sh; do not edit."
     echo "// source sha256: $(sha256sum "$cu" | cut -d' ' -f1)"
     echo "// nvcc $release: $cmd"
-    cat "$out/$name.ptx.tmp"
+    # -lineinfo records absolute paths: the source's, kept relative to the repository, and the
+    # toolkit's headers', written <toolkit>/include, so the file does not depend on where the
+    # repository or the toolkit is.
+    sed -e "s|\"$PWD/|\"samples/kernels/|" -e 's|"/[^"]*/include/|"<toolkit>/include/|' \
+      "$out/$name.ptx.tmp"
   } >"$out/$name.ptx"
   rm "$out/$name.ptx.tmp"
   echo "$out/$name.ptx"

@@ -8,7 +8,7 @@
 //! default configuration, which prefers libcudart and falls back to libcuda) and exits with
 //! [`PASSED`], [`CUDA_FAILED`], [`CHECK_FAILED`] or [`WAIVED`].
 
-use cuda_driver_table::{Config, Error, ErrorKind};
+use cuda_driver_table::{Config, Error, ErrorKind, Origin};
 use std::fmt;
 use std::process::ExitCode;
 
@@ -88,17 +88,10 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Cuda(e) => match e.kind() {
-                ErrorKind::NoCudaLibrary { runtime, driver } => write!(
-                    f,
-                    "{}; then {} (install the NVIDIA driver, or set CUDA_DRIVER_TABLE_LIBCUDA)",
-                    looked_for(runtime),
-                    looked_for(driver)
-                ),
-                ErrorKind::LibraryNotFound { .. } => write!(
-                    f,
-                    "{} (install the NVIDIA driver, or set CUDA_DRIVER_TABLE_LIBCUDA)",
-                    looked_for(e)
-                ),
+                ErrorKind::NoCudaLibrary { runtime, driver } => {
+                    write!(f, "{}; then {}", looked_for(runtime), looked_for(driver))
+                }
+                ErrorKind::LibraryNotFound { .. } => f.write_str(&looked_for(e)),
                 _ => write!(f, "{e}"),
             },
             Failure::Check(what) => write!(f, "result check failed: {what}"),
@@ -107,13 +100,23 @@ impl fmt::Display for Failure {
     }
 }
 
-/// "could not load X; looked for A, B" for a library that was not found, else the error itself.
+/// "could not load X; looked for A, B (what to do)" for a library that was not found, on one
+/// line, the advice fitting where the path came from; else the error itself.
 fn looked_for(e: &Error) -> String {
     match e.kind() {
-        ErrorKind::LibraryNotFound { library, tried, .. } => {
+        ErrorKind::LibraryNotFound {
+            library,
+            tried,
+            origin,
+        } => {
             let paths: Vec<&str> = tried.iter().map(|(p, _)| p.as_str()).collect();
+            let advice = match origin {
+                Origin::Environment => format!("fix or unset {}", library.env_var),
+                Origin::Code => "fix the path given to Config::library".to_owned(),
+                Origin::Search => format!("{}, or set {}", library.install, library.env_var),
+            };
             format!(
-                "could not load {}; looked for {}",
+                "could not load {}; looked for {} ({advice})",
                 library.title,
                 paths.join(", ")
             )
@@ -122,12 +125,16 @@ fn looked_for(e: &Error) -> String {
     }
 }
 
-/// Runs a sample's body and turns its outcome into the exit code, printing `NAME: PASSED` or one
-/// line saying why not to standard error.
+/// Runs a sample's body and turns its outcome into the exit code, printing the backend it used
+/// and `NAME: PASSED`, or one line saying why not to standard error.
 pub fn main(name: &str, body: impl FnOnce(&Args) -> Result<(), Failure>) -> ExitCode {
     let args = Args::parse();
     match body(&args) {
         Ok(()) => {
+            // The library the sample ran on (loaded already: the sample's calls resolved).
+            if let Ok(backend) = args.config().resolver() {
+                println!("backend: {}", backend.describe());
+            }
             println!("{name}: PASSED");
             ExitCode::from(PASSED)
         }
@@ -157,4 +164,18 @@ macro_rules! ptx {
             "\0"
         )
     };
+}
+
+/// `n` floats in `[0, 1)` from a fixed seed (the originals' `rand() / RAND_MAX` initialisation,
+/// reproducible from run to run): a 64-bit linear congruential generator's top 24 bits.
+pub fn random_floats(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        })
+        .collect()
 }

@@ -535,3 +535,39 @@ fn no_cuda_library_says_what_each_search_found() {
     assert!(runtime_at < driver_at, "{text}");
     assert_eq!(e.kind().function(), None);
 }
+
+/// The default configuration on a machine with neither library: every function of a
+/// `resolve_all` fails for that one reason, which the report writes once (the README's first
+/// program prints it so without a driver).
+#[test]
+fn errors_report_no_cuda_library_once() {
+    let neither = || -> Error {
+        ErrorKind::NoCudaLibrary {
+            runtime: library_not_found(),
+            driver: ErrorKind::LibraryNotFound {
+                library: LIBCUDA,
+                origin: Origin::Search,
+                tried: vec![(
+                    "\"libcuda.so.1\"".into(),
+                    "cannot open shared object file".into(),
+                )],
+            }
+            .into(),
+        }
+        .into()
+    };
+    let all = Errors::from_vec(vec![neither(); 9]).unwrap_err();
+    let text = all.to_string();
+    assert_eq!(
+        text,
+        format!(
+            "9 driver functions could not be resolved, all for one reason:\n{}",
+            neither()
+        )
+    );
+    assert_eq!(
+        text.matches("no CUDA library could be used").count(),
+        1,
+        "{text}"
+    );
+}

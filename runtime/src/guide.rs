@@ -1,0 +1,40 @@
+//! The user guide beyond the crate's front page, one page per topic. Nothing here is code.
+//!
+//! - [`tables`]: what a table is, which ABI each function gets, the driver a table needs,
+//!   per-thread default streams, renamed dependencies and your own macros.
+//! - [`loading`]: the two backends, where libraries are searched (Linux and Windows), your own
+//!   resolver.
+//! - [`call_tracing`]: the `tracing` feature's events.
+//! - [`local_toolkit`]: the bindings of the build machine's CUDA toolkit (`cuda-local`).
+//! - [`from_cudarc`]: cudarc's API side by side with this crate's, and a function translated.
+//!
+//! The fake driver for tests without a GPU is documented in its module, [`fake`][fake-module]
+//! (the `fake` feature).
+//!
+#![cfg_attr(feature = "fake", doc = "[fake-module]: crate::fake")]
+#![cfg_attr(
+    not(feature = "fake"),
+    doc = "[fake-module]: https://docs.rs/cuda-driver-table/latest/cuda_driver_table/fake/index.html"
+)]
+
+// Each page links the `fake` module by the reference `[fake-module]`, defined below for it: an
+// intra-doc link where the module is built, docs.rs's page of it where it is not.
+macro_rules! page {
+    ($(#[$m:meta])* $name:ident, $file:literal) => {
+        $(#[$m])*
+        #[doc = include_str!($file)]
+        #[doc = ""]
+        #[cfg_attr(feature = "fake", doc = "[fake-module]: crate::fake")]
+        #[cfg_attr(
+            not(feature = "fake"),
+            doc = "[fake-module]: https://docs.rs/cuda-driver-table/latest/cuda_driver_table/fake/index.html"
+        )]
+        pub mod $name {}
+    };
+}
+
+page!(tables, "guide/tables.md");
+page!(loading, "guide/loading.md");
+page!(call_tracing, "guide/call_tracing.md");
+page!(local_toolkit, "guide/local_toolkit.md");
+page!(from_cudarc, "guide/from_cudarc.md");

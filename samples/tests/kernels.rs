@@ -1,0 +1,174 @@
+//! The committed PTX matches the kernels' sources: every `kernels/NAME.cu` has a
+//! `kernels/generated/NAME.ptx` whose header (written by `kernels/generate.sh`) records the
+//! SHA-256 of exactly that source, and every PTX file has its source. A kernel edited without
+//! running the script again fails here, naming the file and the command.
+
+use std::path::{Path, PathBuf};
+
+/// `samples/kernels`: where cargo built this test, or, staged on another machine (no cargo), from
+/// the repository root the test runs in.
+fn kernels_dir() -> PathBuf {
+    [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels"),
+        PathBuf::from("samples/kernels"),
+    ]
+    .into_iter()
+    .find(|d| d.is_dir())
+    .expect("samples/kernels is not there: run the test from the repository or with cargo")
+}
+
+/// The file names in `dir` that end with `.ext`, without it, sorted.
+fn stems(dir: &Path, ext: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .filter_map(|p| Some(p.file_stem()?.to_str()?.to_owned()))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_kernel_has_its_ptx_and_every_ptx_its_kernel() {
+    let dir = kernels_dir();
+    let sources = stems(&dir, "cu");
+    let generated = stems(&dir.join("generated"), "ptx");
+    assert!(!sources.is_empty(), "no kernel in {}", dir.display());
+    assert_eq!(
+        sources, generated,
+        "kernels/*.cu and kernels/generated/*.ptx differ: run `bash samples/kernels/generate.sh` \
+         (with NVCC=<nvcc> where nvcc is not on PATH) and commit the PTX, or remove a PTX whose \
+         source is gone"
+    );
+}
+
+#[test]
+fn every_ptx_header_records_the_sha256_of_its_source() {
+    let dir = kernels_dir();
+    for name in stems(&dir, "cu") {
+        let source = std::fs::read(dir.join(format!("{name}.cu"))).expect("the source reads");
+        let ptx_path = dir.join(format!("generated/{name}.ptx"));
+        let Ok(ptx) = std::fs::read_to_string(&ptx_path) else {
+            // The test above names the missing file.
+            continue;
+        };
+        let recorded = ptx
+            .lines()
+            .take(3)
+            .find_map(|l| l.strip_prefix("// source sha256: "))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{} has no `// source sha256:` line in its header: regenerate it with \
+                     `bash samples/kernels/generate.sh`",
+                    ptx_path.display()
+                )
+            });
+        assert_eq!(
+            recorded,
+            hex(&sha256(&source)),
+            "kernels/generated/{name}.ptx was generated from another version of kernels/{name}.cu: \
+             run `bash samples/kernels/generate.sh` (with NVCC=<nvcc> where nvcc is not on PATH) \
+             and commit the PTX"
+        );
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 (FIPS 180-4), for the few kilobytes of the kernels' sources: a page of code instead
+/// of a dependency tree. Checked against the standard's examples below.
+fn sha256(message: &[u8]) -> [u8; 32] {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
+    ];
+    let mut h: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    // The message, a 1 bit, zeros up to 56 bytes mod 64, and its length in bits (big-endian).
+    let mut data = message.to_vec();
+    data.push(0x80);
+    while data.len() % 64 != 56 {
+        data.push(0);
+    }
+    data.extend_from_slice(&((message.len() as u64) * 8).to_be_bytes());
+    for block in data.chunks_exact(64) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        for i in 0..64 {
+            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+            let ch = (e & f) ^ (!e & g);
+            let t1 = hh
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
+            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+            let maj = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(maj);
+            hh = g;
+            g = f;
+            f = e;
+            e = d.wrapping_add(t1);
+            d = c;
+            c = b;
+            b = a;
+            a = t1.wrapping_add(t2);
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    let mut out = [0u8; 32];
+    for (chunk, word) in out.chunks_exact_mut(4).zip(h) {
+        chunk.copy_from_slice(&word.to_be_bytes());
+    }
+    out
+}
+
+#[test]
+fn sha256_gives_the_standards_digests() {
+    assert_eq!(
+        hex(&sha256(b"")),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(
+        hex(&sha256(b"abc")),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    // Two blocks: the padding does not fit after 56 bytes.
+    assert_eq!(
+        hex(&sha256(
+            b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+        )),
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    );
+    // Longer than a block, checked against `sha256sum`.
+    assert_eq!(
+        hex(&sha256(&[b'a'; 1000])),
+        "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"
+    );
+}

@@ -211,7 +211,7 @@ pub struct Outcome {
 
 /// Matches the header's names with the bindings' for one release: the plan of what to measure,
 /// and every name that one side has and the other lacks.
-pub fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String>) {
+fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String>) {
     let mut plan = Plan::default();
     let mut counts = Counts {
         skipped: header.skipped.clone(),
@@ -221,6 +221,8 @@ pub fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String
     // Rust records reached from a C record, and the fields of each that C has.
     let mut reached: BTreeSet<String> = BTreeSet::new();
     let mut matched: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    // Records reported as a whole (another kind, opaque on one side): their fields are not.
+    let mut reported: BTreeSet<String> = BTreeSet::new();
     let kind = |union: bool| if union { "union" } else { "struct" };
 
     for r in &header.records {
@@ -240,6 +242,7 @@ pub fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String
                 kind(r.union),
                 kind(rust.union)
             ));
+            reported.insert(r.name.clone());
             continue;
         }
         if !r.complete {
@@ -249,6 +252,7 @@ pub fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String
                     "{} is only declared in cuda.h (opaque) but has fields in the bindings",
                     r.name
                 ));
+                reported.insert(r.name.clone());
             }
             continue;
         }
@@ -257,6 +261,7 @@ pub fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String
                 "{} has fields in cuda.h but is opaque in the bindings",
                 r.name
             ));
+            reported.insert(r.name.clone());
             continue;
         }
         counts.records += 1;
@@ -294,7 +299,10 @@ pub fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String
             ));
             continue;
         }
-        if rust.opaque || (name.contains("__bindgen_ty_") && !matched.contains_key(name)) {
+        if rust.opaque
+            || reported.contains(name)
+            || (name.contains("__bindgen_ty_") && !matched.contains_key(name))
+        {
             continue;
         }
         let seen = matched.get(name).cloned().unwrap_or_default();
@@ -582,3 +590,6 @@ pub fn report(outcomes: &[(Release, Outcome)]) -> Result<String, String> {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests;

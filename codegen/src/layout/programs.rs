@@ -45,9 +45,12 @@ pub fn measure(
     version: u32,
     plan: &Plan,
 ) -> Result<Measured, String> {
+    // One folder per call: checks of one release may run at once in one process (tests).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
-        "cuda-driver-table-layout-{}-{version}",
-        std::process::id()
+        "cuda-driver-table-layout-{}-{version}-{}",
+        std::process::id(),
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

@@ -197,6 +197,10 @@ fn walk(root: CXCursor) -> Header {
             })
         })
         .collect();
+    // A record's or enum's name (bindgen's) and how C names it: the tag (`struct X`), else the
+    // typedef that names it. libclang spells an untagged one `""`, `struct (unnamed at ...)` or,
+    // since 16, by its typedef's name: a typedef of the spelled name that names this very type
+    // is used as its C name, which is right whether or not the type has that tag.
     let name_of = |decl: CXCursor| -> Option<(String, String)> {
         let keyword = if decl.kind == CXCursor_UnionDecl {
             "union"
@@ -205,15 +209,21 @@ fn walk(root: CXCursor) -> Header {
         } else {
             "struct"
         };
-        if !unnamed(decl) {
-            let tag = spelling(decl);
-            return Some((tag.clone(), format!("{keyword} {tag}")));
+        let typedef = |wanted: Option<&str>| {
+            typedefs.iter().find_map(|(name, _, ty)| {
+                // SAFETY: a type of a live translation unit.
+                let underlying = unsafe { clang_getTypeDeclaration(*ty) };
+                (wanted.is_none_or(|w| w == name) && same(underlying, decl)).then(|| name.clone())
+            })
+        };
+        if unnamed(decl) {
+            return typedef(None).map(|name| (name.clone(), name));
         }
-        typedefs.iter().find_map(|(name, _, ty)| {
-            // SAFETY: a type of a live translation unit.
-            let underlying = unsafe { clang_getTypeDeclaration(*ty) };
-            same(underlying, decl).then(|| (name.clone(), name.clone()))
-        })
+        let tag = spelling(decl);
+        match typedef(Some(&tag)) {
+            Some(name) => Some((tag, name)),
+            None => Some((tag.clone(), format!("{keyword} {tag}"))),
+        }
     };
 
     let mut header = Header::default();

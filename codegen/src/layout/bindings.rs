@@ -92,10 +92,10 @@ impl Bindings {
                         view.aliases.insert(name);
                     }
                 }
-                syn::Item::Const(c) if c.ident != "RELEASE" => {
-                    if is_integer(&crate::parse::type_text(&c.ty)) {
-                        view.constants.push(c.ident.to_string());
-                    }
+                syn::Item::Const(c)
+                    if c.ident != "RELEASE" && is_integer(&crate::parse::type_text(&c.ty)) =>
+                {
+                    view.constants.push(c.ident.to_string());
                 }
                 syn::Item::Impl(i) if i.trait_.is_none() => impls.push(i),
                 _ => {}

@@ -12,7 +12,12 @@ use std::path::Path;
 /// Reads `cuda.h` in `include` as bindgen does (the same defines), and lists what it declares.
 pub fn read(include: &Path) -> Result<Header, String> {
     if !clang_sys::is_loaded() {
-        crate::local::check_libclang()?;
+        clang_sys::load().map_err(|e| {
+            format!(
+                "the layout check reads cuda.h with libclang, and none could be loaded: {e}; \
+                 install it (Debian/Ubuntu: `apt-get install libclang-dev`) or set LIBCLANG_PATH"
+            )
+        })?;
     }
     let header = include.join("cuda.h");
     let mut args: Vec<CString> = vec![
@@ -47,10 +52,10 @@ pub fn read(include: &Path) -> Result<Header, String> {
         unsafe { clang_disposeIndex(index) };
         return Err(format!("libclang could not parse {}", header.display()));
     }
-    let result = errors(tu).and_then(|()| {
+    let result = errors(tu).map(|()| {
         // SAFETY: `tu` is a parsed translation unit, disposed only below.
         let root = unsafe { clang_getTranslationUnitCursor(tu) };
-        Ok(walk(root))
+        walk(root)
     });
     // SAFETY: both were created above; the cursors read from them are not used after this.
     unsafe {
@@ -187,14 +192,13 @@ fn walk(root: CXCursor) -> Header {
         .filter(|c| in_header(*c))
         .collect();
     // The typedef that names each unnamed record or enum (bindgen names those after it).
-    let typedefs: Vec<(String, CXCursor, CXType)> = top
+    let typedefs: Vec<(String, CXType)> = top
         .iter()
         .filter(|c| c.kind == CXCursor_TypedefDecl)
-        // SAFETY: a typedef cursor of a live translation unit.
         .map(|c| {
-            (spelling(*c), *c, unsafe {
-                clang_getTypedefDeclUnderlyingType(*c)
-            })
+            // SAFETY: a typedef cursor of a live translation unit.
+            let underlying = unsafe { clang_getTypedefDeclUnderlyingType(*c) };
+            (spelling(*c), underlying)
         })
         .collect();
     // A record's or enum's name (bindgen's) and how C names it: the tag (`struct X`), else the
@@ -210,7 +214,7 @@ fn walk(root: CXCursor) -> Header {
             "struct"
         };
         let typedef = |wanted: Option<&str>| {
-            typedefs.iter().find_map(|(name, _, ty)| {
+            typedefs.iter().find_map(|(name, ty)| {
                 // SAFETY: a type of a live translation unit.
                 let underlying = unsafe { clang_getTypeDeclaration(*ty) };
                 (wanted.is_none_or(|w| w == name) && same(underlying, decl)).then(|| name.clone())
@@ -247,18 +251,7 @@ fn walk(root: CXCursor) -> Header {
                     .map(|k| (k, Some(name.clone()))),
             );
             if header.records.iter().any(|r| r.name == name) {
-                // A forward declaration seen after (or before) the definition: keep the
-                // complete one.
-                if let Some(r) = header
-                    .records
-                    .iter_mut()
-                    .find(|r| r.name == name && !r.complete)
-                {
-                    // SAFETY: a cursor of a live translation unit.
-                    if unsafe { clang_isCursorDefinition(c) } != 0 {
-                        *r = record(c, name, c_type, &mut header.skipped);
-                    }
-                }
+                // Another declaration of a record listed already (through its definition).
                 continue;
             }
             // SAFETY: a cursor of a live translation unit.
@@ -299,7 +292,7 @@ fn walk(root: CXCursor) -> Header {
     header.records.sort_by(|a, b| a.name.cmp(&b.name));
     header.enums.sort_by(|a, b| a.name.cmp(&b.name));
 
-    for (name, _, ty) in &typedefs {
+    for (name, ty) in &typedefs {
         // SAFETY: types of a live translation unit.
         let (canonical, size, direct) = unsafe {
             let canonical = clang_getCanonicalType(*ty);

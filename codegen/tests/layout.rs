@@ -2,8 +2,8 @@
 //! once per kind of difference: on a scratch copy of the sys crate whose merged bindings were
 //! edited the ways a wrong bindgen run or a wrong merge would (a field's type, a field's name, an
 //! alignment, a union made a struct, an enumerator's or macro's value, a typedef, an item of
-//! another release let into this one), the check of CUDA 12.8 names each edit; on the committed
-//! sys crate it finds nothing.
+//! another release let into this one, another release's variant of an item given to this one),
+//! the check of CUDA 12.8 names each edit; on the committed sys crate it finds nothing.
 //!
 //! Needs libclang, a C compiler (`cc`), `rustc` and the 12.8 header wheel (fetched into
 //! `~/.cache/cuda-driver-table` when missing). No GPU.
@@ -67,20 +67,41 @@ fn replace_after(text: String, anchor: &str, from: &str, to: &str) -> String {
     format!("{}{to}{}", &text[..at], &text[at + from.len()..])
 }
 
-/// Adds the 12.8 feature to the `#[cfg(any(...))]` of the item `item` (the last one before it).
-fn let_into_12_8(text: String, item: &str) -> String {
+const FEATURE_12_8: &str = "feature = \"cuda-12080\", ";
+
+/// Where the inside of the `#[cfg(any(...))]` of the item at `item` starts (the last one before
+/// it), and where its line ends.
+fn cfg_of(text: &str, item: &str) -> (usize, usize) {
     let at = text
         .find(item)
         .unwrap_or_else(|| panic!("the bindings have no `{item}` any more: pick another item"));
-    let cfg = text[..at]
+    let start = text[..at]
         .rfind("#[cfg(any(")
         .expect("a cfg before the item")
         + "#[cfg(any(".len();
+    (start, start + text[start..].find('\n').unwrap())
+}
+
+/// Adds the 12.8 feature to the `#[cfg(any(...))]` of the item at `item`.
+fn let_into_12_8(text: String, item: &str) -> String {
+    let (start, end) = cfg_of(&text, item);
     assert!(
-        !text[cfg..at].contains("cuda-12080"),
+        !text[start..end].contains("cuda-12080"),
         "{item} is in 12.8 already: pick another item"
     );
-    format!("{}feature = \"cuda-12080\", {}", &text[..cfg], &text[cfg..])
+    format!("{}{FEATURE_12_8}{}", &text[..start], &text[start..])
+}
+
+/// Moves the 12.8 feature from the `#[cfg]` of the item at `from` to that of the item at `to`
+/// (a merge that gave 12.8 another release's variant).
+fn move_12_8(text: String, from: &str, to: &str) -> String {
+    let (start, end) = cfg_of(&text, from);
+    let line = text[start..end].replace(FEATURE_12_8, "");
+    assert!(
+        line.len() < end - start,
+        "{from} is not in 12.8: pick another item"
+    );
+    let_into_12_8(format!("{}{line}{}", &text[..start], &text[end..]), to)
 }
 
 fn problems(root: &Path) -> Vec<String> {
@@ -153,7 +174,9 @@ fn each_kind_of_difference_is_named() {
             "pub type CUdeviceptr_v2 = ::core::ffi::c_uint;",
         );
         // A struct of 13.0 and later let into 12.8 by its cfg.
-        let_into_12_8(b, "pub struct CUcheckpointGpuPair_st {")
+        let b = let_into_12_8(b, "pub struct CUcheckpointGpuPair_st {");
+        // 13.0's variant of a struct given to 12.8 instead of its own (aligned to 128, not 64).
+        move_12_8(b, "#[repr(align(64))]", "#[repr(align(128))]")
     });
     let found = problems(&root);
     let _ = std::fs::remove_dir_all(&root);
@@ -167,6 +190,7 @@ fn each_kind_of_difference_is_named() {
         "constant CUDA_ARRAY3D_LAYERED: 1 in C, 3 in the bindings",
         "CUdeviceptr_v2: size, alignment: 8, 8 in C, 4, 4 in the bindings",
         "struct CUcheckpointGpuPair_st is in the bindings but not in cuda.h",
+        "CUtensorMap_st: size, alignment: 128, 64 in C, 128, 128 in the bindings",
     ];
     let missing: Vec<&str> = expected
         .iter()

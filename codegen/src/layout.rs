@@ -118,21 +118,23 @@ fn rust_segment(s: &Segment) -> String {
     }
 }
 
-/// What both programs measure for one release: the same keys, C's spelling and Rust's.
+/// What both programs measure for one release, under names both sides have. A type's name is
+/// the bindings' (and the key of its lines); C may spell it otherwise (`struct CUuuid_st`).
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
-    /// (key, C type, Rust type) for sizes and alignments.
-    pub types: Vec<(String, String, String)>,
-    /// One field: (record key, C record type, C path, Rust record, Rust path, Rust field type).
+    /// (name, C type) of each struct, union, enum and typedef, for sizes and alignments.
+    pub types: Vec<(String, String)>,
     pub fields: Vec<PlannedField>,
-    /// (enum key, enumerator, Rust enum type).
-    pub enumerators: Vec<(String, String, String)>,
+    /// (enum, enumerator).
+    pub enumerators: Vec<(String, String)>,
     /// Integer constants of the bindings, each a macro of `cuda.h`.
     pub constants: Vec<String>,
 }
 
+/// One field to measure: where it is in C and in the bindings.
 #[derive(Clone, Debug)]
 pub struct PlannedField {
+    /// The record's name in the bindings.
     pub record: String,
     pub c_record: String,
     pub c_path: String,
@@ -265,8 +267,7 @@ fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String>) {
             continue;
         }
         counts.records += 1;
-        plan.types
-            .push((r.name.clone(), r.c_type.clone(), r.name.clone()));
+        plan.types.push((r.name.clone(), r.c_type.clone()));
         for path in &r.members {
             match resolve(view, &r.name, path, &mut reached, &mut matched) {
                 Ok((rust_path, rust_type)) => {
@@ -321,13 +322,11 @@ fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String>) {
             continue;
         };
         counts.enums += 1;
-        plan.types
-            .push((e.name.clone(), e.c_type.clone(), e.name.clone()));
+        plan.types.push((e.name.clone(), e.c_type.clone()));
         for c in &e.constants {
             if consts.contains(c) {
                 counts.enumerators += 1;
-                plan.enumerators
-                    .push((e.name.clone(), c.clone(), e.name.clone()));
+                plan.enumerators.push((e.name.clone(), c.clone()));
             } else {
                 problems.push(format!(
                     "enumerator {}::{c} of cuda.h is not in the bindings",
@@ -359,8 +358,7 @@ fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String>) {
             continue;
         }
         counts.typedefs += 1;
-        plan.types
-            .push((t.name.clone(), t.name.clone(), t.name.clone()));
+        plan.types.push((t.name.clone(), t.name.clone()));
     }
     plan.constants = view.constants.clone();
     counts.constants = plan.constants.len();

@@ -173,11 +173,11 @@ pub fn c_program(plan: &Plan) -> String {
          struct value_row { const char *key; int negative; long long s; unsigned long long u; };\n\n\
          static const struct type_row types[] = {\n",
     );
-    for (key, c_type, _) in &plan.types {
+    for (name, c_type) in &plan.types {
         let _ = writeln!(
             out,
             "    {{{}, sizeof({c_type}), _Alignof({c_type})}},",
-            c_str(&format!("{key}: size, alignment"))
+            c_str(&format!("{name}: size, alignment"))
         );
     }
     out.push_str("    {0, 0, 0}\n};\n\nstatic const struct field_row fields[] = {\n");
@@ -197,7 +197,7 @@ pub fn c_program(plan: &Plan) -> String {
             c_str(key)
         )
     };
-    for (e, c, _) in &plan.enumerators {
+    for (e, c) in &plan.enumerators {
         out.push_str(&value(&format!("{e}::{c}"), c));
     }
     for c in &plan.constants {
@@ -230,11 +230,11 @@ pub fn rust_program(plan: &Plan) -> String {
         "#![allow(warnings)]\nuse {SYS_CRATE}::*;\n\n\
          static LAYOUT_TYPES: &[(&str, usize, usize)] = &[\n"
     );
-    for (key, _, rust) in &plan.types {
+    for (name, _) in &plan.types {
         let _ = writeln!(
             out,
-            "    ({:?}, ::core::mem::size_of::<{rust}>(), ::core::mem::align_of::<{rust}>()),",
-            format!("{key}: size, alignment")
+            "    ({:?}, ::core::mem::size_of::<{name}>(), ::core::mem::align_of::<{name}>()),",
+            format!("{name}: size, alignment")
         );
     }
     out.push_str("];\n\nstatic LAYOUT_FIELDS: &[(&str, usize, usize)] = &[\n");
@@ -249,12 +249,8 @@ pub fn rust_program(plan: &Plan) -> String {
         );
     }
     out.push_str("];\n\nstatic LAYOUT_VALUES: &[(&str, i128)] = &[\n");
-    for (e, c, rust) in &plan.enumerators {
-        let _ = writeln!(
-            out,
-            "    ({:?}, {rust}::{c}.0 as i128),",
-            format!("{e}::{c}")
-        );
+    for (e, c) in &plan.enumerators {
+        let _ = writeln!(out, "    ({:?}, {e}::{c}.0 as i128),", format!("{e}::{c}"));
     }
     for c in &plan.constants {
         let _ = writeln!(out, "    ({:?}, {c} as i128),", format!("constant {c}"));

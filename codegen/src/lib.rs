@@ -11,6 +11,7 @@ pub mod add;
 pub mod doc;
 pub mod emit;
 pub mod fetch;
+pub mod layout;
 pub mod local;
 pub mod manifest;
 pub mod parse;

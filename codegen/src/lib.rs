@@ -13,6 +13,7 @@ pub mod emit;
 pub mod fetch;
 pub mod local;
 pub mod manifest;
+pub mod outputs;
 pub mod parse;
 pub mod pipeline;
 pub mod releases;

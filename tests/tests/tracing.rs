@@ -1,7 +1,8 @@
 //! Call tracing (`--features tracing`), on the CPU through an in-process resolver: each generated
 //! method emits one event with its C name, its arguments under their C parameter names, the
-//! result and the time; a failing `CUresult` is at DEBUG, a success at TRACE; resolution emits its
-//! own event; raw `pfn_*` accessors emit none.
+//! result and the time; a failing `CUresult` is at DEBUG, a success at TRACE, with what the driver
+//! wrote through the out-values (`out.dptr`); resolution emits its own event; raw `pfn_*`
+//! accessors emit none.
 #![cfg(feature = "tracing")]
 
 use std::collections::BTreeMap;
@@ -263,6 +264,44 @@ fn a_successful_call_shows_what_the_driver_wrote_through_its_out_values() {
         .filter(|k| k.starts_with("out."))
         .collect();
     assert_eq!(outs, ["out.dptr"]);
+}
+
+/// As `tracing-subscriber`'s `fmt()` prints it, an out-value follows the arguments, under the
+/// name of the pointer it went through.
+#[test]
+fn fmt_prints_an_out_value_beside_its_pointer() {
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Buffer {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(Level::TRACE)
+        .with_ansi(false)
+        .without_time()
+        .with_writer(move || writer.clone())
+        .finish();
+    let cu = Cuda::with_config(Config::custom(&FAKE));
+    let mut dptr: sys::CUdeviceptr = 0;
+    tracing::subscriber::with_default(subscriber, || {
+        // SAFETY: `dptr` is a valid place for the device pointer.
+        unsafe { cu.cuMemAlloc(&mut dptr, 0) }.unwrap();
+    });
+    let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let line = text.lines().last().expect("a line");
+    let expected = format!(
+        "TRACE cuda_driver_table: function=\"cuMemAlloc\" dptr={:?} bytesize=0 out.dptr=0xdead0000 result=\"CUDA_SUCCESS\" elapsed_ns=",
+        std::ptr::addr_of_mut!(dptr)
+    );
+    assert!(line.starts_with(&expected), "{line}");
 }
 
 /// A failed call's event has no out-value: nothing is read, here through a pointer that reading

@@ -26,7 +26,7 @@
 //!    parameter (`numEdges`, `count`, `len`: then every candidate of the function is left out,
 //!    as any of them may be what it counts), its text does not speak of several values
 //!    (`array of`, `arrays`, `each`, `list`), and it is not one of the few arrays listed by name
-//!    in [`ARRAYS`] (`float *pBorderColor`, four floats "Returned Type and Value of RGBA color").
+//!    in `ARRAYS` (`float *pBorderColor`, four floats "Returned Type and Value of RGBA color").
 //!
 //! `cargo run -p cuda-driver-table-codegen --release -- outputs` lists what this marks in every
 //! release, and what the documentation calls returned but the rule leaves out, with the reason.

@@ -14,6 +14,7 @@ pub mod fetch;
 pub mod layout;
 pub mod local;
 pub mod manifest;
+pub mod outputs;
 pub mod parse;
 pub mod pipeline;
 pub mod releases;

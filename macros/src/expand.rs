@@ -20,6 +20,7 @@
 use crate::check::Checked;
 use crate::diagnostics::Diagnostics;
 use crate::docs;
+use crate::manifest::Abi;
 use crate::model::{BackendOption, CratePath, Request};
 use crate::parse::is_punct;
 use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
@@ -134,6 +135,7 @@ fn emit_function(
         types.push(parse_type(pty, span, private, diag)?);
     }
     let ret = parse_type(abi.ret, span, private, diag)?;
+    let written = out_values(private, abi, &params);
     for p in &params {
         bound.insert(p.to_string());
     }
@@ -172,7 +174,7 @@ fn emit_function(
         #[inline]
         pub unsafe fn #name(&self, #(#params: #types),*) -> ::std::result::Result<#ok_type, #private::Error> {
             let __cdt_f = self.#field.get::<#index>()?;
-            #private::call!(#how: self.#field.config(), #name_str, (#(#traced),*),
+            #private::call!(#how: self.#field.config(), #name_str, (#(#traced),*), #written,
                 // SAFETY: `__cdt_f` is the driver's `#name` at exactly the ABI of its typedef;
                 // the caller upholds the C function's contract (see `# Safety`).
                 unsafe { __cdt_f(#(#params),*) }
@@ -186,6 +188,32 @@ fn emit_function(
         }
     };
     Some(Emitted { binding, methods })
+}
+
+/// The out-values of a call, for the runtime's `call!`: `(dptr = <how it is shown>, ...)`, the
+/// parameters the records mark `out:` (single values the driver writes through them on success),
+/// each with the function that makes its value `Debug` for the event: a device pointer (an integer
+/// in C) in hex like the host pointers, anything else as it is. A traced call reads them after
+/// `CUDA_SUCCESS` only, so a function that does not return `CUresult` has none. `params` are the
+/// parameters' identifiers, in order.
+fn out_values(private: &TokenStream, abi: &Abi, params: &[Ident]) -> TokenStream {
+    if abi.ret != "CUresult" {
+        return quote!(());
+    }
+    let outs = abi
+        .params
+        .iter()
+        .zip(params)
+        .filter(|((name, _), _)| abi.outs.contains(name))
+        .map(|((_, ty), ident)| {
+            let pointee = ty.strip_prefix("*mut ").unwrap_or(ty);
+            if is_device_pointer(pointee) {
+                quote!(#ident = #private::Hex)
+            } else {
+                quote!(#ident = ::std::convert::identity)
+            }
+        });
+    quote!((#(#outs),*))
 }
 
 /// `CUdeviceptr` by value (`CUdeviceptr`, `CUdeviceptr_v2`): a device address typed as an integer.

@@ -3,9 +3,10 @@
 #   bash scripts/test.sh
 # Installs what it needs (libclang for bindgen, the CUDA header/runtime wheels from PyPI, cached in
 # ~/.cache/cuda-driver-table), then runs build, tests, the generated-files drift check over all 17
-# releases, NVIDIA's samples ported to the crate (built, run without a driver, their PTX against
-# their kernels), the tracing and fake-driver tests, the Windows build compiled and run under Wine
-# (scripts/windows.sh, which installs Wine and mingw), Miri over the runtime's unit tests and the
+# releases, the layout check of the bindings against the C compiler (every release), NVIDIA's
+# samples ported to the crate (built, run without a driver, their PTX against their kernels), the
+# tracing and fake-driver tests, the Windows build compiled and run under Wine (scripts/windows.sh,
+# which installs Wine and mingw), Miri over the runtime's unit tests and the
 # in-process integration tests, the packaging of the published crates (verify, publish dry
 # run, size, rust-version), clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests
 # are compiled, not run (they need `--features gpu` on a machine with a driver; see
@@ -178,6 +179,9 @@ fi
 
 step "generated files match a fresh run over all 17 releases"
 cargo run -q -p cuda-driver-table-codegen --release -- check
+
+step "layouts: the committed bindings, as each release's feature selects them, against the C compiler over that release's cuda.h"
+cargo run -q -p cuda-driver-table-codegen --release -- layout
 
 step "the published crates package, verify and pass a publish dry run, the three users download together at most 1.5 MB"
 # Packaged together, so each verify build finds the others at their exact versions; --allow-dirty

@@ -154,6 +154,40 @@ pub fn markdown(doxygen: &str, refs: &dyn Fn(&str) -> Ref) -> String {
     finish(&out.join("\n\n"))
 }
 
+/// Each `\param` of a Doxygen comment: its name and its description as written (markup kept,
+/// continuation lines joined with one space), in the comment's order. The generator's reading of
+/// what a parameter is for (`outputs`) starts here.
+pub fn params(doxygen: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = doxygen.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(("param", rest)) = block_command(lines[i]) else {
+            i += 1;
+            continue;
+        };
+        let mut content = vec![rest];
+        i += 1;
+        while i < lines.len()
+            && !lines[i].is_empty()
+            && block_command(lines[i]).is_none()
+            && !lines[i].starts_with("\\code")
+        {
+            content.push(lines[i]);
+            i += 1;
+        }
+        let joined = content
+            .iter()
+            .filter(|l| !l.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (name, desc) = param(&joined);
+        out.push((name, desc.to_string()));
+    }
+    out
+}
+
 /// The block commands this module understands, at the start of a line: `(command, rest of line)`.
 fn block_command(line: &str) -> Option<(&str, &str)> {
     let rest = line.strip_prefix('\\')?;

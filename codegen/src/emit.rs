@@ -501,7 +501,11 @@ fn push_items(releases: &[&ParsedRelease], out: &mut String) {
 /// The format of the macro's records, in their `R` line. Its reader is the macro crate's
 /// `src/manifest/records.rs`, which says how the text is written; the tests in
 /// `tests/round_trip/` read what this module writes with it.
-pub const RECORDS_FORMAT: u32 = 1;
+pub const RECORDS_FORMAT: u32 = 2;
+
+/// What a parameter's name is prefixed with in a `P` line when it is an out-value
+/// ([`outputs`](crate::outputs)).
+pub const OUT: &str = "out:";
 
 /// The function records of the macro crate: one text per release with its functions and ABIs
 /// (`manifest_<release>.txt`), and the doc texts of every release, each distinct text once
@@ -601,7 +605,8 @@ impl Records {
                     );
                     out.push('P');
                     for p in &a.params {
-                        let _ = write!(out, "\t{}\t{}", p.name, p.ty);
+                        let out_value = if p.out { OUT } else { "" };
+                        let _ = write!(out, "\t{out_value}{}\t{}", p.name, p.ty);
                     }
                     out.push('\n');
                 }

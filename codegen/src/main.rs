@@ -1,6 +1,8 @@
 //! Command line of the generator. `generate` writes every committed file, `check` fails when a
 //! fresh run differs from them, `fetch` downloads headers, `summary` prints the functions per
-//! release, `cudart` lays out the libcudart files the runtime crate's library tests load.
+//! release, `layout` checks the bindings' layouts against the C compiler, `outputs` lists the
+//! out-values each release's records mark, `cudart` lays out the libcudart files the runtime
+//! crate's library tests load.
 
 use cuda_driver_table_codegen::{
     self as cg, pipeline::Source, releases::Release, releases::RELEASES,
@@ -17,6 +19,11 @@ commands:
   check         regenerate in memory and fail when anything differs from the committed files
   fetch         download and unpack the header wheels into the cache
   summary       print the number of functions and ABIs per release
+  layout        check the committed bindings against the C compiler, release by release: size
+                and alignment of every struct, union, enum and typedef of cuda.h, offset and size
+                of every field, every enumerator's and macro constant's value
+  outputs       list the out-values the records mark (what a traced call reads back after success),
+                what cuda.h documents as returned but the rule leaves out, and the counts per release
   cudart DIR    fetch the wheels of the releases the library tests load and link their libcudart
                 as DIR/<release>/<file> (DIR/12.9/libcudart.so.12, ...)
   add-release W add the release whose runtime wheel has version W (e.g. 13.6.10): fetch the wheel,
@@ -24,7 +31,8 @@ commands:
                 three crates, then run generate (the files, and the README's table)
 
 options:
-  --release R       only this release (12.9 or 12090), for fetch and summary; may repeat
+  --release R       only this release (12.9 or 12090), for fetch, summary, layout and outputs;
+                    may repeat
   --include DIR     add a local toolkit's include folder to generate (with --version)
   --version N       the CUDA version of --include, as 1000*major+10*minor (13060)
   --root DIR        workspace root to write to or check against (default: this workspace); generate
@@ -102,6 +110,16 @@ fn run() -> Result<(), String> {
                 println!("CUDA {}: {}", r.name(), u.include.display());
             }
         }
+        "layout" => {
+            let outcomes = cg::layout::check(&args.root, &selected)?;
+            let report = cg::layout::report(&outcomes)?;
+            print!("{report}");
+            eprintln!(
+                "layouts of {} release(s) equal the C compiler's ({:.1} s)",
+                outcomes.len(),
+                start.elapsed().as_secs_f64()
+            );
+        }
         "cudart" => {
             let dir = args
                 .operand
@@ -109,6 +127,13 @@ fn run() -> Result<(), String> {
             for (link, lib) in cg::fetch::link_cudart(&dir)? {
                 println!("{} -> {}", link.display(), lib.display());
             }
+        }
+        "outputs" => {
+            let parsed = cg::pipeline::parse_releases(&selected)?;
+            print!(
+                "{}",
+                cg::outputs::listing(&parsed.iter().collect::<Vec<_>>())?
+            );
         }
         "summary" => {
             let parsed = cg::pipeline::parse_releases(&selected)?;

@@ -71,6 +71,9 @@ pub struct PerThread {
 pub struct Param {
     pub name: String,
     pub ty: String,
+    /// An out-value: a single value the driver writes through it on success, which a traced call
+    /// reads back (`outputs` says which).
+    pub out: bool,
 }
 
 /// A `PFN_` typedef name taken apart: `PFN_cuLaunchKernel_v7000_ptsz` -> (`cuLaunchKernel`, 7000, true).
@@ -162,6 +165,7 @@ pub fn build(generated: &Generated) -> Result<Manifest, String> {
                         .map(|(n, ty)| Param {
                             name: n.clone(),
                             ty: parse::type_text(ty),
+                            out: false,
                         })
                         .collect(),
                     ret: parse::type_text(&t.ret),
@@ -218,6 +222,10 @@ pub fn build(generated: &Generated) -> Result<Manifest, String> {
                 .extend(list.iter().map(|t| t.name.clone()));
         }
     }
+    crate::outputs::mark(
+        &mut manifest,
+        &crate::outputs::Types::collect(&generated.bindings),
+    );
     check_for_records(&manifest)?;
     Ok(manifest)
 }

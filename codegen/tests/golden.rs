@@ -368,6 +368,7 @@ fn param(name: &str, ty: &str) -> cuda_driver_table_codegen::manifest::Param {
     cuda_driver_table_codegen::manifest::Param {
         name: name.to_string(),
         ty: ty.to_string(),
+        out: false,
     }
 }
 

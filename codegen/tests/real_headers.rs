@@ -94,6 +94,15 @@ fn param(name: &str, ty: &str) -> Param {
     Param {
         name: name.to_string(),
         ty: ty.to_string(),
+        out: false,
+    }
+}
+
+/// A parameter the records mark as an out-value.
+fn out(name: &str, ty: &str) -> Param {
+    Param {
+        out: true,
+        ..param(name, ty)
     }
 }
 
@@ -105,7 +114,7 @@ fn cu_mem_alloc_v3020_takes_a_64_bit_pointer_and_a_size() {
         assert_eq!(
             v3020.params,
             [
-                param("dptr", "*mut CUdeviceptr_v2"),
+                out("dptr", "*mut CUdeviceptr_v2"),
                 param("bytesize", "usize")
             ],
             "CUDA {}",
@@ -114,12 +123,14 @@ fn cu_mem_alloc_v3020_takes_a_64_bit_pointer_and_a_size() {
         assert_eq!(v3020.ret, "CUresult");
         assert_eq!(v3020.typedef, "PFN_cuMemAlloc_v3020");
         assert_eq!(v3020.export.as_deref(), Some("cuMemAlloc_v2"));
-        // The 32-bit ABI of the internal block, and v3020 as the default.
+        // The 32-bit ABI of the internal block, and v3020 as the default. The internal block has
+        // no comments: its `dptr` is an out-value by the text of v3020's.
         assert_eq!(f.versions(), [2000, 3020], "CUDA {}", name_of(&p));
+        assert_eq!(abi(f, 2000).doc, None);
         assert_eq!(
             abi(f, 2000).params,
             [
-                param("dptr", "*mut CUdeviceptr_v1"),
+                out("dptr", "*mut CUdeviceptr_v1"),
                 param("bytesize", "::core::ffi::c_uint")
             ]
         );

@@ -114,7 +114,7 @@ fn each_distinct_doc_is_written_once_and_each_release_has_its_records() {
     };
     assert_eq!(
         body(0),
-        "R\t1\t12000\t12.0\n\
+        "R\t2\t12000\t12.0\n\
          F\tcuInit\t2000\nA\t2000\tcuInit\t-\t0+4\tCUresult\tCUresult cuInit(void)\nP\n\
          F\tcuOld\t2000\nA\t2000\tcuOld\t-\t47+3\tCUresult\tCUresult cuOld(void)\nP\n"
     );
@@ -133,10 +133,12 @@ fn the_records_read_back_with_the_macros_reader() {
         Param {
             name: "f".into(),
             ty: "CUfunction".into(),
+            out: false,
         },
         Param {
             name: "n".into(),
-            ty: "::core::ffi::c_uint".into(),
+            ty: "*mut ::core::ffi::c_uint".into(),
+            out: true,
         },
     ];
     launch.per_thread = Some(PerThread {
@@ -152,6 +154,10 @@ fn the_records_read_back_with_the_macros_reader() {
     assert!(written
         .release_text(&r[2])
         .contains("\t7000_ptsz,cuInit_ptsz\t"));
+    // The out-value is marked in its `P` line.
+    assert!(written
+        .release_text(&r[2])
+        .contains("\nP\tf\tCUfunction\tout:n\t*mut ::core::ffi::c_uint\n"));
     r[1].manifest.functions.get_mut("cuInit").unwrap().abis[0].c_prototype =
         "CUresult cuInit(int)".into();
     let problems = round_trip::problems_of(&written, &r.iter().collect::<Vec<_>>());

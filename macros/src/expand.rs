@@ -26,6 +26,7 @@
 use crate::check::Checked;
 use crate::diagnostics::Diagnostics;
 use crate::docs;
+use crate::manifest::Abi;
 use crate::model::{BackendOption, CratePath, Request};
 use crate::tokens::{Ident, Output, TokenStream};
 use std::fmt::Write;
@@ -158,6 +159,7 @@ fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnos
         diag.at(span, unreadable(abi.ret));
         return false;
     }
+    let written = out_values(p, abi, &names);
     let args = crate::diagnostics::join(&names, ", ");
     for name in names {
         bind(&mut e.bound, name);
@@ -197,7 +199,7 @@ fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnos
         #[inline]
         pub unsafe fn {name}(&self, {params}) -> ::std::result::Result<{ok_type}, {p}::Error> {{
             let __cdt_f = self.{FIELD}.get:: <{index}>()? ;
-            {p}::call!({how}: self.{FIELD}.config(), {c_name:?}, ({traced}),
+            {p}::call!({how}: self.{FIELD}.config(), {c_name:?}, ({traced}), {written},
                 unsafe {{ __cdt_f({args}) }}
             )
         }}
@@ -230,6 +232,34 @@ fn write_export(out: &mut String, export: Option<&str>) {
 
 fn unreadable(ty: &str) -> String {
     format!("the manifest has a type this macro cannot read (`{ty}`); regenerate it")
+}
+
+/// The out-values of a call, for the runtime's `call!`: `(dptr = <how it is shown>, ...)`, the
+/// parameters the records mark `out:` (single values the driver writes through them on success),
+/// each with the function that makes its value `Debug` for the event: a device pointer (an integer
+/// in C) in hex like the host pointers, anything else as it is. A traced call reads them after
+/// `CUDA_SUCCESS` only, so a function that does not return `CUresult` has none. `params` are the
+/// parameters' identifiers, in order.
+fn out_values(private: &str, abi: &Abi, params: &[String]) -> String {
+    let mut out = String::from("(");
+    if abi.ret == "CUresult" {
+        for ((name, ty), ident) in abi.params.iter().zip(params) {
+            if !abi.outs.contains(name) {
+                continue;
+            }
+            if out.len() > 1 {
+                out.push_str(", ");
+            }
+            let pointee = ty.strip_prefix("*mut ").unwrap_or(ty);
+            if is_device_pointer(pointee) {
+                let _ = write!(out, "{ident} = {private}::Hex");
+            } else {
+                let _ = write!(out, "{ident} = ::std::convert::identity");
+            }
+        }
+    }
+    out.push(')');
+    out
 }
 
 /// `CUdeviceptr` by value (`CUdeviceptr`, `CUdeviceptr_v2`): a device address typed as an integer.

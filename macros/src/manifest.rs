@@ -31,6 +31,9 @@ pub struct Abi {
     pub typedef: &'static str,
     /// (C parameter name, Rust type as the bindings spell it).
     pub params: &'static [(&'static str, &'static str)],
+    /// The out-values among them: parameters through which the driver writes one value on
+    /// success, which a traced call reads back (the records' `out:` names).
+    pub outs: &'static [&'static str],
     pub ret: &'static str,
     pub c_prototype: &'static str,
     pub export: Option<&'static str>,
@@ -135,6 +138,7 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
                     version: a.version,
                     typedef: leak(records::typedef(entry.name, a.version)),
                     params: Box::leak(a.params.into_boxed_slice()),
+                    outs: Box::leak(a.outs.into_boxed_slice()),
                     ret: a.ret,
                     c_prototype: a.c_prototype,
                     export: a.export,

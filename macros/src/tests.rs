@@ -160,6 +160,27 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     assert_has(&out, "# Safety");
 }
 
+/// The call hands the runtime its out-values (the records' `out:` parameters), each with how its
+/// value is shown: a device pointer in hex, anything else as it is; a function without any hands
+/// an empty list.
+#[test]
+fn the_call_names_the_out_values_the_records_mark() {
+    let out = table(quote!(cuMemAlloc, cuDriverGetVersion, cuInit, cuMemGetInfo));
+    assert_has(
+        &out,
+        "(dptr = dptr , bytesize = bytesize) , (dptr = :: cuda_driver_table :: __private :: Hex) , unsafe",
+    );
+    assert_has(
+        &out,
+        "(driverVersion = driverVersion) , (driverVersion = :: std :: convert :: identity) , unsafe",
+    );
+    assert_has(&out, "(Flags = Flags) , () , unsafe");
+    assert_has(
+        &out,
+        "(free = :: std :: convert :: identity , total = :: std :: convert :: identity) , unsafe",
+    );
+}
+
 #[test]
 fn functions_keeps_the_order_listed_and_indexes_match() {
     let out = table(quote!(cuMemAlloc, cuInit));
@@ -1088,6 +1109,7 @@ fn an_abi_is_taken_for_a_driver_only_when_its_per_thread_twin_is_too() {
             version,
             typedef: "PFN_cuX",
             params: &[],
+            outs: &[],
             ret: "CUresult",
             c_prototype: "CUresult cuX(void)",
             export: None,

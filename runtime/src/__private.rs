@@ -16,7 +16,7 @@ pub use crate::{Config, Error, Errors, FunctionSpec, StreamMode};
 pub use crate::sys as __sys;
 
 #[cfg(feature = "tracing")]
-pub use crate::trace::{cold, emit, nanos, result_name, Arg, DebugArg, OpaqueArg};
+pub use crate::trace::{cold, emit, nanos, result_name, written, Arg, DebugArg, OpaqueArg};
 #[cfg(feature = "tracing")]
 pub use tracing;
 

@@ -68,6 +68,11 @@
 //! It may rely on the C function's contract for them (that `dptr` of `cuMemAlloc` is a valid
 //! place, say), because only the table's methods call it, and their callers uphold that contract
 //! (each method's `# Safety`); writing through such a pointer is still the closure's `unsafe`.
+//! The contract binds the closure too, as it binds the driver: with the `tracing` feature, the
+//! event of a call that returns `CUDA_SUCCESS` reads the values the function returns through its
+//! out-values (`out.dptr`), so a closure that returns `CUDA_SUCCESS` writes each of them where
+//! its pointer is not null, as the driver would (a test that passes uninitialised memory and a
+//! closure that writes nothing would have the event read it).
 //!
 //! Closures are `Fn + Send + Sync + 'static`: state lives in what they capture, atomics or a
 //! `Mutex`, which makes "fail on the third call" a counter. A driver lives for the rest of the

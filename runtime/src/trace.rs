@@ -4,7 +4,11 @@
 //! is the call and the `CUresult` check, nothing else: no code, no cost. With it, when a
 //! subscriber is interested in target `cuda_driver_table`, the call is timed and an event records
 //! the function's C name, each argument under its C parameter name, the result and the time the
-//! driver took: level TRACE, or DEBUG for a failing `CUresult`. Resolution emits its own event
+//! driver took: level TRACE, or DEBUG for a failing `CUresult`. The event of a successful call
+//! also shows what the driver wrote through its out-values, `out.<parameter>` (`out.dptr`
+//! beside `dptr`, the address it was written to): the parameters the generator marked, read
+//! only once the call returned `CUDA_SUCCESS` and that event is enabled, never through a null
+//! pointer (then the field is absent). Resolution emits its own event
 //! (`table::fill`). Raw `pfn_*` accessors are not traced: that is their point.
 //!
 //! The driver call itself goes through `__cdt_invoke!`: the call's own tokens, unless the `fake`
@@ -17,10 +21,10 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $($call:tt)+) => {
+    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
         $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, $($call)+))
     };
-    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $($call:tt)+) => {
+    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
         ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, $($call)+))
     };
 }
@@ -31,7 +35,7 @@ macro_rules! __cdt_call {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $($call:tt)+) => {{
+    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {{
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::DEBUG
@@ -50,6 +54,13 @@ macro_rules! __cdt_call {
                     $crate::__private::tracing::Level::TRACE,
                     function = $name,
                     $($arg = ?(&$crate::__private::Arg(&$value)).arg(),)*
+                    // Evaluated only when this event is enabled, after `CUDA_SUCCESS`.
+                    // SAFETY: each `$out` is a parameter the generator marked as an out-value
+                    // (`cuda.h` documents the driver as returning one value of its pointee type
+                    // through it), and the call succeeded: the driver wrote that value where the
+                    // caller's contract (the method's `# Safety`) let it; `written` reads nothing
+                    // through a null pointer.
+                    $(out.$out = unsafe { $crate::__private::written($out, $show) },)*
                     result = "CUDA_SUCCESS",
                     elapsed_ns,
                 ),
@@ -69,7 +80,7 @@ macro_rules! __cdt_call {
             $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, $($call)+))
         }
     }};
-    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), $($call:tt)+) => {{
+    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {{
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::TRACE
@@ -224,6 +235,27 @@ mod on {
     /// A duration in whole nanoseconds, saturating.
     pub fn nanos(d: Duration) -> u64 {
         u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// What the driver wrote through an out-value, for the event of a successful call: the value `p`
+    /// points to, shown by `show`; `None` (no field in the event) where `p` is null.
+    ///
+    /// # Safety
+    ///
+    /// `p` is null, or valid for reads of a `T` that is initialized: the driver wrote it (the call
+    /// returned `CUDA_SUCCESS` and `cuda.h` documents the parameter as returned). It need not be
+    /// aligned.
+    pub unsafe fn written<T: Copy, D: fmt::Debug>(
+        p: *mut T,
+        show: impl FnOnce(T) -> D,
+    ) -> Option<tracing::field::DebugValue<D>> {
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: `p` is not null, and valid for reads of an initialized `T` (the caller's promise);
+        // an unaligned read asks nothing more.
+        let value = unsafe { p.read_unaligned() };
+        Some(tracing::field::debug(show(value)))
     }
 
     /// The event of one resolution: the function, the ABI version and flag asked, the backend,

@@ -613,3 +613,120 @@ fn lookup_failures_and_cuda_errors_are_named_through_every_backend() {
         );
     }
 }
+
+/// With `tracing`, the event of each successful call shows what the driver wrote through its
+/// out-values, and they are the values the caller got: the device, the driver version, the
+/// primary context and the device pointer, through both backends.
+#[cfg(feature = "tracing")]
+#[test]
+fn traced_calls_show_the_values_the_driver_wrote() {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::subscriber::Interest;
+    use tracing::{Event, Metadata, Subscriber};
+
+    #[driver_table(
+        cuInit,
+        cuDeviceGet,
+        cuDriverGetVersion,
+        cuDevicePrimaryCtxRetain,
+        cuDevicePrimaryCtxRelease,
+        cuCtxSetCurrent,
+        cuMemAlloc,
+        cuMemFree
+    )]
+    struct Traced;
+
+    /// Every event's fields, as text.
+    #[derive(Clone, Default)]
+    struct Events(Arc<Mutex<Vec<BTreeMap<String, String>>>>);
+    struct Fields<'a>(&'a mut BTreeMap<String, String>);
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.insert(field.name().to_owned(), format!("{value:?}"));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.insert(field.name().to_owned(), value.to_owned());
+        }
+    }
+    impl Subscriber for Events {
+        fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+            Interest::sometimes()
+        }
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut fields = BTreeMap::new();
+            event.record(&mut Fields(&mut fields));
+            self.0.lock().unwrap().push(fields);
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    for (label, config) in backends() {
+        let cu = Traced::with_config(config);
+        let events = Events::default();
+        let (mut dev, mut version, mut ctx, mut dptr) = (0, 0, std::ptr::null_mut(), 0);
+        tracing::subscriber::with_default(events.clone(), || {
+            // SAFETY: each pointer is a valid place for what its function returns, and the
+            // context and memory are released before the block ends.
+            unsafe {
+                cu.cuInit(0).unwrap();
+                cu.cuDeviceGet(&mut dev, 0).unwrap();
+                cu.cuDriverGetVersion(&mut version).unwrap();
+                cu.cuDevicePrimaryCtxRetain(&mut ctx, dev).unwrap();
+                cu.cuCtxSetCurrent(ctx).unwrap();
+                cu.cuMemAlloc(&mut dptr, 1 << 20).unwrap();
+                cu.cuMemFree(dptr).unwrap();
+                cu.cuDevicePrimaryCtxRelease(dev).unwrap();
+            }
+        });
+        let events = events.0.lock().unwrap();
+        let field = |function: &str, name: &str| {
+            events
+                .iter()
+                .find(|e| e.get("function").map(String::as_str) == Some(function))
+                .unwrap_or_else(|| panic!("{label}: no event for {function}"))
+                .get(name)
+                .cloned()
+        };
+        assert_eq!(
+            field("cuDeviceGet", "out.device"),
+            Some(dev.to_string()),
+            "{label}"
+        );
+        assert_eq!(
+            field("cuDriverGetVersion", "out.driverVersion"),
+            Some(version.to_string()),
+            "{label}"
+        );
+        assert_eq!(
+            field("cuDevicePrimaryCtxRetain", "out.pctx"),
+            Some(format!("{ctx:?}")),
+            "{label}"
+        );
+        assert_eq!(
+            field("cuMemAlloc", "out.dptr"),
+            Some(format!("{dptr:#x}")),
+            "{label}"
+        );
+        // Functions without out-values have no such field.
+        assert!(
+            events.iter().all(
+                |e| e.get("function").map(String::as_str) != Some("cuMemFree")
+                    || !e.keys().any(|k| k.starts_with("out."))
+            ),
+            "{label}"
+        );
+        eprintln!("{label}: cuMemAlloc wrote {dptr:#x}, and its event shows it");
+    }
+}

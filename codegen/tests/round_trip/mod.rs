@@ -84,6 +84,12 @@ pub fn problems_of(written: &Records, releases: &[&ParsedRelease]) -> Vec<String
                     .iter()
                     .map(|p| (p.name.as_str(), p.ty.as_str()))
                     .collect();
+                let outs: Vec<&str> = a
+                    .params
+                    .iter()
+                    .filter(|p| p.out)
+                    .map(|p| p.name.as_str())
+                    .collect();
                 let twin = read.per_thread.as_ref().map(|p| {
                     (
                         p.version,
@@ -102,6 +108,7 @@ pub fn problems_of(written: &Records, releases: &[&ParsedRelease]) -> Vec<String
                     && read.ret == a.ret
                     && read.c_prototype == a.c_prototype
                     && read.params == params
+                    && read.outs == outs
                     && read.doc == doc;
                 if !same {
                     out.push(format!("{at}: ABI {} reads back as {read:?}", a.version));

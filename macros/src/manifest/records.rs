@@ -13,7 +13,10 @@
 //! P  <parameter name>  <Rust type>  <parameter name>  <Rust type> ...
 //! ```
 //!
-//! `-` stands for "none" in the export, twin and doc fields. A twin is `<version>_<suffix>,<export>`
+//! A parameter whose name is written `out:<name>` in a `P` line is an out-value: one value the
+//! driver writes through it on success, which a traced call reads back (the generator's
+//! `outputs.rs` says which parameters are). `-` stands for "none" in the export, twin and doc
+//! fields. A twin is `<version>_<suffix>,<export>`
 //! (`7000_ptsz,cuLaunchKernel_ptsz`). A doc is `<offset>+<length>`, in bytes, into the text after
 //! the header of `docs.txt`, where each distinct doc text of all releases is stored once. Typedef
 //! names are not stored: they are `PFN_<function>_v<version>`, and `_<suffix>` after that for a
@@ -24,7 +27,10 @@
 //! writes with this very code.
 
 /// The format version of the `R` line; any other is refused.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
+
+/// The prefix of an out-value's name in a `P` line.
+const OUT: &str = "out:";
 
 /// The separator of fields.
 const TAB: char = '\t';
@@ -65,6 +71,8 @@ pub struct AbiRecord<'a> {
     pub c_prototype: &'a str,
     /// (C name, Rust type) of each parameter.
     pub params: Vec<(&'a str, &'a str)>,
+    /// The names of the out-values among them, in order.
+    pub outs: Vec<&'a str>,
 }
 
 /// The `_ptds`/`_ptsz` twin of an ABI.
@@ -226,7 +234,7 @@ impl<'a> Index<'a> {
         while let Some((i, line)) = lines.next() {
             let n = entry.line + i;
             let abi = self.read_abi(line).map_err(|e| format!("line {n}: {e}"))?;
-            let params = match lines.next() {
+            let (params, outs) = match lines.next() {
                 Some((_, p)) => read_params(p).map_err(|e| format!("line {}: {e}", n + 1))?,
                 None => return Err(format!("line {}: an `A` line needs its `P` line", n)),
             };
@@ -236,7 +244,11 @@ impl<'a> Index<'a> {
                     abi.version, entry.name
                 ));
             }
-            out.push(AbiRecord { params, ..abi });
+            out.push(AbiRecord {
+                params,
+                outs,
+                ..abi
+            });
         }
         Ok(out)
     }
@@ -267,6 +279,7 @@ impl<'a> Index<'a> {
             ret,
             c_prototype,
             params: Vec::new(),
+            outs: Vec::new(),
         })
     }
 
@@ -322,20 +335,31 @@ fn read_twin(twin: &str) -> Result<PerThreadRecord<'_>, String> {
     })
 }
 
-/// `P <name> <type> <name> <type> ...`.
-fn read_params(line: &str) -> Result<Vec<(&str, &str)>, String> {
+/// `P <name> <type> <name> <type> ...`, each name written `out:<name>` for an out-value: the
+/// parameters, and the names of the out-values.
+type Params<'a> = (Vec<(&'a str, &'a str)>, Vec<&'a str>);
+
+fn read_params(line: &str) -> Result<Params<'_>, String> {
     let mut fields = line.split(TAB);
     if fields.next() != Some("P") {
         return Err("an `A` line is followed by its `P` line".to_string());
     }
-    let mut out = Vec::new();
+    let mut params = Vec::new();
+    let mut outs = Vec::new();
     while let Some(name) = fields.next() {
+        let (name, out) = match name.strip_prefix(OUT) {
+            Some(name) => (name, true),
+            None => (name, false),
+        };
         match fields.next() {
-            Some(ty) if !name.is_empty() && !ty.is_empty() => out.push((name, ty)),
+            Some(ty) if !name.is_empty() && !ty.is_empty() => params.push((name, ty)),
             _ => return Err("a `P` line holds pairs `<name> <type>`".to_string()),
         }
+        if out {
+            outs.push(name);
+        }
     }
-    Ok(out)
+    Ok((params, outs))
 }
 
 fn number(text: &str) -> Result<u32, String> {

@@ -6,16 +6,20 @@ use proptest::prelude::*;
 
 const DOCS: &str = "# docs\n\nFirst doc\n\nits rest\nSecond — doc\n";
 
-/// A small valid records text: two functions, one with a per-thread twin and a doc.
+/// A small valid records text: three functions, one with a per-thread twin and a doc, one with an
+/// out-value.
 fn sample() -> String {
     "# header line\n# another\n\n\
-     R\t1\t13000\t13.0\n\
+     R\t2\t13000\t13.0\n\
      F\tcuInit\t2000\n\
      A\t2000\tcuInit\t-\t0+19\tCUresult\tCUresult cuInit(unsigned int Flags)\n\
      P\tFlags\t::core::ffi::c_uint\n\
      F\tcuLaunchKernel\t4000\n\
      A\t4000\tcuLaunchKernel\t7000_ptsz,cuLaunchKernel_ptsz\t20+14\tCUresult\tCUresult cuLaunchKernel(CUfunction f)\n\
-     P\tf\tCUfunction\n"
+     P\tf\tCUfunction\n\
+     F\tcuMemAlloc\t3020\n\
+     A\t3020\tcuMemAlloc_v2\t-\t-\tCUresult\tCUresult cuMemAlloc(CUdeviceptr_v2 *dptr, size_t bytesize)\n\
+     P\tout:dptr\t*mut CUdeviceptr_v2\tbytesize\tusize\n"
         .to_string()
 }
 
@@ -38,7 +42,7 @@ fn a_valid_text_reads_with_its_docs_twins_and_params() {
     let text = sample();
     let index = Index::read(&text, DOCS).unwrap();
     assert_eq!((index.release, index.release_name), (13000, "13.0"));
-    assert_eq!(index.entries.len(), 2);
+    assert_eq!(index.entries.len(), 3);
     let launch = &index.entries[index.position("cuLaunchKernel").unwrap()];
     assert_eq!(launch.default, 4000);
     let abis = index.abis(launch).unwrap();
@@ -61,13 +65,21 @@ fn a_valid_text_reads_with_its_docs_twins_and_params() {
     assert_eq!(index.abis(init).unwrap()[0].doc, "First doc\n\nits rest");
     assert_eq!(records::typedef("cuInit", 2000), "PFN_cuInit_v2000");
     assert_eq!(index.position("cuNope"), None);
+    let alloc = &index.entries[index.position("cuMemAlloc").unwrap()];
+    let alloc = &index.abis(alloc).unwrap()[0];
+    assert_eq!(
+        alloc.params,
+        [("dptr", "*mut CUdeviceptr_v2"), ("bytesize", "usize")]
+    );
+    assert_eq!(alloc.outs, ["dptr"]);
+    assert!(abis[0].outs.is_empty());
 }
 
 #[test]
 fn damaged_text_is_an_error_that_says_where() {
-    let cases: [(&str, &str, &str); 12] = [
-        ("R\t1\t13000\t13.0\n", "", "line 4: the first line is `R"),
-        ("R\t1\t", "R\t2\t", "line 4: the records are in format 2"),
+    let cases: [(&str, &str, &str); 13] = [
+        ("R\t2\t13000\t13.0\n", "", "line 4: the first line is `R"),
+        ("R\t2\t", "R\t1\t", "line 4: the records are in format 1"),
         (
             "# another\n\n",
             "# another\n",
@@ -109,6 +121,7 @@ fn damaged_text_is_an_error_that_says_where() {
             "Flags",
             "line 7: a `P` line holds pairs",
         ),
+        ("out:dptr", "out:", "line 13: a `P` line holds pairs"),
         ("\n", "\r\n", "Windows line ends"),
     ];
     for (from, to, expected) in cases {
@@ -219,7 +232,7 @@ fn a_damaged_manifest_is_one_error_that_says_what_to_do() {
     );
     // Records of another release than the selected one.
     let other: &'static str =
-        Box::leak(sample().replace("R\t1\t13000", "R\t1\t1").into_boxed_str());
+        Box::leak(sample().replace("R\t2\t13000", "R\t2\t1").into_boxed_str());
     assert!(super::read(other, DOCS)
         .unwrap_err()
         .contains("its records are of CUDA 13.0 (1)"));

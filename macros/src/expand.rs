@@ -461,3 +461,47 @@ pub fn expand(
         d.raw_pointer,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::qualify;
+    use std::str::FromStr;
+
+    /// The tokens `qualify` writes for `text`, as `proc-macro2` prints them.
+    fn qualified(text: &str) -> Option<String> {
+        let mut out = String::new();
+        qualify(text, "P", &mut out)?;
+        Some(tokens(&out))
+    }
+
+    fn tokens(text: &str) -> String {
+        proc_macro2::TokenStream::from_str(text)
+            .expect("lexes")
+            .to_string()
+    }
+
+    #[test]
+    fn manifest_types_name_the_runtime_s_bindings_and_std() {
+        for (text, expected) in [
+            ("CUdeviceptr_v2", "P::__sys::CUdeviceptr_v2"),
+            ("usize", "::std::primitive::usize"),
+            ("*mut *mut ::core::ffi::c_void", "*mut *mut ::std::ffi::c_void"),
+            ("*const CUDA_MEMCPY2D_v2", "*const P::__sys::CUDA_MEMCPY2D_v2"),
+            (
+                "::core::option::Option<unsafe extern \"C\" fn(u32, [u8; 16]) -> CUresult>",
+                "::std::option::Option<unsafe extern \"C\" fn(::std::primitive::u32, [::std::primitive::u8; 16]) -> P::__sys::CUresult>",
+            ),
+        ] {
+            assert_eq!(qualified(text), Some(tokens(expected)), "{text}");
+        }
+    }
+
+    #[test]
+    fn text_that_is_no_type_is_refused() {
+        for text in [
+            "[u8; 16", "(u32", "u32)", "(u32]", "$x", "'a", "\"C", "{ x }",
+        ] {
+            assert_eq!(qualified(text), None, "{text}");
+        }
+    }
+}

@@ -36,6 +36,7 @@ what:
   tests        cargo test --no-run -p cuda-driver-table-tests --features 'gpu tracing'
                  --test gpu and every other test of tests/ but ui, ui_fake and fake
                cargo test --no-run -p cuda-driver-table --lib
+               cargo test --no-run -p cuda-driver-table-samples --test '*' (with its programs)
                cargo build --release -p cuda-driver-table --examples
   benches      cargo build --release -p cuda-driver-table-benches --example 'cold_*' --bin bench-gpu
                cargo bench --no-run -p cuda-driver-table-benches
@@ -68,6 +69,7 @@ const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "lint_attributes",
     "lint_clean",
     "macro_rules_inputs",
+    "readme",
     "smoke",
     "tracing",
     "tracing_reentrant",
@@ -146,6 +148,16 @@ fn run() -> Result<(), String> {
                 "-p",
                 "cuda-driver-table",
                 "--lib",
+            ]))?;
+            // The samples' CPU tests (every sample without its library, the PTX against the
+            // kernels, the README's table; not the programs' unit tests), with the programs they run.
+            stage.cargo(&s(&[
+                "test",
+                "--no-run",
+                "-p",
+                "cuda-driver-table-samples",
+                "--test",
+                "*",
             ]))?;
             stage.cargo(&s(&[
                 "build",

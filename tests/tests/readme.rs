@@ -14,7 +14,14 @@ const READMES: &[&str] = &[
 ];
 
 fn read(path: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // The workspace root: where cargo built this test, or, staged on another machine (no
+    // cargo), the repository root the test runs in.
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = if built.join("README.md").is_file() {
+        built
+    } else {
+        Path::new(".").to_path_buf()
+    };
     std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 

@@ -36,6 +36,15 @@ pub const ENV_LIBCUDA: &str = <Driver as BuiltIn>::LIBRARY.env_var;
 /// The outcome of loading a built-in backend's library, cached once per process.
 pub(crate) type Loaded = Result<&'static dyn Resolver, Error>;
 
+/// The outcome of a search: the library, or the error listing every candidate; and whether no
+/// candidate file exists at all (the library is not installed, as opposed to installed and
+/// failing), which decides the default configuration's fallback from libcudart to libcuda.
+#[derive(Clone)]
+pub(crate) struct Searched {
+    pub(crate) loaded: Loaded,
+    pub(crate) found_no_file: bool,
+}
+
 /// Reads an environment variable (a parameter so that search plans are testable).
 pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
@@ -61,7 +70,7 @@ pub(crate) trait BuiltIn: Resolver + Sized + 'static {
     unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self>;
 
     /// The process-wide outcome of the search.
-    fn searched() -> &'static OnceLock<Loaded>;
+    fn searched() -> &'static OnceLock<Searched>;
 }
 
 /// The system whose library layout a search plan is for: the one this crate is built for, or

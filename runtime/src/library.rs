@@ -85,7 +85,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use libloading::Library;
 
-use crate::backend::{BuiltIn, Driver, Env, Loaded, Os, Runtime};
+use crate::backend::{BuiltIn, Driver, Env, Loaded, Os, Runtime, Searched};
 use crate::config::{Backend, Config};
 use crate::error::{quoted, Error, ErrorKind, Origin};
 use crate::manifest::Abi;
@@ -139,36 +139,17 @@ pub(crate) fn resolver_for(config: &Config) -> Loaded {
 fn runtime_or_driver() -> Loaded {
     static DECIDED: OnceLock<Loaded> = OnceLock::new();
     DECIDED
-        .get_or_init(|| match load::<Runtime>(None) {
-            Err(runtime) if found_nothing(&runtime) => match load::<Driver>(None) {
+        .get_or_init(|| match search::<Runtime>() {
+            Searched {
+                loaded: Err(runtime),
+                found_no_file: true,
+            } => match load::<Driver>(None) {
                 Ok(driver) => Ok(Box::leak(Box::new(InPlaceOfRuntime { driver }))),
                 Err(driver) => Err(ErrorKind::NoCudaLibrary { runtime, driver }.into()),
             },
-            other => other,
+            Searched { loaded, .. } => loaded,
         })
         .clone()
-}
-
-/// Whether a failed search for libcudart found no library at all, as opposed to finding one
-/// that failed (a libcudart that does not load, or a file that is not libcudart): every
-/// candidate is absent (the loader's "No such file or directory", Windows' "could not be
-/// found") or was skipped.
-fn found_nothing(error: &Error) -> bool {
-    let ErrorKind::LibraryNotFound {
-        origin: Origin::Search,
-        tried,
-        ..
-    } = error.kind()
-    else {
-        return false;
-    };
-    tried.iter().all(|(what, why)| {
-        what.starts_with('$')
-            || why.starts_with("skipped")
-            || why.starts_with("not made")
-            || why.contains("No such file or directory")
-            || why.contains("could not be found")
-    })
 }
 
 /// The driver's resolver standing in for the runtime backend of the default configuration.
@@ -203,10 +184,15 @@ unsafe impl Resolver for InPlaceOfRuntime {
 fn load<L: BuiltIn>(path: Option<&'static Path>) -> Loaded {
     match path {
         Some(path) => explicit::<L>(path),
-        None => L::searched()
-            .get_or_init(|| load_plan::<L>(plan::<L>(Os::CURRENT, &process_env)))
-            .clone(),
+        None => search::<L>().loaded,
     }
+}
+
+/// The process-wide search for `L` (made once).
+fn search<L: BuiltIn>() -> Searched {
+    L::searched()
+        .get_or_init(|| load_plan::<L>(plan::<L>(Os::CURRENT, &process_env)))
+        .clone()
 }
 
 /// The process environment, as search plans read it.
@@ -233,7 +219,8 @@ fn explicit<L: BuiltIn>(path: &'static Path) -> Loaded {
         path.as_os_str().to_owned(),
         Origin::Code,
         &process_env,
-    ));
+    ))
+    .loaded;
     cache.push((L::LIBRARY.name, path, loaded.clone()));
     loaded
 }
@@ -492,7 +479,7 @@ fn matching_files(pattern: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {
+fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
     let not_found = |origin, tried| -> Error {
         ErrorKind::LibraryNotFound {
             library: L::LIBRARY,
@@ -509,13 +496,20 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {
         };
         format!("{} (from {source})", quoted(path.as_os_str()))
     };
+    // Only a search can find nothing: a path that was named is reported, never replaced.
+    let named = |loaded| Searched {
+        loaded,
+        found_no_file: false,
+    };
     match plan {
         Plan::Refused { path, origin, why } => {
-            Err(not_found(origin, vec![(from(&path, origin), why)]))
+            named(Err(not_found(origin, vec![(from(&path, origin), why)])))
         }
-        Plan::Exact { path, origin } => match open::<L>(&path) {
+        Plan::Exact { path, origin } => named(match open::<L>(&path) {
             Opened::Ok(resolver) => Ok(resolver),
-            Opened::LoadFailed(why) => Err(not_found(origin, vec![(from(&path, origin), why)])),
+            Opened::LoadFailed { why, .. } => {
+                Err(not_found(origin, vec![(from(&path, origin), why)]))
+            }
             Opened::NotCuda => Err(ErrorKind::NotACudaLibrary {
                 library: L::LIBRARY,
                 origin,
@@ -523,28 +517,43 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Loaded {
                 missing: L::LOOKUP_SYMBOLS.to_vec(),
             }
             .into()),
-        },
+        }),
         Plan::Search {
             candidates,
             mut skipped,
         } => {
             let mut tried = Vec::new();
             tried.append(&mut skipped);
+            let mut found_no_file = true;
             for path in candidates {
                 let what = quoted(path.as_os_str());
                 match open::<L>(&path) {
-                    Opened::Ok(resolver) => return Ok(resolver),
-                    Opened::LoadFailed(why) => tried.push((what, why)),
-                    Opened::NotCuda => tried.push((
-                        what,
-                        format!(
-                            "loaded, but exports none of {}; not a CUDA library",
-                            L::LOOKUP_SYMBOLS.join(", ")
-                        ),
-                    )),
+                    Opened::Ok(resolver) => {
+                        return Searched {
+                            loaded: Ok(resolver),
+                            found_no_file: false,
+                        }
+                    }
+                    Opened::LoadFailed { why, absent } => {
+                        found_no_file &= absent;
+                        tried.push((what, why));
+                    }
+                    Opened::NotCuda => {
+                        found_no_file = false;
+                        tried.push((
+                            what,
+                            format!(
+                                "loaded, but exports none of {}; not a CUDA library",
+                                L::LOOKUP_SYMBOLS.join(", ")
+                            ),
+                        ));
+                    }
                 }
             }
-            Err(not_found(Origin::Search, tried))
+            Searched {
+                loaded: Err(not_found(Origin::Search, tried)),
+                found_no_file,
+            }
         }
     }
 }
@@ -565,8 +574,34 @@ fn loader_message(e: &libloading::Error, path: &Path) -> String {
 
 enum Opened {
     Ok(&'static dyn Resolver),
-    LoadFailed(String),
+    /// The loader failed: its message, and whether no file of that name is where the loader
+    /// looks ([`absent`]).
+    LoadFailed {
+        why: String,
+        absent: bool,
+    },
     NotCuda,
+}
+
+/// Whether `path`, which the loader could not open, names no file where the loader looks: a
+/// path with a folder that does not exist; a bare name that is in none of the folders the
+/// system loader searches (`LD_LIBRARY_PATH`'s absolute entries, then those of
+/// `/etc/ld.so.conf` and the usual ones). Read off the file system, not the loader's message,
+/// which a program that sets its locale gets translated. A bare name on Windows, whose loader
+/// searches folders this crate does not list, is judged by the message (`why`).
+fn absent(path: &Path, why: &str) -> bool {
+    if Os::CURRENT.has_folder(path.as_os_str()) {
+        return !path.exists();
+    }
+    if Os::CURRENT == Os::Windows {
+        return why.contains("could not be found");
+    }
+    let ld_path = process_env("LD_LIBRARY_PATH").unwrap_or_default();
+    let mut folders: Vec<PathBuf> = std::env::split_paths(&ld_path)
+        .filter(|folder| folder.is_absolute())
+        .collect();
+    folders.extend(system_library_folders(Path::new(LD_SO_CONF)));
+    !folders.iter().any(|folder| folder.join(path).exists())
 }
 
 /// Loads `path` with the system loader.
@@ -638,10 +673,11 @@ fn open<L: BuiltIn>(path: &Path) -> Opened {
         Ok(lib) => lib,
         Err(e) => {
             let mut why = loader_message(&e, path);
+            let absent = absent(path, &why);
             if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
                 why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
             }
-            return Opened::LoadFailed(why);
+            return Opened::LoadFailed { why, absent };
         }
     };
     let exports = |name: &str| {

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{BuiltIn, Env, GetProc, Loaded, Os};
+use super::{BuiltIn, Env, GetProc, Os, Searched};
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
 use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
@@ -167,8 +167,8 @@ impl BuiltIn for Driver {
         })
     }
 
-    fn searched() -> &'static OnceLock<Loaded> {
-        static SEARCHED: OnceLock<Loaded> = OnceLock::new();
+    fn searched() -> &'static OnceLock<Searched> {
+        static SEARCHED: OnceLock<Searched> = OnceLock::new();
         &SEARCHED
     }
 }

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{absolute_dirs, BuiltIn, Env, GetProc, Loaded, Os};
+use super::{absolute_dirs, BuiltIn, Env, GetProc, Os, Searched};
 use crate::abi_history;
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
@@ -445,8 +445,8 @@ impl BuiltIn for Runtime {
         }
     }
 
-    fn searched() -> &'static OnceLock<Loaded> {
-        static SEARCHED: OnceLock<Loaded> = OnceLock::new();
+    fn searched() -> &'static OnceLock<Searched> {
+        static SEARCHED: OnceLock<Searched> = OnceLock::new();
         &SEARCHED
     }
 }

@@ -254,8 +254,7 @@ fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
         let system = system_library_folders(Path::new(LD_SO_CONF));
         candidates = keep_names_from_the_loader(candidates, &unsafe_path, &system, &mut skipped);
     }
-    let mut seen = std::collections::HashSet::new();
-    candidates.retain(|c| seen.insert(c.clone()));
+    keep_first(&mut candidates);
     Plan::Search {
         candidates,
         skipped,
@@ -355,7 +354,8 @@ fn keep_names_from_the_loader(
         })
         .collect();
     folders.extend(system.iter().map(PathBuf::as_path));
-    let mut names = Vec::new();
+    // The names searched for, quoted and joined with ", " as they come.
+    let mut names = String::new();
     let mut kept = Vec::new();
     for candidate in candidates {
         if Os::Unix.has_folder(candidate.as_os_str()) {
@@ -365,11 +365,14 @@ fn keep_names_from_the_loader(
         for folder in &folders {
             kept.push(folder.join(&candidate));
         }
-        names.push(quoted(candidate.as_os_str()));
+        if !names.is_empty() {
+            names.push_str(", ");
+        }
+        names.push_str(&quoted(candidate.as_os_str()));
     }
     if !names.is_empty() {
         skipped.push((
-            format!("the system loader's search for {}", names.join(", ")),
+            format!("the system loader's search for {names}"),
             format!(
                 "not made: $LD_LIBRARY_PATH={} has an empty or relative entry, which makes the \
                  loader search the current directory; these names were tried in its absolute \
@@ -406,9 +409,35 @@ fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
     ] {
         folders.push(PathBuf::from(default));
     }
-    let mut seen = std::collections::HashSet::new();
-    folders.retain(|f| seen.insert(f.clone()));
+    keep_first(&mut folders);
     folders
+}
+
+/// Drops every path equal to an earlier one (as `Path`'s `==` compares). A scan instead of a
+/// `HashSet`: the lists are a few dozen paths, and hashing would compile a hash table and a hasher
+/// into every program that uses the crate.
+fn keep_first(paths: &mut Vec<PathBuf>) {
+    let mut i = 0;
+    while i < paths.len() {
+        if paths[..i].contains(&paths[i]) {
+            paths.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Sorts `items` by `less`, keeping equal ones in order: an insertion sort, for the few entries of
+/// a folder listing, instead of the standard library's sort, which compiles a large routine for
+/// every element type into every program that uses the crate.
+pub(crate) fn sort_small<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    for i in 1..items.len() {
+        let mut j = i;
+        while j > 0 && less(&items[j], &items[j - 1]) {
+            items.swap(j, j - 1);
+            j -= 1;
+        }
+    }
 }
 
 /// The absolute folders of one `ld.so.conf`-style file, in order, following its `include`
@@ -475,7 +504,7 @@ fn matching_files(pattern: &Path) -> Vec<PathBuf> {
         })
         .map(|e| e.path())
         .collect();
-    files.sort();
+    sort_small(&mut files, |a, b| a < b);
     files
 }
 

@@ -471,6 +471,9 @@ fn site_packages(prefix: &Path) -> Vec<PathBuf> {
             site.is_dir().then_some(((minor, free_threaded), site))
         })
         .collect();
-    found.sort_by_key(|&((minor, free_threaded), _)| (std::cmp::Reverse(minor), free_threaded));
+    // Newer minor first; of one minor, the usual build (`false`) before the free-threaded one.
+    crate::library::sort_small(&mut found, |(a, _), (b, _)| {
+        a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
+    });
     found.into_iter().map(|(_, p)| p).collect()
 }

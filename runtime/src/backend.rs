@@ -248,5 +248,18 @@ impl GetProc {
     }
 }
 
+/// Sorts `items` by `less`, keeping equal ones in order: an insertion sort, for the few entries of
+/// a folder listing, instead of the standard library's sort, which compiles a large routine for
+/// every element type into every program that uses the crate.
+pub(crate) fn sort_small<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    for i in 1..items.len() {
+        let mut j = i;
+        while j > 0 && less(&items[j], &items[j - 1]) {
+            items.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -85,9 +85,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use libloading::Library;
 
-use crate::backend::{BuiltIn, Driver, Env, Loaded, Os, Runtime, Searched};
+use crate::backend::{sort_small, BuiltIn, Driver, Env, Loaded, Os, Runtime, Searched};
 use crate::config::{Backend, Config};
-use crate::error::{quoted, Error, ErrorKind, Origin};
+use crate::error::{quoted, CudaLibrary, Error, ErrorKind, Origin};
 use crate::manifest::Abi;
 use crate::resolve::{resolve_with, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
@@ -427,19 +427,6 @@ fn keep_first(paths: &mut Vec<PathBuf>) {
     }
 }
 
-/// Sorts `items` by `less`, keeping equal ones in order: an insertion sort, for the few entries of
-/// a folder listing, instead of the standard library's sort, which compiles a large routine for
-/// every element type into every program that uses the crate.
-pub(crate) fn sort_small<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
-    for i in 1..items.len() {
-        let mut j = i;
-        while j > 0 && less(&items[j], &items[j - 1]) {
-            items.swap(j, j - 1);
-            j -= 1;
-        }
-    }
-}
-
 /// The absolute folders of one `ld.so.conf`-style file, in order, following its `include`
 /// lines (a `*` in the file name matches like the shell's, in sorted order; a relative pattern is
 /// read from the including file's folder). `# comments` and hardware-capability suffixes
@@ -509,9 +496,20 @@ fn matching_files(pattern: &Path) -> Vec<PathBuf> {
 }
 
 fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
+    load_plan_of(plan, L::LIBRARY, L::LOOKUP_SYMBOLS, &open::<L>)
+}
+
+/// [`load_plan`] for the library `library` exporting one of `lookup_symbols`, opened by `open`:
+/// one body for both backends (a generic one would be compiled once for each).
+fn load_plan_of(
+    plan: Plan,
+    library: CudaLibrary,
+    lookup_symbols: &'static [&'static str],
+    open: &dyn Fn(&Path) -> Opened,
+) -> Searched {
     let not_found = |origin, tried| -> Error {
         ErrorKind::LibraryNotFound {
-            library: L::LIBRARY,
+            library,
             origin,
             tried,
         }
@@ -520,7 +518,7 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
     let from = |path: &Path, origin: Origin| {
         let source = match origin {
             Origin::Code => "Config::library".to_owned(),
-            Origin::Environment => format!("${}", L::LIBRARY.env_var),
+            Origin::Environment => format!("${}", library.env_var),
             Origin::Search => "the search".to_owned(),
         };
         format!("{} (from {source})", quoted(path.as_os_str()))
@@ -534,16 +532,16 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
         Plan::Refused { path, origin, why } => {
             named(Err(not_found(origin, vec![(from(&path, origin), why)])))
         }
-        Plan::Exact { path, origin } => named(match open::<L>(&path) {
+        Plan::Exact { path, origin } => named(match open(&path) {
             Opened::Ok(resolver) => Ok(resolver),
             Opened::LoadFailed { why, .. } => {
                 Err(not_found(origin, vec![(from(&path, origin), why)]))
             }
             Opened::NotCuda => Err(ErrorKind::NotACudaLibrary {
-                library: L::LIBRARY,
+                library,
                 origin,
                 path,
-                missing: L::LOOKUP_SYMBOLS.to_vec(),
+                missing: lookup_symbols.to_vec(),
             }
             .into()),
         }),
@@ -556,7 +554,7 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
             let mut found_no_file = true;
             for path in candidates {
                 let what = quoted(path.as_os_str());
-                match open::<L>(&path) {
+                match open(&path) {
                     Opened::Ok(resolver) => {
                         return Searched {
                             loaded: Ok(resolver),
@@ -573,7 +571,7 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
                             what,
                             format!(
                                 "loaded, but exports none of {}; not a CUDA library",
-                                L::LOOKUP_SYMBOLS.join(", ")
+                                lookup_symbols.join(", ")
                             ),
                         ));
                     }
@@ -696,6 +694,23 @@ const WINDOWS_BARE_NAME_SEARCH: &str = "looked for only in the program's folder,
      in the folders of PATH";
 
 fn open<L: BuiltIn>(path: &Path) -> Opened {
+    let lib = match open_exporting(path, L::LOOKUP_SYMBOLS) {
+        Ok(lib) => lib,
+        Err(failed) => return failed,
+    };
+    // SAFETY: a library exporting `L`'s lookup functions is taken to be `L`'s CUDA library.
+    match unsafe { L::wrap(lib, path.display().to_string()) } {
+        Some(resolver) => Opened::Ok(Box::leak(Box::new(resolver))),
+        None => Opened::NotCuda,
+    }
+}
+
+/// Loads `path` and keeps it loaded if it exports one of `lookup_symbols`: the part of [`open`]
+/// that is the same for both backends, compiled once.
+fn open_exporting(
+    path: &Path,
+    lookup_symbols: &'static [&'static str],
+) -> Result<&'static Library, Opened> {
     // SAFETY: the path is a CUDA library's name or location, or one the user named as such;
     // running its initialisers is what using CUDA means.
     let lib = match unsafe { load_library(path) } {
@@ -706,24 +721,19 @@ fn open<L: BuiltIn>(path: &Path) -> Opened {
             if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
                 why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
             }
-            return Opened::LoadFailed { why, absent };
+            return Err(Opened::LoadFailed { why, absent });
         }
     };
     let exports = |name: &str| {
         // SAFETY: only the symbol's presence is checked; the pointer is not used.
         unsafe { lib.get::<*mut c_void>(name) }.is_ok()
     };
-    if !L::LOOKUP_SYMBOLS.iter().any(|name| exports(name)) {
+    if !lookup_symbols.iter().any(|name| exports(name)) {
         // Not ours: dropping it unloads it again.
-        return Opened::NotCuda;
+        return Err(Opened::NotCuda);
     }
     // Leaked: pointers resolved through it must stay valid for the rest of the process.
-    let lib: &'static Library = Box::leak(Box::new(lib));
-    // SAFETY: a library exporting `L`'s lookup functions is taken to be `L`'s CUDA library.
-    match unsafe { L::wrap(lib, path.display().to_string()) } {
-        Some(resolver) => Opened::Ok(Box::leak(Box::new(resolver))),
-        None => Opened::NotCuda,
-    }
+    Ok(Box::leak(Box::new(lib)))
 }
 
 // Not under Miri: most of these load real libraries (`dlopen` is a foreign call Miri cannot run).

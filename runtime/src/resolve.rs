@@ -103,7 +103,7 @@ pub unsafe trait Resolver: Send + Sync + RefUnwindSafe {
         // SAFETY: by the trait's contract, `resolve_with` only returns pointers of the requested
         // ABI, here the ABI 6000 of cuGetErrorName / cuGetErrorString.
         unsafe {
-            fns.strings(code, |name| {
+            fns.strings(code, &|name| {
                 resolve_with(self, StreamMode::Legacy, name, &ERROR_STRING_ABI).ok()
             })
         }
@@ -292,7 +292,7 @@ impl ErrorStringFns {
     pub(crate) unsafe fn strings(
         &self,
         code: u32,
-        fetch: impl Fn(&'static str) -> Option<NonNull<c_void>>,
+        fetch: &dyn Fn(&'static str) -> Option<NonNull<c_void>>,
     ) -> (Option<String>, Option<String>) {
         let fetch_into =
             |slot: &AtomicPtr<c_void>, name: &'static str| -> Option<NonNull<c_void>> {

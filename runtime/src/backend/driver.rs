@@ -95,7 +95,10 @@ unsafe impl Resolver for Driver {
 
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
         // SAFETY: `helper` returns the driver's own cuGetErrorName/cuGetErrorString at ABI 6000.
-        unsafe { self.cu_errors.strings(code, |name| self.helper(name, 6000)) }
+        unsafe {
+            self.cu_errors
+                .strings(code, &|name| self.helper(name, 6000))
+        }
     }
 }
 

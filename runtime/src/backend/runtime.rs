@@ -119,7 +119,7 @@ impl Runtime {
         // `strings` calls it through) or nothing.
         unsafe {
             self.cu_errors
-                .strings(code, |name| g.found(name, ERROR_STRING_ABI.version))
+                .strings(code, &|name| g.found(name, ERROR_STRING_ABI.version))
         }
     }
 
@@ -322,8 +322,15 @@ unsafe impl Resolver for Runtime {
         }
         // SAFETY: `resolve_with` returns only the requested ABI 6000 of the named function.
         unsafe {
-            self.cu_errors.strings(code, |name| {
-                resolve_with(self, StreamMode::Legacy, name, &ERROR_STRING_ABI).ok()
+            self.cu_errors.strings(code, &|name| {
+                // As a `&dyn Resolver`: the instance every other caller compiles, not one more.
+                resolve_with(
+                    self as &dyn Resolver,
+                    StreamMode::Legacy,
+                    name,
+                    &ERROR_STRING_ABI,
+                )
+                .ok()
             })
         }
     }
@@ -472,7 +479,7 @@ fn site_packages(prefix: &Path) -> Vec<PathBuf> {
         })
         .collect();
     // Newer minor first; of one minor, the usual build (`false`) before the free-threaded one.
-    crate::library::sort_small(&mut found, |(a, _), (b, _)| {
+    super::sort_small(&mut found, |(a, _), (b, _)| {
         a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
     });
     found.into_iter().map(|(_, p)| p).collect()

@@ -93,3 +93,19 @@ fn the_stub_advice_names_the_driver_file_of_each_system() {
         "{windows}"
     );
 }
+
+/// The insertion sort of the search's folder listings orders as the standard library's stable
+/// sort does, equal keys kept in their order.
+#[test]
+fn sort_small_is_a_stable_sort() {
+    let mut items: Vec<(u32, usize)> = [5, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 0]
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| (k, i))
+        .collect();
+    let mut expected = items.clone();
+    expected.sort_by_key(|&(k, _)| k);
+    super::sort_small(&mut items, |a, b| a.0 < b.0);
+    assert_eq!(items, expected);
+    super::sort_small(&mut Vec::<u32>::new(), |a, b| a < b);
+}

@@ -1283,3 +1283,12 @@ fn windows_paths_reach_the_loader_with_backslashes() {
         );
     }
 }
+
+/// Duplicates leave a search's candidates and the loader's folders in the order of their first
+/// appearance, compared as paths (`/a/b` and `/a//b/` are one).
+#[test]
+fn keep_first_drops_later_duplicates_only() {
+    let mut list = paths(&["/b", "/a/b", "/c", "/a//b/", "/b", "/d"]);
+    keep_first(&mut list);
+    assert_eq!(list, paths(&["/b", "/a/b", "/c", "/d"]));
+}

@@ -479,8 +479,6 @@ fn site_packages(prefix: &Path) -> Vec<PathBuf> {
         })
         .collect();
     // Newer minor first; of one minor, the usual build (`false`) before the free-threaded one.
-    super::sort_small(&mut found, |(a, _), (b, _)| {
-        a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
-    });
+    super::sort_small(&mut found, |(a, _), (b, _)| (b.0, a.1) < (a.0, b.1));
     found.into_iter().map(|(_, p)| p).collect()
 }

@@ -3,10 +3,10 @@
 //! of every enumerator, and of every macro constant the bindings carry) against the Rust
 //! compiler's numbers for the committed bindings as that release's feature selects them.
 //!
-//! The two sides share nothing but names. [`header`] lists what `cuda.h` declares (libclang's
-//! syntax tree, not bindgen); [`bindings`] lists what the merged bindings hold for a release (the
+//! The two sides share nothing but names. `header` lists what `cuda.h` declares (libclang's
+//! syntax tree, not bindgen); `bindings` lists what the merged bindings hold for a release (the
 //! `#[cfg]` of each item of `sys/src/generated/bindings.rs`), so that a type, field or constant
-//! missing on either side is reported by name instead of stopping a compiler. [`programs`] writes
+//! missing on either side is reported by name instead of stopping a compiler. `programs` writes
 //! one C program (`#include <cuda.h>`, `sizeof`, `_Alignof`, `offsetof`), built with `cc`, and
 //! one Rust program over the sys crate, built with `rustc` from `sys/src/lib.rs` with the
 //! release's `feature` cfg (what cargo passes), and runs both. This module matches the names,

@@ -223,13 +223,17 @@ fn threads_racing_the_first_calls_all_get_the_one_function_and_each_its_error() 
             })
         })
         .collect();
+    let results: Vec<_> = threads
+        .into_iter()
+        .map(|thread| thread.join().expect("no panic"))
+        .collect();
+    // Read after the threads are done: read while they race, it would be a fifth first call.
     let stored = RACED
         .raw_pointer("cuDriverGetVersion")
         .expect("in the table")
         .expect("resolved")
         .as_ptr() as usize;
-    for thread in threads {
-        let (v, f, code, unresolved) = thread.join().expect("no panic");
+    for (v, f, code, unresolved) in results {
         assert_eq!(v, 13_000);
         // Every thread got the one pointer stored first.
         assert_eq!(f, stored);

@@ -342,17 +342,7 @@ fn keep_names_from_the_loader(
     system: &[PathBuf],
     skipped: &mut Vec<(String, String)>,
 ) -> Vec<PathBuf> {
-    let mut folders: Vec<&Path> = ld_path
-        .as_encoded_bytes()
-        .split(|b| matches!(b, b':' | b';'))
-        .filter(|entry| entry.first() == Some(&b'/'))
-        .map(|entry| {
-            // SAFETY: `entry` is a piece of `as_encoded_bytes` of an `OsStr` of this platform,
-            // split at ASCII separators: a split next to a valid non-empty UTF-8 substring, which
-            // `from_encoded_bytes_unchecked` allows.
-            Path::new(unsafe { OsStr::from_encoded_bytes_unchecked(entry) })
-        })
-        .collect();
+    let mut folders = absolute_entries(ld_path);
     folders.extend(system.iter().map(PathBuf::as_path));
     // The names searched for, quoted and joined with ", " as they come.
     let mut names = String::new();
@@ -384,6 +374,22 @@ fn keep_names_from_the_loader(
         ));
     }
     kept
+}
+
+/// The absolute folders of `LD_LIBRARY_PATH`'s value, in order, split where the loader splits it
+/// (at `:` and `;`); empty and relative entries are left out.
+fn absolute_entries(ld_path: &OsStr) -> Vec<&Path> {
+    ld_path
+        .as_encoded_bytes()
+        .split(|b| matches!(b, b':' | b';'))
+        .filter(|entry| entry.first() == Some(&b'/'))
+        .map(|entry| {
+            // SAFETY: `entry` is a piece of `as_encoded_bytes` of an `OsStr` of this platform,
+            // split at ASCII separators: a split next to a valid non-empty UTF-8 substring, which
+            // `from_encoded_bytes_unchecked` allows.
+            Path::new(unsafe { OsStr::from_encoded_bytes_unchecked(entry) })
+        })
+        .collect()
 }
 
 /// The loader's configuration: the folders `ldconfig` puts in `ld.so.cache`.
@@ -624,10 +630,9 @@ fn absent(path: &Path, why: &str) -> bool {
         return why.contains("could not be found");
     }
     let ld_path = process_env("LD_LIBRARY_PATH").unwrap_or_default();
-    let mut folders: Vec<PathBuf> = std::env::split_paths(&ld_path)
-        .filter(|folder| folder.is_absolute())
-        .collect();
-    folders.extend(system_library_folders(Path::new(LD_SO_CONF)));
+    let system = system_library_folders(Path::new(LD_SO_CONF));
+    let mut folders = absolute_entries(&ld_path);
+    folders.extend(system.iter().map(PathBuf::as_path));
     !folders.iter().any(|folder| folder.join(path).exists())
 }
 

@@ -54,8 +54,8 @@ cache=${CUDA_DRIVER_TABLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuda-driver-tab
 cargo run -q -p cuda-driver-table-codegen --release -- cudart "$cache/cudart" >/dev/null
 export CUDA_DRIVER_TABLE_TEST_CUDART_DIR="$cache/cudart"
 
-# The three crates users download.
-published=(-p cuda-driver-table-sys -p cuda-driver-table-macros -p cuda-driver-table)
+# The four crates users download.
+published=(-p cuda-driver-table-sys -p cuda-driver-table-core -p cuda-driver-table-macros -p cuda-driver-table)
 
 # Cargo's target folder (`target/`, or CARGO_TARGET_DIR, or build.target-dir), for the files this
 # script reads from it and the separate builds it puts in it.
@@ -97,7 +97,7 @@ step "call tracing (the runtime's tracing feature): its events, fields and level
 cargo test -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
 
 step "the fake driver (the runtime's fake feature): typed fakes, refusals, recording, parallel drivers, with tracing too; none of it in a normal build"
-cargo test -p cuda-driver-table --features fake --lib fake
+cargo test -p cuda-driver-table-core --features fake --lib fake
 cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
 cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
 # The example library gets the feature from its dev-dependencies only: its own build has none of it.
@@ -149,7 +149,7 @@ cargo fmt --manifest-path tests/local/Cargo.toml --check
 step "Windows: the published crates compile for x86_64-pc-windows-gnu"
 if command -v rustup >/dev/null && rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1; then
   cargo check -q --target x86_64-pc-windows-gnu "${published[@]}" --all-targets
-  cargo clippy -q --target x86_64-pc-windows-gnu -p cuda-driver-table --all-targets -- -D warnings
+  cargo clippy -q --target x86_64-pc-windows-gnu -p cuda-driver-table-core -p cuda-driver-table --all-targets -- -D warnings
   echo "x86_64-pc-windows-gnu: ok"
 else
   echo "rustup cannot add the x86_64-pc-windows-gnu target on this machine: the Windows check is skipped"
@@ -161,15 +161,15 @@ bash scripts/windows.sh
 step "Miri: the runtime's unit tests, and the integration tests that drive generated tables through in-process resolvers and fake drivers"
 # -Zmiri-ignore-leaks: loaded libraries and resolvers are leaked on purpose (pointers into them live
 # for the whole process), and so are the tests' 'static resolvers. The library tests, which dlopen,
-# are left out under Miri (runtime/src/library.rs). The integration tests call every function a
+# are left out under Miri (core/src/library.rs). The integration tests call every function a
 # resolver hands out through the generated tables' types, so Miri checks each call's ABI (a
 # `CUresult` parameter called with an `int` is an error) across threads and failing results.
 if command -v rustup >/dev/null && rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null 2>&1; then
   export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
-  cargo +nightly miri test -q -p cuda-driver-table --lib
+  cargo +nightly miri test -q -p cuda-driver-table-core --lib
   cargo +nightly miri test -q -p cuda-driver-table-tests --test custom_resolver --test macro_rules_inputs --test driver_option --test kernel_args
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
-  cargo +nightly miri test -q -p cuda-driver-table --features fake --lib fake
+  cargo +nightly miri test -q -p cuda-driver-table-core --features fake --lib fake
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake
   cargo +nightly miri test -q -p fastsum
   unset MIRIFLAGS
@@ -183,20 +183,20 @@ cargo run -q -p cuda-driver-table-codegen --release -- check
 step "layouts: the committed bindings, as each release's feature selects them, against the C compiler over that release's cuda.h"
 cargo run -q -p cuda-driver-table-codegen --release -- layout
 
-step "the published crates package, verify and pass a publish dry run, the three users download together at most 1.5 MB"
+step "the published crates package, verify and pass a publish dry run, the four users download together at most 1.5 MB"
 # Packaged together, so each verify build finds the others at their exact versions; --allow-dirty
 # only lets a developer run this before committing (a clean clone has nothing to allow). The local
-# crate and the codegen are published too: the dependency of the three under their cuda-local
+# crate and the codegen are published too: the dependency of three of them under their cuda-local
 # feature, and its build-dependency. (Verified with default features: the local crate empty.)
 local_crates=(-p cuda-driver-table-local -p cuda-driver-table-codegen)
 cargo package -q "${published[@]}" "${local_crates[@]}" --allow-dirty
 cargo publish -q --dry-run "${published[@]}" "${local_crates[@]}" --allow-dirty
 ls -l "$target"/package/cuda-driver-table-codegen-*.crate "$target"/package/cuda-driver-table-local-*.crate
-crates=("$target"/package/cuda-driver-table-sys-*.crate "$target"/package/cuda-driver-table-macros-*.crate "$target"/package/cuda-driver-table-[0-9]*.crate)
+crates=("$target"/package/cuda-driver-table-sys-*.crate "$target"/package/cuda-driver-table-core-*.crate "$target"/package/cuda-driver-table-macros-*.crate "$target"/package/cuda-driver-table-[0-9]*.crate)
 total=$(cat "${crates[@]}" | wc -c)
 ls -l "${crates[@]}"
 echo "together: $total bytes"
-(( total <= 1500000 )) || { echo "the three .crate files take $total bytes, more than 1.5 MB" >&2; exit 1; }
+(( total <= 1500000 )) || { echo "the four .crate files take $total bytes, more than 1.5 MB" >&2; exit 1; }
 
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 step "the published crates (and the local crate and the codegen, for cuda-local) build with their rust-version, Rust $msrv"
@@ -212,7 +212,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features gpu --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features tracing --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features fake,tracing --all-targets -- -D warnings
-cargo clippy -p cuda-driver-table --features fake --all-targets -- -D warnings
+cargo clippy -p cuda-driver-table-core -p cuda-driver-table --features fake --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-benches --features tracing --all-targets -- -D warnings
 cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q

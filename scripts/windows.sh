@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Windows build, run and not only compiled: built for x86_64-pc-windows-gnu and run under Wine,
-#   - the runtime's unit tests, the library search among them (runtime/src/library/tests/windows.rs:
+#   - the runtime's unit tests, the library search among them (core/src/library/tests/windows.rs:
 #     LoadLibraryExW over stand-in DLLs in every folder the search covers, and in the current
 #     directory and on PATH, where it must not look);
 #   - the CPU integration tests that do not run the compiler (tables through custom resolvers,
@@ -89,10 +89,10 @@ CUDA_DRIVER_TABLE_TEST_WINDOWS_DLLS=$("$wine" winepath -w "$dlls")
 export CUDA_DRIVER_TABLE_TEST_WINDOWS_DLLS
 
 echo "the runtime's unit tests, the library search among them"
-cargo test -q --target "$triple" -p cuda-driver-table --lib
+cargo test -q --target "$triple" -p cuda-driver-table-core --lib
 echo "the library search with a driver in the system folder"
 cp "$dlls/nvcuda.dll" "$system32/nvcuda.dll"
-cargo test -q --target "$triple" -p cuda-driver-table --lib -- --ignored --exact \
+cargo test -q --target "$triple" -p cuda-driver-table-core --lib -- --ignored --exact \
   library::tests::windows::the_system_folder_is_searched
 rm "$system32/nvcuda.dll"
 echo "the integration tests that do not run the compiler, and the table program"

@@ -78,10 +78,10 @@ fn header_all(releases: &[&ParsedRelease], what: &str) -> String {
 }
 
 /// Relative paths (from the workspace root) of the files each release has on its own: its ABI
-/// list (runtime crate) and the list of its function records (macro crate).
+/// list (the runtime's code, `core/`) and the list of its function records (macro crate).
 pub fn release_paths(version: u32) -> [PathBuf; 2] {
     [
-        PathBuf::from(format!("runtime/src/generated/abis_{version}.rs")),
+        PathBuf::from(format!("core/src/generated/abis_{version}.rs")),
         PathBuf::from(format!("macros/src/generated/manifest_{version}.txt")),
     ]
 }
@@ -93,18 +93,19 @@ pub const BINDINGS_PATH: &str = "sys/src/generated/bindings.rs";
 pub const DOCS_PATH: &str = "macros/src/generated/docs.txt";
 
 /// Relative path of the ABI history over all releases.
-pub const HISTORY_PATH: &str = "runtime/src/generated/abi_history.rs";
+pub const HISTORY_PATH: &str = "core/src/generated/abi_history.rs";
 
 /// Relative paths of the files that pick one release's files by its `cuda-XXXXX` feature.
 pub const SELECT_PATHS: [&str; 3] = [
     "sys/src/generated/select.rs",
-    "runtime/src/generated/select.rs",
+    "core/src/generated/select.rs",
     "macros/src/generated/select.rs",
 ];
 
 /// The crates whose `Cargo.toml` declares one `cuda-XXXXX` feature per release.
-pub const FEATURE_MANIFESTS: [&str; 4] = [
+pub const FEATURE_MANIFESTS: [&str; 5] = [
     "sys/Cargo.toml",
+    "core/Cargo.toml",
     "runtime/Cargo.toml",
     "macros/Cargo.toml",
     "local/Cargo.toml",
@@ -129,7 +130,8 @@ pub fn unforwarded_features(cargo_toml: &str) -> Vec<u32> {
 }
 
 /// Those of them that enable the default release by default (the others take it from these).
-pub const DEFAULT_FEATURE_MANIFESTS: [&str; 2] = ["sys/Cargo.toml", "runtime/Cargo.toml"];
+pub const DEFAULT_FEATURE_MANIFESTS: [&str; 3] =
+    ["sys/Cargo.toml", "core/Cargo.toml", "runtime/Cargo.toml"];
 
 /// The feature that takes the bindings from the toolkit on the build machine (see `local.rs`).
 pub const LOCAL_FEATURE: &str = "feature = \"cuda-local\"";

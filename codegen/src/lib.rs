@@ -98,7 +98,7 @@ fn stale(root: &Path, files: &[(PathBuf, String)]) -> Vec<PathBuf> {
 /// The generated folders, relative to the root.
 pub const GENERATED_DIRS: &[&str] = &[
     "sys/src/generated",
-    "runtime/src/generated",
+    "core/src/generated",
     "macros/src/generated",
 ];
 

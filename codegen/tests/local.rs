@@ -369,7 +369,7 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
     let abis = macro_body(file("abis.rs"), "abis");
     assert_eq!(
         body(abis),
-        body(&read(&root, "runtime/src/generated/abis_13000.rs"))
+        body(&read(&root, "core/src/generated/abis_13000.rs"))
     );
 
     // The bindings: the same items (and RELEASE = 13000).

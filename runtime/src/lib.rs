@@ -20,40 +20,11 @@
 #![doc = ""]
 #![doc = include_str!("../README.md")]
 
+// Everything but the attribute and the guide is the code of `cuda-driver-table-core`, a crate of
+// its own so that a clean build compiles it side by side with the attribute's crate (which it
+// does not need) instead of after it; this crate only puts the two together.
+#[doc(inline)]
+pub use cuda_driver_table_core::*;
 pub use cuda_driver_table_macros::driver_table;
 
-#[cfg(feature = "fake")]
-pub mod fake;
 pub mod guide;
-pub mod manifest;
-pub mod sys;
-
-mod abi_history;
-mod backend;
-mod config;
-mod error;
-mod ffi;
-mod kernel_args;
-mod library;
-mod resolve;
-mod stream;
-mod table;
-mod trace;
-mod version;
-
-#[cfg(test)]
-mod testing;
-
-#[doc(hidden)]
-#[path = "__private.rs"]
-pub mod __private;
-
-pub use backend::{ENV_CUDART, ENV_LIBCUDA};
-pub use config::{Backend, Config};
-pub use error::{CudaLibrary, Error, ErrorKind, Errors, Origin, Status};
-pub use kernel_args::{KernelArg, KernelArgs, KernelParam};
-pub use library::resolve;
-pub use resolve::{LookupResult, Query, Resolver, Versioning};
-pub use stream::StreamMode;
-pub use table::{min_driver_version, FunctionSpec};
-pub use version::CudaVersion;

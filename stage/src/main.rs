@@ -146,7 +146,7 @@ fn run() -> Result<(), String> {
                 "test",
                 "--no-run",
                 "-p",
-                "cuda-driver-table",
+                "cuda-driver-table-core",
                 "--lib",
             ]))?;
             // The samples' CPU tests (every sample without its library, the PTX against the

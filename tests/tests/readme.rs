@@ -8,6 +8,7 @@ use std::path::Path;
 /// The README of each published crate, from the workspace root.
 const READMES: &[&str] = &[
     "README.md",
+    "core/README.md",
     "macros/README.md",
     "sys/README.md",
     "local/README.md",

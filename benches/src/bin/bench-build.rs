@@ -74,7 +74,7 @@ const TABLES: [(&str, &str, &str); 3] = [
 /// Folders the generator writes to, checked for committed files it no longer generates.
 const GENERATED_DIRS: [&str; 3] = [
     "sys/src/generated",
-    "runtime/src/generated",
+    "core/src/generated",
     "macros/src/generated",
 ];
 

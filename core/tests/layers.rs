@@ -19,9 +19,8 @@ const LAYERS: &[&[&str]] = &[
     &["fake"],
 ];
 
-/// Modules above every layer: the generated code's entry points, the unit tests' support, and
-/// the guide's pages (documentation only, which links anything).
-const TOP: &[&str] = &["__private", "testing", "guide"];
+/// Modules above every layer: the generated code's entry points and the unit tests' support.
+const TOP: &[&str] = &["__private", "testing"];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&module))

@@ -439,13 +439,6 @@ fn lit(s: &str) -> String {
     format!("{s:?}")
 }
 
-fn opt_lit(s: &Option<String>) -> String {
-    match s {
-        Some(s) => format!("Some({})", lit(s)),
-        None => "None".to_string(),
-    }
-}
-
 /// The bindings of every release in one file: each distinct item once, sorted by the name it
 /// defines, behind the features of the releases that have it (none when every release has it).
 pub fn bindings_text(releases: &[&ParsedRelease]) -> String {
@@ -657,38 +650,28 @@ fn text_header(rust: &str) -> String {
     out
 }
 
-/// The compact per-release ABI list of the runtime crate.
+/// The per-release ABI list of the runtime's code, as text its `manifest` module reads on first
+/// use: a string compiles in a fraction of the time and memory that a thousand struct literals
+/// take, in every clean build of a user's program. One line per function, in name order:
+/// `<name> <default version> <ABI> <ABI>...`, each ABI `<version>:<export>`, followed by
+/// `/<version>:<export>` of its per-thread twin when it has one; `-` stands for no export.
 pub fn abis_text(m: &Manifest) -> String {
-    let mut out = String::from("pub static FUNCTIONS: &[Function] = &[\n");
+    let mut out = String::from(
+        "/// The functions of the release, one per line (the format: `manifest::functions`).\n\
+         pub(crate) static FUNCTIONS_TEXT: &str = \"\n",
+    );
+    let export = |e: &Option<String>| e.clone().unwrap_or_else(|| "-".to_string());
     for f in m.functions.values() {
-        let abis: Vec<String> = f
-            .abis
-            .iter()
-            .map(|a| {
-                let pt = match &a.per_thread {
-                    Some(p) => format!(
-                        "Some(PerThread {{ version: {}, export: {} }})",
-                        p.version,
-                        opt_lit(&p.export)
-                    ),
-                    None => "None".to_string(),
-                };
-                format!(
-                    "Abi {{ version: {}, export: {}, per_thread: {pt} }}",
-                    a.version,
-                    opt_lit(&a.export)
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            out,
-            "    Function {{ name: {}, default: {}, abis: &[{}] }},",
-            lit(&f.name),
-            f.default_abi().version,
-            abis.join(", ")
-        );
+        let _ = write!(out, "{} {}", f.name, f.default_abi().version);
+        for a in &f.abis {
+            let _ = write!(out, " {}:{}", a.version, export(&a.export));
+            if let Some(p) = &a.per_thread {
+                let _ = write!(out, "/{}:{}", p.version, export(&p.export));
+            }
+        }
+        out.push('\n');
     }
-    out.push_str("];\n");
+    out.push_str("\";\n");
     out
 }
 
@@ -713,21 +696,22 @@ pub fn history_text(releases: &[&ParsedRelease]) -> String {
         CLANG_DEFINES.join(" ")
     );
     out.push_str(
-        "/// (function, every legacy ABI version, every per-thread ABI version), sorted by function.\n\
-         pub(crate) static ABI_HISTORY: &[(&str, &[u32], &[u32])] = &[\n",
+        "/// One line per function, sorted by name: `<name> <legacy versions> <per-thread versions>`,\n\
+         /// each list ascending and joined by `,`, `-` when empty (read by `abi_history::abis`).\n\
+         pub(crate) static ABI_HISTORY: &str = \"\n",
     );
+    let list = |versions: &BTreeSet<u32>| {
+        if versions.is_empty() {
+            "-".to_string()
+        } else {
+            let v: Vec<String> = versions.iter().map(u32::to_string).collect();
+            v.join(",")
+        }
+    };
     for (name, (legacy, threaded)) in all {
-        let l: Vec<String> = legacy.iter().map(u32::to_string).collect();
-        let t: Vec<String> = threaded.iter().map(u32::to_string).collect();
-        let _ = writeln!(
-            out,
-            "    ({}, &[{}], &[{}]),",
-            lit(name),
-            l.join(", "),
-            t.join(", ")
-        );
+        let _ = writeln!(out, "{name} {} {}", list(&legacy), list(&threaded));
     }
-    out.push_str("];\n");
+    out.push_str("\";\n");
     out
 }
 

@@ -6,20 +6,39 @@
 
 include!("generated/abi_history.rs");
 
-/// The legacy and per-thread ABI versions of `name` (each ascending), or `None` if the history
-/// does not know the function.
-pub(crate) fn abis(name: &str) -> Option<(&'static [u32], &'static [u32])> {
-    ABI_HISTORY
-        .binary_search_by(|(n, _, _)| (*n).cmp(name))
-        .ok()
-        .map(|i| (ABI_HISTORY[i].1, ABI_HISTORY[i].2))
+use std::sync::OnceLock;
+
+/// The lines of [`ABI_HISTORY`], split once per process (sorted by name, as generated).
+fn lines() -> &'static [&'static str] {
+    static LINES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    LINES.get_or_init(|| ABI_HISTORY.lines().filter(|l| !l.is_empty()).collect())
 }
 
-/// The newest version in `versions` (ascending) that is `<= at`: the ABI a lookup at version
-/// `at` returns.
-pub(crate) fn newest_at_or_below(versions: &[u32], at: u32) -> Option<u32> {
-    let n = versions.partition_point(|&v| v <= at);
-    n.checked_sub(1).map(|i| versions[i])
+/// ABI versions as the history lists them: ascending, joined by `,` (`-` for none).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Versions(&'static str);
+
+impl Versions {
+    /// The versions, oldest first.
+    pub(crate) fn iter(self) -> impl Iterator<Item = u32> {
+        self.0.split(',').filter_map(|v| v.parse().ok())
+    }
+}
+
+/// The legacy and per-thread ABI versions of `name`, or `None` if the history does not know the
+/// function.
+pub(crate) fn abis(name: &str) -> Option<(Versions, Versions)> {
+    let lines = lines();
+    let i = lines
+        .binary_search_by(|line| line.split(' ').next().unwrap_or("").cmp(name))
+        .ok()?;
+    let mut fields = lines[i].split(' ').skip(1);
+    Some((Versions(fields.next()?), Versions(fields.next()?)))
+}
+
+/// The newest version in `versions` that is `<= at`: the ABI a lookup at version `at` returns.
+pub(crate) fn newest_at_or_below(versions: Versions, at: u32) -> Option<u32> {
+    versions.iter().take_while(|&v| v <= at).last()
 }
 
 #[cfg(test)]
@@ -28,19 +47,41 @@ mod tests {
 
     #[test]
     fn history_is_sorted_and_ascending() {
-        for w in ABI_HISTORY.windows(2) {
-            assert!(w[0].0 < w[1].0, "not sorted: {} then {}", w[0].0, w[1].0);
+        let lines = lines();
+        assert!(lines.len() > 400, "{} functions", lines.len());
+        for w in lines.windows(2) {
+            let name = |l: &str| l.split(' ').next().unwrap().to_string();
+            assert!(
+                name(w[0]) < name(w[1]),
+                "not sorted: {} then {}",
+                w[0],
+                w[1]
+            );
         }
-        for (name, legacy, per_thread) in ABI_HISTORY {
-            assert!(legacy.windows(2).all(|w| w[0] < w[1]), "{name} legacy");
-            assert!(per_thread.windows(2).all(|w| w[0] < w[1]), "{name} ptds");
+        for line in lines {
+            // Three fields, each version list a number or more, or `-`.
+            let fields: Vec<&str> = line.split(' ').collect();
+            assert_eq!(fields.len(), 3, "{line}");
+            let (legacy, per_thread) = abis(fields[0]).unwrap();
+            for (list, text) in [(legacy, fields[1]), (per_thread, fields[2])] {
+                let v: Vec<u32> = list.iter().collect();
+                // Every entry is read: none is skipped as unreadable.
+                let written = if text == "-" {
+                    0
+                } else {
+                    text.split(',').count()
+                };
+                assert_eq!(v.len(), written, "{line}");
+                assert!(v.windows(2).all(|w| w[0] < w[1]), "{line}: not ascending");
+            }
+            assert!(legacy.iter().next().is_some(), "{line}: no legacy ABI");
         }
     }
 
     #[test]
     fn lookup_and_newest() {
         let (legacy, pt) = abis("cuCtxCreate").unwrap();
-        assert!(pt.is_empty());
+        assert_eq!(pt.iter().count(), 0);
         assert_eq!(newest_at_or_below(legacy, 11030), Some(3020));
         assert_eq!(newest_at_or_below(legacy, 11040), Some(11040));
         assert_eq!(newest_at_or_below(legacy, 13000), Some(12050));

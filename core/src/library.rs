@@ -96,7 +96,7 @@ use crate::stream::StreamMode;
 /// the same rules as a table's fields ([`Abi::request`] is what is asked); loads the library
 /// on first use. Each call asks again (nothing is cached): tables are the way to call functions;
 /// this is for tools and tests that check ABIs one by one, for example every ABI of
-/// [`manifest::FUNCTIONS`](crate::manifest::FUNCTIONS).
+/// [`manifest::functions()`](crate::manifest::functions).
 ///
 /// The pointer is the driver's function for exactly that ABI (in per-thread mode, its
 /// per-thread twin where it has one); casting it to any other `PFN_*` type is undefined

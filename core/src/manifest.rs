@@ -2,6 +2,9 @@
 //! for each: what tests and tools need to check resolved pointers; and the names of its
 //! `CUresult` codes (generated from the release's `cuda.h`).
 
+use std::ops::Range;
+use std::sync::OnceLock;
+
 use crate::stream::StreamMode;
 
 /// A driver function and every ABI it has in the selected release, oldest first.
@@ -64,6 +67,68 @@ include!("generated/select.rs");
 #[cfg(feature = "cuda-local")]
 cuda_driver_table_local::abis!();
 
+/// Every function of the selected release with its ABIs, sorted by name.
+///
+/// Read once per process from the generated text, on first use (a list of struct literals would
+/// cost every clean build of a user's program its compile time, for what only tools read).
+pub fn functions() -> &'static [Function] {
+    static ABIS: OnceLock<Vec<Abi>> = OnceLock::new();
+    static FUNCTIONS: OnceLock<Vec<Function>> = OnceLock::new();
+    FUNCTIONS.get_or_init(|| {
+        let mut ranges = Vec::new();
+        // Filled here only, so exactly once, with `ranges` pointing into it.
+        let abis = ABIS.get_or_init(|| read(FUNCTIONS_TEXT, &mut ranges));
+        ranges
+            .into_iter()
+            .map(|(name, default, range)| Function {
+                name,
+                default,
+                abis: abis.get(range).unwrap_or_default(),
+            })
+            .collect()
+    })
+}
+
+/// Reads the lines of the generated text (`<name> <default> <version>:<export>[/<version>:<export>]
+/// ...`, `-` for no export): every ABI into one list, and each function's name, default and
+/// range of that list into `functions`. A line it cannot read is left out (a unit test checks
+/// that none is).
+fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>)>) -> Vec<Abi> {
+    fn version_export(field: &'static str) -> Option<(u32, Option<&'static str>)> {
+        let (version, export) = field.split_once(':')?;
+        Some((version.parse().ok()?, Some(export).filter(|e| *e != "-")))
+    }
+    let mut abis = Vec::new();
+    for line in text.lines() {
+        let mut fields = line.split(' ');
+        let (Some(name), Some(Ok(default))) = (fields.next(), fields.next().map(str::parse)) else {
+            continue;
+        };
+        let start = abis.len();
+        for field in fields {
+            let (abi, twin) = match field.split_once('/') {
+                Some((abi, twin)) => (abi, Some(twin)),
+                None => (field, None),
+            };
+            let Some((version, export)) = version_export(abi) else {
+                continue;
+            };
+            let per_thread = match twin.map(version_export) {
+                None => None,
+                Some(Some((version, export))) => Some(PerThread { version, export }),
+                Some(None) => continue,
+            };
+            abis.push(Abi {
+                version,
+                export,
+                per_thread,
+            });
+        }
+        functions.push((name, default, start..abis.len()));
+    }
+    abis
+}
+
 /// The name of `CUresult` `code` in the bindings of the selected release
 /// (`CUDA_ERROR_STUB_LIBRARY` for 34), if they have one: for a code the driver cannot name itself.
 pub fn cu_result_name(code: u32) -> Option<&'static str> {
@@ -75,8 +140,70 @@ pub fn cu_result_name(code: u32) -> Option<&'static str> {
 
 /// Looks a function up by name in the selected release.
 pub fn find(name: &str) -> Option<&'static Function> {
-    FUNCTIONS
+    let functions = functions();
+    functions
         .binary_search_by(|f| f.name.cmp(name))
         .ok()
-        .map(|i| &FUNCTIONS[i])
+        .map(|i| &functions[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_of_the_text_is_read() {
+        let lines = FUNCTIONS_TEXT.lines().filter(|l| !l.is_empty()).count();
+        let functions = functions();
+        assert_eq!(functions.len(), lines, "a line was left out");
+        for w in functions.windows(2) {
+            assert!(w[0].name < w[1].name, "{} then {}", w[0].name, w[1].name);
+        }
+        for (f, line) in functions
+            .iter()
+            .zip(FUNCTIONS_TEXT.lines().filter(|l| !l.is_empty()))
+        {
+            // One ABI per field after the name and the default: none was left out.
+            assert_eq!(f.abis.len(), line.split(' ').count() - 2, "{line}");
+            assert!(
+                f.abis.windows(2).all(|w| w[0].version < w[1].version),
+                "{line}"
+            );
+            assert!(f.abis.iter().any(|a| a.version == f.default), "{line}");
+        }
+    }
+
+    #[test]
+    fn an_entry_reads_as_written() {
+        let ctx = find("cuCtxCreate").unwrap();
+        assert_eq!(ctx.abis[0].version, 2000);
+        assert_eq!(ctx.abis[0].export, Some("cuCtxCreate"));
+        assert_eq!(ctx.abis[1].export, Some("cuCtxCreate_v2"));
+        assert!(ctx.abis.iter().all(|a| a.per_thread.is_none()));
+        let launch = find("cuLaunchKernel").unwrap();
+        let abi = launch.abis.iter().find(|a| a.version == 4000).unwrap();
+        assert_eq!(abi.export, Some("cuLaunchKernel"));
+        assert_eq!(
+            abi.per_thread,
+            Some(PerThread {
+                version: 7000,
+                export: Some("cuLaunchKernel_ptsz")
+            })
+        );
+        assert!(find("cuNoSuchFunction").is_none());
+    }
+
+    #[test]
+    fn a_line_it_cannot_read_is_left_out() {
+        let mut functions = Vec::new();
+        let abis = read(
+            "cuA 2000 2000:cuA\nbroken\ncuB x 1:-\ncuC 3000 2000:- 3000:cuC_v2/3000:cuC_ptsz x:y\n",
+            &mut functions,
+        );
+        let names: Vec<&str> = functions.iter().map(|f| f.0).collect();
+        assert_eq!(names, ["cuA", "cuC"]);
+        assert_eq!(functions[1].2, 1..3);
+        assert_eq!(abis[1].export, None);
+        assert_eq!(abis[2].per_thread.unwrap().export, Some("cuC_ptsz"));
+    }
 }

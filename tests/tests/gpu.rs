@@ -356,8 +356,8 @@ fn every_function_matches_the_driver_export() {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
             .unwrap_or_default(),
         sys::RELEASE,
-        manifest::FUNCTIONS.len(),
-        manifest::FUNCTIONS
+        manifest::functions().len(),
+        manifest::functions()
             .iter()
             .map(|f| f.abis.len())
             .sum::<usize>(),
@@ -427,7 +427,7 @@ fn every_function_matches_the_driver_export() {
         for mode in MODES {
             let config = base.stream(mode);
             let (mut checked, mut equal, mut gone, mut wrong) = (0, 0, Vec::new(), Vec::new());
-            for f in manifest::FUNCTIONS {
+            for f in manifest::functions() {
                 for abi in f.abis.iter().filter(|a| a.version != f.default) {
                     let export = abi.expected_export(mode);
                     let Some(export) = export else { continue };
@@ -514,7 +514,7 @@ fn every_function_matches_the_driver_export() {
                 let got = table.raw_pointer(spec.name).expect("in table");
                 judge(spec.name, spec.abi.version, export, got, &mut defaults);
             }
-            for f in manifest::FUNCTIONS {
+            for f in manifest::functions() {
                 for abi in f.abis.iter().filter(|a| a.version != f.default) {
                     let Some(export) = abi.expected_export(mode) else {
                         continue;

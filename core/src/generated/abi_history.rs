@@ -3,491 +3,492 @@
 // Parsed by bindgen 0.73.2 with -D__CUDA_API_VERSION_INTERNAL.
 // Regenerate: cargo run -p cuda-driver-table-codegen --release -- generate
 
-/// (function, every legacy ABI version, every per-thread ABI version), sorted by function.
-pub(crate) static ABI_HISTORY: &[(&str, &[u32], &[u32])] = &[
-    ("cuArray3DCreate", &[2000, 3020], &[]),
-    ("cuArray3DGetDescriptor", &[2000, 3020], &[]),
-    ("cuArrayCreate", &[2000, 3020], &[]),
-    ("cuArrayDestroy", &[2000], &[]),
-    ("cuArrayGetDescriptor", &[2000, 3020], &[]),
-    ("cuArrayGetMemoryRequirements", &[11060], &[]),
-    ("cuArrayGetPlane", &[11020], &[]),
-    ("cuArrayGetSparseProperties", &[11010], &[]),
-    ("cuCheckpointOperationComplete", &[13040], &[]),
-    ("cuCheckpointProcessCheckpoint", &[12080], &[]),
-    ("cuCheckpointProcessGetRestoreThreadId", &[12080], &[]),
-    ("cuCheckpointProcessGetState", &[12080], &[]),
-    ("cuCheckpointProcessLock", &[12080], &[]),
-    ("cuCheckpointProcessRestore", &[12080], &[]),
-    ("cuCheckpointProcessUnlock", &[12080], &[]),
-    ("cuCoredumpDeregisterCompleteCallback", &[13020], &[]),
-    ("cuCoredumpDeregisterStartCallback", &[13020], &[]),
-    ("cuCoredumpGetAttribute", &[12010], &[]),
-    ("cuCoredumpGetAttributeGlobal", &[12010], &[]),
-    ("cuCoredumpRegisterCompleteCallback", &[13020], &[]),
-    ("cuCoredumpRegisterStartCallback", &[13020], &[]),
-    ("cuCoredumpSetAttribute", &[12010], &[]),
-    ("cuCoredumpSetAttributeGlobal", &[12010], &[]),
-    ("cuCtxAttach", &[2000], &[]),
-    ("cuCtxCreate", &[2000, 3020, 11040, 12050], &[]),
-    ("cuCtxDestroy", &[2000, 4000], &[]),
-    ("cuCtxDetach", &[2000], &[]),
-    ("cuCtxDisablePeerAccess", &[4000], &[]),
-    ("cuCtxEnablePeerAccess", &[4000], &[]),
-    ("cuCtxFromGreenCtx", &[12040], &[]),
-    ("cuCtxGetApiVersion", &[3020], &[]),
-    ("cuCtxGetCacheConfig", &[3020], &[]),
-    ("cuCtxGetCurrent", &[4000], &[]),
-    ("cuCtxGetDevResource", &[12040], &[]),
-    ("cuCtxGetDevice", &[2000, 13000], &[]),
-    ("cuCtxGetExecAffinity", &[11040], &[]),
-    ("cuCtxGetFlags", &[7000], &[]),
-    ("cuCtxGetId", &[12000], &[]),
-    ("cuCtxGetLimit", &[3010], &[]),
-    ("cuCtxGetSharedMemConfig", &[4020], &[]),
-    ("cuCtxGetStreamPriorityRange", &[5050], &[]),
-    ("cuCtxPopCurrent", &[2000, 4000], &[]),
-    ("cuCtxPushCurrent", &[2000, 4000], &[]),
-    ("cuCtxRecordEvent", &[12050], &[]),
-    ("cuCtxResetPersistingL2Cache", &[11000], &[]),
-    ("cuCtxSetCacheConfig", &[3020], &[]),
-    ("cuCtxSetCurrent", &[4000], &[]),
-    ("cuCtxSetFlags", &[12010], &[]),
-    ("cuCtxSetLimit", &[3010], &[]),
-    ("cuCtxSetSharedMemConfig", &[4020], &[]),
-    ("cuCtxSynchronize", &[2000, 13000], &[]),
-    ("cuCtxWaitEvent", &[12050], &[]),
-    ("cuDestroyExternalMemory", &[10000], &[]),
-    ("cuDestroyExternalSemaphore", &[10000], &[]),
-    ("cuDevResourceGenerateDesc", &[12040], &[]),
-    ("cuDevSmResourceSplit", &[13010], &[]),
-    ("cuDevSmResourceSplitByCount", &[12040], &[]),
-    ("cuDeviceCanAccessPeer", &[4000], &[]),
-    ("cuDeviceComputeCapability", &[2000], &[]),
-    ("cuDeviceGet", &[2000], &[]),
-    ("cuDeviceGetAttribute", &[2000], &[]),
-    ("cuDeviceGetByPCIBusId", &[4010], &[]),
-    ("cuDeviceGetCliqueCount", &[13040], &[]),
-    ("cuDeviceGetCliqueInfo", &[13040], &[]),
-    ("cuDeviceGetCount", &[2000], &[]),
-    ("cuDeviceGetDefaultMemPool", &[11020], &[]),
-    ("cuDeviceGetDevResource", &[12040], &[]),
-    ("cuDeviceGetExecAffinitySupport", &[11040], &[]),
-    ("cuDeviceGetFabricClusterUuid", &[13040], &[]),
-    ("cuDeviceGetGraphMemAttribute", &[11040], &[]),
-    ("cuDeviceGetHostAtomicCapabilities", &[13000], &[]),
-    ("cuDeviceGetLuid", &[10000], &[]),
-    ("cuDeviceGetMemPool", &[11020], &[]),
-    ("cuDeviceGetName", &[2000], &[]),
-    ("cuDeviceGetNvSciSyncAttributes", &[10020], &[]),
-    ("cuDeviceGetP2PAtomicCapabilities", &[13000], &[]),
-    ("cuDeviceGetP2PAttribute", &[8000], &[]),
-    ("cuDeviceGetPCIBusId", &[4010], &[]),
-    ("cuDeviceGetProperties", &[2000], &[]),
-    ("cuDeviceGetTexture1DLinearMaxWidth", &[11010], &[]),
-    ("cuDeviceGetUuid", &[9020, 11040], &[]),
-    ("cuDeviceGraphMemTrim", &[11040], &[]),
-    ("cuDevicePrimaryCtxGetState", &[7000], &[]),
-    ("cuDevicePrimaryCtxRelease", &[7000, 11000], &[]),
-    ("cuDevicePrimaryCtxReset", &[7000, 11000], &[]),
-    ("cuDevicePrimaryCtxRetain", &[7000], &[]),
-    ("cuDevicePrimaryCtxSetFlags", &[7000, 11000], &[]),
-    ("cuDeviceRegisterAsyncNotification", &[12040], &[]),
-    ("cuDeviceSetGraphMemAttribute", &[11040], &[]),
-    ("cuDeviceSetMemPool", &[11020], &[]),
-    ("cuDeviceTotalMem", &[2000, 3020], &[]),
-    ("cuDeviceUnregisterAsyncNotification", &[12040], &[]),
-    ("cuDriverGetVersion", &[2020], &[]),
-    ("cuEventCreate", &[2000], &[]),
-    ("cuEventDestroy", &[2000, 4000], &[]),
-    ("cuEventElapsedTime", &[2000, 12080], &[]),
-    ("cuEventQuery", &[2000], &[]),
-    ("cuEventRecord", &[2000], &[7000]),
-    ("cuEventRecordWithFlags", &[11010], &[11010]),
-    ("cuEventSynchronize", &[2000], &[]),
-    ("cuExternalMemoryGetMappedBuffer", &[10000], &[]),
-    ("cuExternalMemoryGetMappedMipmappedArray", &[10000], &[]),
-    ("cuFabricCpyBatchAsync", &[13050], &[13050]),
-    ("cuFlushGPUDirectRDMAWrites", &[11030], &[]),
-    ("cuFuncGetAttribute", &[2020], &[]),
-    ("cuFuncGetModule", &[11000], &[]),
-    ("cuFuncGetName", &[12030], &[]),
-    ("cuFuncGetParamCount", &[13020], &[]),
-    ("cuFuncGetParamInfo", &[12040], &[]),
-    ("cuFuncIsLoaded", &[12040], &[]),
-    ("cuFuncLoad", &[12040], &[]),
-    ("cuFuncSetAttribute", &[9000], &[]),
-    ("cuFuncSetBlockShape", &[2000], &[]),
-    ("cuFuncSetCacheConfig", &[3000], &[]),
-    ("cuFuncSetSharedMemConfig", &[4020], &[]),
-    ("cuFuncSetSharedSize", &[2000], &[]),
-    ("cuGetErrorName", &[6000], &[]),
-    ("cuGetErrorString", &[6000], &[]),
-    ("cuGetExportTable", &[3000], &[]),
-    ("cuGetProcAddress", &[11030, 12000], &[]),
-    ("cuGraphAddBatchMemOpNode", &[11070], &[]),
-    ("cuGraphAddChildGraphNode", &[10000], &[]),
-    ("cuGraphAddDependencies", &[10000, 12030], &[]),
-    ("cuGraphAddEmptyNode", &[10000], &[]),
-    ("cuGraphAddEventRecordNode", &[11010], &[]),
-    ("cuGraphAddEventWaitNode", &[11010], &[]),
-    ("cuGraphAddExternalSemaphoresSignalNode", &[11020], &[]),
-    ("cuGraphAddExternalSemaphoresWaitNode", &[11020], &[]),
-    ("cuGraphAddHostNode", &[10000], &[]),
-    ("cuGraphAddKernelNode", &[10000, 12000], &[]),
-    ("cuGraphAddMemAllocNode", &[11040], &[]),
-    ("cuGraphAddMemFreeNode", &[11040], &[]),
-    ("cuGraphAddMemcpyNode", &[10000], &[]),
-    ("cuGraphAddMemsetNode", &[10000], &[]),
-    ("cuGraphAddNode", &[12020, 12030, 13040], &[]),
-    ("cuGraphBatchMemOpNodeGetParams", &[11070], &[]),
-    ("cuGraphBatchMemOpNodeSetParams", &[11070], &[]),
-    ("cuGraphChildGraphNodeGetGraph", &[10000], &[]),
-    ("cuGraphClone", &[10000], &[]),
-    ("cuGraphConditionalHandleCreate", &[12030], &[]),
-    ("cuGraphCreate", &[10000], &[]),
-    ("cuGraphDebugDotPrint", &[11030], &[]),
-    ("cuGraphDestroy", &[10000], &[]),
-    ("cuGraphDestroyNode", &[10000], &[]),
-    ("cuGraphEventRecordNodeGetEvent", &[11010], &[]),
-    ("cuGraphEventRecordNodeSetEvent", &[11010], &[]),
-    ("cuGraphEventWaitNodeGetEvent", &[11010], &[]),
-    ("cuGraphEventWaitNodeSetEvent", &[11010], &[]),
-    ("cuGraphExecBatchMemOpNodeSetParams", &[11070], &[]),
-    ("cuGraphExecChildGraphNodeSetParams", &[11010], &[]),
-    ("cuGraphExecDestroy", &[10000], &[]),
-    ("cuGraphExecEventRecordNodeSetEvent", &[11010], &[]),
-    ("cuGraphExecEventWaitNodeSetEvent", &[11010], &[]),
-    ("cuGraphExecExternalSemaphoresSignalNodeSetParams", &[11020], &[]),
-    ("cuGraphExecExternalSemaphoresWaitNodeSetParams", &[11020], &[]),
-    ("cuGraphExecGetFlags", &[12000], &[]),
-    ("cuGraphExecGetId", &[13010], &[]),
-    ("cuGraphExecHostNodeSetParams", &[10020], &[]),
-    ("cuGraphExecKernelNodeSetParams", &[10010, 12000], &[]),
-    ("cuGraphExecMemcpyNodeSetParams", &[10020], &[]),
-    ("cuGraphExecMemsetNodeSetParams", &[10020], &[]),
-    ("cuGraphExecNodeSetParams", &[12020], &[]),
-    ("cuGraphExecUpdate", &[10020, 12000], &[]),
-    ("cuGraphExternalSemaphoresSignalNodeGetParams", &[11020], &[]),
-    ("cuGraphExternalSemaphoresSignalNodeSetParams", &[11020], &[]),
-    ("cuGraphExternalSemaphoresWaitNodeGetParams", &[11020], &[]),
-    ("cuGraphExternalSemaphoresWaitNodeSetParams", &[11020], &[]),
-    ("cuGraphGetEdges", &[10000, 12030], &[]),
-    ("cuGraphGetId", &[13010], &[]),
-    ("cuGraphGetNodes", &[10000], &[]),
-    ("cuGraphGetRootNodes", &[10000], &[]),
-    ("cuGraphHostNodeGetParams", &[10000], &[]),
-    ("cuGraphHostNodeSetParams", &[10000], &[]),
-    ("cuGraphInstantiate", &[10000, 11000], &[]),
-    ("cuGraphInstantiateWithFlags", &[11040], &[]),
-    ("cuGraphInstantiateWithParams", &[12000], &[12000]),
-    ("cuGraphKernelNodeCopyAttributes", &[11000], &[]),
-    ("cuGraphKernelNodeGetAttribute", &[11000], &[]),
-    ("cuGraphKernelNodeGetParams", &[10000, 12000], &[]),
-    ("cuGraphKernelNodeSetAttribute", &[11000], &[]),
-    ("cuGraphKernelNodeSetParams", &[10000, 12000], &[]),
-    ("cuGraphLaunch", &[10000], &[10000]),
-    ("cuGraphMemAllocNodeGetParams", &[11040], &[]),
-    ("cuGraphMemFreeNodeGetParams", &[11040], &[]),
-    ("cuGraphMemcpyNodeGetParams", &[10000], &[]),
-    ("cuGraphMemcpyNodeSetParams", &[10000], &[]),
-    ("cuGraphMemsetNodeGetParams", &[10000], &[]),
-    ("cuGraphMemsetNodeSetParams", &[10000], &[]),
-    ("cuGraphNodeFindInClone", &[10000], &[]),
-    ("cuGraphNodeGetContainingGraph", &[13010], &[]),
-    ("cuGraphNodeGetDependencies", &[10000, 12030], &[]),
-    ("cuGraphNodeGetDependentNodes", &[10000, 12030], &[]),
-    ("cuGraphNodeGetEnabled", &[11060], &[]),
-    ("cuGraphNodeGetLocalId", &[13010], &[]),
-    ("cuGraphNodeGetParams", &[13020], &[]),
-    ("cuGraphNodeGetToolsId", &[13010], &[]),
-    ("cuGraphNodeGetType", &[10000], &[]),
-    ("cuGraphNodeSetEnabled", &[11060], &[]),
-    ("cuGraphNodeSetParams", &[12020, 13040], &[]),
-    ("cuGraphReleaseUserObject", &[11030], &[]),
-    ("cuGraphRemoveDependencies", &[10000, 12030], &[]),
-    ("cuGraphRetainUserObject", &[11030], &[]),
-    ("cuGraphUpload", &[11010], &[11010]),
-    ("cuGraphicsMapResources", &[3000], &[7000]),
-    ("cuGraphicsResourceGetMappedMipmappedArray", &[5000], &[]),
-    ("cuGraphicsResourceGetMappedPointer", &[3000, 3020], &[]),
-    ("cuGraphicsResourceSetMapFlags", &[3000, 6050], &[]),
-    ("cuGraphicsSubResourceGetMappedArray", &[3000], &[]),
-    ("cuGraphicsUnmapResources", &[3000], &[7000]),
-    ("cuGraphicsUnregisterResource", &[3000], &[]),
-    ("cuGreenCtxCreate", &[12040], &[]),
-    ("cuGreenCtxDestroy", &[12040], &[]),
-    ("cuGreenCtxGetDevResource", &[12040], &[]),
-    ("cuGreenCtxGetId", &[12090], &[]),
-    ("cuGreenCtxRecordEvent", &[12040], &[]),
-    ("cuGreenCtxStreamCreate", &[12050], &[]),
-    ("cuGreenCtxWaitEvent", &[12040], &[]),
-    ("cuImportExternalMemory", &[10000], &[]),
-    ("cuImportExternalSemaphore", &[10000], &[]),
-    ("cuInit", &[2000], &[]),
-    ("cuIpcCloseMemHandle", &[4010], &[]),
-    ("cuIpcGetEventHandle", &[4010], &[]),
-    ("cuIpcGetMemHandle", &[4010], &[]),
-    ("cuIpcOpenEventHandle", &[4010], &[]),
-    ("cuIpcOpenMemHandle", &[4010, 11000], &[]),
-    ("cuKernelGetAttribute", &[12000], &[]),
-    ("cuKernelGetFunction", &[12000], &[]),
-    ("cuKernelGetLibrary", &[12050], &[]),
-    ("cuKernelGetName", &[12030], &[]),
-    ("cuKernelGetParamCount", &[13020], &[]),
-    ("cuKernelGetParamInfo", &[12040], &[]),
-    ("cuKernelSetAttribute", &[12000], &[]),
-    ("cuKernelSetCacheConfig", &[12000], &[]),
-    ("cuLaunch", &[2000], &[]),
-    ("cuLaunchCooperativeKernel", &[9000], &[9000]),
-    ("cuLaunchCooperativeKernelMultiDevice", &[9000], &[]),
-    ("cuLaunchGrid", &[2000], &[]),
-    ("cuLaunchGridAsync", &[2000], &[]),
-    ("cuLaunchHostFunc", &[10000, 13010], &[10000, 13010]),
-    ("cuLaunchKernel", &[4000], &[7000]),
-    ("cuLaunchKernelEx", &[11060], &[11060]),
-    ("cuLibraryEnumerateKernels", &[12040], &[]),
-    ("cuLibraryGetGlobal", &[12000], &[]),
-    ("cuLibraryGetKernel", &[12000], &[]),
-    ("cuLibraryGetKernelCount", &[12040], &[]),
-    ("cuLibraryGetManaged", &[12000], &[]),
-    ("cuLibraryGetModule", &[12000], &[]),
-    ("cuLibraryGetUnifiedFunction", &[12000], &[]),
-    ("cuLibraryLoadData", &[12000], &[]),
-    ("cuLibraryLoadFromFile", &[12000], &[]),
-    ("cuLibraryUnload", &[12000], &[]),
-    ("cuLinkAddData", &[5050, 6050], &[]),
-    ("cuLinkAddFile", &[5050, 6050], &[]),
-    ("cuLinkComplete", &[5050], &[]),
-    ("cuLinkCreate", &[5050, 6050], &[]),
-    ("cuLinkDestroy", &[5050], &[]),
-    ("cuLogicalEndpointAddDevice", &[13030], &[]),
-    ("cuLogicalEndpointBindAddr", &[13030], &[]),
-    ("cuLogicalEndpointBindMem", &[13030], &[]),
-    ("cuLogicalEndpointCreate", &[13030], &[]),
-    ("cuLogicalEndpointDestroy", &[13030], &[]),
-    ("cuLogicalEndpointExport", &[13030], &[]),
-    ("cuLogicalEndpointGetLimits", &[13030], &[]),
-    ("cuLogicalEndpointIdRelease", &[13030], &[]),
-    ("cuLogicalEndpointIdReserve", &[13030], &[]),
-    ("cuLogicalEndpointImport", &[13030], &[]),
-    ("cuLogicalEndpointQuery", &[13030], &[]),
-    ("cuLogicalEndpointUnbind", &[13030], &[]),
-    ("cuLogsCurrent", &[12090], &[]),
-    ("cuLogsDumpToFile", &[12090], &[]),
-    ("cuLogsDumpToMemory", &[12090], &[]),
-    ("cuLogsRegisterCallback", &[12090], &[]),
-    ("cuLogsUnregisterCallback", &[12090], &[]),
-    ("cuMemAddressFree", &[10020], &[]),
-    ("cuMemAddressReserve", &[10020], &[]),
-    ("cuMemAdvise", &[8000, 12020], &[]),
-    ("cuMemAlloc", &[2000, 3020], &[]),
-    ("cuMemAllocAsync", &[11020], &[11020]),
-    ("cuMemAllocFromPoolAsync", &[11020], &[11020]),
-    ("cuMemAllocHost", &[2000, 3020], &[]),
-    ("cuMemAllocManaged", &[6000], &[]),
-    ("cuMemAllocPitch", &[2000, 3020], &[]),
-    ("cuMemBatchDecompressAsync", &[12060], &[12060]),
-    ("cuMemCreate", &[10020], &[]),
-    ("cuMemDiscardAndPrefetchBatchAsync", &[13000], &[13000]),
-    ("cuMemDiscardBatchAsync", &[13000], &[13000]),
-    ("cuMemExportToShareableHandle", &[10020], &[]),
-    ("cuMemFree", &[2000, 3020], &[]),
-    ("cuMemFreeAsync", &[11020], &[11020]),
-    ("cuMemFreeHost", &[2000], &[]),
-    ("cuMemGetAccess", &[10020], &[]),
-    ("cuMemGetAddressRange", &[2000, 3020], &[]),
-    ("cuMemGetAllocationGranularity", &[10020], &[]),
-    ("cuMemGetAllocationPropertiesFromHandle", &[10020], &[]),
-    ("cuMemGetDefaultMemPool", &[13000], &[]),
-    ("cuMemGetHandleForAddressRange", &[11070], &[]),
-    ("cuMemGetInfo", &[2000, 3020], &[]),
-    ("cuMemGetLocationInfo", &[13040], &[]),
-    ("cuMemGetMemPool", &[13000], &[]),
-    ("cuMemHostAlloc", &[2020], &[]),
-    ("cuMemHostGetDevicePointer", &[2020, 3020], &[]),
-    ("cuMemHostGetFlags", &[2030], &[]),
-    ("cuMemHostRegister", &[4000, 6050], &[]),
-    ("cuMemHostUnregister", &[4000], &[]),
-    ("cuMemImportFromShareableHandle", &[10020], &[]),
-    ("cuMemMap", &[10020], &[]),
-    ("cuMemMapArrayAsync", &[11010], &[11010]),
-    ("cuMemPoolCreate", &[11020], &[]),
-    ("cuMemPoolDestroy", &[11020], &[]),
-    ("cuMemPoolExportPointer", &[11020], &[]),
-    ("cuMemPoolExportToShareableHandle", &[11020], &[]),
-    ("cuMemPoolGetAccess", &[11020], &[]),
-    ("cuMemPoolGetAttribute", &[11020], &[]),
-    ("cuMemPoolImportFromShareableHandle", &[11020], &[]),
-    ("cuMemPoolImportPointer", &[11020], &[]),
-    ("cuMemPoolSetAccess", &[11020], &[]),
-    ("cuMemPoolSetAttribute", &[11020], &[]),
-    ("cuMemPoolTrimTo", &[11020], &[]),
-    ("cuMemPrefetchAsync", &[8000, 12020], &[8000, 12020]),
-    ("cuMemPrefetchBatchAsync", &[13000], &[13000]),
-    ("cuMemRangeGetAttribute", &[8000], &[]),
-    ("cuMemRangeGetAttributes", &[8000], &[]),
-    ("cuMemRelease", &[10020], &[]),
-    ("cuMemRetainAllocationHandle", &[11000], &[]),
-    ("cuMemSetAccess", &[10020], &[]),
-    ("cuMemSetMemPool", &[13000], &[]),
-    ("cuMemUnmap", &[10020], &[]),
-    ("cuMemcpy", &[4000], &[7000]),
-    ("cuMemcpy2D", &[2000, 3020], &[7000]),
-    ("cuMemcpy2DAsync", &[2000, 3020], &[7000]),
-    ("cuMemcpy2DUnaligned", &[2000, 3020], &[7000]),
-    ("cuMemcpy3D", &[2000, 3020], &[7000]),
-    ("cuMemcpy3DAsync", &[2000, 3020], &[7000]),
-    ("cuMemcpy3DBatchAsync", &[12080, 13000], &[12080, 13000]),
-    ("cuMemcpy3DPeer", &[4000], &[7000]),
-    ("cuMemcpy3DPeerAsync", &[4000], &[7000]),
-    ("cuMemcpy3DWithAttributesAsync", &[13020], &[13020]),
-    ("cuMemcpyAsync", &[4000], &[7000]),
-    ("cuMemcpyAtoA", &[2000, 3020], &[7000]),
-    ("cuMemcpyAtoD", &[2000, 3020], &[7000]),
-    ("cuMemcpyAtoH", &[2000, 3020], &[7000]),
-    ("cuMemcpyAtoHAsync", &[2000, 3020], &[7000]),
-    ("cuMemcpyBatchAsync", &[12080, 13000], &[12080, 13000]),
-    ("cuMemcpyDtoA", &[2000, 3020], &[7000]),
-    ("cuMemcpyDtoD", &[2000, 3020], &[7000]),
-    ("cuMemcpyDtoDAsync", &[3000, 3020], &[7000]),
-    ("cuMemcpyDtoH", &[2000, 3020], &[7000]),
-    ("cuMemcpyDtoHAsync", &[2000, 3020], &[7000]),
-    ("cuMemcpyHtoA", &[2000, 3020], &[7000]),
-    ("cuMemcpyHtoAAsync", &[2000, 3020], &[7000]),
-    ("cuMemcpyHtoD", &[2000, 3020], &[7000]),
-    ("cuMemcpyHtoDAsync", &[2000, 3020], &[7000]),
-    ("cuMemcpyPeer", &[4000], &[7000]),
-    ("cuMemcpyPeerAsync", &[4000], &[7000]),
-    ("cuMemcpyWithAttributesAsync", &[13020], &[13020]),
-    ("cuMemsetD16", &[2000, 3020], &[7000]),
-    ("cuMemsetD16Async", &[3020], &[7000]),
-    ("cuMemsetD2D16", &[2000, 3020], &[7000]),
-    ("cuMemsetD2D16Async", &[3020], &[7000]),
-    ("cuMemsetD2D32", &[2000, 3020], &[7000]),
-    ("cuMemsetD2D32Async", &[3020], &[7000]),
-    ("cuMemsetD2D8", &[2000, 3020], &[7000]),
-    ("cuMemsetD2D8Async", &[3020], &[7000]),
-    ("cuMemsetD32", &[2000, 3020], &[7000]),
-    ("cuMemsetD32Async", &[3020], &[7000]),
-    ("cuMemsetD8", &[2000, 3020], &[7000]),
-    ("cuMemsetD8Async", &[3020], &[7000]),
-    ("cuMipmappedArrayCreate", &[5000], &[]),
-    ("cuMipmappedArrayDestroy", &[5000], &[]),
-    ("cuMipmappedArrayGetLevel", &[5000], &[]),
-    ("cuMipmappedArrayGetMemoryRequirements", &[11060], &[]),
-    ("cuMipmappedArrayGetSparseProperties", &[11010], &[]),
-    ("cuModuleEnumerateFunctions", &[12040], &[]),
-    ("cuModuleGetFunction", &[2000], &[]),
-    ("cuModuleGetFunctionCount", &[12040], &[]),
-    ("cuModuleGetGlobal", &[2000, 3020], &[]),
-    ("cuModuleGetLoadingMode", &[11070], &[]),
-    ("cuModuleGetSurfRef", &[3000], &[]),
-    ("cuModuleGetTexRef", &[2000], &[]),
-    ("cuModuleLoad", &[2000], &[]),
-    ("cuModuleLoadData", &[2000], &[]),
-    ("cuModuleLoadDataEx", &[2010], &[]),
-    ("cuModuleLoadFatBinary", &[2000], &[]),
-    ("cuModuleUnload", &[2000], &[]),
-    ("cuMulticastAddDevice", &[12010], &[]),
-    ("cuMulticastBindAddr", &[12010, 13010], &[]),
-    ("cuMulticastBindMem", &[12010, 13010], &[]),
-    ("cuMulticastCreate", &[12010], &[]),
-    ("cuMulticastGetGranularity", &[12010], &[]),
-    ("cuMulticastUnbind", &[12010], &[]),
-    ("cuOccupancyAvailableDynamicSMemPerBlock", &[10020], &[]),
-    ("cuOccupancyMaxActiveBlocksPerMultiprocessor", &[6050], &[]),
-    ("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", &[7000], &[]),
-    ("cuOccupancyMaxActiveClusters", &[11070], &[]),
-    ("cuOccupancyMaxPotentialBlockSize", &[6050], &[]),
-    ("cuOccupancyMaxPotentialBlockSizeWithFlags", &[7000], &[]),
-    ("cuOccupancyMaxPotentialClusterSize", &[11070], &[]),
-    ("cuParamSetSize", &[2000], &[]),
-    ("cuParamSetTexRef", &[2000], &[]),
-    ("cuParamSetf", &[2000], &[]),
-    ("cuParamSeti", &[2000], &[]),
-    ("cuParamSetv", &[2000], &[]),
-    ("cuPointerGetAttribute", &[4000], &[]),
-    ("cuPointerGetAttributes", &[7000], &[]),
-    ("cuPointerSetAttribute", &[6000], &[]),
-    ("cuSignalExternalSemaphoresAsync", &[10000], &[10000]),
-    ("cuStreamAddCallback", &[5000], &[7000]),
-    ("cuStreamAttachMemAsync", &[6000], &[7000]),
-    ("cuStreamBatchMemOp", &[8000, 11070], &[8000, 11070]),
-    ("cuStreamBeginCapture", &[10000, 10010], &[10000, 10010]),
-    ("cuStreamBeginCaptureToCig", &[13010], &[13010]),
-    ("cuStreamBeginCaptureToGraph", &[12030], &[12030]),
-    ("cuStreamBeginRecaptureToGraph", &[13030], &[13030]),
-    ("cuStreamCopyAttributes", &[11000], &[11000]),
-    ("cuStreamCreate", &[2000], &[]),
-    ("cuStreamCreateWithPriority", &[5050], &[]),
-    ("cuStreamDestroy", &[2000, 4000], &[]),
-    ("cuStreamEndCapture", &[10000], &[10000]),
-    ("cuStreamEndCaptureToCig", &[13010], &[13010]),
-    ("cuStreamGetAttribute", &[11000], &[11000]),
-    ("cuStreamGetCaptureInfo", &[10010, 11030, 12030], &[10010, 11030, 12030]),
-    ("cuStreamGetCtx", &[9020, 12050], &[9020, 12050]),
-    ("cuStreamGetDevResource", &[13010], &[13010]),
-    ("cuStreamGetDevice", &[12080], &[12080]),
-    ("cuStreamGetFlags", &[5050], &[7000]),
-    ("cuStreamGetGreenCtx", &[12040], &[]),
-    ("cuStreamGetId", &[12000], &[12000]),
-    ("cuStreamGetPriority", &[5050], &[7000]),
-    ("cuStreamIsCapturing", &[10000], &[10000]),
-    ("cuStreamQuery", &[2000], &[7000]),
-    ("cuStreamSetAttribute", &[11000], &[11000]),
-    ("cuStreamSynchronize", &[2000], &[7000]),
-    ("cuStreamUpdateCaptureDependencies", &[11030, 12030], &[11030, 12030]),
-    ("cuStreamWaitEvent", &[3020], &[7000]),
-    ("cuStreamWaitValue32", &[8000, 11070], &[8000, 11070]),
-    ("cuStreamWaitValue64", &[9000, 11070], &[9000, 11070]),
-    ("cuStreamWriteValue32", &[8000, 11070], &[8000, 11070]),
-    ("cuStreamWriteValue64", &[9000, 11070], &[9000, 11070]),
-    ("cuSurfObjectCreate", &[5000], &[]),
-    ("cuSurfObjectDestroy", &[5000], &[]),
-    ("cuSurfObjectGetResourceDesc", &[5000], &[]),
-    ("cuSurfRefGetArray", &[3000], &[]),
-    ("cuSurfRefSetArray", &[3000], &[]),
-    ("cuTensorMapEncodeIm2col", &[12000], &[]),
-    ("cuTensorMapEncodeIm2colWide", &[12080], &[]),
-    ("cuTensorMapEncodeTiled", &[12000], &[]),
-    ("cuTensorMapReplaceAddress", &[12000], &[]),
-    ("cuTensorMapSetAllocationClass", &[13050], &[]),
-    ("cuTexObjectCreate", &[5000], &[]),
-    ("cuTexObjectDestroy", &[5000], &[]),
-    ("cuTexObjectGetResourceDesc", &[5000], &[]),
-    ("cuTexObjectGetResourceViewDesc", &[5000], &[]),
-    ("cuTexObjectGetTextureDesc", &[5000], &[]),
-    ("cuTexRefCreate", &[2000], &[]),
-    ("cuTexRefDestroy", &[2000], &[]),
-    ("cuTexRefGetAddress", &[2000, 3020], &[]),
-    ("cuTexRefGetAddressMode", &[2000], &[]),
-    ("cuTexRefGetArray", &[2000], &[]),
-    ("cuTexRefGetBorderColor", &[8000], &[]),
-    ("cuTexRefGetFilterMode", &[2000], &[]),
-    ("cuTexRefGetFlags", &[2000], &[]),
-    ("cuTexRefGetFormat", &[2000], &[]),
-    ("cuTexRefGetMaxAnisotropy", &[5000], &[]),
-    ("cuTexRefGetMipmapFilterMode", &[5000], &[]),
-    ("cuTexRefGetMipmapLevelBias", &[5000], &[]),
-    ("cuTexRefGetMipmapLevelClamp", &[5000], &[]),
-    ("cuTexRefGetMipmappedArray", &[5000], &[]),
-    ("cuTexRefSetAddress", &[2000, 3020], &[]),
-    ("cuTexRefSetAddress2D", &[2020, 3020, 4010], &[]),
-    ("cuTexRefSetAddressMode", &[2000], &[]),
-    ("cuTexRefSetArray", &[2000], &[]),
-    ("cuTexRefSetBorderColor", &[8000], &[]),
-    ("cuTexRefSetFilterMode", &[2000], &[]),
-    ("cuTexRefSetFlags", &[2000], &[]),
-    ("cuTexRefSetFormat", &[2000], &[]),
-    ("cuTexRefSetMaxAnisotropy", &[5000], &[]),
-    ("cuTexRefSetMipmapFilterMode", &[5000], &[]),
-    ("cuTexRefSetMipmapLevelBias", &[5000], &[]),
-    ("cuTexRefSetMipmapLevelClamp", &[5000], &[]),
-    ("cuTexRefSetMipmappedArray", &[5000], &[]),
-    ("cuThreadExchangeStreamCaptureMode", &[10010], &[]),
-    ("cuUserObjectCreate", &[11030], &[]),
-    ("cuUserObjectRelease", &[11030], &[]),
-    ("cuUserObjectRetain", &[11030], &[]),
-    ("cuWaitExternalSemaphoresAsync", &[10000], &[10000]),
-];
+/// One line per function, sorted by name: `<name> <legacy versions> <per-thread versions>`,
+/// each list ascending and joined by `,`, `-` when empty (read by `abi_history::abis`).
+pub(crate) static ABI_HISTORY: &str = "
+cuArray3DCreate 2000,3020 -
+cuArray3DGetDescriptor 2000,3020 -
+cuArrayCreate 2000,3020 -
+cuArrayDestroy 2000 -
+cuArrayGetDescriptor 2000,3020 -
+cuArrayGetMemoryRequirements 11060 -
+cuArrayGetPlane 11020 -
+cuArrayGetSparseProperties 11010 -
+cuCheckpointOperationComplete 13040 -
+cuCheckpointProcessCheckpoint 12080 -
+cuCheckpointProcessGetRestoreThreadId 12080 -
+cuCheckpointProcessGetState 12080 -
+cuCheckpointProcessLock 12080 -
+cuCheckpointProcessRestore 12080 -
+cuCheckpointProcessUnlock 12080 -
+cuCoredumpDeregisterCompleteCallback 13020 -
+cuCoredumpDeregisterStartCallback 13020 -
+cuCoredumpGetAttribute 12010 -
+cuCoredumpGetAttributeGlobal 12010 -
+cuCoredumpRegisterCompleteCallback 13020 -
+cuCoredumpRegisterStartCallback 13020 -
+cuCoredumpSetAttribute 12010 -
+cuCoredumpSetAttributeGlobal 12010 -
+cuCtxAttach 2000 -
+cuCtxCreate 2000,3020,11040,12050 -
+cuCtxDestroy 2000,4000 -
+cuCtxDetach 2000 -
+cuCtxDisablePeerAccess 4000 -
+cuCtxEnablePeerAccess 4000 -
+cuCtxFromGreenCtx 12040 -
+cuCtxGetApiVersion 3020 -
+cuCtxGetCacheConfig 3020 -
+cuCtxGetCurrent 4000 -
+cuCtxGetDevResource 12040 -
+cuCtxGetDevice 2000,13000 -
+cuCtxGetExecAffinity 11040 -
+cuCtxGetFlags 7000 -
+cuCtxGetId 12000 -
+cuCtxGetLimit 3010 -
+cuCtxGetSharedMemConfig 4020 -
+cuCtxGetStreamPriorityRange 5050 -
+cuCtxPopCurrent 2000,4000 -
+cuCtxPushCurrent 2000,4000 -
+cuCtxRecordEvent 12050 -
+cuCtxResetPersistingL2Cache 11000 -
+cuCtxSetCacheConfig 3020 -
+cuCtxSetCurrent 4000 -
+cuCtxSetFlags 12010 -
+cuCtxSetLimit 3010 -
+cuCtxSetSharedMemConfig 4020 -
+cuCtxSynchronize 2000,13000 -
+cuCtxWaitEvent 12050 -
+cuDestroyExternalMemory 10000 -
+cuDestroyExternalSemaphore 10000 -
+cuDevResourceGenerateDesc 12040 -
+cuDevSmResourceSplit 13010 -
+cuDevSmResourceSplitByCount 12040 -
+cuDeviceCanAccessPeer 4000 -
+cuDeviceComputeCapability 2000 -
+cuDeviceGet 2000 -
+cuDeviceGetAttribute 2000 -
+cuDeviceGetByPCIBusId 4010 -
+cuDeviceGetCliqueCount 13040 -
+cuDeviceGetCliqueInfo 13040 -
+cuDeviceGetCount 2000 -
+cuDeviceGetDefaultMemPool 11020 -
+cuDeviceGetDevResource 12040 -
+cuDeviceGetExecAffinitySupport 11040 -
+cuDeviceGetFabricClusterUuid 13040 -
+cuDeviceGetGraphMemAttribute 11040 -
+cuDeviceGetHostAtomicCapabilities 13000 -
+cuDeviceGetLuid 10000 -
+cuDeviceGetMemPool 11020 -
+cuDeviceGetName 2000 -
+cuDeviceGetNvSciSyncAttributes 10020 -
+cuDeviceGetP2PAtomicCapabilities 13000 -
+cuDeviceGetP2PAttribute 8000 -
+cuDeviceGetPCIBusId 4010 -
+cuDeviceGetProperties 2000 -
+cuDeviceGetTexture1DLinearMaxWidth 11010 -
+cuDeviceGetUuid 9020,11040 -
+cuDeviceGraphMemTrim 11040 -
+cuDevicePrimaryCtxGetState 7000 -
+cuDevicePrimaryCtxRelease 7000,11000 -
+cuDevicePrimaryCtxReset 7000,11000 -
+cuDevicePrimaryCtxRetain 7000 -
+cuDevicePrimaryCtxSetFlags 7000,11000 -
+cuDeviceRegisterAsyncNotification 12040 -
+cuDeviceSetGraphMemAttribute 11040 -
+cuDeviceSetMemPool 11020 -
+cuDeviceTotalMem 2000,3020 -
+cuDeviceUnregisterAsyncNotification 12040 -
+cuDriverGetVersion 2020 -
+cuEventCreate 2000 -
+cuEventDestroy 2000,4000 -
+cuEventElapsedTime 2000,12080 -
+cuEventQuery 2000 -
+cuEventRecord 2000 7000
+cuEventRecordWithFlags 11010 11010
+cuEventSynchronize 2000 -
+cuExternalMemoryGetMappedBuffer 10000 -
+cuExternalMemoryGetMappedMipmappedArray 10000 -
+cuFabricCpyBatchAsync 13050 13050
+cuFlushGPUDirectRDMAWrites 11030 -
+cuFuncGetAttribute 2020 -
+cuFuncGetModule 11000 -
+cuFuncGetName 12030 -
+cuFuncGetParamCount 13020 -
+cuFuncGetParamInfo 12040 -
+cuFuncIsLoaded 12040 -
+cuFuncLoad 12040 -
+cuFuncSetAttribute 9000 -
+cuFuncSetBlockShape 2000 -
+cuFuncSetCacheConfig 3000 -
+cuFuncSetSharedMemConfig 4020 -
+cuFuncSetSharedSize 2000 -
+cuGetErrorName 6000 -
+cuGetErrorString 6000 -
+cuGetExportTable 3000 -
+cuGetProcAddress 11030,12000 -
+cuGraphAddBatchMemOpNode 11070 -
+cuGraphAddChildGraphNode 10000 -
+cuGraphAddDependencies 10000,12030 -
+cuGraphAddEmptyNode 10000 -
+cuGraphAddEventRecordNode 11010 -
+cuGraphAddEventWaitNode 11010 -
+cuGraphAddExternalSemaphoresSignalNode 11020 -
+cuGraphAddExternalSemaphoresWaitNode 11020 -
+cuGraphAddHostNode 10000 -
+cuGraphAddKernelNode 10000,12000 -
+cuGraphAddMemAllocNode 11040 -
+cuGraphAddMemFreeNode 11040 -
+cuGraphAddMemcpyNode 10000 -
+cuGraphAddMemsetNode 10000 -
+cuGraphAddNode 12020,12030,13040 -
+cuGraphBatchMemOpNodeGetParams 11070 -
+cuGraphBatchMemOpNodeSetParams 11070 -
+cuGraphChildGraphNodeGetGraph 10000 -
+cuGraphClone 10000 -
+cuGraphConditionalHandleCreate 12030 -
+cuGraphCreate 10000 -
+cuGraphDebugDotPrint 11030 -
+cuGraphDestroy 10000 -
+cuGraphDestroyNode 10000 -
+cuGraphEventRecordNodeGetEvent 11010 -
+cuGraphEventRecordNodeSetEvent 11010 -
+cuGraphEventWaitNodeGetEvent 11010 -
+cuGraphEventWaitNodeSetEvent 11010 -
+cuGraphExecBatchMemOpNodeSetParams 11070 -
+cuGraphExecChildGraphNodeSetParams 11010 -
+cuGraphExecDestroy 10000 -
+cuGraphExecEventRecordNodeSetEvent 11010 -
+cuGraphExecEventWaitNodeSetEvent 11010 -
+cuGraphExecExternalSemaphoresSignalNodeSetParams 11020 -
+cuGraphExecExternalSemaphoresWaitNodeSetParams 11020 -
+cuGraphExecGetFlags 12000 -
+cuGraphExecGetId 13010 -
+cuGraphExecHostNodeSetParams 10020 -
+cuGraphExecKernelNodeSetParams 10010,12000 -
+cuGraphExecMemcpyNodeSetParams 10020 -
+cuGraphExecMemsetNodeSetParams 10020 -
+cuGraphExecNodeSetParams 12020 -
+cuGraphExecUpdate 10020,12000 -
+cuGraphExternalSemaphoresSignalNodeGetParams 11020 -
+cuGraphExternalSemaphoresSignalNodeSetParams 11020 -
+cuGraphExternalSemaphoresWaitNodeGetParams 11020 -
+cuGraphExternalSemaphoresWaitNodeSetParams 11020 -
+cuGraphGetEdges 10000,12030 -
+cuGraphGetId 13010 -
+cuGraphGetNodes 10000 -
+cuGraphGetRootNodes 10000 -
+cuGraphHostNodeGetParams 10000 -
+cuGraphHostNodeSetParams 10000 -
+cuGraphInstantiate 10000,11000 -
+cuGraphInstantiateWithFlags 11040 -
+cuGraphInstantiateWithParams 12000 12000
+cuGraphKernelNodeCopyAttributes 11000 -
+cuGraphKernelNodeGetAttribute 11000 -
+cuGraphKernelNodeGetParams 10000,12000 -
+cuGraphKernelNodeSetAttribute 11000 -
+cuGraphKernelNodeSetParams 10000,12000 -
+cuGraphLaunch 10000 10000
+cuGraphMemAllocNodeGetParams 11040 -
+cuGraphMemFreeNodeGetParams 11040 -
+cuGraphMemcpyNodeGetParams 10000 -
+cuGraphMemcpyNodeSetParams 10000 -
+cuGraphMemsetNodeGetParams 10000 -
+cuGraphMemsetNodeSetParams 10000 -
+cuGraphNodeFindInClone 10000 -
+cuGraphNodeGetContainingGraph 13010 -
+cuGraphNodeGetDependencies 10000,12030 -
+cuGraphNodeGetDependentNodes 10000,12030 -
+cuGraphNodeGetEnabled 11060 -
+cuGraphNodeGetLocalId 13010 -
+cuGraphNodeGetParams 13020 -
+cuGraphNodeGetToolsId 13010 -
+cuGraphNodeGetType 10000 -
+cuGraphNodeSetEnabled 11060 -
+cuGraphNodeSetParams 12020,13040 -
+cuGraphReleaseUserObject 11030 -
+cuGraphRemoveDependencies 10000,12030 -
+cuGraphRetainUserObject 11030 -
+cuGraphUpload 11010 11010
+cuGraphicsMapResources 3000 7000
+cuGraphicsResourceGetMappedMipmappedArray 5000 -
+cuGraphicsResourceGetMappedPointer 3000,3020 -
+cuGraphicsResourceSetMapFlags 3000,6050 -
+cuGraphicsSubResourceGetMappedArray 3000 -
+cuGraphicsUnmapResources 3000 7000
+cuGraphicsUnregisterResource 3000 -
+cuGreenCtxCreate 12040 -
+cuGreenCtxDestroy 12040 -
+cuGreenCtxGetDevResource 12040 -
+cuGreenCtxGetId 12090 -
+cuGreenCtxRecordEvent 12040 -
+cuGreenCtxStreamCreate 12050 -
+cuGreenCtxWaitEvent 12040 -
+cuImportExternalMemory 10000 -
+cuImportExternalSemaphore 10000 -
+cuInit 2000 -
+cuIpcCloseMemHandle 4010 -
+cuIpcGetEventHandle 4010 -
+cuIpcGetMemHandle 4010 -
+cuIpcOpenEventHandle 4010 -
+cuIpcOpenMemHandle 4010,11000 -
+cuKernelGetAttribute 12000 -
+cuKernelGetFunction 12000 -
+cuKernelGetLibrary 12050 -
+cuKernelGetName 12030 -
+cuKernelGetParamCount 13020 -
+cuKernelGetParamInfo 12040 -
+cuKernelSetAttribute 12000 -
+cuKernelSetCacheConfig 12000 -
+cuLaunch 2000 -
+cuLaunchCooperativeKernel 9000 9000
+cuLaunchCooperativeKernelMultiDevice 9000 -
+cuLaunchGrid 2000 -
+cuLaunchGridAsync 2000 -
+cuLaunchHostFunc 10000,13010 10000,13010
+cuLaunchKernel 4000 7000
+cuLaunchKernelEx 11060 11060
+cuLibraryEnumerateKernels 12040 -
+cuLibraryGetGlobal 12000 -
+cuLibraryGetKernel 12000 -
+cuLibraryGetKernelCount 12040 -
+cuLibraryGetManaged 12000 -
+cuLibraryGetModule 12000 -
+cuLibraryGetUnifiedFunction 12000 -
+cuLibraryLoadData 12000 -
+cuLibraryLoadFromFile 12000 -
+cuLibraryUnload 12000 -
+cuLinkAddData 5050,6050 -
+cuLinkAddFile 5050,6050 -
+cuLinkComplete 5050 -
+cuLinkCreate 5050,6050 -
+cuLinkDestroy 5050 -
+cuLogicalEndpointAddDevice 13030 -
+cuLogicalEndpointBindAddr 13030 -
+cuLogicalEndpointBindMem 13030 -
+cuLogicalEndpointCreate 13030 -
+cuLogicalEndpointDestroy 13030 -
+cuLogicalEndpointExport 13030 -
+cuLogicalEndpointGetLimits 13030 -
+cuLogicalEndpointIdRelease 13030 -
+cuLogicalEndpointIdReserve 13030 -
+cuLogicalEndpointImport 13030 -
+cuLogicalEndpointQuery 13030 -
+cuLogicalEndpointUnbind 13030 -
+cuLogsCurrent 12090 -
+cuLogsDumpToFile 12090 -
+cuLogsDumpToMemory 12090 -
+cuLogsRegisterCallback 12090 -
+cuLogsUnregisterCallback 12090 -
+cuMemAddressFree 10020 -
+cuMemAddressReserve 10020 -
+cuMemAdvise 8000,12020 -
+cuMemAlloc 2000,3020 -
+cuMemAllocAsync 11020 11020
+cuMemAllocFromPoolAsync 11020 11020
+cuMemAllocHost 2000,3020 -
+cuMemAllocManaged 6000 -
+cuMemAllocPitch 2000,3020 -
+cuMemBatchDecompressAsync 12060 12060
+cuMemCreate 10020 -
+cuMemDiscardAndPrefetchBatchAsync 13000 13000
+cuMemDiscardBatchAsync 13000 13000
+cuMemExportToShareableHandle 10020 -
+cuMemFree 2000,3020 -
+cuMemFreeAsync 11020 11020
+cuMemFreeHost 2000 -
+cuMemGetAccess 10020 -
+cuMemGetAddressRange 2000,3020 -
+cuMemGetAllocationGranularity 10020 -
+cuMemGetAllocationPropertiesFromHandle 10020 -
+cuMemGetDefaultMemPool 13000 -
+cuMemGetHandleForAddressRange 11070 -
+cuMemGetInfo 2000,3020 -
+cuMemGetLocationInfo 13040 -
+cuMemGetMemPool 13000 -
+cuMemHostAlloc 2020 -
+cuMemHostGetDevicePointer 2020,3020 -
+cuMemHostGetFlags 2030 -
+cuMemHostRegister 4000,6050 -
+cuMemHostUnregister 4000 -
+cuMemImportFromShareableHandle 10020 -
+cuMemMap 10020 -
+cuMemMapArrayAsync 11010 11010
+cuMemPoolCreate 11020 -
+cuMemPoolDestroy 11020 -
+cuMemPoolExportPointer 11020 -
+cuMemPoolExportToShareableHandle 11020 -
+cuMemPoolGetAccess 11020 -
+cuMemPoolGetAttribute 11020 -
+cuMemPoolImportFromShareableHandle 11020 -
+cuMemPoolImportPointer 11020 -
+cuMemPoolSetAccess 11020 -
+cuMemPoolSetAttribute 11020 -
+cuMemPoolTrimTo 11020 -
+cuMemPrefetchAsync 8000,12020 8000,12020
+cuMemPrefetchBatchAsync 13000 13000
+cuMemRangeGetAttribute 8000 -
+cuMemRangeGetAttributes 8000 -
+cuMemRelease 10020 -
+cuMemRetainAllocationHandle 11000 -
+cuMemSetAccess 10020 -
+cuMemSetMemPool 13000 -
+cuMemUnmap 10020 -
+cuMemcpy 4000 7000
+cuMemcpy2D 2000,3020 7000
+cuMemcpy2DAsync 2000,3020 7000
+cuMemcpy2DUnaligned 2000,3020 7000
+cuMemcpy3D 2000,3020 7000
+cuMemcpy3DAsync 2000,3020 7000
+cuMemcpy3DBatchAsync 12080,13000 12080,13000
+cuMemcpy3DPeer 4000 7000
+cuMemcpy3DPeerAsync 4000 7000
+cuMemcpy3DWithAttributesAsync 13020 13020
+cuMemcpyAsync 4000 7000
+cuMemcpyAtoA 2000,3020 7000
+cuMemcpyAtoD 2000,3020 7000
+cuMemcpyAtoH 2000,3020 7000
+cuMemcpyAtoHAsync 2000,3020 7000
+cuMemcpyBatchAsync 12080,13000 12080,13000
+cuMemcpyDtoA 2000,3020 7000
+cuMemcpyDtoD 2000,3020 7000
+cuMemcpyDtoDAsync 3000,3020 7000
+cuMemcpyDtoH 2000,3020 7000
+cuMemcpyDtoHAsync 2000,3020 7000
+cuMemcpyHtoA 2000,3020 7000
+cuMemcpyHtoAAsync 2000,3020 7000
+cuMemcpyHtoD 2000,3020 7000
+cuMemcpyHtoDAsync 2000,3020 7000
+cuMemcpyPeer 4000 7000
+cuMemcpyPeerAsync 4000 7000
+cuMemcpyWithAttributesAsync 13020 13020
+cuMemsetD16 2000,3020 7000
+cuMemsetD16Async 3020 7000
+cuMemsetD2D16 2000,3020 7000
+cuMemsetD2D16Async 3020 7000
+cuMemsetD2D32 2000,3020 7000
+cuMemsetD2D32Async 3020 7000
+cuMemsetD2D8 2000,3020 7000
+cuMemsetD2D8Async 3020 7000
+cuMemsetD32 2000,3020 7000
+cuMemsetD32Async 3020 7000
+cuMemsetD8 2000,3020 7000
+cuMemsetD8Async 3020 7000
+cuMipmappedArrayCreate 5000 -
+cuMipmappedArrayDestroy 5000 -
+cuMipmappedArrayGetLevel 5000 -
+cuMipmappedArrayGetMemoryRequirements 11060 -
+cuMipmappedArrayGetSparseProperties 11010 -
+cuModuleEnumerateFunctions 12040 -
+cuModuleGetFunction 2000 -
+cuModuleGetFunctionCount 12040 -
+cuModuleGetGlobal 2000,3020 -
+cuModuleGetLoadingMode 11070 -
+cuModuleGetSurfRef 3000 -
+cuModuleGetTexRef 2000 -
+cuModuleLoad 2000 -
+cuModuleLoadData 2000 -
+cuModuleLoadDataEx 2010 -
+cuModuleLoadFatBinary 2000 -
+cuModuleUnload 2000 -
+cuMulticastAddDevice 12010 -
+cuMulticastBindAddr 12010,13010 -
+cuMulticastBindMem 12010,13010 -
+cuMulticastCreate 12010 -
+cuMulticastGetGranularity 12010 -
+cuMulticastUnbind 12010 -
+cuOccupancyAvailableDynamicSMemPerBlock 10020 -
+cuOccupancyMaxActiveBlocksPerMultiprocessor 6050 -
+cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags 7000 -
+cuOccupancyMaxActiveClusters 11070 -
+cuOccupancyMaxPotentialBlockSize 6050 -
+cuOccupancyMaxPotentialBlockSizeWithFlags 7000 -
+cuOccupancyMaxPotentialClusterSize 11070 -
+cuParamSetSize 2000 -
+cuParamSetTexRef 2000 -
+cuParamSetf 2000 -
+cuParamSeti 2000 -
+cuParamSetv 2000 -
+cuPointerGetAttribute 4000 -
+cuPointerGetAttributes 7000 -
+cuPointerSetAttribute 6000 -
+cuSignalExternalSemaphoresAsync 10000 10000
+cuStreamAddCallback 5000 7000
+cuStreamAttachMemAsync 6000 7000
+cuStreamBatchMemOp 8000,11070 8000,11070
+cuStreamBeginCapture 10000,10010 10000,10010
+cuStreamBeginCaptureToCig 13010 13010
+cuStreamBeginCaptureToGraph 12030 12030
+cuStreamBeginRecaptureToGraph 13030 13030
+cuStreamCopyAttributes 11000 11000
+cuStreamCreate 2000 -
+cuStreamCreateWithPriority 5050 -
+cuStreamDestroy 2000,4000 -
+cuStreamEndCapture 10000 10000
+cuStreamEndCaptureToCig 13010 13010
+cuStreamGetAttribute 11000 11000
+cuStreamGetCaptureInfo 10010,11030,12030 10010,11030,12030
+cuStreamGetCtx 9020,12050 9020,12050
+cuStreamGetDevResource 13010 13010
+cuStreamGetDevice 12080 12080
+cuStreamGetFlags 5050 7000
+cuStreamGetGreenCtx 12040 -
+cuStreamGetId 12000 12000
+cuStreamGetPriority 5050 7000
+cuStreamIsCapturing 10000 10000
+cuStreamQuery 2000 7000
+cuStreamSetAttribute 11000 11000
+cuStreamSynchronize 2000 7000
+cuStreamUpdateCaptureDependencies 11030,12030 11030,12030
+cuStreamWaitEvent 3020 7000
+cuStreamWaitValue32 8000,11070 8000,11070
+cuStreamWaitValue64 9000,11070 9000,11070
+cuStreamWriteValue32 8000,11070 8000,11070
+cuStreamWriteValue64 9000,11070 9000,11070
+cuSurfObjectCreate 5000 -
+cuSurfObjectDestroy 5000 -
+cuSurfObjectGetResourceDesc 5000 -
+cuSurfRefGetArray 3000 -
+cuSurfRefSetArray 3000 -
+cuTensorMapEncodeIm2col 12000 -
+cuTensorMapEncodeIm2colWide 12080 -
+cuTensorMapEncodeTiled 12000 -
+cuTensorMapReplaceAddress 12000 -
+cuTensorMapSetAllocationClass 13050 -
+cuTexObjectCreate 5000 -
+cuTexObjectDestroy 5000 -
+cuTexObjectGetResourceDesc 5000 -
+cuTexObjectGetResourceViewDesc 5000 -
+cuTexObjectGetTextureDesc 5000 -
+cuTexRefCreate 2000 -
+cuTexRefDestroy 2000 -
+cuTexRefGetAddress 2000,3020 -
+cuTexRefGetAddressMode 2000 -
+cuTexRefGetArray 2000 -
+cuTexRefGetBorderColor 8000 -
+cuTexRefGetFilterMode 2000 -
+cuTexRefGetFlags 2000 -
+cuTexRefGetFormat 2000 -
+cuTexRefGetMaxAnisotropy 5000 -
+cuTexRefGetMipmapFilterMode 5000 -
+cuTexRefGetMipmapLevelBias 5000 -
+cuTexRefGetMipmapLevelClamp 5000 -
+cuTexRefGetMipmappedArray 5000 -
+cuTexRefSetAddress 2000,3020 -
+cuTexRefSetAddress2D 2020,3020,4010 -
+cuTexRefSetAddressMode 2000 -
+cuTexRefSetArray 2000 -
+cuTexRefSetBorderColor 8000 -
+cuTexRefSetFilterMode 2000 -
+cuTexRefSetFlags 2000 -
+cuTexRefSetFormat 2000 -
+cuTexRefSetMaxAnisotropy 5000 -
+cuTexRefSetMipmapFilterMode 5000 -
+cuTexRefSetMipmapLevelBias 5000 -
+cuTexRefSetMipmapLevelClamp 5000 -
+cuTexRefSetMipmappedArray 5000 -
+cuThreadExchangeStreamCaptureMode 10010 -
+cuUserObjectCreate 11030 -
+cuUserObjectRelease 11030 -
+cuUserObjectRetain 11030 -
+cuWaitExternalSemaphoresAsync 10000 10000
+";

@@ -3,446 +3,447 @@
 // Parsed by bindgen 0.73.2 with -D__CUDA_API_VERSION_INTERNAL.
 // Regenerate: cargo run -p cuda-driver-table-codegen --release -- generate
 
-pub static FUNCTIONS: &[Function] = &[
-    Function { name: "cuArray3DCreate", default: 3020, abis: &[Abi { version: 2000, export: Some("cuArray3DCreate"), per_thread: None }, Abi { version: 3020, export: Some("cuArray3DCreate_v2"), per_thread: None }] },
-    Function { name: "cuArray3DGetDescriptor", default: 3020, abis: &[Abi { version: 2000, export: Some("cuArray3DGetDescriptor"), per_thread: None }, Abi { version: 3020, export: Some("cuArray3DGetDescriptor_v2"), per_thread: None }] },
-    Function { name: "cuArrayCreate", default: 3020, abis: &[Abi { version: 2000, export: Some("cuArrayCreate"), per_thread: None }, Abi { version: 3020, export: Some("cuArrayCreate_v2"), per_thread: None }] },
-    Function { name: "cuArrayDestroy", default: 2000, abis: &[Abi { version: 2000, export: Some("cuArrayDestroy"), per_thread: None }] },
-    Function { name: "cuArrayGetDescriptor", default: 3020, abis: &[Abi { version: 2000, export: Some("cuArrayGetDescriptor"), per_thread: None }, Abi { version: 3020, export: Some("cuArrayGetDescriptor_v2"), per_thread: None }] },
-    Function { name: "cuArrayGetMemoryRequirements", default: 11060, abis: &[Abi { version: 11060, export: Some("cuArrayGetMemoryRequirements"), per_thread: None }] },
-    Function { name: "cuArrayGetPlane", default: 11020, abis: &[Abi { version: 11020, export: Some("cuArrayGetPlane"), per_thread: None }] },
-    Function { name: "cuArrayGetSparseProperties", default: 11010, abis: &[Abi { version: 11010, export: Some("cuArrayGetSparseProperties"), per_thread: None }] },
-    Function { name: "cuCheckpointProcessCheckpoint", default: 12080, abis: &[Abi { version: 12080, export: Some("cuCheckpointProcessCheckpoint"), per_thread: None }] },
-    Function { name: "cuCheckpointProcessGetRestoreThreadId", default: 12080, abis: &[Abi { version: 12080, export: Some("cuCheckpointProcessGetRestoreThreadId"), per_thread: None }] },
-    Function { name: "cuCheckpointProcessGetState", default: 12080, abis: &[Abi { version: 12080, export: Some("cuCheckpointProcessGetState"), per_thread: None }] },
-    Function { name: "cuCheckpointProcessLock", default: 12080, abis: &[Abi { version: 12080, export: Some("cuCheckpointProcessLock"), per_thread: None }] },
-    Function { name: "cuCheckpointProcessRestore", default: 12080, abis: &[Abi { version: 12080, export: Some("cuCheckpointProcessRestore"), per_thread: None }] },
-    Function { name: "cuCheckpointProcessUnlock", default: 12080, abis: &[Abi { version: 12080, export: Some("cuCheckpointProcessUnlock"), per_thread: None }] },
-    Function { name: "cuCoredumpGetAttribute", default: 12010, abis: &[Abi { version: 12010, export: Some("cuCoredumpGetAttribute"), per_thread: None }] },
-    Function { name: "cuCoredumpGetAttributeGlobal", default: 12010, abis: &[Abi { version: 12010, export: Some("cuCoredumpGetAttributeGlobal"), per_thread: None }] },
-    Function { name: "cuCoredumpSetAttribute", default: 12010, abis: &[Abi { version: 12010, export: Some("cuCoredumpSetAttribute"), per_thread: None }] },
-    Function { name: "cuCoredumpSetAttributeGlobal", default: 12010, abis: &[Abi { version: 12010, export: Some("cuCoredumpSetAttributeGlobal"), per_thread: None }] },
-    Function { name: "cuCtxAttach", default: 2000, abis: &[Abi { version: 2000, export: Some("cuCtxAttach"), per_thread: None }] },
-    Function { name: "cuCtxCreate", default: 12050, abis: &[Abi { version: 2000, export: Some("cuCtxCreate"), per_thread: None }, Abi { version: 3020, export: Some("cuCtxCreate_v2"), per_thread: None }, Abi { version: 11040, export: Some("cuCtxCreate_v3"), per_thread: None }, Abi { version: 12050, export: Some("cuCtxCreate_v4"), per_thread: None }] },
-    Function { name: "cuCtxDestroy", default: 4000, abis: &[Abi { version: 2000, export: Some("cuCtxDestroy"), per_thread: None }, Abi { version: 4000, export: Some("cuCtxDestroy_v2"), per_thread: None }] },
-    Function { name: "cuCtxDetach", default: 2000, abis: &[Abi { version: 2000, export: Some("cuCtxDetach"), per_thread: None }] },
-    Function { name: "cuCtxDisablePeerAccess", default: 4000, abis: &[Abi { version: 4000, export: Some("cuCtxDisablePeerAccess"), per_thread: None }] },
-    Function { name: "cuCtxEnablePeerAccess", default: 4000, abis: &[Abi { version: 4000, export: Some("cuCtxEnablePeerAccess"), per_thread: None }] },
-    Function { name: "cuCtxFromGreenCtx", default: 12040, abis: &[Abi { version: 12040, export: Some("cuCtxFromGreenCtx"), per_thread: None }] },
-    Function { name: "cuCtxGetApiVersion", default: 3020, abis: &[Abi { version: 3020, export: Some("cuCtxGetApiVersion"), per_thread: None }] },
-    Function { name: "cuCtxGetCacheConfig", default: 3020, abis: &[Abi { version: 3020, export: Some("cuCtxGetCacheConfig"), per_thread: None }] },
-    Function { name: "cuCtxGetCurrent", default: 4000, abis: &[Abi { version: 4000, export: Some("cuCtxGetCurrent"), per_thread: None }] },
-    Function { name: "cuCtxGetDevResource", default: 12040, abis: &[Abi { version: 12040, export: Some("cuCtxGetDevResource"), per_thread: None }] },
-    Function { name: "cuCtxGetDevice", default: 2000, abis: &[Abi { version: 2000, export: Some("cuCtxGetDevice"), per_thread: None }] },
-    Function { name: "cuCtxGetExecAffinity", default: 11040, abis: &[Abi { version: 11040, export: Some("cuCtxGetExecAffinity"), per_thread: None }] },
-    Function { name: "cuCtxGetFlags", default: 7000, abis: &[Abi { version: 7000, export: Some("cuCtxGetFlags"), per_thread: None }] },
-    Function { name: "cuCtxGetId", default: 12000, abis: &[Abi { version: 12000, export: Some("cuCtxGetId"), per_thread: None }] },
-    Function { name: "cuCtxGetLimit", default: 3010, abis: &[Abi { version: 3010, export: Some("cuCtxGetLimit"), per_thread: None }] },
-    Function { name: "cuCtxGetSharedMemConfig", default: 4020, abis: &[Abi { version: 4020, export: Some("cuCtxGetSharedMemConfig"), per_thread: None }] },
-    Function { name: "cuCtxGetStreamPriorityRange", default: 5050, abis: &[Abi { version: 5050, export: Some("cuCtxGetStreamPriorityRange"), per_thread: None }] },
-    Function { name: "cuCtxPopCurrent", default: 4000, abis: &[Abi { version: 2000, export: Some("cuCtxPopCurrent"), per_thread: None }, Abi { version: 4000, export: Some("cuCtxPopCurrent_v2"), per_thread: None }] },
-    Function { name: "cuCtxPushCurrent", default: 4000, abis: &[Abi { version: 2000, export: Some("cuCtxPushCurrent"), per_thread: None }, Abi { version: 4000, export: Some("cuCtxPushCurrent_v2"), per_thread: None }] },
-    Function { name: "cuCtxRecordEvent", default: 12050, abis: &[Abi { version: 12050, export: Some("cuCtxRecordEvent"), per_thread: None }] },
-    Function { name: "cuCtxResetPersistingL2Cache", default: 11000, abis: &[Abi { version: 11000, export: Some("cuCtxResetPersistingL2Cache"), per_thread: None }] },
-    Function { name: "cuCtxSetCacheConfig", default: 3020, abis: &[Abi { version: 3020, export: Some("cuCtxSetCacheConfig"), per_thread: None }] },
-    Function { name: "cuCtxSetCurrent", default: 4000, abis: &[Abi { version: 4000, export: Some("cuCtxSetCurrent"), per_thread: None }] },
-    Function { name: "cuCtxSetFlags", default: 12010, abis: &[Abi { version: 12010, export: Some("cuCtxSetFlags"), per_thread: None }] },
-    Function { name: "cuCtxSetLimit", default: 3010, abis: &[Abi { version: 3010, export: Some("cuCtxSetLimit"), per_thread: None }] },
-    Function { name: "cuCtxSetSharedMemConfig", default: 4020, abis: &[Abi { version: 4020, export: Some("cuCtxSetSharedMemConfig"), per_thread: None }] },
-    Function { name: "cuCtxSynchronize", default: 2000, abis: &[Abi { version: 2000, export: Some("cuCtxSynchronize"), per_thread: None }] },
-    Function { name: "cuCtxWaitEvent", default: 12050, abis: &[Abi { version: 12050, export: Some("cuCtxWaitEvent"), per_thread: None }] },
-    Function { name: "cuDestroyExternalMemory", default: 10000, abis: &[Abi { version: 10000, export: Some("cuDestroyExternalMemory"), per_thread: None }] },
-    Function { name: "cuDestroyExternalSemaphore", default: 10000, abis: &[Abi { version: 10000, export: Some("cuDestroyExternalSemaphore"), per_thread: None }] },
-    Function { name: "cuDevResourceGenerateDesc", default: 12040, abis: &[Abi { version: 12040, export: Some("cuDevResourceGenerateDesc"), per_thread: None }] },
-    Function { name: "cuDevSmResourceSplitByCount", default: 12040, abis: &[Abi { version: 12040, export: Some("cuDevSmResourceSplitByCount"), per_thread: None }] },
-    Function { name: "cuDeviceCanAccessPeer", default: 4000, abis: &[Abi { version: 4000, export: Some("cuDeviceCanAccessPeer"), per_thread: None }] },
-    Function { name: "cuDeviceComputeCapability", default: 2000, abis: &[Abi { version: 2000, export: Some("cuDeviceComputeCapability"), per_thread: None }] },
-    Function { name: "cuDeviceGet", default: 2000, abis: &[Abi { version: 2000, export: Some("cuDeviceGet"), per_thread: None }] },
-    Function { name: "cuDeviceGetAttribute", default: 2000, abis: &[Abi { version: 2000, export: Some("cuDeviceGetAttribute"), per_thread: None }] },
-    Function { name: "cuDeviceGetByPCIBusId", default: 4010, abis: &[Abi { version: 4010, export: Some("cuDeviceGetByPCIBusId"), per_thread: None }] },
-    Function { name: "cuDeviceGetCount", default: 2000, abis: &[Abi { version: 2000, export: Some("cuDeviceGetCount"), per_thread: None }] },
-    Function { name: "cuDeviceGetDefaultMemPool", default: 11020, abis: &[Abi { version: 11020, export: Some("cuDeviceGetDefaultMemPool"), per_thread: None }] },
-    Function { name: "cuDeviceGetDevResource", default: 12040, abis: &[Abi { version: 12040, export: Some("cuDeviceGetDevResource"), per_thread: None }] },
-    Function { name: "cuDeviceGetExecAffinitySupport", default: 11040, abis: &[Abi { version: 11040, export: Some("cuDeviceGetExecAffinitySupport"), per_thread: None }] },
-    Function { name: "cuDeviceGetGraphMemAttribute", default: 11040, abis: &[Abi { version: 11040, export: Some("cuDeviceGetGraphMemAttribute"), per_thread: None }] },
-    Function { name: "cuDeviceGetLuid", default: 10000, abis: &[Abi { version: 10000, export: Some("cuDeviceGetLuid"), per_thread: None }] },
-    Function { name: "cuDeviceGetMemPool", default: 11020, abis: &[Abi { version: 11020, export: Some("cuDeviceGetMemPool"), per_thread: None }] },
-    Function { name: "cuDeviceGetName", default: 2000, abis: &[Abi { version: 2000, export: Some("cuDeviceGetName"), per_thread: None }] },
-    Function { name: "cuDeviceGetNvSciSyncAttributes", default: 10020, abis: &[Abi { version: 10020, export: Some("cuDeviceGetNvSciSyncAttributes"), per_thread: None }] },
-    Function { name: "cuDeviceGetP2PAttribute", default: 8000, abis: &[Abi { version: 8000, export: Some("cuDeviceGetP2PAttribute"), per_thread: None }] },
-    Function { name: "cuDeviceGetPCIBusId", default: 4010, abis: &[Abi { version: 4010, export: Some("cuDeviceGetPCIBusId"), per_thread: None }] },
-    Function { name: "cuDeviceGetProperties", default: 2000, abis: &[Abi { version: 2000, export: Some("cuDeviceGetProperties"), per_thread: None }] },
-    Function { name: "cuDeviceGetTexture1DLinearMaxWidth", default: 11010, abis: &[Abi { version: 11010, export: Some("cuDeviceGetTexture1DLinearMaxWidth"), per_thread: None }] },
-    Function { name: "cuDeviceGetUuid", default: 11040, abis: &[Abi { version: 9020, export: Some("cuDeviceGetUuid"), per_thread: None }, Abi { version: 11040, export: Some("cuDeviceGetUuid_v2"), per_thread: None }] },
-    Function { name: "cuDeviceGraphMemTrim", default: 11040, abis: &[Abi { version: 11040, export: Some("cuDeviceGraphMemTrim"), per_thread: None }] },
-    Function { name: "cuDevicePrimaryCtxGetState", default: 7000, abis: &[Abi { version: 7000, export: Some("cuDevicePrimaryCtxGetState"), per_thread: None }] },
-    Function { name: "cuDevicePrimaryCtxRelease", default: 11000, abis: &[Abi { version: 7000, export: Some("cuDevicePrimaryCtxRelease"), per_thread: None }, Abi { version: 11000, export: Some("cuDevicePrimaryCtxRelease_v2"), per_thread: None }] },
-    Function { name: "cuDevicePrimaryCtxReset", default: 11000, abis: &[Abi { version: 7000, export: Some("cuDevicePrimaryCtxReset"), per_thread: None }, Abi { version: 11000, export: Some("cuDevicePrimaryCtxReset_v2"), per_thread: None }] },
-    Function { name: "cuDevicePrimaryCtxRetain", default: 7000, abis: &[Abi { version: 7000, export: Some("cuDevicePrimaryCtxRetain"), per_thread: None }] },
-    Function { name: "cuDevicePrimaryCtxSetFlags", default: 11000, abis: &[Abi { version: 7000, export: Some("cuDevicePrimaryCtxSetFlags"), per_thread: None }, Abi { version: 11000, export: Some("cuDevicePrimaryCtxSetFlags_v2"), per_thread: None }] },
-    Function { name: "cuDeviceRegisterAsyncNotification", default: 12040, abis: &[Abi { version: 12040, export: Some("cuDeviceRegisterAsyncNotification"), per_thread: None }] },
-    Function { name: "cuDeviceSetGraphMemAttribute", default: 11040, abis: &[Abi { version: 11040, export: Some("cuDeviceSetGraphMemAttribute"), per_thread: None }] },
-    Function { name: "cuDeviceSetMemPool", default: 11020, abis: &[Abi { version: 11020, export: Some("cuDeviceSetMemPool"), per_thread: None }] },
-    Function { name: "cuDeviceTotalMem", default: 3020, abis: &[Abi { version: 2000, export: Some("cuDeviceTotalMem"), per_thread: None }, Abi { version: 3020, export: Some("cuDeviceTotalMem_v2"), per_thread: None }] },
-    Function { name: "cuDeviceUnregisterAsyncNotification", default: 12040, abis: &[Abi { version: 12040, export: Some("cuDeviceUnregisterAsyncNotification"), per_thread: None }] },
-    Function { name: "cuDriverGetVersion", default: 2020, abis: &[Abi { version: 2020, export: Some("cuDriverGetVersion"), per_thread: None }] },
-    Function { name: "cuEventCreate", default: 2000, abis: &[Abi { version: 2000, export: Some("cuEventCreate"), per_thread: None }] },
-    Function { name: "cuEventDestroy", default: 4000, abis: &[Abi { version: 2000, export: Some("cuEventDestroy"), per_thread: None }, Abi { version: 4000, export: Some("cuEventDestroy_v2"), per_thread: None }] },
-    Function { name: "cuEventElapsedTime", default: 12080, abis: &[Abi { version: 2000, export: Some("cuEventElapsedTime"), per_thread: None }, Abi { version: 12080, export: Some("cuEventElapsedTime_v2"), per_thread: None }] },
-    Function { name: "cuEventQuery", default: 2000, abis: &[Abi { version: 2000, export: Some("cuEventQuery"), per_thread: None }] },
-    Function { name: "cuEventRecord", default: 2000, abis: &[Abi { version: 2000, export: Some("cuEventRecord"), per_thread: Some(PerThread { version: 7000, export: Some("cuEventRecord_ptsz") }) }] },
-    Function { name: "cuEventRecordWithFlags", default: 11010, abis: &[Abi { version: 11010, export: Some("cuEventRecordWithFlags"), per_thread: Some(PerThread { version: 11010, export: Some("cuEventRecordWithFlags_ptsz") }) }] },
-    Function { name: "cuEventSynchronize", default: 2000, abis: &[Abi { version: 2000, export: Some("cuEventSynchronize"), per_thread: None }] },
-    Function { name: "cuExternalMemoryGetMappedBuffer", default: 10000, abis: &[Abi { version: 10000, export: Some("cuExternalMemoryGetMappedBuffer"), per_thread: None }] },
-    Function { name: "cuExternalMemoryGetMappedMipmappedArray", default: 10000, abis: &[Abi { version: 10000, export: Some("cuExternalMemoryGetMappedMipmappedArray"), per_thread: None }] },
-    Function { name: "cuFlushGPUDirectRDMAWrites", default: 11030, abis: &[Abi { version: 11030, export: Some("cuFlushGPUDirectRDMAWrites"), per_thread: None }] },
-    Function { name: "cuFuncGetAttribute", default: 2020, abis: &[Abi { version: 2020, export: Some("cuFuncGetAttribute"), per_thread: None }] },
-    Function { name: "cuFuncGetModule", default: 11000, abis: &[Abi { version: 11000, export: Some("cuFuncGetModule"), per_thread: None }] },
-    Function { name: "cuFuncGetName", default: 12030, abis: &[Abi { version: 12030, export: Some("cuFuncGetName"), per_thread: None }] },
-    Function { name: "cuFuncGetParamInfo", default: 12040, abis: &[Abi { version: 12040, export: Some("cuFuncGetParamInfo"), per_thread: None }] },
-    Function { name: "cuFuncIsLoaded", default: 12040, abis: &[Abi { version: 12040, export: Some("cuFuncIsLoaded"), per_thread: None }] },
-    Function { name: "cuFuncLoad", default: 12040, abis: &[Abi { version: 12040, export: Some("cuFuncLoad"), per_thread: None }] },
-    Function { name: "cuFuncSetAttribute", default: 9000, abis: &[Abi { version: 9000, export: Some("cuFuncSetAttribute"), per_thread: None }] },
-    Function { name: "cuFuncSetBlockShape", default: 2000, abis: &[Abi { version: 2000, export: Some("cuFuncSetBlockShape"), per_thread: None }] },
-    Function { name: "cuFuncSetCacheConfig", default: 3000, abis: &[Abi { version: 3000, export: Some("cuFuncSetCacheConfig"), per_thread: None }] },
-    Function { name: "cuFuncSetSharedMemConfig", default: 4020, abis: &[Abi { version: 4020, export: Some("cuFuncSetSharedMemConfig"), per_thread: None }] },
-    Function { name: "cuFuncSetSharedSize", default: 2000, abis: &[Abi { version: 2000, export: Some("cuFuncSetSharedSize"), per_thread: None }] },
-    Function { name: "cuGetErrorName", default: 6000, abis: &[Abi { version: 6000, export: Some("cuGetErrorName"), per_thread: None }] },
-    Function { name: "cuGetErrorString", default: 6000, abis: &[Abi { version: 6000, export: Some("cuGetErrorString"), per_thread: None }] },
-    Function { name: "cuGetExportTable", default: 3000, abis: &[Abi { version: 3000, export: Some("cuGetExportTable"), per_thread: None }] },
-    Function { name: "cuGetProcAddress", default: 12000, abis: &[Abi { version: 11030, export: Some("cuGetProcAddress"), per_thread: None }, Abi { version: 12000, export: Some("cuGetProcAddress_v2"), per_thread: None }] },
-    Function { name: "cuGraphAddBatchMemOpNode", default: 11070, abis: &[Abi { version: 11070, export: Some("cuGraphAddBatchMemOpNode"), per_thread: None }] },
-    Function { name: "cuGraphAddChildGraphNode", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphAddChildGraphNode"), per_thread: None }] },
-    Function { name: "cuGraphAddDependencies", default: 12030, abis: &[Abi { version: 10000, export: Some("cuGraphAddDependencies"), per_thread: None }, Abi { version: 12030, export: Some("cuGraphAddDependencies_v2"), per_thread: None }] },
-    Function { name: "cuGraphAddEmptyNode", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphAddEmptyNode"), per_thread: None }] },
-    Function { name: "cuGraphAddEventRecordNode", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphAddEventRecordNode"), per_thread: None }] },
-    Function { name: "cuGraphAddEventWaitNode", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphAddEventWaitNode"), per_thread: None }] },
-    Function { name: "cuGraphAddExternalSemaphoresSignalNode", default: 11020, abis: &[Abi { version: 11020, export: Some("cuGraphAddExternalSemaphoresSignalNode"), per_thread: None }] },
-    Function { name: "cuGraphAddExternalSemaphoresWaitNode", default: 11020, abis: &[Abi { version: 11020, export: Some("cuGraphAddExternalSemaphoresWaitNode"), per_thread: None }] },
-    Function { name: "cuGraphAddHostNode", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphAddHostNode"), per_thread: None }] },
-    Function { name: "cuGraphAddKernelNode", default: 12000, abis: &[Abi { version: 10000, export: Some("cuGraphAddKernelNode"), per_thread: None }, Abi { version: 12000, export: Some("cuGraphAddKernelNode_v2"), per_thread: None }] },
-    Function { name: "cuGraphAddMemAllocNode", default: 11040, abis: &[Abi { version: 11040, export: Some("cuGraphAddMemAllocNode"), per_thread: None }] },
-    Function { name: "cuGraphAddMemFreeNode", default: 11040, abis: &[Abi { version: 11040, export: Some("cuGraphAddMemFreeNode"), per_thread: None }] },
-    Function { name: "cuGraphAddMemcpyNode", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphAddMemcpyNode"), per_thread: None }] },
-    Function { name: "cuGraphAddMemsetNode", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphAddMemsetNode"), per_thread: None }] },
-    Function { name: "cuGraphAddNode", default: 12030, abis: &[Abi { version: 12020, export: Some("cuGraphAddNode"), per_thread: None }, Abi { version: 12030, export: Some("cuGraphAddNode_v2"), per_thread: None }] },
-    Function { name: "cuGraphBatchMemOpNodeGetParams", default: 11070, abis: &[Abi { version: 11070, export: Some("cuGraphBatchMemOpNodeGetParams"), per_thread: None }] },
-    Function { name: "cuGraphBatchMemOpNodeSetParams", default: 11070, abis: &[Abi { version: 11070, export: Some("cuGraphBatchMemOpNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphChildGraphNodeGetGraph", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphChildGraphNodeGetGraph"), per_thread: None }] },
-    Function { name: "cuGraphClone", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphClone"), per_thread: None }] },
-    Function { name: "cuGraphConditionalHandleCreate", default: 12030, abis: &[Abi { version: 12030, export: Some("cuGraphConditionalHandleCreate"), per_thread: None }] },
-    Function { name: "cuGraphCreate", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphCreate"), per_thread: None }] },
-    Function { name: "cuGraphDebugDotPrint", default: 11030, abis: &[Abi { version: 11030, export: Some("cuGraphDebugDotPrint"), per_thread: None }] },
-    Function { name: "cuGraphDestroy", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphDestroy"), per_thread: None }] },
-    Function { name: "cuGraphDestroyNode", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphDestroyNode"), per_thread: None }] },
-    Function { name: "cuGraphEventRecordNodeGetEvent", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphEventRecordNodeGetEvent"), per_thread: None }] },
-    Function { name: "cuGraphEventRecordNodeSetEvent", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphEventRecordNodeSetEvent"), per_thread: None }] },
-    Function { name: "cuGraphEventWaitNodeGetEvent", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphEventWaitNodeGetEvent"), per_thread: None }] },
-    Function { name: "cuGraphEventWaitNodeSetEvent", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphEventWaitNodeSetEvent"), per_thread: None }] },
-    Function { name: "cuGraphExecBatchMemOpNodeSetParams", default: 11070, abis: &[Abi { version: 11070, export: Some("cuGraphExecBatchMemOpNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExecChildGraphNodeSetParams", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphExecChildGraphNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExecDestroy", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphExecDestroy"), per_thread: None }] },
-    Function { name: "cuGraphExecEventRecordNodeSetEvent", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphExecEventRecordNodeSetEvent"), per_thread: None }] },
-    Function { name: "cuGraphExecEventWaitNodeSetEvent", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphExecEventWaitNodeSetEvent"), per_thread: None }] },
-    Function { name: "cuGraphExecExternalSemaphoresSignalNodeSetParams", default: 11020, abis: &[Abi { version: 11020, export: Some("cuGraphExecExternalSemaphoresSignalNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExecExternalSemaphoresWaitNodeSetParams", default: 11020, abis: &[Abi { version: 11020, export: Some("cuGraphExecExternalSemaphoresWaitNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExecGetFlags", default: 12000, abis: &[Abi { version: 12000, export: Some("cuGraphExecGetFlags"), per_thread: None }] },
-    Function { name: "cuGraphExecHostNodeSetParams", default: 10020, abis: &[Abi { version: 10020, export: Some("cuGraphExecHostNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExecKernelNodeSetParams", default: 12000, abis: &[Abi { version: 10010, export: Some("cuGraphExecKernelNodeSetParams"), per_thread: None }, Abi { version: 12000, export: Some("cuGraphExecKernelNodeSetParams_v2"), per_thread: None }] },
-    Function { name: "cuGraphExecMemcpyNodeSetParams", default: 10020, abis: &[Abi { version: 10020, export: Some("cuGraphExecMemcpyNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExecMemsetNodeSetParams", default: 10020, abis: &[Abi { version: 10020, export: Some("cuGraphExecMemsetNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExecNodeSetParams", default: 12020, abis: &[Abi { version: 12020, export: Some("cuGraphExecNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExecUpdate", default: 12000, abis: &[Abi { version: 10020, export: Some("cuGraphExecUpdate"), per_thread: None }, Abi { version: 12000, export: Some("cuGraphExecUpdate_v2"), per_thread: None }] },
-    Function { name: "cuGraphExternalSemaphoresSignalNodeGetParams", default: 11020, abis: &[Abi { version: 11020, export: Some("cuGraphExternalSemaphoresSignalNodeGetParams"), per_thread: None }] },
-    Function { name: "cuGraphExternalSemaphoresSignalNodeSetParams", default: 11020, abis: &[Abi { version: 11020, export: Some("cuGraphExternalSemaphoresSignalNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphExternalSemaphoresWaitNodeGetParams", default: 11020, abis: &[Abi { version: 11020, export: Some("cuGraphExternalSemaphoresWaitNodeGetParams"), per_thread: None }] },
-    Function { name: "cuGraphExternalSemaphoresWaitNodeSetParams", default: 11020, abis: &[Abi { version: 11020, export: Some("cuGraphExternalSemaphoresWaitNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphGetEdges", default: 12030, abis: &[Abi { version: 10000, export: Some("cuGraphGetEdges"), per_thread: None }, Abi { version: 12030, export: Some("cuGraphGetEdges_v2"), per_thread: None }] },
-    Function { name: "cuGraphGetNodes", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphGetNodes"), per_thread: None }] },
-    Function { name: "cuGraphGetRootNodes", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphGetRootNodes"), per_thread: None }] },
-    Function { name: "cuGraphHostNodeGetParams", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphHostNodeGetParams"), per_thread: None }] },
-    Function { name: "cuGraphHostNodeSetParams", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphHostNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphInstantiate", default: 11000, abis: &[Abi { version: 10000, export: Some("cuGraphInstantiate"), per_thread: None }, Abi { version: 11000, export: Some("cuGraphInstantiate_v2"), per_thread: None }] },
-    Function { name: "cuGraphInstantiateWithFlags", default: 11040, abis: &[Abi { version: 11040, export: Some("cuGraphInstantiateWithFlags"), per_thread: None }] },
-    Function { name: "cuGraphInstantiateWithParams", default: 12000, abis: &[Abi { version: 12000, export: Some("cuGraphInstantiateWithParams"), per_thread: Some(PerThread { version: 12000, export: Some("cuGraphInstantiateWithParams_ptsz") }) }] },
-    Function { name: "cuGraphKernelNodeCopyAttributes", default: 11000, abis: &[Abi { version: 11000, export: Some("cuGraphKernelNodeCopyAttributes"), per_thread: None }] },
-    Function { name: "cuGraphKernelNodeGetAttribute", default: 11000, abis: &[Abi { version: 11000, export: Some("cuGraphKernelNodeGetAttribute"), per_thread: None }] },
-    Function { name: "cuGraphKernelNodeGetParams", default: 12000, abis: &[Abi { version: 10000, export: Some("cuGraphKernelNodeGetParams"), per_thread: None }, Abi { version: 12000, export: Some("cuGraphKernelNodeGetParams_v2"), per_thread: None }] },
-    Function { name: "cuGraphKernelNodeSetAttribute", default: 11000, abis: &[Abi { version: 11000, export: Some("cuGraphKernelNodeSetAttribute"), per_thread: None }] },
-    Function { name: "cuGraphKernelNodeSetParams", default: 12000, abis: &[Abi { version: 10000, export: Some("cuGraphKernelNodeSetParams"), per_thread: None }, Abi { version: 12000, export: Some("cuGraphKernelNodeSetParams_v2"), per_thread: None }] },
-    Function { name: "cuGraphLaunch", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphLaunch"), per_thread: Some(PerThread { version: 10000, export: Some("cuGraphLaunch_ptsz") }) }] },
-    Function { name: "cuGraphMemAllocNodeGetParams", default: 11040, abis: &[Abi { version: 11040, export: Some("cuGraphMemAllocNodeGetParams"), per_thread: None }] },
-    Function { name: "cuGraphMemFreeNodeGetParams", default: 11040, abis: &[Abi { version: 11040, export: Some("cuGraphMemFreeNodeGetParams"), per_thread: None }] },
-    Function { name: "cuGraphMemcpyNodeGetParams", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphMemcpyNodeGetParams"), per_thread: None }] },
-    Function { name: "cuGraphMemcpyNodeSetParams", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphMemcpyNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphMemsetNodeGetParams", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphMemsetNodeGetParams"), per_thread: None }] },
-    Function { name: "cuGraphMemsetNodeSetParams", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphMemsetNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphNodeFindInClone", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphNodeFindInClone"), per_thread: None }] },
-    Function { name: "cuGraphNodeGetDependencies", default: 12030, abis: &[Abi { version: 10000, export: Some("cuGraphNodeGetDependencies"), per_thread: None }, Abi { version: 12030, export: Some("cuGraphNodeGetDependencies_v2"), per_thread: None }] },
-    Function { name: "cuGraphNodeGetDependentNodes", default: 12030, abis: &[Abi { version: 10000, export: Some("cuGraphNodeGetDependentNodes"), per_thread: None }, Abi { version: 12030, export: Some("cuGraphNodeGetDependentNodes_v2"), per_thread: None }] },
-    Function { name: "cuGraphNodeGetEnabled", default: 11060, abis: &[Abi { version: 11060, export: Some("cuGraphNodeGetEnabled"), per_thread: None }] },
-    Function { name: "cuGraphNodeGetType", default: 10000, abis: &[Abi { version: 10000, export: Some("cuGraphNodeGetType"), per_thread: None }] },
-    Function { name: "cuGraphNodeSetEnabled", default: 11060, abis: &[Abi { version: 11060, export: Some("cuGraphNodeSetEnabled"), per_thread: None }] },
-    Function { name: "cuGraphNodeSetParams", default: 12020, abis: &[Abi { version: 12020, export: Some("cuGraphNodeSetParams"), per_thread: None }] },
-    Function { name: "cuGraphReleaseUserObject", default: 11030, abis: &[Abi { version: 11030, export: Some("cuGraphReleaseUserObject"), per_thread: None }] },
-    Function { name: "cuGraphRemoveDependencies", default: 12030, abis: &[Abi { version: 10000, export: Some("cuGraphRemoveDependencies"), per_thread: None }, Abi { version: 12030, export: Some("cuGraphRemoveDependencies_v2"), per_thread: None }] },
-    Function { name: "cuGraphRetainUserObject", default: 11030, abis: &[Abi { version: 11030, export: Some("cuGraphRetainUserObject"), per_thread: None }] },
-    Function { name: "cuGraphUpload", default: 11010, abis: &[Abi { version: 11010, export: Some("cuGraphUpload"), per_thread: Some(PerThread { version: 11010, export: Some("cuGraphUpload_ptsz") }) }] },
-    Function { name: "cuGraphicsMapResources", default: 3000, abis: &[Abi { version: 3000, export: Some("cuGraphicsMapResources"), per_thread: Some(PerThread { version: 7000, export: Some("cuGraphicsMapResources_ptsz") }) }] },
-    Function { name: "cuGraphicsResourceGetMappedMipmappedArray", default: 5000, abis: &[Abi { version: 5000, export: Some("cuGraphicsResourceGetMappedMipmappedArray"), per_thread: None }] },
-    Function { name: "cuGraphicsResourceGetMappedPointer", default: 3020, abis: &[Abi { version: 3000, export: Some("cuGraphicsResourceGetMappedPointer"), per_thread: None }, Abi { version: 3020, export: Some("cuGraphicsResourceGetMappedPointer_v2"), per_thread: None }] },
-    Function { name: "cuGraphicsResourceSetMapFlags", default: 6050, abis: &[Abi { version: 3000, export: Some("cuGraphicsResourceSetMapFlags"), per_thread: None }, Abi { version: 6050, export: Some("cuGraphicsResourceSetMapFlags_v2"), per_thread: None }] },
-    Function { name: "cuGraphicsSubResourceGetMappedArray", default: 3000, abis: &[Abi { version: 3000, export: Some("cuGraphicsSubResourceGetMappedArray"), per_thread: None }] },
-    Function { name: "cuGraphicsUnmapResources", default: 3000, abis: &[Abi { version: 3000, export: Some("cuGraphicsUnmapResources"), per_thread: Some(PerThread { version: 7000, export: Some("cuGraphicsUnmapResources_ptsz") }) }] },
-    Function { name: "cuGraphicsUnregisterResource", default: 3000, abis: &[Abi { version: 3000, export: Some("cuGraphicsUnregisterResource"), per_thread: None }] },
-    Function { name: "cuGreenCtxCreate", default: 12040, abis: &[Abi { version: 12040, export: Some("cuGreenCtxCreate"), per_thread: None }] },
-    Function { name: "cuGreenCtxDestroy", default: 12040, abis: &[Abi { version: 12040, export: Some("cuGreenCtxDestroy"), per_thread: None }] },
-    Function { name: "cuGreenCtxGetDevResource", default: 12040, abis: &[Abi { version: 12040, export: Some("cuGreenCtxGetDevResource"), per_thread: None }] },
-    Function { name: "cuGreenCtxRecordEvent", default: 12040, abis: &[Abi { version: 12040, export: Some("cuGreenCtxRecordEvent"), per_thread: None }] },
-    Function { name: "cuGreenCtxStreamCreate", default: 12050, abis: &[Abi { version: 12050, export: Some("cuGreenCtxStreamCreate"), per_thread: None }] },
-    Function { name: "cuGreenCtxWaitEvent", default: 12040, abis: &[Abi { version: 12040, export: Some("cuGreenCtxWaitEvent"), per_thread: None }] },
-    Function { name: "cuImportExternalMemory", default: 10000, abis: &[Abi { version: 10000, export: Some("cuImportExternalMemory"), per_thread: None }] },
-    Function { name: "cuImportExternalSemaphore", default: 10000, abis: &[Abi { version: 10000, export: Some("cuImportExternalSemaphore"), per_thread: None }] },
-    Function { name: "cuInit", default: 2000, abis: &[Abi { version: 2000, export: Some("cuInit"), per_thread: None }] },
-    Function { name: "cuIpcCloseMemHandle", default: 4010, abis: &[Abi { version: 4010, export: Some("cuIpcCloseMemHandle"), per_thread: None }] },
-    Function { name: "cuIpcGetEventHandle", default: 4010, abis: &[Abi { version: 4010, export: Some("cuIpcGetEventHandle"), per_thread: None }] },
-    Function { name: "cuIpcGetMemHandle", default: 4010, abis: &[Abi { version: 4010, export: Some("cuIpcGetMemHandle"), per_thread: None }] },
-    Function { name: "cuIpcOpenEventHandle", default: 4010, abis: &[Abi { version: 4010, export: Some("cuIpcOpenEventHandle"), per_thread: None }] },
-    Function { name: "cuIpcOpenMemHandle", default: 11000, abis: &[Abi { version: 4010, export: Some("cuIpcOpenMemHandle"), per_thread: None }, Abi { version: 11000, export: Some("cuIpcOpenMemHandle_v2"), per_thread: None }] },
-    Function { name: "cuKernelGetAttribute", default: 12000, abis: &[Abi { version: 12000, export: Some("cuKernelGetAttribute"), per_thread: None }] },
-    Function { name: "cuKernelGetFunction", default: 12000, abis: &[Abi { version: 12000, export: Some("cuKernelGetFunction"), per_thread: None }] },
-    Function { name: "cuKernelGetLibrary", default: 12050, abis: &[Abi { version: 12050, export: Some("cuKernelGetLibrary"), per_thread: None }] },
-    Function { name: "cuKernelGetName", default: 12030, abis: &[Abi { version: 12030, export: Some("cuKernelGetName"), per_thread: None }] },
-    Function { name: "cuKernelGetParamInfo", default: 12040, abis: &[Abi { version: 12040, export: Some("cuKernelGetParamInfo"), per_thread: None }] },
-    Function { name: "cuKernelSetAttribute", default: 12000, abis: &[Abi { version: 12000, export: Some("cuKernelSetAttribute"), per_thread: None }] },
-    Function { name: "cuKernelSetCacheConfig", default: 12000, abis: &[Abi { version: 12000, export: Some("cuKernelSetCacheConfig"), per_thread: None }] },
-    Function { name: "cuLaunch", default: 2000, abis: &[Abi { version: 2000, export: Some("cuLaunch"), per_thread: None }] },
-    Function { name: "cuLaunchCooperativeKernel", default: 9000, abis: &[Abi { version: 9000, export: Some("cuLaunchCooperativeKernel"), per_thread: Some(PerThread { version: 9000, export: Some("cuLaunchCooperativeKernel_ptsz") }) }] },
-    Function { name: "cuLaunchCooperativeKernelMultiDevice", default: 9000, abis: &[Abi { version: 9000, export: Some("cuLaunchCooperativeKernelMultiDevice"), per_thread: None }] },
-    Function { name: "cuLaunchGrid", default: 2000, abis: &[Abi { version: 2000, export: Some("cuLaunchGrid"), per_thread: None }] },
-    Function { name: "cuLaunchGridAsync", default: 2000, abis: &[Abi { version: 2000, export: Some("cuLaunchGridAsync"), per_thread: None }] },
-    Function { name: "cuLaunchHostFunc", default: 10000, abis: &[Abi { version: 10000, export: Some("cuLaunchHostFunc"), per_thread: Some(PerThread { version: 10000, export: Some("cuLaunchHostFunc_ptsz") }) }] },
-    Function { name: "cuLaunchKernel", default: 4000, abis: &[Abi { version: 4000, export: Some("cuLaunchKernel"), per_thread: Some(PerThread { version: 7000, export: Some("cuLaunchKernel_ptsz") }) }] },
-    Function { name: "cuLaunchKernelEx", default: 11060, abis: &[Abi { version: 11060, export: Some("cuLaunchKernelEx"), per_thread: Some(PerThread { version: 11060, export: Some("cuLaunchKernelEx_ptsz") }) }] },
-    Function { name: "cuLibraryEnumerateKernels", default: 12040, abis: &[Abi { version: 12040, export: Some("cuLibraryEnumerateKernels"), per_thread: None }] },
-    Function { name: "cuLibraryGetGlobal", default: 12000, abis: &[Abi { version: 12000, export: Some("cuLibraryGetGlobal"), per_thread: None }] },
-    Function { name: "cuLibraryGetKernel", default: 12000, abis: &[Abi { version: 12000, export: Some("cuLibraryGetKernel"), per_thread: None }] },
-    Function { name: "cuLibraryGetKernelCount", default: 12040, abis: &[Abi { version: 12040, export: Some("cuLibraryGetKernelCount"), per_thread: None }] },
-    Function { name: "cuLibraryGetManaged", default: 12000, abis: &[Abi { version: 12000, export: Some("cuLibraryGetManaged"), per_thread: None }] },
-    Function { name: "cuLibraryGetModule", default: 12000, abis: &[Abi { version: 12000, export: Some("cuLibraryGetModule"), per_thread: None }] },
-    Function { name: "cuLibraryGetUnifiedFunction", default: 12000, abis: &[Abi { version: 12000, export: Some("cuLibraryGetUnifiedFunction"), per_thread: None }] },
-    Function { name: "cuLibraryLoadData", default: 12000, abis: &[Abi { version: 12000, export: Some("cuLibraryLoadData"), per_thread: None }] },
-    Function { name: "cuLibraryLoadFromFile", default: 12000, abis: &[Abi { version: 12000, export: Some("cuLibraryLoadFromFile"), per_thread: None }] },
-    Function { name: "cuLibraryUnload", default: 12000, abis: &[Abi { version: 12000, export: Some("cuLibraryUnload"), per_thread: None }] },
-    Function { name: "cuLinkAddData", default: 6050, abis: &[Abi { version: 5050, export: Some("cuLinkAddData"), per_thread: None }, Abi { version: 6050, export: Some("cuLinkAddData_v2"), per_thread: None }] },
-    Function { name: "cuLinkAddFile", default: 6050, abis: &[Abi { version: 5050, export: Some("cuLinkAddFile"), per_thread: None }, Abi { version: 6050, export: Some("cuLinkAddFile_v2"), per_thread: None }] },
-    Function { name: "cuLinkComplete", default: 5050, abis: &[Abi { version: 5050, export: Some("cuLinkComplete"), per_thread: None }] },
-    Function { name: "cuLinkCreate", default: 6050, abis: &[Abi { version: 5050, export: Some("cuLinkCreate"), per_thread: None }, Abi { version: 6050, export: Some("cuLinkCreate_v2"), per_thread: None }] },
-    Function { name: "cuLinkDestroy", default: 5050, abis: &[Abi { version: 5050, export: Some("cuLinkDestroy"), per_thread: None }] },
-    Function { name: "cuLogsCurrent", default: 12090, abis: &[Abi { version: 12090, export: Some("cuLogsCurrent"), per_thread: None }] },
-    Function { name: "cuLogsDumpToFile", default: 12090, abis: &[Abi { version: 12090, export: Some("cuLogsDumpToFile"), per_thread: None }] },
-    Function { name: "cuLogsDumpToMemory", default: 12090, abis: &[Abi { version: 12090, export: Some("cuLogsDumpToMemory"), per_thread: None }] },
-    Function { name: "cuLogsRegisterCallback", default: 12090, abis: &[Abi { version: 12090, export: Some("cuLogsRegisterCallback"), per_thread: None }] },
-    Function { name: "cuLogsUnregisterCallback", default: 12090, abis: &[Abi { version: 12090, export: Some("cuLogsUnregisterCallback"), per_thread: None }] },
-    Function { name: "cuMemAddressFree", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemAddressFree"), per_thread: None }] },
-    Function { name: "cuMemAddressReserve", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemAddressReserve"), per_thread: None }] },
-    Function { name: "cuMemAdvise", default: 12020, abis: &[Abi { version: 8000, export: Some("cuMemAdvise"), per_thread: None }, Abi { version: 12020, export: Some("cuMemAdvise_v2"), per_thread: None }] },
-    Function { name: "cuMemAlloc", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemAlloc"), per_thread: None }, Abi { version: 3020, export: Some("cuMemAlloc_v2"), per_thread: None }] },
-    Function { name: "cuMemAllocAsync", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemAllocAsync"), per_thread: Some(PerThread { version: 11020, export: Some("cuMemAllocAsync_ptsz") }) }] },
-    Function { name: "cuMemAllocFromPoolAsync", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemAllocFromPoolAsync"), per_thread: Some(PerThread { version: 11020, export: Some("cuMemAllocFromPoolAsync_ptsz") }) }] },
-    Function { name: "cuMemAllocHost", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemAllocHost"), per_thread: None }, Abi { version: 3020, export: Some("cuMemAllocHost_v2"), per_thread: None }] },
-    Function { name: "cuMemAllocManaged", default: 6000, abis: &[Abi { version: 6000, export: Some("cuMemAllocManaged"), per_thread: None }] },
-    Function { name: "cuMemAllocPitch", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemAllocPitch"), per_thread: None }, Abi { version: 3020, export: Some("cuMemAllocPitch_v2"), per_thread: None }] },
-    Function { name: "cuMemBatchDecompressAsync", default: 12060, abis: &[Abi { version: 12060, export: Some("cuMemBatchDecompressAsync"), per_thread: Some(PerThread { version: 12060, export: Some("cuMemBatchDecompressAsync_ptsz") }) }] },
-    Function { name: "cuMemCreate", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemCreate"), per_thread: None }] },
-    Function { name: "cuMemExportToShareableHandle", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemExportToShareableHandle"), per_thread: None }] },
-    Function { name: "cuMemFree", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemFree"), per_thread: None }, Abi { version: 3020, export: Some("cuMemFree_v2"), per_thread: None }] },
-    Function { name: "cuMemFreeAsync", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemFreeAsync"), per_thread: Some(PerThread { version: 11020, export: Some("cuMemFreeAsync_ptsz") }) }] },
-    Function { name: "cuMemFreeHost", default: 2000, abis: &[Abi { version: 2000, export: Some("cuMemFreeHost"), per_thread: None }] },
-    Function { name: "cuMemGetAccess", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemGetAccess"), per_thread: None }] },
-    Function { name: "cuMemGetAddressRange", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemGetAddressRange"), per_thread: None }, Abi { version: 3020, export: Some("cuMemGetAddressRange_v2"), per_thread: None }] },
-    Function { name: "cuMemGetAllocationGranularity", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemGetAllocationGranularity"), per_thread: None }] },
-    Function { name: "cuMemGetAllocationPropertiesFromHandle", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemGetAllocationPropertiesFromHandle"), per_thread: None }] },
-    Function { name: "cuMemGetHandleForAddressRange", default: 11070, abis: &[Abi { version: 11070, export: Some("cuMemGetHandleForAddressRange"), per_thread: None }] },
-    Function { name: "cuMemGetInfo", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemGetInfo"), per_thread: None }, Abi { version: 3020, export: Some("cuMemGetInfo_v2"), per_thread: None }] },
-    Function { name: "cuMemHostAlloc", default: 2020, abis: &[Abi { version: 2020, export: Some("cuMemHostAlloc"), per_thread: None }] },
-    Function { name: "cuMemHostGetDevicePointer", default: 3020, abis: &[Abi { version: 2020, export: Some("cuMemHostGetDevicePointer"), per_thread: None }, Abi { version: 3020, export: Some("cuMemHostGetDevicePointer_v2"), per_thread: None }] },
-    Function { name: "cuMemHostGetFlags", default: 2030, abis: &[Abi { version: 2030, export: Some("cuMemHostGetFlags"), per_thread: None }] },
-    Function { name: "cuMemHostRegister", default: 6050, abis: &[Abi { version: 4000, export: Some("cuMemHostRegister"), per_thread: None }, Abi { version: 6050, export: Some("cuMemHostRegister_v2"), per_thread: None }] },
-    Function { name: "cuMemHostUnregister", default: 4000, abis: &[Abi { version: 4000, export: Some("cuMemHostUnregister"), per_thread: None }] },
-    Function { name: "cuMemImportFromShareableHandle", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemImportFromShareableHandle"), per_thread: None }] },
-    Function { name: "cuMemMap", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemMap"), per_thread: None }] },
-    Function { name: "cuMemMapArrayAsync", default: 11010, abis: &[Abi { version: 11010, export: Some("cuMemMapArrayAsync"), per_thread: Some(PerThread { version: 11010, export: Some("cuMemMapArrayAsync_ptsz") }) }] },
-    Function { name: "cuMemPoolCreate", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolCreate"), per_thread: None }] },
-    Function { name: "cuMemPoolDestroy", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolDestroy"), per_thread: None }] },
-    Function { name: "cuMemPoolExportPointer", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolExportPointer"), per_thread: None }] },
-    Function { name: "cuMemPoolExportToShareableHandle", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolExportToShareableHandle"), per_thread: None }] },
-    Function { name: "cuMemPoolGetAccess", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolGetAccess"), per_thread: None }] },
-    Function { name: "cuMemPoolGetAttribute", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolGetAttribute"), per_thread: None }] },
-    Function { name: "cuMemPoolImportFromShareableHandle", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolImportFromShareableHandle"), per_thread: None }] },
-    Function { name: "cuMemPoolImportPointer", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolImportPointer"), per_thread: None }] },
-    Function { name: "cuMemPoolSetAccess", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolSetAccess"), per_thread: None }] },
-    Function { name: "cuMemPoolSetAttribute", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolSetAttribute"), per_thread: None }] },
-    Function { name: "cuMemPoolTrimTo", default: 11020, abis: &[Abi { version: 11020, export: Some("cuMemPoolTrimTo"), per_thread: None }] },
-    Function { name: "cuMemPrefetchAsync", default: 12020, abis: &[Abi { version: 8000, export: Some("cuMemPrefetchAsync"), per_thread: Some(PerThread { version: 8000, export: Some("cuMemPrefetchAsync_ptsz") }) }, Abi { version: 12020, export: Some("cuMemPrefetchAsync_v2"), per_thread: Some(PerThread { version: 12020, export: Some("cuMemPrefetchAsync_v2_ptsz") }) }] },
-    Function { name: "cuMemRangeGetAttribute", default: 8000, abis: &[Abi { version: 8000, export: Some("cuMemRangeGetAttribute"), per_thread: None }] },
-    Function { name: "cuMemRangeGetAttributes", default: 8000, abis: &[Abi { version: 8000, export: Some("cuMemRangeGetAttributes"), per_thread: None }] },
-    Function { name: "cuMemRelease", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemRelease"), per_thread: None }] },
-    Function { name: "cuMemRetainAllocationHandle", default: 11000, abis: &[Abi { version: 11000, export: Some("cuMemRetainAllocationHandle"), per_thread: None }] },
-    Function { name: "cuMemSetAccess", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemSetAccess"), per_thread: None }] },
-    Function { name: "cuMemUnmap", default: 10020, abis: &[Abi { version: 10020, export: Some("cuMemUnmap"), per_thread: None }] },
-    Function { name: "cuMemcpy", default: 4000, abis: &[Abi { version: 4000, export: Some("cuMemcpy"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpy_ptds") }) }] },
-    Function { name: "cuMemcpy2D", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpy2D"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpy2D_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpy2D_v2_ptds") }) }] },
-    Function { name: "cuMemcpy2DAsync", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpy2DAsync"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpy2DAsync_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpy2DAsync_v2_ptsz") }) }] },
-    Function { name: "cuMemcpy2DUnaligned", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpy2DUnaligned"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpy2DUnaligned_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpy2DUnaligned_v2_ptds") }) }] },
-    Function { name: "cuMemcpy3D", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpy3D"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpy3D_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpy3D_v2_ptds") }) }] },
-    Function { name: "cuMemcpy3DAsync", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpy3DAsync"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpy3DAsync_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpy3DAsync_v2_ptsz") }) }] },
-    Function { name: "cuMemcpy3DBatchAsync", default: 12080, abis: &[Abi { version: 12080, export: Some("cuMemcpy3DBatchAsync"), per_thread: Some(PerThread { version: 12080, export: Some("cuMemcpy3DBatchAsync_ptsz") }) }] },
-    Function { name: "cuMemcpy3DPeer", default: 4000, abis: &[Abi { version: 4000, export: Some("cuMemcpy3DPeer"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpy3DPeer_ptds") }) }] },
-    Function { name: "cuMemcpy3DPeerAsync", default: 4000, abis: &[Abi { version: 4000, export: Some("cuMemcpy3DPeerAsync"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpy3DPeerAsync_ptsz") }) }] },
-    Function { name: "cuMemcpyAsync", default: 4000, abis: &[Abi { version: 4000, export: Some("cuMemcpyAsync"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyAsync_ptsz") }) }] },
-    Function { name: "cuMemcpyAtoA", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyAtoA"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyAtoA_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyAtoA_v2_ptds") }) }] },
-    Function { name: "cuMemcpyAtoD", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyAtoD"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyAtoD_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyAtoD_v2_ptds") }) }] },
-    Function { name: "cuMemcpyAtoH", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyAtoH"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyAtoH_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyAtoH_v2_ptds") }) }] },
-    Function { name: "cuMemcpyAtoHAsync", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyAtoHAsync"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyAtoHAsync_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyAtoHAsync_v2_ptsz") }) }] },
-    Function { name: "cuMemcpyBatchAsync", default: 12080, abis: &[Abi { version: 12080, export: Some("cuMemcpyBatchAsync"), per_thread: Some(PerThread { version: 12080, export: Some("cuMemcpyBatchAsync_ptsz") }) }] },
-    Function { name: "cuMemcpyDtoA", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyDtoA"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyDtoA_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyDtoA_v2_ptds") }) }] },
-    Function { name: "cuMemcpyDtoD", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyDtoD"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyDtoD_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyDtoD_v2_ptds") }) }] },
-    Function { name: "cuMemcpyDtoDAsync", default: 3020, abis: &[Abi { version: 3000, export: Some("cuMemcpyDtoDAsync"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyDtoDAsync_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyDtoDAsync_v2_ptsz") }) }] },
-    Function { name: "cuMemcpyDtoH", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyDtoH"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyDtoH_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyDtoH_v2_ptds") }) }] },
-    Function { name: "cuMemcpyDtoHAsync", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyDtoHAsync"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyDtoHAsync_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyDtoHAsync_v2_ptsz") }) }] },
-    Function { name: "cuMemcpyHtoA", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyHtoA"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyHtoA_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyHtoA_v2_ptds") }) }] },
-    Function { name: "cuMemcpyHtoAAsync", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyHtoAAsync"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyHtoAAsync_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyHtoAAsync_v2_ptsz") }) }] },
-    Function { name: "cuMemcpyHtoD", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyHtoD"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyHtoD_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyHtoD_v2_ptds") }) }] },
-    Function { name: "cuMemcpyHtoDAsync", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemcpyHtoDAsync"), per_thread: None }, Abi { version: 3020, export: Some("cuMemcpyHtoDAsync_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyHtoDAsync_v2_ptsz") }) }] },
-    Function { name: "cuMemcpyPeer", default: 4000, abis: &[Abi { version: 4000, export: Some("cuMemcpyPeer"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyPeer_ptds") }) }] },
-    Function { name: "cuMemcpyPeerAsync", default: 4000, abis: &[Abi { version: 4000, export: Some("cuMemcpyPeerAsync"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemcpyPeerAsync_ptsz") }) }] },
-    Function { name: "cuMemsetD16", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemsetD16"), per_thread: None }, Abi { version: 3020, export: Some("cuMemsetD16_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD16_v2_ptds") }) }] },
-    Function { name: "cuMemsetD16Async", default: 3020, abis: &[Abi { version: 3020, export: Some("cuMemsetD16Async"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD16Async_ptsz") }) }] },
-    Function { name: "cuMemsetD2D16", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemsetD2D16"), per_thread: None }, Abi { version: 3020, export: Some("cuMemsetD2D16_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD2D16_v2_ptds") }) }] },
-    Function { name: "cuMemsetD2D16Async", default: 3020, abis: &[Abi { version: 3020, export: Some("cuMemsetD2D16Async"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD2D16Async_ptsz") }) }] },
-    Function { name: "cuMemsetD2D32", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemsetD2D32"), per_thread: None }, Abi { version: 3020, export: Some("cuMemsetD2D32_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD2D32_v2_ptds") }) }] },
-    Function { name: "cuMemsetD2D32Async", default: 3020, abis: &[Abi { version: 3020, export: Some("cuMemsetD2D32Async"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD2D32Async_ptsz") }) }] },
-    Function { name: "cuMemsetD2D8", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemsetD2D8"), per_thread: None }, Abi { version: 3020, export: Some("cuMemsetD2D8_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD2D8_v2_ptds") }) }] },
-    Function { name: "cuMemsetD2D8Async", default: 3020, abis: &[Abi { version: 3020, export: Some("cuMemsetD2D8Async"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD2D8Async_ptsz") }) }] },
-    Function { name: "cuMemsetD32", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemsetD32"), per_thread: None }, Abi { version: 3020, export: Some("cuMemsetD32_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD32_v2_ptds") }) }] },
-    Function { name: "cuMemsetD32Async", default: 3020, abis: &[Abi { version: 3020, export: Some("cuMemsetD32Async"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD32Async_ptsz") }) }] },
-    Function { name: "cuMemsetD8", default: 3020, abis: &[Abi { version: 2000, export: Some("cuMemsetD8"), per_thread: None }, Abi { version: 3020, export: Some("cuMemsetD8_v2"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD8_v2_ptds") }) }] },
-    Function { name: "cuMemsetD8Async", default: 3020, abis: &[Abi { version: 3020, export: Some("cuMemsetD8Async"), per_thread: Some(PerThread { version: 7000, export: Some("cuMemsetD8Async_ptsz") }) }] },
-    Function { name: "cuMipmappedArrayCreate", default: 5000, abis: &[Abi { version: 5000, export: Some("cuMipmappedArrayCreate"), per_thread: None }] },
-    Function { name: "cuMipmappedArrayDestroy", default: 5000, abis: &[Abi { version: 5000, export: Some("cuMipmappedArrayDestroy"), per_thread: None }] },
-    Function { name: "cuMipmappedArrayGetLevel", default: 5000, abis: &[Abi { version: 5000, export: Some("cuMipmappedArrayGetLevel"), per_thread: None }] },
-    Function { name: "cuMipmappedArrayGetMemoryRequirements", default: 11060, abis: &[Abi { version: 11060, export: Some("cuMipmappedArrayGetMemoryRequirements"), per_thread: None }] },
-    Function { name: "cuMipmappedArrayGetSparseProperties", default: 11010, abis: &[Abi { version: 11010, export: Some("cuMipmappedArrayGetSparseProperties"), per_thread: None }] },
-    Function { name: "cuModuleEnumerateFunctions", default: 12040, abis: &[Abi { version: 12040, export: Some("cuModuleEnumerateFunctions"), per_thread: None }] },
-    Function { name: "cuModuleGetFunction", default: 2000, abis: &[Abi { version: 2000, export: Some("cuModuleGetFunction"), per_thread: None }] },
-    Function { name: "cuModuleGetFunctionCount", default: 12040, abis: &[Abi { version: 12040, export: Some("cuModuleGetFunctionCount"), per_thread: None }] },
-    Function { name: "cuModuleGetGlobal", default: 3020, abis: &[Abi { version: 2000, export: Some("cuModuleGetGlobal"), per_thread: None }, Abi { version: 3020, export: Some("cuModuleGetGlobal_v2"), per_thread: None }] },
-    Function { name: "cuModuleGetLoadingMode", default: 11070, abis: &[Abi { version: 11070, export: Some("cuModuleGetLoadingMode"), per_thread: None }] },
-    Function { name: "cuModuleGetSurfRef", default: 3000, abis: &[Abi { version: 3000, export: Some("cuModuleGetSurfRef"), per_thread: None }] },
-    Function { name: "cuModuleGetTexRef", default: 2000, abis: &[Abi { version: 2000, export: Some("cuModuleGetTexRef"), per_thread: None }] },
-    Function { name: "cuModuleLoad", default: 2000, abis: &[Abi { version: 2000, export: Some("cuModuleLoad"), per_thread: None }] },
-    Function { name: "cuModuleLoadData", default: 2000, abis: &[Abi { version: 2000, export: Some("cuModuleLoadData"), per_thread: None }] },
-    Function { name: "cuModuleLoadDataEx", default: 2010, abis: &[Abi { version: 2010, export: Some("cuModuleLoadDataEx"), per_thread: None }] },
-    Function { name: "cuModuleLoadFatBinary", default: 2000, abis: &[Abi { version: 2000, export: Some("cuModuleLoadFatBinary"), per_thread: None }] },
-    Function { name: "cuModuleUnload", default: 2000, abis: &[Abi { version: 2000, export: Some("cuModuleUnload"), per_thread: None }] },
-    Function { name: "cuMulticastAddDevice", default: 12010, abis: &[Abi { version: 12010, export: Some("cuMulticastAddDevice"), per_thread: None }] },
-    Function { name: "cuMulticastBindAddr", default: 12010, abis: &[Abi { version: 12010, export: Some("cuMulticastBindAddr"), per_thread: None }] },
-    Function { name: "cuMulticastBindMem", default: 12010, abis: &[Abi { version: 12010, export: Some("cuMulticastBindMem"), per_thread: None }] },
-    Function { name: "cuMulticastCreate", default: 12010, abis: &[Abi { version: 12010, export: Some("cuMulticastCreate"), per_thread: None }] },
-    Function { name: "cuMulticastGetGranularity", default: 12010, abis: &[Abi { version: 12010, export: Some("cuMulticastGetGranularity"), per_thread: None }] },
-    Function { name: "cuMulticastUnbind", default: 12010, abis: &[Abi { version: 12010, export: Some("cuMulticastUnbind"), per_thread: None }] },
-    Function { name: "cuOccupancyAvailableDynamicSMemPerBlock", default: 10020, abis: &[Abi { version: 10020, export: Some("cuOccupancyAvailableDynamicSMemPerBlock"), per_thread: None }] },
-    Function { name: "cuOccupancyMaxActiveBlocksPerMultiprocessor", default: 6050, abis: &[Abi { version: 6050, export: Some("cuOccupancyMaxActiveBlocksPerMultiprocessor"), per_thread: None }] },
-    Function { name: "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", default: 7000, abis: &[Abi { version: 7000, export: Some("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"), per_thread: None }] },
-    Function { name: "cuOccupancyMaxActiveClusters", default: 11070, abis: &[Abi { version: 11070, export: Some("cuOccupancyMaxActiveClusters"), per_thread: None }] },
-    Function { name: "cuOccupancyMaxPotentialBlockSize", default: 6050, abis: &[Abi { version: 6050, export: Some("cuOccupancyMaxPotentialBlockSize"), per_thread: None }] },
-    Function { name: "cuOccupancyMaxPotentialBlockSizeWithFlags", default: 7000, abis: &[Abi { version: 7000, export: Some("cuOccupancyMaxPotentialBlockSizeWithFlags"), per_thread: None }] },
-    Function { name: "cuOccupancyMaxPotentialClusterSize", default: 11070, abis: &[Abi { version: 11070, export: Some("cuOccupancyMaxPotentialClusterSize"), per_thread: None }] },
-    Function { name: "cuParamSetSize", default: 2000, abis: &[Abi { version: 2000, export: Some("cuParamSetSize"), per_thread: None }] },
-    Function { name: "cuParamSetTexRef", default: 2000, abis: &[Abi { version: 2000, export: Some("cuParamSetTexRef"), per_thread: None }] },
-    Function { name: "cuParamSetf", default: 2000, abis: &[Abi { version: 2000, export: Some("cuParamSetf"), per_thread: None }] },
-    Function { name: "cuParamSeti", default: 2000, abis: &[Abi { version: 2000, export: Some("cuParamSeti"), per_thread: None }] },
-    Function { name: "cuParamSetv", default: 2000, abis: &[Abi { version: 2000, export: Some("cuParamSetv"), per_thread: None }] },
-    Function { name: "cuPointerGetAttribute", default: 4000, abis: &[Abi { version: 4000, export: Some("cuPointerGetAttribute"), per_thread: None }] },
-    Function { name: "cuPointerGetAttributes", default: 7000, abis: &[Abi { version: 7000, export: Some("cuPointerGetAttributes"), per_thread: None }] },
-    Function { name: "cuPointerSetAttribute", default: 6000, abis: &[Abi { version: 6000, export: Some("cuPointerSetAttribute"), per_thread: None }] },
-    Function { name: "cuSignalExternalSemaphoresAsync", default: 10000, abis: &[Abi { version: 10000, export: Some("cuSignalExternalSemaphoresAsync"), per_thread: Some(PerThread { version: 10000, export: Some("cuSignalExternalSemaphoresAsync_ptsz") }) }] },
-    Function { name: "cuStreamAddCallback", default: 5000, abis: &[Abi { version: 5000, export: Some("cuStreamAddCallback"), per_thread: Some(PerThread { version: 7000, export: Some("cuStreamAddCallback_ptsz") }) }] },
-    Function { name: "cuStreamAttachMemAsync", default: 6000, abis: &[Abi { version: 6000, export: Some("cuStreamAttachMemAsync"), per_thread: Some(PerThread { version: 7000, export: Some("cuStreamAttachMemAsync_ptsz") }) }] },
-    Function { name: "cuStreamBatchMemOp", default: 11070, abis: &[Abi { version: 8000, export: Some("cuStreamBatchMemOp"), per_thread: Some(PerThread { version: 8000, export: Some("cuStreamBatchMemOp_ptsz") }) }, Abi { version: 11070, export: Some("cuStreamBatchMemOp_v2"), per_thread: Some(PerThread { version: 11070, export: Some("cuStreamBatchMemOp_v2_ptsz") }) }] },
-    Function { name: "cuStreamBeginCapture", default: 10010, abis: &[Abi { version: 10000, export: Some("cuStreamBeginCapture"), per_thread: Some(PerThread { version: 10000, export: Some("cuStreamBeginCapture_ptsz") }) }, Abi { version: 10010, export: Some("cuStreamBeginCapture_v2"), per_thread: Some(PerThread { version: 10010, export: Some("cuStreamBeginCapture_v2_ptsz") }) }] },
-    Function { name: "cuStreamBeginCaptureToGraph", default: 12030, abis: &[Abi { version: 12030, export: Some("cuStreamBeginCaptureToGraph"), per_thread: Some(PerThread { version: 12030, export: Some("cuStreamBeginCaptureToGraph_ptsz") }) }] },
-    Function { name: "cuStreamCopyAttributes", default: 11000, abis: &[Abi { version: 11000, export: Some("cuStreamCopyAttributes"), per_thread: Some(PerThread { version: 11000, export: Some("cuStreamCopyAttributes_ptsz") }) }] },
-    Function { name: "cuStreamCreate", default: 2000, abis: &[Abi { version: 2000, export: Some("cuStreamCreate"), per_thread: None }] },
-    Function { name: "cuStreamCreateWithPriority", default: 5050, abis: &[Abi { version: 5050, export: Some("cuStreamCreateWithPriority"), per_thread: None }] },
-    Function { name: "cuStreamDestroy", default: 4000, abis: &[Abi { version: 2000, export: Some("cuStreamDestroy"), per_thread: None }, Abi { version: 4000, export: Some("cuStreamDestroy_v2"), per_thread: None }] },
-    Function { name: "cuStreamEndCapture", default: 10000, abis: &[Abi { version: 10000, export: Some("cuStreamEndCapture"), per_thread: Some(PerThread { version: 10000, export: Some("cuStreamEndCapture_ptsz") }) }] },
-    Function { name: "cuStreamGetAttribute", default: 11000, abis: &[Abi { version: 11000, export: Some("cuStreamGetAttribute"), per_thread: Some(PerThread { version: 11000, export: Some("cuStreamGetAttribute_ptsz") }) }] },
-    Function { name: "cuStreamGetCaptureInfo", default: 12030, abis: &[Abi { version: 10010, export: Some("cuStreamGetCaptureInfo"), per_thread: Some(PerThread { version: 10010, export: Some("cuStreamGetCaptureInfo_ptsz") }) }, Abi { version: 11030, export: Some("cuStreamGetCaptureInfo_v2"), per_thread: Some(PerThread { version: 11030, export: Some("cuStreamGetCaptureInfo_v2_ptsz") }) }, Abi { version: 12030, export: Some("cuStreamGetCaptureInfo_v3"), per_thread: Some(PerThread { version: 12030, export: Some("cuStreamGetCaptureInfo_v3_ptsz") }) }] },
-    Function { name: "cuStreamGetCtx", default: 12050, abis: &[Abi { version: 9020, export: Some("cuStreamGetCtx"), per_thread: Some(PerThread { version: 9020, export: Some("cuStreamGetCtx_ptsz") }) }, Abi { version: 12050, export: Some("cuStreamGetCtx_v2"), per_thread: Some(PerThread { version: 12050, export: Some("cuStreamGetCtx_v2_ptsz") }) }] },
-    Function { name: "cuStreamGetDevice", default: 12080, abis: &[Abi { version: 12080, export: Some("cuStreamGetDevice"), per_thread: Some(PerThread { version: 12080, export: Some("cuStreamGetDevice_ptsz") }) }] },
-    Function { name: "cuStreamGetFlags", default: 5050, abis: &[Abi { version: 5050, export: Some("cuStreamGetFlags"), per_thread: Some(PerThread { version: 7000, export: Some("cuStreamGetFlags_ptsz") }) }] },
-    Function { name: "cuStreamGetGreenCtx", default: 12040, abis: &[Abi { version: 12040, export: Some("cuStreamGetGreenCtx"), per_thread: None }] },
-    Function { name: "cuStreamGetId", default: 12000, abis: &[Abi { version: 12000, export: Some("cuStreamGetId"), per_thread: Some(PerThread { version: 12000, export: Some("cuStreamGetId_ptsz") }) }] },
-    Function { name: "cuStreamGetPriority", default: 5050, abis: &[Abi { version: 5050, export: Some("cuStreamGetPriority"), per_thread: Some(PerThread { version: 7000, export: Some("cuStreamGetPriority_ptsz") }) }] },
-    Function { name: "cuStreamIsCapturing", default: 10000, abis: &[Abi { version: 10000, export: Some("cuStreamIsCapturing"), per_thread: Some(PerThread { version: 10000, export: Some("cuStreamIsCapturing_ptsz") }) }] },
-    Function { name: "cuStreamQuery", default: 2000, abis: &[Abi { version: 2000, export: Some("cuStreamQuery"), per_thread: Some(PerThread { version: 7000, export: Some("cuStreamQuery_ptsz") }) }] },
-    Function { name: "cuStreamSetAttribute", default: 11000, abis: &[Abi { version: 11000, export: Some("cuStreamSetAttribute"), per_thread: Some(PerThread { version: 11000, export: Some("cuStreamSetAttribute_ptsz") }) }] },
-    Function { name: "cuStreamSynchronize", default: 2000, abis: &[Abi { version: 2000, export: Some("cuStreamSynchronize"), per_thread: Some(PerThread { version: 7000, export: Some("cuStreamSynchronize_ptsz") }) }] },
-    Function { name: "cuStreamUpdateCaptureDependencies", default: 12030, abis: &[Abi { version: 11030, export: Some("cuStreamUpdateCaptureDependencies"), per_thread: Some(PerThread { version: 11030, export: Some("cuStreamUpdateCaptureDependencies_ptsz") }) }, Abi { version: 12030, export: Some("cuStreamUpdateCaptureDependencies_v2"), per_thread: Some(PerThread { version: 12030, export: Some("cuStreamUpdateCaptureDependencies_v2_ptsz") }) }] },
-    Function { name: "cuStreamWaitEvent", default: 3020, abis: &[Abi { version: 3020, export: Some("cuStreamWaitEvent"), per_thread: Some(PerThread { version: 7000, export: Some("cuStreamWaitEvent_ptsz") }) }] },
-    Function { name: "cuStreamWaitValue32", default: 11070, abis: &[Abi { version: 8000, export: Some("cuStreamWaitValue32"), per_thread: Some(PerThread { version: 8000, export: Some("cuStreamWaitValue32_ptsz") }) }, Abi { version: 11070, export: Some("cuStreamWaitValue32_v2"), per_thread: Some(PerThread { version: 11070, export: Some("cuStreamWaitValue32_v2_ptsz") }) }] },
-    Function { name: "cuStreamWaitValue64", default: 11070, abis: &[Abi { version: 9000, export: Some("cuStreamWaitValue64"), per_thread: Some(PerThread { version: 9000, export: Some("cuStreamWaitValue64_ptsz") }) }, Abi { version: 11070, export: Some("cuStreamWaitValue64_v2"), per_thread: Some(PerThread { version: 11070, export: Some("cuStreamWaitValue64_v2_ptsz") }) }] },
-    Function { name: "cuStreamWriteValue32", default: 11070, abis: &[Abi { version: 8000, export: Some("cuStreamWriteValue32"), per_thread: Some(PerThread { version: 8000, export: Some("cuStreamWriteValue32_ptsz") }) }, Abi { version: 11070, export: Some("cuStreamWriteValue32_v2"), per_thread: Some(PerThread { version: 11070, export: Some("cuStreamWriteValue32_v2_ptsz") }) }] },
-    Function { name: "cuStreamWriteValue64", default: 11070, abis: &[Abi { version: 9000, export: Some("cuStreamWriteValue64"), per_thread: Some(PerThread { version: 9000, export: Some("cuStreamWriteValue64_ptsz") }) }, Abi { version: 11070, export: Some("cuStreamWriteValue64_v2"), per_thread: Some(PerThread { version: 11070, export: Some("cuStreamWriteValue64_v2_ptsz") }) }] },
-    Function { name: "cuSurfObjectCreate", default: 5000, abis: &[Abi { version: 5000, export: Some("cuSurfObjectCreate"), per_thread: None }] },
-    Function { name: "cuSurfObjectDestroy", default: 5000, abis: &[Abi { version: 5000, export: Some("cuSurfObjectDestroy"), per_thread: None }] },
-    Function { name: "cuSurfObjectGetResourceDesc", default: 5000, abis: &[Abi { version: 5000, export: Some("cuSurfObjectGetResourceDesc"), per_thread: None }] },
-    Function { name: "cuSurfRefGetArray", default: 3000, abis: &[Abi { version: 3000, export: Some("cuSurfRefGetArray"), per_thread: None }] },
-    Function { name: "cuSurfRefSetArray", default: 3000, abis: &[Abi { version: 3000, export: Some("cuSurfRefSetArray"), per_thread: None }] },
-    Function { name: "cuTensorMapEncodeIm2col", default: 12000, abis: &[Abi { version: 12000, export: Some("cuTensorMapEncodeIm2col"), per_thread: None }] },
-    Function { name: "cuTensorMapEncodeIm2colWide", default: 12080, abis: &[Abi { version: 12080, export: Some("cuTensorMapEncodeIm2colWide"), per_thread: None }] },
-    Function { name: "cuTensorMapEncodeTiled", default: 12000, abis: &[Abi { version: 12000, export: Some("cuTensorMapEncodeTiled"), per_thread: None }] },
-    Function { name: "cuTensorMapReplaceAddress", default: 12000, abis: &[Abi { version: 12000, export: Some("cuTensorMapReplaceAddress"), per_thread: None }] },
-    Function { name: "cuTexObjectCreate", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexObjectCreate"), per_thread: None }] },
-    Function { name: "cuTexObjectDestroy", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexObjectDestroy"), per_thread: None }] },
-    Function { name: "cuTexObjectGetResourceDesc", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexObjectGetResourceDesc"), per_thread: None }] },
-    Function { name: "cuTexObjectGetResourceViewDesc", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexObjectGetResourceViewDesc"), per_thread: None }] },
-    Function { name: "cuTexObjectGetTextureDesc", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexObjectGetTextureDesc"), per_thread: None }] },
-    Function { name: "cuTexRefCreate", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefCreate"), per_thread: None }] },
-    Function { name: "cuTexRefDestroy", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefDestroy"), per_thread: None }] },
-    Function { name: "cuTexRefGetAddress", default: 3020, abis: &[Abi { version: 2000, export: Some("cuTexRefGetAddress"), per_thread: None }, Abi { version: 3020, export: Some("cuTexRefGetAddress_v2"), per_thread: None }] },
-    Function { name: "cuTexRefGetAddressMode", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefGetAddressMode"), per_thread: None }] },
-    Function { name: "cuTexRefGetArray", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefGetArray"), per_thread: None }] },
-    Function { name: "cuTexRefGetBorderColor", default: 8000, abis: &[Abi { version: 8000, export: Some("cuTexRefGetBorderColor"), per_thread: None }] },
-    Function { name: "cuTexRefGetFilterMode", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefGetFilterMode"), per_thread: None }] },
-    Function { name: "cuTexRefGetFlags", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefGetFlags"), per_thread: None }] },
-    Function { name: "cuTexRefGetFormat", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefGetFormat"), per_thread: None }] },
-    Function { name: "cuTexRefGetMaxAnisotropy", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefGetMaxAnisotropy"), per_thread: None }] },
-    Function { name: "cuTexRefGetMipmapFilterMode", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefGetMipmapFilterMode"), per_thread: None }] },
-    Function { name: "cuTexRefGetMipmapLevelBias", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefGetMipmapLevelBias"), per_thread: None }] },
-    Function { name: "cuTexRefGetMipmapLevelClamp", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefGetMipmapLevelClamp"), per_thread: None }] },
-    Function { name: "cuTexRefGetMipmappedArray", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefGetMipmappedArray"), per_thread: None }] },
-    Function { name: "cuTexRefSetAddress", default: 3020, abis: &[Abi { version: 2000, export: Some("cuTexRefSetAddress"), per_thread: None }, Abi { version: 3020, export: Some("cuTexRefSetAddress_v2"), per_thread: None }] },
-    Function { name: "cuTexRefSetAddress2D", default: 4010, abis: &[Abi { version: 2020, export: Some("cuTexRefSetAddress2D"), per_thread: None }, Abi { version: 3020, export: Some("cuTexRefSetAddress2D_v2"), per_thread: None }, Abi { version: 4010, export: Some("cuTexRefSetAddress2D_v3"), per_thread: None }] },
-    Function { name: "cuTexRefSetAddressMode", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefSetAddressMode"), per_thread: None }] },
-    Function { name: "cuTexRefSetArray", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefSetArray"), per_thread: None }] },
-    Function { name: "cuTexRefSetBorderColor", default: 8000, abis: &[Abi { version: 8000, export: Some("cuTexRefSetBorderColor"), per_thread: None }] },
-    Function { name: "cuTexRefSetFilterMode", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefSetFilterMode"), per_thread: None }] },
-    Function { name: "cuTexRefSetFlags", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefSetFlags"), per_thread: None }] },
-    Function { name: "cuTexRefSetFormat", default: 2000, abis: &[Abi { version: 2000, export: Some("cuTexRefSetFormat"), per_thread: None }] },
-    Function { name: "cuTexRefSetMaxAnisotropy", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefSetMaxAnisotropy"), per_thread: None }] },
-    Function { name: "cuTexRefSetMipmapFilterMode", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefSetMipmapFilterMode"), per_thread: None }] },
-    Function { name: "cuTexRefSetMipmapLevelBias", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefSetMipmapLevelBias"), per_thread: None }] },
-    Function { name: "cuTexRefSetMipmapLevelClamp", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefSetMipmapLevelClamp"), per_thread: None }] },
-    Function { name: "cuTexRefSetMipmappedArray", default: 5000, abis: &[Abi { version: 5000, export: Some("cuTexRefSetMipmappedArray"), per_thread: None }] },
-    Function { name: "cuThreadExchangeStreamCaptureMode", default: 10010, abis: &[Abi { version: 10010, export: Some("cuThreadExchangeStreamCaptureMode"), per_thread: None }] },
-    Function { name: "cuUserObjectCreate", default: 11030, abis: &[Abi { version: 11030, export: Some("cuUserObjectCreate"), per_thread: None }] },
-    Function { name: "cuUserObjectRelease", default: 11030, abis: &[Abi { version: 11030, export: Some("cuUserObjectRelease"), per_thread: None }] },
-    Function { name: "cuUserObjectRetain", default: 11030, abis: &[Abi { version: 11030, export: Some("cuUserObjectRetain"), per_thread: None }] },
-    Function { name: "cuWaitExternalSemaphoresAsync", default: 10000, abis: &[Abi { version: 10000, export: Some("cuWaitExternalSemaphoresAsync"), per_thread: Some(PerThread { version: 10000, export: Some("cuWaitExternalSemaphoresAsync_ptsz") }) }] },
-];
+/// The functions of the release, one per line (the format: `manifest::functions`).
+pub(crate) static FUNCTIONS_TEXT: &str = "
+cuArray3DCreate 3020 2000:cuArray3DCreate 3020:cuArray3DCreate_v2
+cuArray3DGetDescriptor 3020 2000:cuArray3DGetDescriptor 3020:cuArray3DGetDescriptor_v2
+cuArrayCreate 3020 2000:cuArrayCreate 3020:cuArrayCreate_v2
+cuArrayDestroy 2000 2000:cuArrayDestroy
+cuArrayGetDescriptor 3020 2000:cuArrayGetDescriptor 3020:cuArrayGetDescriptor_v2
+cuArrayGetMemoryRequirements 11060 11060:cuArrayGetMemoryRequirements
+cuArrayGetPlane 11020 11020:cuArrayGetPlane
+cuArrayGetSparseProperties 11010 11010:cuArrayGetSparseProperties
+cuCheckpointProcessCheckpoint 12080 12080:cuCheckpointProcessCheckpoint
+cuCheckpointProcessGetRestoreThreadId 12080 12080:cuCheckpointProcessGetRestoreThreadId
+cuCheckpointProcessGetState 12080 12080:cuCheckpointProcessGetState
+cuCheckpointProcessLock 12080 12080:cuCheckpointProcessLock
+cuCheckpointProcessRestore 12080 12080:cuCheckpointProcessRestore
+cuCheckpointProcessUnlock 12080 12080:cuCheckpointProcessUnlock
+cuCoredumpGetAttribute 12010 12010:cuCoredumpGetAttribute
+cuCoredumpGetAttributeGlobal 12010 12010:cuCoredumpGetAttributeGlobal
+cuCoredumpSetAttribute 12010 12010:cuCoredumpSetAttribute
+cuCoredumpSetAttributeGlobal 12010 12010:cuCoredumpSetAttributeGlobal
+cuCtxAttach 2000 2000:cuCtxAttach
+cuCtxCreate 12050 2000:cuCtxCreate 3020:cuCtxCreate_v2 11040:cuCtxCreate_v3 12050:cuCtxCreate_v4
+cuCtxDestroy 4000 2000:cuCtxDestroy 4000:cuCtxDestroy_v2
+cuCtxDetach 2000 2000:cuCtxDetach
+cuCtxDisablePeerAccess 4000 4000:cuCtxDisablePeerAccess
+cuCtxEnablePeerAccess 4000 4000:cuCtxEnablePeerAccess
+cuCtxFromGreenCtx 12040 12040:cuCtxFromGreenCtx
+cuCtxGetApiVersion 3020 3020:cuCtxGetApiVersion
+cuCtxGetCacheConfig 3020 3020:cuCtxGetCacheConfig
+cuCtxGetCurrent 4000 4000:cuCtxGetCurrent
+cuCtxGetDevResource 12040 12040:cuCtxGetDevResource
+cuCtxGetDevice 2000 2000:cuCtxGetDevice
+cuCtxGetExecAffinity 11040 11040:cuCtxGetExecAffinity
+cuCtxGetFlags 7000 7000:cuCtxGetFlags
+cuCtxGetId 12000 12000:cuCtxGetId
+cuCtxGetLimit 3010 3010:cuCtxGetLimit
+cuCtxGetSharedMemConfig 4020 4020:cuCtxGetSharedMemConfig
+cuCtxGetStreamPriorityRange 5050 5050:cuCtxGetStreamPriorityRange
+cuCtxPopCurrent 4000 2000:cuCtxPopCurrent 4000:cuCtxPopCurrent_v2
+cuCtxPushCurrent 4000 2000:cuCtxPushCurrent 4000:cuCtxPushCurrent_v2
+cuCtxRecordEvent 12050 12050:cuCtxRecordEvent
+cuCtxResetPersistingL2Cache 11000 11000:cuCtxResetPersistingL2Cache
+cuCtxSetCacheConfig 3020 3020:cuCtxSetCacheConfig
+cuCtxSetCurrent 4000 4000:cuCtxSetCurrent
+cuCtxSetFlags 12010 12010:cuCtxSetFlags
+cuCtxSetLimit 3010 3010:cuCtxSetLimit
+cuCtxSetSharedMemConfig 4020 4020:cuCtxSetSharedMemConfig
+cuCtxSynchronize 2000 2000:cuCtxSynchronize
+cuCtxWaitEvent 12050 12050:cuCtxWaitEvent
+cuDestroyExternalMemory 10000 10000:cuDestroyExternalMemory
+cuDestroyExternalSemaphore 10000 10000:cuDestroyExternalSemaphore
+cuDevResourceGenerateDesc 12040 12040:cuDevResourceGenerateDesc
+cuDevSmResourceSplitByCount 12040 12040:cuDevSmResourceSplitByCount
+cuDeviceCanAccessPeer 4000 4000:cuDeviceCanAccessPeer
+cuDeviceComputeCapability 2000 2000:cuDeviceComputeCapability
+cuDeviceGet 2000 2000:cuDeviceGet
+cuDeviceGetAttribute 2000 2000:cuDeviceGetAttribute
+cuDeviceGetByPCIBusId 4010 4010:cuDeviceGetByPCIBusId
+cuDeviceGetCount 2000 2000:cuDeviceGetCount
+cuDeviceGetDefaultMemPool 11020 11020:cuDeviceGetDefaultMemPool
+cuDeviceGetDevResource 12040 12040:cuDeviceGetDevResource
+cuDeviceGetExecAffinitySupport 11040 11040:cuDeviceGetExecAffinitySupport
+cuDeviceGetGraphMemAttribute 11040 11040:cuDeviceGetGraphMemAttribute
+cuDeviceGetLuid 10000 10000:cuDeviceGetLuid
+cuDeviceGetMemPool 11020 11020:cuDeviceGetMemPool
+cuDeviceGetName 2000 2000:cuDeviceGetName
+cuDeviceGetNvSciSyncAttributes 10020 10020:cuDeviceGetNvSciSyncAttributes
+cuDeviceGetP2PAttribute 8000 8000:cuDeviceGetP2PAttribute
+cuDeviceGetPCIBusId 4010 4010:cuDeviceGetPCIBusId
+cuDeviceGetProperties 2000 2000:cuDeviceGetProperties
+cuDeviceGetTexture1DLinearMaxWidth 11010 11010:cuDeviceGetTexture1DLinearMaxWidth
+cuDeviceGetUuid 11040 9020:cuDeviceGetUuid 11040:cuDeviceGetUuid_v2
+cuDeviceGraphMemTrim 11040 11040:cuDeviceGraphMemTrim
+cuDevicePrimaryCtxGetState 7000 7000:cuDevicePrimaryCtxGetState
+cuDevicePrimaryCtxRelease 11000 7000:cuDevicePrimaryCtxRelease 11000:cuDevicePrimaryCtxRelease_v2
+cuDevicePrimaryCtxReset 11000 7000:cuDevicePrimaryCtxReset 11000:cuDevicePrimaryCtxReset_v2
+cuDevicePrimaryCtxRetain 7000 7000:cuDevicePrimaryCtxRetain
+cuDevicePrimaryCtxSetFlags 11000 7000:cuDevicePrimaryCtxSetFlags 11000:cuDevicePrimaryCtxSetFlags_v2
+cuDeviceRegisterAsyncNotification 12040 12040:cuDeviceRegisterAsyncNotification
+cuDeviceSetGraphMemAttribute 11040 11040:cuDeviceSetGraphMemAttribute
+cuDeviceSetMemPool 11020 11020:cuDeviceSetMemPool
+cuDeviceTotalMem 3020 2000:cuDeviceTotalMem 3020:cuDeviceTotalMem_v2
+cuDeviceUnregisterAsyncNotification 12040 12040:cuDeviceUnregisterAsyncNotification
+cuDriverGetVersion 2020 2020:cuDriverGetVersion
+cuEventCreate 2000 2000:cuEventCreate
+cuEventDestroy 4000 2000:cuEventDestroy 4000:cuEventDestroy_v2
+cuEventElapsedTime 12080 2000:cuEventElapsedTime 12080:cuEventElapsedTime_v2
+cuEventQuery 2000 2000:cuEventQuery
+cuEventRecord 2000 2000:cuEventRecord/7000:cuEventRecord_ptsz
+cuEventRecordWithFlags 11010 11010:cuEventRecordWithFlags/11010:cuEventRecordWithFlags_ptsz
+cuEventSynchronize 2000 2000:cuEventSynchronize
+cuExternalMemoryGetMappedBuffer 10000 10000:cuExternalMemoryGetMappedBuffer
+cuExternalMemoryGetMappedMipmappedArray 10000 10000:cuExternalMemoryGetMappedMipmappedArray
+cuFlushGPUDirectRDMAWrites 11030 11030:cuFlushGPUDirectRDMAWrites
+cuFuncGetAttribute 2020 2020:cuFuncGetAttribute
+cuFuncGetModule 11000 11000:cuFuncGetModule
+cuFuncGetName 12030 12030:cuFuncGetName
+cuFuncGetParamInfo 12040 12040:cuFuncGetParamInfo
+cuFuncIsLoaded 12040 12040:cuFuncIsLoaded
+cuFuncLoad 12040 12040:cuFuncLoad
+cuFuncSetAttribute 9000 9000:cuFuncSetAttribute
+cuFuncSetBlockShape 2000 2000:cuFuncSetBlockShape
+cuFuncSetCacheConfig 3000 3000:cuFuncSetCacheConfig
+cuFuncSetSharedMemConfig 4020 4020:cuFuncSetSharedMemConfig
+cuFuncSetSharedSize 2000 2000:cuFuncSetSharedSize
+cuGetErrorName 6000 6000:cuGetErrorName
+cuGetErrorString 6000 6000:cuGetErrorString
+cuGetExportTable 3000 3000:cuGetExportTable
+cuGetProcAddress 12000 11030:cuGetProcAddress 12000:cuGetProcAddress_v2
+cuGraphAddBatchMemOpNode 11070 11070:cuGraphAddBatchMemOpNode
+cuGraphAddChildGraphNode 10000 10000:cuGraphAddChildGraphNode
+cuGraphAddDependencies 12030 10000:cuGraphAddDependencies 12030:cuGraphAddDependencies_v2
+cuGraphAddEmptyNode 10000 10000:cuGraphAddEmptyNode
+cuGraphAddEventRecordNode 11010 11010:cuGraphAddEventRecordNode
+cuGraphAddEventWaitNode 11010 11010:cuGraphAddEventWaitNode
+cuGraphAddExternalSemaphoresSignalNode 11020 11020:cuGraphAddExternalSemaphoresSignalNode
+cuGraphAddExternalSemaphoresWaitNode 11020 11020:cuGraphAddExternalSemaphoresWaitNode
+cuGraphAddHostNode 10000 10000:cuGraphAddHostNode
+cuGraphAddKernelNode 12000 10000:cuGraphAddKernelNode 12000:cuGraphAddKernelNode_v2
+cuGraphAddMemAllocNode 11040 11040:cuGraphAddMemAllocNode
+cuGraphAddMemFreeNode 11040 11040:cuGraphAddMemFreeNode
+cuGraphAddMemcpyNode 10000 10000:cuGraphAddMemcpyNode
+cuGraphAddMemsetNode 10000 10000:cuGraphAddMemsetNode
+cuGraphAddNode 12030 12020:cuGraphAddNode 12030:cuGraphAddNode_v2
+cuGraphBatchMemOpNodeGetParams 11070 11070:cuGraphBatchMemOpNodeGetParams
+cuGraphBatchMemOpNodeSetParams 11070 11070:cuGraphBatchMemOpNodeSetParams
+cuGraphChildGraphNodeGetGraph 10000 10000:cuGraphChildGraphNodeGetGraph
+cuGraphClone 10000 10000:cuGraphClone
+cuGraphConditionalHandleCreate 12030 12030:cuGraphConditionalHandleCreate
+cuGraphCreate 10000 10000:cuGraphCreate
+cuGraphDebugDotPrint 11030 11030:cuGraphDebugDotPrint
+cuGraphDestroy 10000 10000:cuGraphDestroy
+cuGraphDestroyNode 10000 10000:cuGraphDestroyNode
+cuGraphEventRecordNodeGetEvent 11010 11010:cuGraphEventRecordNodeGetEvent
+cuGraphEventRecordNodeSetEvent 11010 11010:cuGraphEventRecordNodeSetEvent
+cuGraphEventWaitNodeGetEvent 11010 11010:cuGraphEventWaitNodeGetEvent
+cuGraphEventWaitNodeSetEvent 11010 11010:cuGraphEventWaitNodeSetEvent
+cuGraphExecBatchMemOpNodeSetParams 11070 11070:cuGraphExecBatchMemOpNodeSetParams
+cuGraphExecChildGraphNodeSetParams 11010 11010:cuGraphExecChildGraphNodeSetParams
+cuGraphExecDestroy 10000 10000:cuGraphExecDestroy
+cuGraphExecEventRecordNodeSetEvent 11010 11010:cuGraphExecEventRecordNodeSetEvent
+cuGraphExecEventWaitNodeSetEvent 11010 11010:cuGraphExecEventWaitNodeSetEvent
+cuGraphExecExternalSemaphoresSignalNodeSetParams 11020 11020:cuGraphExecExternalSemaphoresSignalNodeSetParams
+cuGraphExecExternalSemaphoresWaitNodeSetParams 11020 11020:cuGraphExecExternalSemaphoresWaitNodeSetParams
+cuGraphExecGetFlags 12000 12000:cuGraphExecGetFlags
+cuGraphExecHostNodeSetParams 10020 10020:cuGraphExecHostNodeSetParams
+cuGraphExecKernelNodeSetParams 12000 10010:cuGraphExecKernelNodeSetParams 12000:cuGraphExecKernelNodeSetParams_v2
+cuGraphExecMemcpyNodeSetParams 10020 10020:cuGraphExecMemcpyNodeSetParams
+cuGraphExecMemsetNodeSetParams 10020 10020:cuGraphExecMemsetNodeSetParams
+cuGraphExecNodeSetParams 12020 12020:cuGraphExecNodeSetParams
+cuGraphExecUpdate 12000 10020:cuGraphExecUpdate 12000:cuGraphExecUpdate_v2
+cuGraphExternalSemaphoresSignalNodeGetParams 11020 11020:cuGraphExternalSemaphoresSignalNodeGetParams
+cuGraphExternalSemaphoresSignalNodeSetParams 11020 11020:cuGraphExternalSemaphoresSignalNodeSetParams
+cuGraphExternalSemaphoresWaitNodeGetParams 11020 11020:cuGraphExternalSemaphoresWaitNodeGetParams
+cuGraphExternalSemaphoresWaitNodeSetParams 11020 11020:cuGraphExternalSemaphoresWaitNodeSetParams
+cuGraphGetEdges 12030 10000:cuGraphGetEdges 12030:cuGraphGetEdges_v2
+cuGraphGetNodes 10000 10000:cuGraphGetNodes
+cuGraphGetRootNodes 10000 10000:cuGraphGetRootNodes
+cuGraphHostNodeGetParams 10000 10000:cuGraphHostNodeGetParams
+cuGraphHostNodeSetParams 10000 10000:cuGraphHostNodeSetParams
+cuGraphInstantiate 11000 10000:cuGraphInstantiate 11000:cuGraphInstantiate_v2
+cuGraphInstantiateWithFlags 11040 11040:cuGraphInstantiateWithFlags
+cuGraphInstantiateWithParams 12000 12000:cuGraphInstantiateWithParams/12000:cuGraphInstantiateWithParams_ptsz
+cuGraphKernelNodeCopyAttributes 11000 11000:cuGraphKernelNodeCopyAttributes
+cuGraphKernelNodeGetAttribute 11000 11000:cuGraphKernelNodeGetAttribute
+cuGraphKernelNodeGetParams 12000 10000:cuGraphKernelNodeGetParams 12000:cuGraphKernelNodeGetParams_v2
+cuGraphKernelNodeSetAttribute 11000 11000:cuGraphKernelNodeSetAttribute
+cuGraphKernelNodeSetParams 12000 10000:cuGraphKernelNodeSetParams 12000:cuGraphKernelNodeSetParams_v2
+cuGraphLaunch 10000 10000:cuGraphLaunch/10000:cuGraphLaunch_ptsz
+cuGraphMemAllocNodeGetParams 11040 11040:cuGraphMemAllocNodeGetParams
+cuGraphMemFreeNodeGetParams 11040 11040:cuGraphMemFreeNodeGetParams
+cuGraphMemcpyNodeGetParams 10000 10000:cuGraphMemcpyNodeGetParams
+cuGraphMemcpyNodeSetParams 10000 10000:cuGraphMemcpyNodeSetParams
+cuGraphMemsetNodeGetParams 10000 10000:cuGraphMemsetNodeGetParams
+cuGraphMemsetNodeSetParams 10000 10000:cuGraphMemsetNodeSetParams
+cuGraphNodeFindInClone 10000 10000:cuGraphNodeFindInClone
+cuGraphNodeGetDependencies 12030 10000:cuGraphNodeGetDependencies 12030:cuGraphNodeGetDependencies_v2
+cuGraphNodeGetDependentNodes 12030 10000:cuGraphNodeGetDependentNodes 12030:cuGraphNodeGetDependentNodes_v2
+cuGraphNodeGetEnabled 11060 11060:cuGraphNodeGetEnabled
+cuGraphNodeGetType 10000 10000:cuGraphNodeGetType
+cuGraphNodeSetEnabled 11060 11060:cuGraphNodeSetEnabled
+cuGraphNodeSetParams 12020 12020:cuGraphNodeSetParams
+cuGraphReleaseUserObject 11030 11030:cuGraphReleaseUserObject
+cuGraphRemoveDependencies 12030 10000:cuGraphRemoveDependencies 12030:cuGraphRemoveDependencies_v2
+cuGraphRetainUserObject 11030 11030:cuGraphRetainUserObject
+cuGraphUpload 11010 11010:cuGraphUpload/11010:cuGraphUpload_ptsz
+cuGraphicsMapResources 3000 3000:cuGraphicsMapResources/7000:cuGraphicsMapResources_ptsz
+cuGraphicsResourceGetMappedMipmappedArray 5000 5000:cuGraphicsResourceGetMappedMipmappedArray
+cuGraphicsResourceGetMappedPointer 3020 3000:cuGraphicsResourceGetMappedPointer 3020:cuGraphicsResourceGetMappedPointer_v2
+cuGraphicsResourceSetMapFlags 6050 3000:cuGraphicsResourceSetMapFlags 6050:cuGraphicsResourceSetMapFlags_v2
+cuGraphicsSubResourceGetMappedArray 3000 3000:cuGraphicsSubResourceGetMappedArray
+cuGraphicsUnmapResources 3000 3000:cuGraphicsUnmapResources/7000:cuGraphicsUnmapResources_ptsz
+cuGraphicsUnregisterResource 3000 3000:cuGraphicsUnregisterResource
+cuGreenCtxCreate 12040 12040:cuGreenCtxCreate
+cuGreenCtxDestroy 12040 12040:cuGreenCtxDestroy
+cuGreenCtxGetDevResource 12040 12040:cuGreenCtxGetDevResource
+cuGreenCtxRecordEvent 12040 12040:cuGreenCtxRecordEvent
+cuGreenCtxStreamCreate 12050 12050:cuGreenCtxStreamCreate
+cuGreenCtxWaitEvent 12040 12040:cuGreenCtxWaitEvent
+cuImportExternalMemory 10000 10000:cuImportExternalMemory
+cuImportExternalSemaphore 10000 10000:cuImportExternalSemaphore
+cuInit 2000 2000:cuInit
+cuIpcCloseMemHandle 4010 4010:cuIpcCloseMemHandle
+cuIpcGetEventHandle 4010 4010:cuIpcGetEventHandle
+cuIpcGetMemHandle 4010 4010:cuIpcGetMemHandle
+cuIpcOpenEventHandle 4010 4010:cuIpcOpenEventHandle
+cuIpcOpenMemHandle 11000 4010:cuIpcOpenMemHandle 11000:cuIpcOpenMemHandle_v2
+cuKernelGetAttribute 12000 12000:cuKernelGetAttribute
+cuKernelGetFunction 12000 12000:cuKernelGetFunction
+cuKernelGetLibrary 12050 12050:cuKernelGetLibrary
+cuKernelGetName 12030 12030:cuKernelGetName
+cuKernelGetParamInfo 12040 12040:cuKernelGetParamInfo
+cuKernelSetAttribute 12000 12000:cuKernelSetAttribute
+cuKernelSetCacheConfig 12000 12000:cuKernelSetCacheConfig
+cuLaunch 2000 2000:cuLaunch
+cuLaunchCooperativeKernel 9000 9000:cuLaunchCooperativeKernel/9000:cuLaunchCooperativeKernel_ptsz
+cuLaunchCooperativeKernelMultiDevice 9000 9000:cuLaunchCooperativeKernelMultiDevice
+cuLaunchGrid 2000 2000:cuLaunchGrid
+cuLaunchGridAsync 2000 2000:cuLaunchGridAsync
+cuLaunchHostFunc 10000 10000:cuLaunchHostFunc/10000:cuLaunchHostFunc_ptsz
+cuLaunchKernel 4000 4000:cuLaunchKernel/7000:cuLaunchKernel_ptsz
+cuLaunchKernelEx 11060 11060:cuLaunchKernelEx/11060:cuLaunchKernelEx_ptsz
+cuLibraryEnumerateKernels 12040 12040:cuLibraryEnumerateKernels
+cuLibraryGetGlobal 12000 12000:cuLibraryGetGlobal
+cuLibraryGetKernel 12000 12000:cuLibraryGetKernel
+cuLibraryGetKernelCount 12040 12040:cuLibraryGetKernelCount
+cuLibraryGetManaged 12000 12000:cuLibraryGetManaged
+cuLibraryGetModule 12000 12000:cuLibraryGetModule
+cuLibraryGetUnifiedFunction 12000 12000:cuLibraryGetUnifiedFunction
+cuLibraryLoadData 12000 12000:cuLibraryLoadData
+cuLibraryLoadFromFile 12000 12000:cuLibraryLoadFromFile
+cuLibraryUnload 12000 12000:cuLibraryUnload
+cuLinkAddData 6050 5050:cuLinkAddData 6050:cuLinkAddData_v2
+cuLinkAddFile 6050 5050:cuLinkAddFile 6050:cuLinkAddFile_v2
+cuLinkComplete 5050 5050:cuLinkComplete
+cuLinkCreate 6050 5050:cuLinkCreate 6050:cuLinkCreate_v2
+cuLinkDestroy 5050 5050:cuLinkDestroy
+cuLogsCurrent 12090 12090:cuLogsCurrent
+cuLogsDumpToFile 12090 12090:cuLogsDumpToFile
+cuLogsDumpToMemory 12090 12090:cuLogsDumpToMemory
+cuLogsRegisterCallback 12090 12090:cuLogsRegisterCallback
+cuLogsUnregisterCallback 12090 12090:cuLogsUnregisterCallback
+cuMemAddressFree 10020 10020:cuMemAddressFree
+cuMemAddressReserve 10020 10020:cuMemAddressReserve
+cuMemAdvise 12020 8000:cuMemAdvise 12020:cuMemAdvise_v2
+cuMemAlloc 3020 2000:cuMemAlloc 3020:cuMemAlloc_v2
+cuMemAllocAsync 11020 11020:cuMemAllocAsync/11020:cuMemAllocAsync_ptsz
+cuMemAllocFromPoolAsync 11020 11020:cuMemAllocFromPoolAsync/11020:cuMemAllocFromPoolAsync_ptsz
+cuMemAllocHost 3020 2000:cuMemAllocHost 3020:cuMemAllocHost_v2
+cuMemAllocManaged 6000 6000:cuMemAllocManaged
+cuMemAllocPitch 3020 2000:cuMemAllocPitch 3020:cuMemAllocPitch_v2
+cuMemBatchDecompressAsync 12060 12060:cuMemBatchDecompressAsync/12060:cuMemBatchDecompressAsync_ptsz
+cuMemCreate 10020 10020:cuMemCreate
+cuMemExportToShareableHandle 10020 10020:cuMemExportToShareableHandle
+cuMemFree 3020 2000:cuMemFree 3020:cuMemFree_v2
+cuMemFreeAsync 11020 11020:cuMemFreeAsync/11020:cuMemFreeAsync_ptsz
+cuMemFreeHost 2000 2000:cuMemFreeHost
+cuMemGetAccess 10020 10020:cuMemGetAccess
+cuMemGetAddressRange 3020 2000:cuMemGetAddressRange 3020:cuMemGetAddressRange_v2
+cuMemGetAllocationGranularity 10020 10020:cuMemGetAllocationGranularity
+cuMemGetAllocationPropertiesFromHandle 10020 10020:cuMemGetAllocationPropertiesFromHandle
+cuMemGetHandleForAddressRange 11070 11070:cuMemGetHandleForAddressRange
+cuMemGetInfo 3020 2000:cuMemGetInfo 3020:cuMemGetInfo_v2
+cuMemHostAlloc 2020 2020:cuMemHostAlloc
+cuMemHostGetDevicePointer 3020 2020:cuMemHostGetDevicePointer 3020:cuMemHostGetDevicePointer_v2
+cuMemHostGetFlags 2030 2030:cuMemHostGetFlags
+cuMemHostRegister 6050 4000:cuMemHostRegister 6050:cuMemHostRegister_v2
+cuMemHostUnregister 4000 4000:cuMemHostUnregister
+cuMemImportFromShareableHandle 10020 10020:cuMemImportFromShareableHandle
+cuMemMap 10020 10020:cuMemMap
+cuMemMapArrayAsync 11010 11010:cuMemMapArrayAsync/11010:cuMemMapArrayAsync_ptsz
+cuMemPoolCreate 11020 11020:cuMemPoolCreate
+cuMemPoolDestroy 11020 11020:cuMemPoolDestroy
+cuMemPoolExportPointer 11020 11020:cuMemPoolExportPointer
+cuMemPoolExportToShareableHandle 11020 11020:cuMemPoolExportToShareableHandle
+cuMemPoolGetAccess 11020 11020:cuMemPoolGetAccess
+cuMemPoolGetAttribute 11020 11020:cuMemPoolGetAttribute
+cuMemPoolImportFromShareableHandle 11020 11020:cuMemPoolImportFromShareableHandle
+cuMemPoolImportPointer 11020 11020:cuMemPoolImportPointer
+cuMemPoolSetAccess 11020 11020:cuMemPoolSetAccess
+cuMemPoolSetAttribute 11020 11020:cuMemPoolSetAttribute
+cuMemPoolTrimTo 11020 11020:cuMemPoolTrimTo
+cuMemPrefetchAsync 12020 8000:cuMemPrefetchAsync/8000:cuMemPrefetchAsync_ptsz 12020:cuMemPrefetchAsync_v2/12020:cuMemPrefetchAsync_v2_ptsz
+cuMemRangeGetAttribute 8000 8000:cuMemRangeGetAttribute
+cuMemRangeGetAttributes 8000 8000:cuMemRangeGetAttributes
+cuMemRelease 10020 10020:cuMemRelease
+cuMemRetainAllocationHandle 11000 11000:cuMemRetainAllocationHandle
+cuMemSetAccess 10020 10020:cuMemSetAccess
+cuMemUnmap 10020 10020:cuMemUnmap
+cuMemcpy 4000 4000:cuMemcpy/7000:cuMemcpy_ptds
+cuMemcpy2D 3020 2000:cuMemcpy2D 3020:cuMemcpy2D_v2/7000:cuMemcpy2D_v2_ptds
+cuMemcpy2DAsync 3020 2000:cuMemcpy2DAsync 3020:cuMemcpy2DAsync_v2/7000:cuMemcpy2DAsync_v2_ptsz
+cuMemcpy2DUnaligned 3020 2000:cuMemcpy2DUnaligned 3020:cuMemcpy2DUnaligned_v2/7000:cuMemcpy2DUnaligned_v2_ptds
+cuMemcpy3D 3020 2000:cuMemcpy3D 3020:cuMemcpy3D_v2/7000:cuMemcpy3D_v2_ptds
+cuMemcpy3DAsync 3020 2000:cuMemcpy3DAsync 3020:cuMemcpy3DAsync_v2/7000:cuMemcpy3DAsync_v2_ptsz
+cuMemcpy3DBatchAsync 12080 12080:cuMemcpy3DBatchAsync/12080:cuMemcpy3DBatchAsync_ptsz
+cuMemcpy3DPeer 4000 4000:cuMemcpy3DPeer/7000:cuMemcpy3DPeer_ptds
+cuMemcpy3DPeerAsync 4000 4000:cuMemcpy3DPeerAsync/7000:cuMemcpy3DPeerAsync_ptsz
+cuMemcpyAsync 4000 4000:cuMemcpyAsync/7000:cuMemcpyAsync_ptsz
+cuMemcpyAtoA 3020 2000:cuMemcpyAtoA 3020:cuMemcpyAtoA_v2/7000:cuMemcpyAtoA_v2_ptds
+cuMemcpyAtoD 3020 2000:cuMemcpyAtoD 3020:cuMemcpyAtoD_v2/7000:cuMemcpyAtoD_v2_ptds
+cuMemcpyAtoH 3020 2000:cuMemcpyAtoH 3020:cuMemcpyAtoH_v2/7000:cuMemcpyAtoH_v2_ptds
+cuMemcpyAtoHAsync 3020 2000:cuMemcpyAtoHAsync 3020:cuMemcpyAtoHAsync_v2/7000:cuMemcpyAtoHAsync_v2_ptsz
+cuMemcpyBatchAsync 12080 12080:cuMemcpyBatchAsync/12080:cuMemcpyBatchAsync_ptsz
+cuMemcpyDtoA 3020 2000:cuMemcpyDtoA 3020:cuMemcpyDtoA_v2/7000:cuMemcpyDtoA_v2_ptds
+cuMemcpyDtoD 3020 2000:cuMemcpyDtoD 3020:cuMemcpyDtoD_v2/7000:cuMemcpyDtoD_v2_ptds
+cuMemcpyDtoDAsync 3020 3000:cuMemcpyDtoDAsync 3020:cuMemcpyDtoDAsync_v2/7000:cuMemcpyDtoDAsync_v2_ptsz
+cuMemcpyDtoH 3020 2000:cuMemcpyDtoH 3020:cuMemcpyDtoH_v2/7000:cuMemcpyDtoH_v2_ptds
+cuMemcpyDtoHAsync 3020 2000:cuMemcpyDtoHAsync 3020:cuMemcpyDtoHAsync_v2/7000:cuMemcpyDtoHAsync_v2_ptsz
+cuMemcpyHtoA 3020 2000:cuMemcpyHtoA 3020:cuMemcpyHtoA_v2/7000:cuMemcpyHtoA_v2_ptds
+cuMemcpyHtoAAsync 3020 2000:cuMemcpyHtoAAsync 3020:cuMemcpyHtoAAsync_v2/7000:cuMemcpyHtoAAsync_v2_ptsz
+cuMemcpyHtoD 3020 2000:cuMemcpyHtoD 3020:cuMemcpyHtoD_v2/7000:cuMemcpyHtoD_v2_ptds
+cuMemcpyHtoDAsync 3020 2000:cuMemcpyHtoDAsync 3020:cuMemcpyHtoDAsync_v2/7000:cuMemcpyHtoDAsync_v2_ptsz
+cuMemcpyPeer 4000 4000:cuMemcpyPeer/7000:cuMemcpyPeer_ptds
+cuMemcpyPeerAsync 4000 4000:cuMemcpyPeerAsync/7000:cuMemcpyPeerAsync_ptsz
+cuMemsetD16 3020 2000:cuMemsetD16 3020:cuMemsetD16_v2/7000:cuMemsetD16_v2_ptds
+cuMemsetD16Async 3020 3020:cuMemsetD16Async/7000:cuMemsetD16Async_ptsz
+cuMemsetD2D16 3020 2000:cuMemsetD2D16 3020:cuMemsetD2D16_v2/7000:cuMemsetD2D16_v2_ptds
+cuMemsetD2D16Async 3020 3020:cuMemsetD2D16Async/7000:cuMemsetD2D16Async_ptsz
+cuMemsetD2D32 3020 2000:cuMemsetD2D32 3020:cuMemsetD2D32_v2/7000:cuMemsetD2D32_v2_ptds
+cuMemsetD2D32Async 3020 3020:cuMemsetD2D32Async/7000:cuMemsetD2D32Async_ptsz
+cuMemsetD2D8 3020 2000:cuMemsetD2D8 3020:cuMemsetD2D8_v2/7000:cuMemsetD2D8_v2_ptds
+cuMemsetD2D8Async 3020 3020:cuMemsetD2D8Async/7000:cuMemsetD2D8Async_ptsz
+cuMemsetD32 3020 2000:cuMemsetD32 3020:cuMemsetD32_v2/7000:cuMemsetD32_v2_ptds
+cuMemsetD32Async 3020 3020:cuMemsetD32Async/7000:cuMemsetD32Async_ptsz
+cuMemsetD8 3020 2000:cuMemsetD8 3020:cuMemsetD8_v2/7000:cuMemsetD8_v2_ptds
+cuMemsetD8Async 3020 3020:cuMemsetD8Async/7000:cuMemsetD8Async_ptsz
+cuMipmappedArrayCreate 5000 5000:cuMipmappedArrayCreate
+cuMipmappedArrayDestroy 5000 5000:cuMipmappedArrayDestroy
+cuMipmappedArrayGetLevel 5000 5000:cuMipmappedArrayGetLevel
+cuMipmappedArrayGetMemoryRequirements 11060 11060:cuMipmappedArrayGetMemoryRequirements
+cuMipmappedArrayGetSparseProperties 11010 11010:cuMipmappedArrayGetSparseProperties
+cuModuleEnumerateFunctions 12040 12040:cuModuleEnumerateFunctions
+cuModuleGetFunction 2000 2000:cuModuleGetFunction
+cuModuleGetFunctionCount 12040 12040:cuModuleGetFunctionCount
+cuModuleGetGlobal 3020 2000:cuModuleGetGlobal 3020:cuModuleGetGlobal_v2
+cuModuleGetLoadingMode 11070 11070:cuModuleGetLoadingMode
+cuModuleGetSurfRef 3000 3000:cuModuleGetSurfRef
+cuModuleGetTexRef 2000 2000:cuModuleGetTexRef
+cuModuleLoad 2000 2000:cuModuleLoad
+cuModuleLoadData 2000 2000:cuModuleLoadData
+cuModuleLoadDataEx 2010 2010:cuModuleLoadDataEx
+cuModuleLoadFatBinary 2000 2000:cuModuleLoadFatBinary
+cuModuleUnload 2000 2000:cuModuleUnload
+cuMulticastAddDevice 12010 12010:cuMulticastAddDevice
+cuMulticastBindAddr 12010 12010:cuMulticastBindAddr
+cuMulticastBindMem 12010 12010:cuMulticastBindMem
+cuMulticastCreate 12010 12010:cuMulticastCreate
+cuMulticastGetGranularity 12010 12010:cuMulticastGetGranularity
+cuMulticastUnbind 12010 12010:cuMulticastUnbind
+cuOccupancyAvailableDynamicSMemPerBlock 10020 10020:cuOccupancyAvailableDynamicSMemPerBlock
+cuOccupancyMaxActiveBlocksPerMultiprocessor 6050 6050:cuOccupancyMaxActiveBlocksPerMultiprocessor
+cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags 7000 7000:cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+cuOccupancyMaxActiveClusters 11070 11070:cuOccupancyMaxActiveClusters
+cuOccupancyMaxPotentialBlockSize 6050 6050:cuOccupancyMaxPotentialBlockSize
+cuOccupancyMaxPotentialBlockSizeWithFlags 7000 7000:cuOccupancyMaxPotentialBlockSizeWithFlags
+cuOccupancyMaxPotentialClusterSize 11070 11070:cuOccupancyMaxPotentialClusterSize
+cuParamSetSize 2000 2000:cuParamSetSize
+cuParamSetTexRef 2000 2000:cuParamSetTexRef
+cuParamSetf 2000 2000:cuParamSetf
+cuParamSeti 2000 2000:cuParamSeti
+cuParamSetv 2000 2000:cuParamSetv
+cuPointerGetAttribute 4000 4000:cuPointerGetAttribute
+cuPointerGetAttributes 7000 7000:cuPointerGetAttributes
+cuPointerSetAttribute 6000 6000:cuPointerSetAttribute
+cuSignalExternalSemaphoresAsync 10000 10000:cuSignalExternalSemaphoresAsync/10000:cuSignalExternalSemaphoresAsync_ptsz
+cuStreamAddCallback 5000 5000:cuStreamAddCallback/7000:cuStreamAddCallback_ptsz
+cuStreamAttachMemAsync 6000 6000:cuStreamAttachMemAsync/7000:cuStreamAttachMemAsync_ptsz
+cuStreamBatchMemOp 11070 8000:cuStreamBatchMemOp/8000:cuStreamBatchMemOp_ptsz 11070:cuStreamBatchMemOp_v2/11070:cuStreamBatchMemOp_v2_ptsz
+cuStreamBeginCapture 10010 10000:cuStreamBeginCapture/10000:cuStreamBeginCapture_ptsz 10010:cuStreamBeginCapture_v2/10010:cuStreamBeginCapture_v2_ptsz
+cuStreamBeginCaptureToGraph 12030 12030:cuStreamBeginCaptureToGraph/12030:cuStreamBeginCaptureToGraph_ptsz
+cuStreamCopyAttributes 11000 11000:cuStreamCopyAttributes/11000:cuStreamCopyAttributes_ptsz
+cuStreamCreate 2000 2000:cuStreamCreate
+cuStreamCreateWithPriority 5050 5050:cuStreamCreateWithPriority
+cuStreamDestroy 4000 2000:cuStreamDestroy 4000:cuStreamDestroy_v2
+cuStreamEndCapture 10000 10000:cuStreamEndCapture/10000:cuStreamEndCapture_ptsz
+cuStreamGetAttribute 11000 11000:cuStreamGetAttribute/11000:cuStreamGetAttribute_ptsz
+cuStreamGetCaptureInfo 12030 10010:cuStreamGetCaptureInfo/10010:cuStreamGetCaptureInfo_ptsz 11030:cuStreamGetCaptureInfo_v2/11030:cuStreamGetCaptureInfo_v2_ptsz 12030:cuStreamGetCaptureInfo_v3/12030:cuStreamGetCaptureInfo_v3_ptsz
+cuStreamGetCtx 12050 9020:cuStreamGetCtx/9020:cuStreamGetCtx_ptsz 12050:cuStreamGetCtx_v2/12050:cuStreamGetCtx_v2_ptsz
+cuStreamGetDevice 12080 12080:cuStreamGetDevice/12080:cuStreamGetDevice_ptsz
+cuStreamGetFlags 5050 5050:cuStreamGetFlags/7000:cuStreamGetFlags_ptsz
+cuStreamGetGreenCtx 12040 12040:cuStreamGetGreenCtx
+cuStreamGetId 12000 12000:cuStreamGetId/12000:cuStreamGetId_ptsz
+cuStreamGetPriority 5050 5050:cuStreamGetPriority/7000:cuStreamGetPriority_ptsz
+cuStreamIsCapturing 10000 10000:cuStreamIsCapturing/10000:cuStreamIsCapturing_ptsz
+cuStreamQuery 2000 2000:cuStreamQuery/7000:cuStreamQuery_ptsz
+cuStreamSetAttribute 11000 11000:cuStreamSetAttribute/11000:cuStreamSetAttribute_ptsz
+cuStreamSynchronize 2000 2000:cuStreamSynchronize/7000:cuStreamSynchronize_ptsz
+cuStreamUpdateCaptureDependencies 12030 11030:cuStreamUpdateCaptureDependencies/11030:cuStreamUpdateCaptureDependencies_ptsz 12030:cuStreamUpdateCaptureDependencies_v2/12030:cuStreamUpdateCaptureDependencies_v2_ptsz
+cuStreamWaitEvent 3020 3020:cuStreamWaitEvent/7000:cuStreamWaitEvent_ptsz
+cuStreamWaitValue32 11070 8000:cuStreamWaitValue32/8000:cuStreamWaitValue32_ptsz 11070:cuStreamWaitValue32_v2/11070:cuStreamWaitValue32_v2_ptsz
+cuStreamWaitValue64 11070 9000:cuStreamWaitValue64/9000:cuStreamWaitValue64_ptsz 11070:cuStreamWaitValue64_v2/11070:cuStreamWaitValue64_v2_ptsz
+cuStreamWriteValue32 11070 8000:cuStreamWriteValue32/8000:cuStreamWriteValue32_ptsz 11070:cuStreamWriteValue32_v2/11070:cuStreamWriteValue32_v2_ptsz
+cuStreamWriteValue64 11070 9000:cuStreamWriteValue64/9000:cuStreamWriteValue64_ptsz 11070:cuStreamWriteValue64_v2/11070:cuStreamWriteValue64_v2_ptsz
+cuSurfObjectCreate 5000 5000:cuSurfObjectCreate
+cuSurfObjectDestroy 5000 5000:cuSurfObjectDestroy
+cuSurfObjectGetResourceDesc 5000 5000:cuSurfObjectGetResourceDesc
+cuSurfRefGetArray 3000 3000:cuSurfRefGetArray
+cuSurfRefSetArray 3000 3000:cuSurfRefSetArray
+cuTensorMapEncodeIm2col 12000 12000:cuTensorMapEncodeIm2col
+cuTensorMapEncodeIm2colWide 12080 12080:cuTensorMapEncodeIm2colWide
+cuTensorMapEncodeTiled 12000 12000:cuTensorMapEncodeTiled
+cuTensorMapReplaceAddress 12000 12000:cuTensorMapReplaceAddress
+cuTexObjectCreate 5000 5000:cuTexObjectCreate
+cuTexObjectDestroy 5000 5000:cuTexObjectDestroy
+cuTexObjectGetResourceDesc 5000 5000:cuTexObjectGetResourceDesc
+cuTexObjectGetResourceViewDesc 5000 5000:cuTexObjectGetResourceViewDesc
+cuTexObjectGetTextureDesc 5000 5000:cuTexObjectGetTextureDesc
+cuTexRefCreate 2000 2000:cuTexRefCreate
+cuTexRefDestroy 2000 2000:cuTexRefDestroy
+cuTexRefGetAddress 3020 2000:cuTexRefGetAddress 3020:cuTexRefGetAddress_v2
+cuTexRefGetAddressMode 2000 2000:cuTexRefGetAddressMode
+cuTexRefGetArray 2000 2000:cuTexRefGetArray
+cuTexRefGetBorderColor 8000 8000:cuTexRefGetBorderColor
+cuTexRefGetFilterMode 2000 2000:cuTexRefGetFilterMode
+cuTexRefGetFlags 2000 2000:cuTexRefGetFlags
+cuTexRefGetFormat 2000 2000:cuTexRefGetFormat
+cuTexRefGetMaxAnisotropy 5000 5000:cuTexRefGetMaxAnisotropy
+cuTexRefGetMipmapFilterMode 5000 5000:cuTexRefGetMipmapFilterMode
+cuTexRefGetMipmapLevelBias 5000 5000:cuTexRefGetMipmapLevelBias
+cuTexRefGetMipmapLevelClamp 5000 5000:cuTexRefGetMipmapLevelClamp
+cuTexRefGetMipmappedArray 5000 5000:cuTexRefGetMipmappedArray
+cuTexRefSetAddress 3020 2000:cuTexRefSetAddress 3020:cuTexRefSetAddress_v2
+cuTexRefSetAddress2D 4010 2020:cuTexRefSetAddress2D 3020:cuTexRefSetAddress2D_v2 4010:cuTexRefSetAddress2D_v3
+cuTexRefSetAddressMode 2000 2000:cuTexRefSetAddressMode
+cuTexRefSetArray 2000 2000:cuTexRefSetArray
+cuTexRefSetBorderColor 8000 8000:cuTexRefSetBorderColor
+cuTexRefSetFilterMode 2000 2000:cuTexRefSetFilterMode
+cuTexRefSetFlags 2000 2000:cuTexRefSetFlags
+cuTexRefSetFormat 2000 2000:cuTexRefSetFormat
+cuTexRefSetMaxAnisotropy 5000 5000:cuTexRefSetMaxAnisotropy
+cuTexRefSetMipmapFilterMode 5000 5000:cuTexRefSetMipmapFilterMode
+cuTexRefSetMipmapLevelBias 5000 5000:cuTexRefSetMipmapLevelBias
+cuTexRefSetMipmapLevelClamp 5000 5000:cuTexRefSetMipmapLevelClamp
+cuTexRefSetMipmappedArray 5000 5000:cuTexRefSetMipmappedArray
+cuThreadExchangeStreamCaptureMode 10010 10010:cuThreadExchangeStreamCaptureMode
+cuUserObjectCreate 11030 11030:cuUserObjectCreate
+cuUserObjectRelease 11030 11030:cuUserObjectRelease
+cuUserObjectRetain 11030 11030:cuUserObjectRetain
+cuWaitExternalSemaphoresAsync 10000 10000:cuWaitExternalSemaphoresAsync/10000:cuWaitExternalSemaphoresAsync_ptsz
+";
 
 /// Every `CUresult` of the bindings with its name, in `cuda.h`'s order.
 pub(crate) static CU_RESULTS: &[(crate::sys::CUresult, &str)] = &[

@@ -724,7 +724,7 @@ fn search_finds_libcudart_in_a_python_environment() {
 /// What `resolve_all` of a `#[driver_table(all)]` table reports through `config`: every function
 /// of the release at its default ABI, resolved as a table's fields are.
 fn all_table_report(config: &Config) -> Result<(), Errors> {
-    let errors = crate::manifest::FUNCTIONS
+    let errors = crate::manifest::functions()
         .iter()
         .filter_map(|f| {
             let default = f.abis.iter().find(|a| a.version == f.default).unwrap();
@@ -755,7 +755,7 @@ fn an_all_table_on_an_old_libcudart_without_a_driver_reports_one_reason() {
         }
         let text = report.unwrap_err().to_string();
         eprintln!("--- libcudart {release}, an all table, no driver:\n{text}");
-        let n = crate::manifest::FUNCTIONS.len();
+        let n = crate::manifest::functions().len();
         let head = format!("{n} driver functions could not be resolved, all for one reason:\n");
         assert!(text.starts_with(&head), "{text}");
         assert_eq!(text.lines().count(), 2, "{text}");

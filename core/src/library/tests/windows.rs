@@ -25,7 +25,7 @@ use crate::config::Config;
 use crate::error::{ErrorKind, Origin};
 use crate::ffi;
 use crate::library::{resolve, resolver_for, WINDOWS_BARE_NAME_SEARCH};
-use crate::manifest::{Abi, FUNCTIONS};
+use crate::manifest::{functions, Abi};
 
 const DLLS_VAR: &str = "CUDA_DRIVER_TABLE_TEST_WINDOWS_DLLS";
 /// Set for a child: the folder it writes its outcome into.
@@ -231,7 +231,7 @@ fn loaded_module(name: &str) -> Option<PathBuf> {
 
 /// `cuDriverGetVersion`'s default ABI in the manifest, as a table asks for it.
 fn driver_get_version_abi() -> &'static Abi {
-    let f = FUNCTIONS
+    let f = functions()
         .iter()
         .find(|f| f.name == "cuDriverGetVersion")
         .unwrap();

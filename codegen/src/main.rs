@@ -132,7 +132,12 @@ fn run() -> Result<(), String> {
             let parsed = cg::pipeline::parse_releases(&selected)?;
             print!(
                 "{}",
-                cg::outputs::listing(&parsed.iter().collect::<Vec<_>>())?
+                cg::outputs::listing(
+                    &parsed
+                        .iter()
+                        .map(|r| (r.source.version(), r.bindings.as_str(), &r.manifest))
+                        .collect::<Vec<_>>()
+                )?
             );
         }
         "summary" => {

@@ -222,10 +222,6 @@ pub fn build(generated: &Generated) -> Result<Manifest, String> {
                 .extend(list.iter().map(|t| t.name.clone()));
         }
     }
-    crate::outputs::mark(
-        &mut manifest,
-        &crate::outputs::Types::collect(&generated.bindings),
-    );
     check_for_records(&manifest)?;
     Ok(manifest)
 }

@@ -329,19 +329,19 @@ pub fn mark(manifest: &mut Manifest, types: &Types) {
 
 /// The listing of `outputs`: per function and parameter, the releases whose records mark it (or
 /// leave it out, with the reason), then per release the number of functions and parameters marked.
-pub fn listing(releases: &[&crate::pipeline::ParsedRelease]) -> Result<String, String> {
+/// `releases`: each release's version, its bindings (Rust source) and its manifest.
+pub fn listing(releases: &[(u32, &str, &Manifest)]) -> Result<String, String> {
     use std::fmt::Write as _;
-    let all: Vec<u32> = releases.iter().map(|r| r.source.version()).collect();
+    let all: Vec<u32> = releases.iter().map(|r| r.0).collect();
     let mut marked: BTreeMap<(String, String), BTreeSet<u32>> = BTreeMap::new();
     let mut left: BTreeMap<(String, String, String), BTreeSet<u32>> = BTreeMap::new();
     let mut counts = Vec::new();
-    for r in releases {
-        let v = r.source.version();
-        let bindings = syn::parse_file(&r.bindings)
+    for &(v, bindings, manifest) in releases {
+        let bindings = syn::parse_file(bindings)
             .map_err(|e| format!("CUDA {v}: cannot read the bindings: {e}"))?;
         let types = Types::collect(&bindings);
         let (mut functions, mut params) = (0, 0);
-        for f in r.manifest.functions.values() {
+        for f in manifest.functions.values() {
             // The default ABI's decisions: the one a table gets unless it pins another.
             let decided = decide(f, &types).pop().unwrap_or_default();
             let outs = decided.values().filter(|d| **d == Decision::Out).count();

@@ -63,7 +63,12 @@ pub fn parse_release(source: Source, include: &Path) -> Result<ParsedRelease, St
             decl.doc = docs.get(decl.name.as_str()).map(|d| d.to_string());
         }
     }
-    let manifest = crate::manifest::build(&generated)?;
+    let mut manifest = crate::manifest::build(&generated)?;
+    // Which parameters are out-values: the rule reads the manifest and the bindings' types.
+    crate::outputs::mark(
+        &mut manifest,
+        &crate::outputs::Types::collect(&generated.bindings),
+    );
     let items = generated
         .bindings
         .items

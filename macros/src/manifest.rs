@@ -177,12 +177,27 @@ pub fn find(name: &str) -> Option<&'static Function> {
 }
 
 /// The releases whose headers declare `name` (any release, not only the selected one).
-pub fn releases_with(name: &str) -> &'static [u32] {
-    let all = availability::AVAILABILITY;
-    match all.binary_search_by(|(n, _)| (*n).cmp(name)) {
-        Ok(i) => all[i].1,
-        Err(_) => &[],
+pub fn releases_with(name: &str) -> Vec<u32> {
+    let Some(line) = availability::AVAILABILITY
+        .lines()
+        .find(|l| l.split(' ').next() == Some(name))
+    else {
+        return Vec::new();
+    };
+    let order: Vec<u32> = availability::RELEASE_NAMES.iter().map(|r| r.0).collect();
+    let at = |v: &str| {
+        v.parse()
+            .ok()
+            .and_then(|v| order.iter().position(|o| *o == v))
+    };
+    let mut have = Vec::new();
+    for run in line.split(' ').nth(1).unwrap_or("").split(',') {
+        let (first, last) = run.split_once('-').unwrap_or((run, run));
+        if let (Some(a), Some(b)) = (at(first), at(last)) {
+            have.extend(order.get(a..=b).unwrap_or_default());
+        }
     }
+    have
 }
 
 /// `12.9` for 12090, as the generated files name it (the number itself for a release they do not

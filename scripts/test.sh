@@ -126,6 +126,10 @@ if cargo tree -q -p cuda-driver-table -e normal,build --prefix none | grep -Eq '
 fi
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo clippy -q -p cuda-driver-table --no-default-features --features cuda-local --all-targets -- -D warnings
+# The runtime's code itself, linted under cuda-local (its library alone: its doc examples' dev-dependency,
+# the crate users depend on, brings the default release).
+CUDA_DRIVER_TABLE_INCLUDE="$include13" \
+  cargo clippy -q -p cuda-driver-table-core --no-default-features --features cuda-local -- -D warnings
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo clippy -q -p cuda-driver-table-local --features cuda-local --all-targets -- -D warnings
 CUDA_DRIVER_TABLE_INCLUDE="$include13" CUDA_DRIVER_TABLE_EXPECT=13000 \

@@ -85,7 +85,10 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use libloading::Library;
 
-use crate::backend::{sort_small, BuiltIn, Driver, Env, Loaded, Os, Runtime, Searched};
+use crate::backend::{
+    sort_small, BuiltIn, BuiltInResolver, Driver, Env, Loaded, Os, Runtime, Searched, Source,
+    VersionedLookup,
+};
 use crate::config::{Backend, Config};
 use crate::error::{quoted, CudaLibrary, Error, ErrorKind, Origin};
 use crate::manifest::Abi;
@@ -124,13 +127,19 @@ impl Config {
 }
 
 /// The resolver for `config`, loading its library on first use.
-pub(crate) fn resolver_for(config: &Config) -> Loaded {
-    match config.backend() {
-        Backend::Custom(resolver) => Ok(resolver),
+pub(crate) fn resolver_for(config: &Config) -> Result<&'static dyn Resolver, Error> {
+    source_for(config).map(Source::resolver)
+}
+
+/// What `config` resolves through, loading its library on first use.
+pub(crate) fn source_for(config: &Config) -> Result<Source, Error> {
+    let loaded = match config.backend() {
+        Backend::Custom(resolver) => return Ok(Source::Custom(resolver)),
         Backend::Runtime if config.falls_back_to_driver() => runtime_or_driver(),
         Backend::Runtime => load::<Runtime>(config.library_path()),
         Backend::Driver => load::<Driver>(config.library_path()),
-    }
+    };
+    loaded.map(Source::BuiltIn)
 }
 
 /// The default configuration's resolver: the searched libcudart, or, when the search found no
@@ -154,7 +163,13 @@ fn runtime_or_driver() -> Loaded {
 
 /// The driver's resolver standing in for the runtime backend of the default configuration.
 struct InPlaceOfRuntime {
-    driver: &'static dyn Resolver,
+    driver: &'static dyn BuiltInResolver,
+}
+
+impl BuiltInResolver for InPlaceOfRuntime {
+    fn versioned_lookup(&self) -> Option<VersionedLookup> {
+        self.driver.versioned_lookup()
+    }
 }
 
 // SAFETY: every answer is the driver backend's own, which keeps the contract.
@@ -606,7 +621,7 @@ fn loader_message(e: &libloading::Error, path: &Path) -> String {
 }
 
 enum Opened {
-    Ok(&'static dyn Resolver),
+    Ok(&'static dyn BuiltInResolver),
     /// The loader failed: its message, and whether no file of that name is where the loader
     /// looks ([`absent`]).
     LoadFailed {

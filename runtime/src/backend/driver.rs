@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{BuiltIn, Env, GetProc, Os, Searched};
+use super::{BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup};
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
 use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
@@ -99,6 +99,12 @@ unsafe impl Resolver for Driver {
             self.cu_errors
                 .strings(code, &|name| self.helper(name, 6000))
         }
+    }
+}
+
+impl BuiltInResolver for Driver {
+    fn versioned_lookup(&self) -> Option<VersionedLookup> {
+        Some(VersionedLookup::GetProc(self.get_proc))
     }
 }
 

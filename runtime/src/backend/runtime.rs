@@ -17,7 +17,9 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{absolute_dirs, BuiltIn, Env, GetProc, Os, Searched};
+use super::{
+    absolute_dirs, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup,
+};
 use crate::abi_history;
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
@@ -263,13 +265,10 @@ unsafe impl Resolver for Runtime {
     fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         match (self.entry, query) {
             (EntryPoint::ByVersion(f), Query::ByVersion(v)) => {
-                let mut ptr: *mut c_void = null_mut();
-                let mut status: c_int = -1;
-                // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
-                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, v, mode.flag(), &mut status) };
+                let (rc, status, ptr) = VersionedLookup::ByVersion(f).call(symbol, v, mode);
                 classify(
                     rc,
-                    Some(status),
+                    status,
                     ptr,
                     v,
                     || self.driver_version(),
@@ -332,6 +331,18 @@ unsafe impl Resolver for Runtime {
                 )
                 .ok()
             })
+        }
+    }
+}
+
+impl BuiltInResolver for Runtime {
+    /// `cudaGetDriverEntryPointByVersion`, or with only the unversioned entry point the driver's
+    /// `cuGetProcAddress` it handed out: exactly when [`versioning`](Resolver::versioning) says
+    /// `Versioned`.
+    fn versioned_lookup(&self) -> Option<VersionedLookup> {
+        match self.entry {
+            EntryPoint::ByVersion(f) => Some(VersionedLookup::ByVersion(f)),
+            EntryPoint::Unversioned(_) => self.get_proc().ok().map(VersionedLookup::GetProc),
         }
     }
 }

@@ -13,7 +13,7 @@ pub(crate) use driver::Driver;
 pub(crate) use runtime::Runtime;
 
 use std::ffi::{c_int, c_void, CStr, CString, OsStr, OsString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::ptr::{null_mut, NonNull};
 use std::sync::OnceLock;
 
@@ -126,21 +126,24 @@ pub(crate) trait BuiltIn: BuiltInResolver + Sized + 'static {
     /// The library: its name, the environment variable naming it, and how errors advise on it.
     const LIBRARY: CudaLibrary;
     /// The lookup functions, in order of preference; a library exporting none is not ours.
-    const LOOKUP_SYMBOLS: &'static [&'static str];
+    /// NUL-terminated, as the loader takes them.
+    const LOOKUP_SYMBOLS: &'static [&'static CStr];
 
     /// The candidates of the search (used when neither code nor the environment variable names a
     /// library), in order. Variables that cannot be used are noted in `skipped` as
     /// `(what, why)` for the error message.
     fn candidates(os: Os, env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf>;
 
-    /// Wraps a loaded library; `None` when it lacks what this backend needs. Does no call into
+    /// Wraps a loaded library found at `path`; `None` when it exports none of
+    /// [`LOOKUP_SYMBOLS`](Self::LOOKUP_SYMBOLS) (not this backend's library). Does no call into
     /// the library.
     ///
     /// # Safety
     ///
     /// `lib` must be this backend's CUDA library, or at least export the names used with their
-    /// CUDA signatures.
-    unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self>;
+    /// CUDA signatures; and when this returns a resolver, `lib` must stay loaded for the rest of
+    /// the process (the resolver holds pointers into it).
+    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self>;
 
     /// The process-wide outcome of the search.
     fn searched() -> &'static OnceLock<Searched>;

@@ -525,9 +525,16 @@ fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
 fn load_plan_of(
     plan: Plan,
     library: CudaLibrary,
-    lookup_symbols: &'static [&'static str],
+    lookup_symbols: &'static [&'static CStr],
     open: &dyn Fn(&Path) -> Opened,
 ) -> Searched {
+    // For messages; the names are ASCII.
+    let lookup_names = || -> Vec<&'static str> {
+        lookup_symbols
+            .iter()
+            .map(|s| s.to_str().unwrap_or_default())
+            .collect()
+    };
     let not_found = |origin, tried| -> Error {
         ErrorKind::LibraryNotFound {
             library,
@@ -562,7 +569,7 @@ fn load_plan_of(
                 library,
                 origin,
                 path,
-                missing: lookup_symbols.to_vec(),
+                missing: lookup_names(),
             }
             .into()),
         }),
@@ -574,7 +581,8 @@ fn load_plan_of(
             tried.append(&mut skipped);
             let mut found_no_file = true;
             for path in candidates {
-                let what = quoted(path.as_os_str());
+                // Quoted for the message only when it is needed: not on the way to success.
+                let what = || quoted(path.as_os_str());
                 match open(&path) {
                     Opened::Ok(resolver) => {
                         return Searched {
@@ -584,15 +592,15 @@ fn load_plan_of(
                     }
                     Opened::LoadFailed { why, absent } => {
                         found_no_file &= absent;
-                        tried.push((what, why));
+                        tried.push((what(), why));
                     }
                     Opened::NotCuda => {
                         found_no_file = false;
                         tried.push((
-                            what,
+                            what(),
                             format!(
                                 "loaded, but exports none of {}; not a CUDA library",
-                                lookup_symbols.join(", ")
+                                lookup_names().join(", ")
                             ),
                         ));
                     }
@@ -713,47 +721,41 @@ const WINDOWS_BARE_NAME_SEARCH: &str = "looked for only in the program's folder,
      folder and folders the program added with AddDllDirectory; not in the current directory nor \
      in the folders of PATH";
 
+/// Loads `path` and wraps it as `L`'s resolver, which is kept (with the library) for the rest
+/// of the process; a library that is not `L`'s is unloaded again.
 fn open<L: BuiltIn>(path: &Path) -> Opened {
-    let lib = match open_exporting(path, L::LOOKUP_SYMBOLS) {
+    let lib = match load_file(path) {
         Ok(lib) => lib,
         Err(failed) => return failed,
     };
-    // SAFETY: a library exporting `L`'s lookup functions is taken to be `L`'s CUDA library.
-    match unsafe { L::wrap(lib, path.display().to_string()) } {
-        Some(resolver) => Opened::Ok(Box::leak(Box::new(resolver))),
+    // SAFETY: a library exporting `L`'s lookup functions is taken to be `L`'s CUDA library
+    // (`wrap` finds nothing in another); it is kept loaded below whenever `wrap` returns a
+    // resolver.
+    match unsafe { L::wrap(&lib, path) } {
+        Some(resolver) => {
+            // Never unloaded: pointers resolved through it must stay valid for the rest of the
+            // process.
+            std::mem::forget(lib);
+            Opened::Ok(Box::leak(Box::new(resolver)))
+        }
+        // Not ours: dropping it unloads it again.
         None => Opened::NotCuda,
     }
 }
 
-/// Loads `path` and keeps it loaded if it exports one of `lookup_symbols`: the part of [`open`]
-/// that is the same for both backends, compiled once.
-fn open_exporting(
-    path: &Path,
-    lookup_symbols: &'static [&'static str],
-) -> Result<&'static Library, Opened> {
+/// Loads `path`, or says why the loader could not: the part of [`open`] that is the same for
+/// both backends, compiled once.
+fn load_file(path: &Path) -> Result<Library, Opened> {
     // SAFETY: the path is a CUDA library's name or location, or one the user named as such;
     // running its initialisers is what using CUDA means.
-    let lib = match unsafe { load_library(path) } {
-        Ok(lib) => lib,
-        Err(e) => {
-            let mut why = loader_message(&e, path);
-            let absent = absent(path, &why);
-            if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
-                why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
-            }
-            return Err(Opened::LoadFailed { why, absent });
+    unsafe { load_library(path) }.map_err(|e| {
+        let mut why = loader_message(&e, path);
+        let absent = absent(path, &why);
+        if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
+            why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
         }
-    };
-    let exports = |name: &str| {
-        // SAFETY: only the symbol's presence is checked; the pointer is not used.
-        unsafe { lib.get::<*mut c_void>(name) }.is_ok()
-    };
-    if !lookup_symbols.iter().any(|name| exports(name)) {
-        // Not ours: dropping it unloads it again.
-        return Err(Opened::NotCuda);
-    }
-    // Leaked: pointers resolved through it must stay valid for the rest of the process.
-    Ok(Box::leak(Box::new(lib)))
+        Opened::LoadFailed { why, absent }
+    })
 }
 
 // Not under Miri: most of these load real libraries (`dlopen` is a foreign call Miri cannot run).

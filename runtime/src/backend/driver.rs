@@ -6,7 +6,7 @@
 //! Everything else (the driver's version, error names) is looked up only when an error needs it.
 
 use std::ffi::{c_int, c_void, CStr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::OnceLock;
 
@@ -140,7 +140,7 @@ impl Driver {
 
 impl BuiltIn for Driver {
     const LIBRARY: CudaLibrary = Driver::library(Os::CURRENT);
-    const LOOKUP_SYMBOLS: &'static [&'static str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
+    const LOOKUP_SYMBOLS: &'static [&'static CStr] = &[c"cuGetProcAddress_v2", c"cuGetProcAddress"];
 
     /// The loader's `libcuda.so.1` (`nvcuda.dll` on Windows) only: the driver is installed
     /// system-wide, and a toolkit's `stubs/libcuda.so` fails every call.
@@ -152,15 +152,15 @@ impl BuiltIn for Driver {
     }
 
     /// Wraps a loaded library. `None` when it exports no `cuGetProcAddress*` (not a libcuda, or
-    /// a driver older than 11.3).
+    /// a driver older than 11.3). One `dlsym` when it has `cuGetProcAddress_v2`.
     ///
     /// # Safety
     ///
     /// `lib` must be the CUDA driver library, or at least export the names used here with its
-    /// signatures.
-    unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self> {
-        // SAFETY: the caller guarantees the driver's signatures, which are these types; the
-        // library is leaked, so the copied-out pointers stay valid.
+    /// signatures, and stay loaded for the rest of the process if this returns a resolver.
+    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self> {
+        // SAFETY: the caller guarantees the driver's signatures, which are these types, and keeps
+        // the library loaded, so the copied-out pointers stay valid.
         let get_proc = if let Ok(f) =
             unsafe { lib.get::<ffi::GetProcAddressV2>(Self::LOOKUP_SYMBOLS[0]) }
         {
@@ -170,7 +170,7 @@ impl BuiltIn for Driver {
             GetProc::V1(*unsafe { lib.get::<ffi::GetProcAddress>(Self::LOOKUP_SYMBOLS[1]) }.ok()?)
         };
         Some(Self {
-            path,
+            path: path.display().to_string(),
             get_proc,
             cu_errors: ErrorStringFns::new(),
         })

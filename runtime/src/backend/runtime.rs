@@ -65,9 +65,9 @@ pub(crate) struct Runtime {
 /// # Safety
 ///
 /// If `lib` exports `name`, it must be a function of type `T`.
-unsafe fn symbol<T: Copy>(lib: &'static Library, name: &str) -> Option<T> {
-    // SAFETY: the caller guarantees the type; the library is leaked, so the copied-out function
-    // pointer stays valid.
+unsafe fn symbol<T: Copy>(lib: &Library, name: &CStr) -> Option<T> {
+    // SAFETY: the caller guarantees the type; `wrap`'s caller keeps the library loaded, so the
+    // copied-out function pointer stays valid.
     unsafe { lib.get::<T>(name) }.ok().map(|s| *s)
 }
 
@@ -367,9 +367,9 @@ impl Runtime {
 
 impl BuiltIn for Runtime {
     const LIBRARY: CudaLibrary = Runtime::library(Os::CURRENT);
-    const LOOKUP_SYMBOLS: &'static [&'static str] = &[
-        "cudaGetDriverEntryPointByVersion",
-        "cudaGetDriverEntryPoint",
+    const LOOKUP_SYMBOLS: &'static [&'static CStr] = &[
+        c"cudaGetDriverEntryPointByVersion",
+        c"cudaGetDriverEntryPoint",
     ];
 
     /// `$CUDA_PATH` and `$CUDA_HOME` (Unix: `lib64`, then `lib`; Windows: `bin\x64` (13.x),
@@ -440,8 +440,9 @@ impl BuiltIn for Runtime {
     /// # Safety
     ///
     /// `lib` must be a CUDA runtime library, or at least export the `cuda*` names used here with
-    /// libcudart's signatures.
-    unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self> {
+    /// libcudart's signatures, and stay loaded for the rest of the process if this returns a
+    /// resolver.
+    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self> {
         // SAFETY: the caller guarantees libcudart's signatures, which are the types named here.
         // The unversioned entry point stays untyped until the runtime's major version is known.
         unsafe {
@@ -450,13 +451,13 @@ impl BuiltIn for Runtime {
                 None => EntryPoint::Unversioned(symbol(lib, Self::LOOKUP_SYMBOLS[1])?),
             };
             Some(Self {
-                path,
+                path: path.display().to_string(),
                 entry,
                 version: AtomicU32::new(0),
-                runtime_get_version: symbol(lib, "cudaRuntimeGetVersion"),
-                driver_get_version: symbol(lib, "cudaDriverGetVersion"),
-                error_name: symbol(lib, "cudaGetErrorName"),
-                error_string: symbol(lib, "cudaGetErrorString"),
+                runtime_get_version: symbol(lib, c"cudaRuntimeGetVersion"),
+                driver_get_version: symbol(lib, c"cudaDriverGetVersion"),
+                error_name: symbol(lib, c"cudaGetErrorName"),
+                error_string: symbol(lib, c"cudaGetErrorString"),
                 cu_errors: ErrorStringFns::new(),
                 get_proc: OnceLock::new(),
             })

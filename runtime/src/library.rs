@@ -78,6 +78,7 @@
 //! relative to that drive's current directory) or a root but no drive (`\x\nvcuda.dll`) is a
 //! relative path; `C:\...`, `C:/...` and `\\server\share\...` are absolute.
 
+use std::borrow::Cow;
 use std::ffi::{c_void, CStr, OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
@@ -434,17 +435,40 @@ fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
     folders
 }
 
-/// Drops every path equal to an earlier one (as `Path`'s `==` compares). A scan instead of a
-/// `HashSet`: the lists are a few dozen paths, and hashing would compile a hash table and a hasher
-/// into every program that uses the crate.
+/// Drops every path equal to an earlier one (as `Path`'s `==` compares: component by component,
+/// so `/a//b/` is `/a/b`), comparing each path's [`plain`] form as bytes: `Path`'s own `==` parses
+/// both paths' components again on every comparison, which in this quadratic scan cost more than
+/// all the rest of a search plan. A scan instead of a `HashSet`: the lists are a few dozen paths,
+/// and hashing would compile a hash table and a hasher into every program that uses the crate.
 fn keep_first(paths: &mut Vec<PathBuf>) {
+    let keys: Vec<Cow<'_, OsStr>> = paths.iter().map(|p| plain(p)).collect();
+    let mut kept = vec![true; keys.len()];
+    for i in 1..keys.len() {
+        kept[i] = !keys[..i].contains(&keys[i]);
+    }
+    drop(keys);
     let mut i = 0;
-    while i < paths.len() {
-        if paths[..i].contains(&paths[i]) {
-            paths.remove(i);
-        } else {
-            i += 1;
-        }
+    paths.retain(|_| {
+        i += 1;
+        kept[i - 1]
+    });
+}
+
+/// `path` as its components make it (`/a//b/` is `/a/b`): two paths are equal as `Path`s exactly
+/// when these are equal as bytes. On Unix a path is usually that already (no empty or `.`
+/// component but a leading `.`, no trailing `/`): then it is borrowed, not rebuilt.
+fn plain(path: &Path) -> Cow<'_, OsStr> {
+    let b = path.as_os_str().as_encoded_bytes();
+    let is_plain = cfg!(unix)
+        && (b == b"/"
+            || (!b.ends_with(b"/")
+                && b.split(|&c| c == b'/')
+                    .skip(1)
+                    .all(|segment| !segment.is_empty() && segment != b".")));
+    if is_plain {
+        Cow::Borrowed(path.as_os_str())
+    } else {
+        Cow::Owned(path.components().collect::<PathBuf>().into_os_string())
     }
 }
 

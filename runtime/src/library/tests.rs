@@ -1291,4 +1291,33 @@ fn keep_first_drops_later_duplicates_only() {
     let mut list = paths(&["/b", "/a/b", "/c", "/a//b/", "/b", "/d"]);
     keep_first(&mut list);
     assert_eq!(list, paths(&["/b", "/a/b", "/c", "/d"]));
+    // The same as a scan with `Path`'s own `==`, on every order of paths that differ only in
+    // their separators, `.` components and trailing `/`, or not at all.
+    let tricky = paths(&[
+        "/usr/lib", "/usr/lib/", "/usr//lib", "/usr/./lib", "/usr/lib/.", "usr/lib", "./usr/lib",
+        "/usr/lib64", "/usr/lib/..", "/usr", "/", "//usr/lib", ".", "./", "", "a", "/.", "a/./b",
+    ]);
+    let mut state = 7u64;
+    for _ in 0..200 {
+        let mut list = tricky.clone();
+        for i in (1..list.len()).rev() {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            list.swap(i, (state >> 33) as usize % (i + 1));
+        }
+        let mut expected: Vec<PathBuf> = Vec::new();
+        for p in &list {
+            if !expected.contains(p) {
+                expected.push(p.clone());
+            }
+        }
+        keep_first(&mut list);
+        assert_eq!(list, expected);
+    }
+    // A path's plain form is what its components make: borrowed where the path is that already.
+    for p in &tricky {
+        let rebuilt: PathBuf = p.components().collect();
+        assert_eq!(plain(p), rebuilt.as_os_str(), "{p:?}");
+        let borrowed = matches!(plain(p), std::borrow::Cow::Borrowed(_));
+        assert_eq!(borrowed, rebuilt.as_os_str() == p.as_os_str(), "{p:?}");
+    }
 }

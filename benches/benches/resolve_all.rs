@@ -217,7 +217,15 @@ fn raw_entry_pass(entry: PfnEntryPointByVersion, requests: &[(&'static CStr, u32
         let mut p = null_mut();
         let mut status: c_int = -1;
         // SAFETY: NUL-terminated symbol, valid out-parameters, the documented signature.
-        let rc = unsafe { entry(symbol.as_ptr(), &mut p, *version, LEGACY_STREAM, &mut status) };
+        let rc = unsafe {
+            entry(
+                symbol.as_ptr(),
+                &mut p,
+                *version,
+                LEGACY_STREAM,
+                &mut status,
+            )
+        };
         black_box((rc, status, p));
     }
 }

@@ -230,7 +230,8 @@ pub fn parse_resolve_paired(log: &str) -> ResolvePairedRun {
     for line in log.lines() {
         if let Some(rest) = line.strip_prefix("== criterion ") {
             run = rest.split_whitespace().next();
-        } else if let (Some(rest), Some(RESOLVE_RUN)) = (line.strip_prefix("resolve_paired\t"), run) {
+        } else if let (Some(rest), Some(RESOLVE_RUN)) = (line.strip_prefix("resolve_paired\t"), run)
+        {
             let f: Vec<&str> = rest.split('\t').collect();
             let [variant, baseline, functions, rounds, ns, baseline_ns, ratio, p10, p90] = f[..]
             else {

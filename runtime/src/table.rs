@@ -485,19 +485,31 @@ fn resolve_every_through(
     // One copy of the loop per kind of lookup function, each calling it directly.
     match source.versioned_lookup() {
         Some(VersionedLookup::GetProc(GetProc::V2(f))) => {
-            resolve_directly(todo, config, resolver, &mut errors, |symbol, version, mode| {
-                GetProc::V2(f).call(symbol, version, mode)
-            });
+            resolve_directly(
+                todo,
+                config,
+                resolver,
+                &mut errors,
+                |symbol, version, mode| GetProc::V2(f).call(symbol, version, mode),
+            );
         }
         Some(VersionedLookup::GetProc(GetProc::V1(f))) => {
-            resolve_directly(todo, config, resolver, &mut errors, |symbol, version, mode| {
-                GetProc::V1(f).call(symbol, version, mode)
-            });
+            resolve_directly(
+                todo,
+                config,
+                resolver,
+                &mut errors,
+                |symbol, version, mode| GetProc::V1(f).call(symbol, version, mode),
+            );
         }
         Some(VersionedLookup::ByVersion(f)) => {
-            resolve_directly(todo, config, resolver, &mut errors, |symbol, version, mode| {
-                VersionedLookup::ByVersion(f).call(symbol, version, mode)
-            });
+            resolve_directly(
+                todo,
+                config,
+                resolver,
+                &mut errors,
+                |symbol, version, mode| VersionedLookup::ByVersion(f).call(symbol, version, mode),
+            );
         }
         None => {
             let versioning = resolver.versioning();

@@ -17,9 +17,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{
-    absolute_dirs, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup,
-};
+use super::{absolute_dirs, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup};
 use crate::abi_history;
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;

@@ -1294,14 +1294,32 @@ fn keep_first_drops_later_duplicates_only() {
     // The same as a scan with `Path`'s own `==`, on every order of paths that differ only in
     // their separators, `.` components and trailing `/`, or not at all.
     let tricky = paths(&[
-        "/usr/lib", "/usr/lib/", "/usr//lib", "/usr/./lib", "/usr/lib/.", "usr/lib", "./usr/lib",
-        "/usr/lib64", "/usr/lib/..", "/usr", "/", "//usr/lib", ".", "./", "", "a", "/.", "a/./b",
+        "/usr/lib",
+        "/usr/lib/",
+        "/usr//lib",
+        "/usr/./lib",
+        "/usr/lib/.",
+        "usr/lib",
+        "./usr/lib",
+        "/usr/lib64",
+        "/usr/lib/..",
+        "/usr",
+        "/",
+        "//usr/lib",
+        ".",
+        "./",
+        "",
+        "a",
+        "/.",
+        "a/./b",
     ]);
     let mut state = 7u64;
     for _ in 0..200 {
         let mut list = tricky.clone();
         for i in (1..list.len()).rev() {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             list.swap(i, (state >> 33) as usize % (i + 1));
         }
         let mut expected: Vec<PathBuf> = Vec::new();

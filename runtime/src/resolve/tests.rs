@@ -369,9 +369,14 @@ fn found_is_classify_s_found() {
     for rc in [0, 1, 2, 34, 35, 500, -1] {
         for status in [None, Some(-1), Some(0), Some(1), Some(2), Some(7)] {
             for ptr in [p, null_mut()] {
-                let classified = classify(rc, status, ptr, 2000, || Some(13000), |rc| {
-                    Status::new(rc, "E", "desc")
-                });
+                let classified = classify(
+                    rc,
+                    status,
+                    ptr,
+                    2000,
+                    || Some(13000),
+                    |rc| Status::new(rc, "E", "desc"),
+                );
                 let expected = match classified {
                     LookupResult::Found(p) => Some(p),
                     _ => None,

@@ -426,13 +426,19 @@ fn resolve_all_calls_a_built_in_backend_s_lookup_directly_and_asks_again_for_a_f
         .iter()
         .map(|(_, name, version, flags)| (name.as_str(), *version, *flags))
         .collect();
-    assert_eq!(what, [("cuCtxSetCurrent", 4000, 1), ("cuLaunchKernel", 7000, 2)]);
+    assert_eq!(
+        what,
+        [("cuCtxSetCurrent", 4000, 1), ("cuLaunchKernel", 7000, 2)]
+    );
     // The very statics of the specs, where the linker keeps one copy (see above).
     if !cfg!(any(windows, miri)) {
         let addresses: Vec<usize> = asked.iter().map(|(a, ..)| *a).collect();
         assert_eq!(addresses, statics);
     }
-    assert_eq!(table.loaded::<0>().map(address_of), Some(fake_ptr().as_ptr() as usize));
+    assert_eq!(
+        table.loaded::<0>().map(address_of),
+        Some(fake_ptr().as_ptr() as usize)
+    );
     assert_eq!(
         table.loaded::<1>().map(address_of),
         Some(std::ptr::from_ref(&LAUNCH_KERNEL) as usize)
@@ -446,10 +452,19 @@ fn resolve_all_calls_a_built_in_backend_s_lookup_directly_and_asks_again_for_a_f
     let table = Core::new(Config::driver());
     let errors = resolve_all(&table).unwrap_err();
     let asked: Vec<String> = requests().into_iter().map(|(_, name, ..)| name).collect();
-    assert_eq!(asked, ["cuCtxSetCurrent", "cuLaunchKernel", "cuLaunchKernel"]);
+    assert_eq!(
+        asked,
+        ["cuCtxSetCurrent", "cuLaunchKernel", "cuLaunchKernel"]
+    );
     let spec = &<Table as Functions>::FUNCTIONS[1];
-    let alone = resolve_symbol(driver, StreamMode::Legacy, spec.name, spec.symbol, &spec.abi)
-        .unwrap_err();
+    let alone = resolve_symbol(
+        driver,
+        StreamMode::Legacy,
+        spec.name,
+        spec.symbol,
+        &spec.abi,
+    )
+    .unwrap_err();
     requests();
     assert_eq!(errors.as_slice().len(), 1);
     assert_eq!(errors.as_slice()[0].to_string(), alone.to_string());

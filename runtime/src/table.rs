@@ -340,8 +340,9 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
         let p = self.slots[I].load(Ordering::Acquire);
         // SAFETY: `Option<Fn>` is an `Option` of an `extern "C"` function pointer (`Field`'s
         // contract) of pointer size (checked above), whose representation is the function's
-        // address, null for `None`. Slot `I` is only filled by `fill` with what the backend
-        // resolved for `T::FUNCTIONS[I]`, which by `Functions`' contract has type `Fn`.
+        // address, null for `None`. Slot `I` is only filled (by `fill`, or `resolve_every` for
+        // `resolve_all`) with what the backend resolved for `T::FUNCTIONS[I]` at exactly its
+        // request, which by `Functions`' contract has type `Fn`.
         unsafe { std::mem::transmute_copy::<*mut c_void, Option<<T as Field<I>>::Fn>>(&p) }
     }
 

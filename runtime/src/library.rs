@@ -38,7 +38,8 @@
 //!    by full path instead, in the absolute folders of `LD_LIBRARY_PATH` and then in the system's
 //!    library folders (`/etc/ld.so.conf` and its includes, which `ld.so.cache` is built from,
 //!    then `/lib/<arch>-linux-gnu`, `/usr/lib/<arch>-linux-gnu`, `/lib64`, `/usr/lib64`, `/lib`,
-//!    `/usr/lib`), and the error notes the loader's own search as not made. (`LD_LIBRARY_PATH`
+//!    `/usr/lib`; read only when the search gets to them), and the error notes the loader's own
+//!    search as not made. (`LD_LIBRARY_PATH`
 //!    is read here at the first resolution; the loader read it at the program's start: a
 //!    program that changes it in between is not covered.)
 //! 5. Runtime only, the active Python environment: the pip wheel layouts of `$VIRTUAL_ENV`, then
@@ -246,10 +247,15 @@ fn explicit<L: BuiltIn>(path: &'static Path) -> Loaded {
 enum Plan {
     /// One path the user named; nothing else is tried.
     Exact { path: PathBuf, origin: Origin },
-    /// Candidates in order; `skipped` are notes for the error message.
+    /// Candidates in order; `skipped` are notes for the error message. With
+    /// `in_system_folders` (while `LD_LIBRARY_PATH` makes the loader read the current directory),
+    /// a bare name is not handed to the loader: it stands for that name in each of the system's
+    /// library folders ([`system_library_folders`]), which are read only if the search gets
+    /// that far.
     Search {
         candidates: Vec<PathBuf>,
         skipped: Vec<(String, String)>,
+        in_system_folders: bool,
     },
     /// The user named a path that must not be used.
     Refused {
@@ -266,14 +272,15 @@ fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
     }
     let mut skipped = Vec::new();
     let mut candidates = L::candidates(os, env, &mut skipped);
-    if let Some(unsafe_path) = loader_reads_current_directory(os, env) {
-        let system = system_library_folders(Path::new(LD_SO_CONF));
-        candidates = keep_names_from_the_loader(candidates, &unsafe_path, &system, &mut skipped);
+    let unsafe_path = loader_reads_current_directory(os, env);
+    if let Some(unsafe_path) = &unsafe_path {
+        candidates = keep_names_from_the_loader(candidates, unsafe_path, &mut skipped);
     }
     keep_first(&mut candidates);
     Plan::Search {
         candidates,
         skipped,
+        in_system_folders: unsafe_path.is_some(),
     }
 }
 
@@ -349,17 +356,16 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
 }
 
 /// The search's candidates with each bare name (one the system loader would look up) replaced by
-/// that name in each absolute folder of `ld_path`, the loader's order, then in each of `system`
-/// (the folders behind the loader's own search, [`system_library_folders`]); the loader's search
-/// itself is noted in `skipped` as not made.
+/// that name in each absolute folder of `ld_path`, the loader's order, followed by the bare name
+/// itself, which the plan's `in_system_folders` makes stand for the name in each of the system's
+/// folders (the folders behind the loader's own search, [`system_library_folders`]); the
+/// loader's search itself is noted in `skipped` as not made.
 fn keep_names_from_the_loader(
     candidates: Vec<PathBuf>,
     ld_path: &OsStr,
-    system: &[PathBuf],
     skipped: &mut Vec<(String, String)>,
 ) -> Vec<PathBuf> {
-    let mut folders = absolute_entries(ld_path);
-    folders.extend(system.iter().map(PathBuf::as_path));
+    let folders = absolute_entries(ld_path);
     // The names searched for, quoted and joined with ", " as they come.
     let mut names = String::new();
     let mut kept = Vec::new();
@@ -375,6 +381,7 @@ fn keep_names_from_the_loader(
             names.push_str(", ");
         }
         names.push_str(&quoted(candidate.as_os_str()));
+        kept.push(candidate);
     }
     if !names.is_empty() {
         skipped.push((
@@ -541,16 +548,20 @@ fn matching_files(pattern: &Path) -> Vec<PathBuf> {
 }
 
 fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
-    load_plan_of(plan, L::LIBRARY, L::LOOKUP_SYMBOLS, &open::<L>)
+    load_plan_of(plan, L::LIBRARY, L::LOOKUP_SYMBOLS, &open::<L>, &|| {
+        system_library_folders(Path::new(LD_SO_CONF))
+    })
 }
 
-/// [`load_plan`] for the library `library` exporting one of `lookup_symbols`, opened by `open`:
-/// one body for both backends (a generic one would be compiled once for each).
+/// [`load_plan`] for the library `library` exporting one of `lookup_symbols`, opened by `open`,
+/// with `system_folders` the system's library folders (read only when a search's bare name
+/// stands for them): one body for both backends (a generic one would be compiled once for each).
 fn load_plan_of(
     plan: Plan,
     library: CudaLibrary,
     lookup_symbols: &'static [&'static CStr],
     open: &dyn Fn(&Path) -> Opened,
+    system_folders: &dyn Fn() -> Vec<PathBuf>,
 ) -> Searched {
     // For messages; the names are ASCII.
     let lookup_names = || -> Vec<&'static str> {
@@ -600,33 +611,54 @@ fn load_plan_of(
         Plan::Search {
             candidates,
             mut skipped,
+            in_system_folders,
         } => {
             let mut tried = Vec::new();
             tried.append(&mut skipped);
             let mut found_no_file = true;
-            for path in candidates {
-                // Quoted for the message only when it is needed: not on the way to success.
-                let what = || quoted(path.as_os_str());
-                match open(&path) {
-                    Opened::Ok(resolver) => {
-                        return Searched {
-                            loaded: Ok(resolver),
-                            found_no_file: false,
+            // The system's folders, once a bare name stands for them; and the paths tried, each
+            // once (a system folder may be one of `LD_LIBRARY_PATH`'s too).
+            let mut system: Option<Vec<PathBuf>> = None;
+            let mut seen: Vec<OsString> = Vec::new();
+            for candidate in candidates {
+                let paths = if in_system_folders && !Os::Unix.has_folder(candidate.as_os_str()) {
+                    let system = system.get_or_insert_with(system_folders);
+                    system
+                        .iter()
+                        .map(|folder| folder.join(&candidate))
+                        .collect()
+                } else {
+                    vec![candidate]
+                };
+                for path in paths {
+                    let key = plain(&path).into_owned();
+                    if seen.contains(&key) {
+                        continue;
+                    }
+                    seen.push(key);
+                    // Quoted for the message only when it is needed: not on the way to success.
+                    let what = || quoted(path.as_os_str());
+                    match open(&path) {
+                        Opened::Ok(resolver) => {
+                            return Searched {
+                                loaded: Ok(resolver),
+                                found_no_file: false,
+                            }
                         }
-                    }
-                    Opened::LoadFailed { why, absent } => {
-                        found_no_file &= absent;
-                        tried.push((what(), why));
-                    }
-                    Opened::NotCuda => {
-                        found_no_file = false;
-                        tried.push((
-                            what(),
-                            format!(
-                                "loaded, but exports none of {}; not a CUDA library",
-                                lookup_names().join(", ")
-                            ),
-                        ));
+                        Opened::LoadFailed { why, absent } => {
+                            found_no_file &= absent;
+                            tried.push((what(), why));
+                        }
+                        Opened::NotCuda => {
+                            found_no_file = false;
+                            tried.push((
+                                what(),
+                                format!(
+                                    "loaded, but exports none of {}; not a CUDA library",
+                                    lookup_names().join(", ")
+                                ),
+                            ));
+                        }
                     }
                 }
             }

@@ -448,6 +448,9 @@ fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
 /// all the rest of a search plan. A scan instead of a `HashSet`: the lists are a few dozen paths,
 /// and hashing would compile a hash table and a hasher into every program that uses the crate.
 fn keep_first(paths: &mut Vec<PathBuf>) {
+    if paths.len() < 2 {
+        return;
+    }
     let keys: Vec<Cow<'_, OsStr>> = paths.iter().map(|p| plain(p)).collect();
     let mut kept = vec![true; keys.len()];
     for i in 1..keys.len() {
@@ -616,48 +619,65 @@ fn load_plan_of(
             let mut tried = Vec::new();
             tried.append(&mut skipped);
             let mut found_no_file = true;
-            // The system's folders, once a bare name stands for them; and the paths tried, each
-            // once (a system folder may be one of `LD_LIBRARY_PATH`'s too).
-            let mut system: Option<Vec<PathBuf>> = None;
-            let mut seen: Vec<OsString> = Vec::new();
-            for candidate in candidates {
-                let paths = if in_system_folders && !Os::Unix.has_folder(candidate.as_os_str()) {
-                    let system = system.get_or_insert_with(system_folders);
-                    system
-                        .iter()
-                        .map(|folder| folder.join(&candidate))
-                        .collect()
-                } else {
-                    vec![candidate]
-                };
-                for path in paths {
-                    let key = plain(&path).into_owned();
-                    if seen.contains(&key) {
-                        continue;
+            let mut try_path = |path: &Path| -> Option<Loaded> {
+                // Quoted for the message only when it is needed: not on the way to success.
+                let what = || quoted(path.as_os_str());
+                match open(path) {
+                    Opened::Ok(resolver) => return Some(Ok(resolver)),
+                    Opened::LoadFailed { why, absent } => {
+                        found_no_file &= absent;
+                        tried.push((what(), why));
                     }
+                    Opened::NotCuda => {
+                        found_no_file = false;
+                        tried.push((
+                            what(),
+                            format!(
+                                "loaded, but exports none of {}; not a CUDA library",
+                                lookup_names().join(", ")
+                            ),
+                        ));
+                    }
+                }
+                None
+            };
+            let found = |loaded| Searched {
+                loaded,
+                found_no_file: false,
+            };
+            if !in_system_folders {
+                for path in &candidates {
+                    if let Some(loaded) = try_path(path) {
+                        return found(loaded);
+                    }
+                }
+            } else {
+                // The system's folders once a bare name stands for them, and the paths tried
+                // (by their plain form), each once: a system folder may be one of
+                // `LD_LIBRARY_PATH`'s too.
+                let mut system: Option<Vec<PathBuf>> = None;
+                let mut seen: Vec<OsString> = Vec::new();
+                let mut first_time = |path: &Path| {
+                    let key = plain(path).into_owned();
+                    let first = !seen.contains(&key);
                     seen.push(key);
-                    // Quoted for the message only when it is needed: not on the way to success.
-                    let what = || quoted(path.as_os_str());
-                    match open(&path) {
-                        Opened::Ok(resolver) => {
-                            return Searched {
-                                loaded: Ok(resolver),
-                                found_no_file: false,
+                    first
+                };
+                for candidate in &candidates {
+                    if Os::Unix.has_folder(candidate.as_os_str()) {
+                        if first_time(candidate) {
+                            if let Some(loaded) = try_path(candidate) {
+                                return found(loaded);
                             }
                         }
-                        Opened::LoadFailed { why, absent } => {
-                            found_no_file &= absent;
-                            tried.push((what(), why));
-                        }
-                        Opened::NotCuda => {
-                            found_no_file = false;
-                            tried.push((
-                                what(),
-                                format!(
-                                    "loaded, but exports none of {}; not a CUDA library",
-                                    lookup_names().join(", ")
-                                ),
-                            ));
+                        continue;
+                    }
+                    for folder in system.get_or_insert_with(system_folders).iter() {
+                        let path = folder.join(candidate);
+                        if first_time(&path) {
+                            if let Some(loaded) = try_path(&path) {
+                                return found(loaded);
+                            }
                         }
                     }
                 }

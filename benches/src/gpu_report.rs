@@ -35,6 +35,9 @@ pub const RESOLVE_RUN: &str = "resolve";
 pub const CALL_GOAL_NS: f64 = 0.2;
 /// What the cold-start goal asks: at most this ratio to the C floor.
 pub const COLD_GOAL: f64 = 1.05;
+/// What the resolve-all goal asks: a fresh table's `resolve_all` at most this ratio to a raw loop
+/// of the same lookups.
+pub const RESOLVE_GOAL: f64 = 1.25;
 
 /// The seed of the bootstrap's random numbers, so a report is reproducible from its files.
 const BOOTSTRAP_SEED: u64 = 6;
@@ -73,12 +76,33 @@ pub type PairedRuns = BTreeMap<String, BTreeMap<(String, String), Paired>>;
 /// Cold-start samples by program, then by round: (first call, in-process, whole process) in µs.
 pub type Cold = BTreeMap<String, BTreeMap<u32, [f64; 3]>>;
 
+/// One line of the resolve-all bench's paired measurement: a table variant against the raw loop
+/// of its backend, over `rounds` rounds of one pass each (ns per pass of `functions` lookups).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvePaired {
+    /// The raw loop it is compared with (`raw_cuGetProcAddress_v2`).
+    pub baseline: String,
+    pub functions: u64,
+    pub rounds: u64,
+    /// The median pass of the table and of the raw loop.
+    pub ns: f64,
+    pub baseline_ns: f64,
+    /// The median of the per-round ratios (table / raw loop), its 10th and 90th percentiles.
+    pub ratio: f64,
+    pub p10: f64,
+    pub p90: f64,
+}
+
+/// The paired resolve-all lines by table variant (`table_driver`).
+pub type ResolvePairedRun = BTreeMap<String, ResolvePaired>;
+
 /// What one report is made of.
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
     pub machine: String,
     pub runs: Runs,
     pub paired: PairedRuns,
+    pub resolve_paired: ResolvePairedRun,
     pub cold: Cold,
 }
 
@@ -196,6 +220,63 @@ pub fn parse_paired(log: &str) -> PairedRuns {
     paired
 }
 
+/// The resolve-all bench's paired lines
+/// (`resolve_paired<TAB>variant<TAB>baseline<TAB>functions<TAB>rounds<TAB>ns<TAB>baseline ns<TAB>ratio<TAB>p10<TAB>p90`)
+/// of the criterion run [`RESOLVE_RUN`] (the last `== criterion RUN` line above them names it).
+/// Lines that do not parse are left out.
+pub fn parse_resolve_paired(log: &str) -> ResolvePairedRun {
+    let mut paired = ResolvePairedRun::new();
+    let mut run: Option<&str> = None;
+    for line in log.lines() {
+        if let Some(rest) = line.strip_prefix("== criterion ") {
+            run = rest.split_whitespace().next();
+        } else if let (Some(rest), Some(RESOLVE_RUN)) = (line.strip_prefix("resolve_paired\t"), run)
+        {
+            let f: Vec<&str> = rest.split('\t').collect();
+            let [variant, baseline, functions, rounds, ns, baseline_ns, ratio, p10, p90] = f[..]
+            else {
+                continue;
+            };
+            let num = |s: &str| s.trim().parse::<f64>().ok();
+            let int = |s: &str| s.trim().parse::<u64>().ok();
+            let (
+                Some(functions),
+                Some(rounds),
+                Some(ns),
+                Some(baseline_ns),
+                Some(ratio),
+                Some(p10),
+                Some(p90),
+            ) = (
+                int(functions),
+                int(rounds),
+                num(ns),
+                num(baseline_ns),
+                num(ratio),
+                num(p10),
+                num(p90),
+            )
+            else {
+                continue;
+            };
+            paired.insert(
+                variant.to_owned(),
+                ResolvePaired {
+                    baseline: baseline.to_owned(),
+                    functions,
+                    rounds,
+                    ns,
+                    baseline_ns,
+                    ratio,
+                    p10,
+                    p90,
+                },
+            );
+        }
+    }
+    paired
+}
+
 /// `spawn_timer`'s raw samples: a header line, then `name round first_ns inproc_ns whole_ns`
 /// (tab-separated); a line cut short by the time limit is left out.
 pub fn parse_cold(tsv: &str) -> Cold {
@@ -236,10 +317,12 @@ pub fn read_dir(out: &Path) -> Result<Inputs, String> {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default()
     };
+    let log = optional(files::LOG);
     Ok(Inputs {
         machine,
         runs,
-        paired: parse_paired(&optional(files::LOG)),
+        paired: parse_paired(&log),
+        resolve_paired: parse_resolve_paired(&log),
         cold: parse_cold(&optional(files::COLD)),
     })
 }
@@ -347,6 +430,9 @@ const RESOLVE_VARIANTS: [&str; 5] = [
     "raw_cudaGetDriverEntryPointByVersion",
     "dlsym_exports",
 ];
+
+/// The tables of the resolve-all bench's paired measurement.
+const RESOLVE_TABLES: [&str; 2] = ["table_driver", "table_runtime"];
 
 /// The whole report: machine, the three sections, then the rows for `BENCHMARKS.md`.
 pub fn render(inputs: &Inputs) -> String {
@@ -626,21 +712,77 @@ fn resolve_all(out: &mut String, rows: &mut Vec<String>, inputs: &Inputs) {
             ),
         };
     }
-    let mut row = |rid: &str, label: &str, a: &str, b: &str, bname: &str| {
-        let (Some((ta, na)), Some((tb, nb))) = (rv(a), rv(b)) else {
-            rows.push(format!(
-                "| {rid} | resolve all: {label} | not measured | | | | |"
-            ));
-            return;
+    let _ = writeln!(
+        out,
+        "paired: a fresh table's pass against its backend's raw loop in each round (alternating \
+         which runs first); median of the per-round ratios, p10..p90"
+    );
+    for table in RESOLVE_TABLES {
+        let _ = match inputs.resolve_paired.get(table) {
+            None => writeln!(out, "  {table}: not measured"),
+            Some(p) => writeln!(
+                out,
+                "  {table} / {}: {:.3} ({:.3}..{:.3}) over {} rounds; medians {:.1} vs {:.1} µs",
+                p.baseline,
+                p.ratio,
+                p.p10,
+                p.p90,
+                p.rounds,
+                p.ns / 1e3,
+                p.baseline_ns / 1e3
+            ),
         };
-        let (ea, eb) = (ta / na as f64, tb / nb as f64);
-        rows.push(format!(
-            "| {rid} | resolve all: {label} | {:.1} µs ({na} fns, {ea:.0} ns each) | \
-             {bname}: {:.1} µs ({eb:.0} ns each) | **{:.2}×** per function | — | — |",
-            ta / 1e3,
-            tb / 1e3,
-            ea / eb
-        ));
+    }
+    let mut row = |rid: &str, label: &str, a: &str, b: &str, bname: &str, goal: bool| {
+        let criterion = match (rv(a), rv(b)) {
+            (Some((ta, na)), Some((tb, nb))) => Some((ta, na, tb, nb)),
+            _ => None,
+        };
+        let paired = inputs
+            .resolve_paired
+            .get(a)
+            .filter(|p| p.baseline == b && p.functions > 0);
+        match (paired, criterion) {
+            (Some(p), criterion) => {
+                let n = p.functions as f64;
+                let (goal_cell, mut met) = judge(goal, p.ratio);
+                if goal && p.ratio <= RESOLVE_GOAL && p.p90 > RESOLVE_GOAL {
+                    let _ = write!(met, " (its p90, {:.2}×, is over the goal)", p.p90);
+                }
+                let crit = criterion.map_or_else(String::new, |(ta, na, tb, nb)| {
+                    format!("; criterion {:.2}×", (ta / na as f64) / (tb / nb as f64))
+                });
+                rows.push(format!(
+                    "| {rid} | resolve all: {label} | {:.1} µs ({} fns, {:.0} ns each) | \
+                     {bname}: {:.1} µs ({:.0} ns each) | **{:.2}×** per function (paired median \
+                     over {} rounds, p10–p90 {:.2}–{:.2}×{crit}) | {goal_cell} | {met} |",
+                    p.ns / 1e3,
+                    p.functions,
+                    p.ns / n,
+                    p.baseline_ns / 1e3,
+                    p.baseline_ns / n,
+                    p.ratio,
+                    p.rounds,
+                    p.p10,
+                    p.p90
+                ));
+            }
+            (None, Some((ta, na, tb, nb))) => {
+                let (ea, eb) = (ta / na as f64, tb / nb as f64);
+                let (goal_cell, met) = judge(goal, ea / eb);
+                rows.push(format!(
+                    "| {rid} | resolve all: {label} | {:.1} µs ({na} fns, {ea:.0} ns each) | \
+                     {bname}: {:.1} µs ({eb:.0} ns each) | **{:.2}×** per function (criterion) \
+                     | {goal_cell} | {met} |",
+                    ta / 1e3,
+                    tb / 1e3,
+                    ea / eb
+                ));
+            }
+            (None, None) => rows.push(format!(
+                "| {rid} | resolve all: {label} | not measured | | | | |"
+            )),
+        }
     };
     row(
         "3a",
@@ -648,6 +790,7 @@ fn resolve_all(out: &mut String, rows: &mut Vec<String>, inputs: &Inputs) {
         "table_driver",
         "raw_cuGetProcAddress_v2",
         "`cuGetProcAddress_v2` loop",
+        true,
     );
     row(
         "3b",
@@ -655,6 +798,7 @@ fn resolve_all(out: &mut String, rows: &mut Vec<String>, inputs: &Inputs) {
         "table_runtime",
         "raw_cudaGetDriverEntryPointByVersion",
         "`cudaGetDriverEntryPointByVersion` loop",
+        true,
     );
     row(
         "3c",
@@ -662,5 +806,21 @@ fn resolve_all(out: &mut String, rows: &mut Vec<String>, inputs: &Inputs) {
         "dlsym_exports",
         "raw_cuGetProcAddress_v2",
         "`cuGetProcAddress_v2` loop",
+        false,
     );
+}
+
+/// The goal and verdict cells of a resolve-all row with `ratio` (`goal`: whether the row has the
+/// goal).
+fn judge(goal: bool, ratio: f64) -> (String, String) {
+    if !goal {
+        return ("—".to_owned(), "—".to_owned());
+    }
+    (
+        format!("≤ {RESOLVE_GOAL:.2}×"),
+        verdict(
+            ratio <= RESOLVE_GOAL,
+            &format!("{:.1}% over the goal", (ratio / RESOLVE_GOAL - 1.0) * 100.0),
+        ),
+    )
 }

@@ -65,6 +65,19 @@ fn paired_lines_belong_to_the_criterion_run_above_them() {
 }
 
 #[test]
+fn resolve_paired_lines_are_read_from_the_resolve_run_only() {
+    let log = std::fs::read_to_string(fixture().join(files::LOG)).unwrap();
+    let paired = gpu_report::parse_resolve_paired(&log);
+    // The broken `table_runtime` line is left out, and the one under `call1` is not resolve-all's.
+    assert_eq!(paired.len(), 1);
+    let p = &paired["table_driver"];
+    assert_eq!(p.baseline, "raw_cuGetProcAddress_v2");
+    assert_eq!((p.functions, p.rounds), (447, 3000));
+    assert_eq!((p.ns, p.baseline_ns), (27500.0, 24200.0));
+    assert_eq!((p.ratio, p.p10, p.p90), (1.131, 1.082, 1.274));
+}
+
+#[test]
 fn cold_samples_skip_the_header_and_a_cut_line() {
     let tsv = std::fs::read_to_string(fixture().join(files::COLD)).unwrap();
     let cold = gpu_report::parse_cold(&tsv);
@@ -120,11 +133,21 @@ fn a_run_without_criterion_results_says_so() {
     let report = gpu_report::render_dir(&dir).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     // Each measurement once in its section and once in the rows: 8 calls, 9 cold-start
-    // programs and 7 cold-start rows, 5 resolve variants and 3 resolve rows.
+    // programs and 7 cold-start rows, 5 resolve variants, the paired `table_runtime` and the
+    // resolve rows but 3a, which the log's paired line makes.
     assert_eq!(
         report.matches("not measured").count(),
-        (8 + 8) + (9 + 7) + (5 + 3)
+        (8 + 8) + (9 + 7) + (5 + 1 + 2)
     );
+    assert!(report.contains("| 3a | resolve all: driver backend"));
+    let without_log = out_dir("empty-log");
+    std::fs::write(without_log.join(files::CRITERION), "{}").unwrap();
+    std::fs::remove_file(without_log.join(files::LOG)).unwrap();
+    let report = gpu_report::render_dir(&without_log).unwrap();
+    let _ = std::fs::remove_dir_all(&without_log);
+    assert!(report.contains(
+        "| 3a | resolve all: driver backend, fresh `#[driver_table(all)]` | not measured |"
+    ));
 }
 
 #[test]

@@ -13,7 +13,7 @@ pub(crate) use driver::Driver;
 pub(crate) use runtime::Runtime;
 
 use std::ffi::{c_int, c_void, CStr, CString, OsStr, OsString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::ptr::{null_mut, NonNull};
 use std::sync::OnceLock;
 
@@ -34,7 +34,80 @@ pub const ENV_CUDART: &str = <Runtime as BuiltIn>::LIBRARY.env_var;
 pub const ENV_LIBCUDA: &str = <Driver as BuiltIn>::LIBRARY.env_var;
 
 /// The outcome of loading a built-in backend's library, cached once per process.
-pub(crate) type Loaded = Result<&'static dyn Resolver, Error>;
+pub(crate) type Loaded = Result<&'static dyn BuiltInResolver, Error>;
+
+/// What a configuration resolves through: a built-in backend, or the program's own resolver.
+#[derive(Clone, Copy)]
+pub(crate) enum Source {
+    /// libcudart or libcuda, loaded by this crate.
+    BuiltIn(&'static dyn BuiltInResolver),
+    /// [`Backend::Custom`](crate::Backend::Custom).
+    Custom(&'static dyn Resolver),
+}
+
+impl Source {
+    /// The resolver, whichever it is.
+    pub(crate) fn resolver(self) -> &'static dyn Resolver {
+        match self {
+            Source::BuiltIn(r) => r,
+            Source::Custom(r) => r,
+        }
+    }
+
+    /// The built-in backend's versioned lookup function, if it has one now; never for a
+    /// program's own resolver, which is only asked through [`Resolver`].
+    pub(crate) fn versioned_lookup(self) -> Option<VersionedLookup> {
+        match self {
+            Source::BuiltIn(r) => r.versioned_lookup(),
+            Source::Custom(_) => None,
+        }
+    }
+}
+
+/// A built-in backend's resolver (or the driver's standing in for libcudart): a [`Resolver`]
+/// whose versioned lookups are calls of one C function, which `resolve_all` calls itself, in a
+/// loop over a table's functions, instead of going through [`Resolver::lookup`] each time.
+pub(crate) trait BuiltInResolver: Resolver {
+    /// The function [`lookup`](Resolver::lookup) calls for a [`Query::ByVersion`] now, if it
+    /// answers one now ([`Resolver::versioning`] is `Versioned`).
+    ///
+    /// [`Query::ByVersion`]: crate::Query::ByVersion
+    fn versioned_lookup(&self) -> Option<VersionedLookup>;
+}
+
+/// A versioned lookup function of a built-in backend: what its [`Resolver::lookup`] calls for a
+/// [`Query::ByVersion`](crate::Query::ByVersion). It answers with the driver's own pointer for
+/// (name, version, flag), the same one every time it is asked.
+#[derive(Clone, Copy)]
+pub(crate) enum VersionedLookup {
+    /// The driver's `cuGetProcAddress` (either ABI).
+    GetProc(GetProc),
+    /// libcudart's `cudaGetDriverEntryPointByVersion` (12.5+).
+    ByVersion(ffi::RtEntryPointByVersion),
+}
+
+impl VersionedLookup {
+    /// One raw call at exactly `version` with `mode`'s flag: `(result, status or None, pointer)`,
+    /// for [`classify`] (or [`found`](crate::resolve::found)).
+    #[inline(always)]
+    pub(crate) fn call(
+        self,
+        symbol: &CStr,
+        version: u32,
+        mode: StreamMode,
+    ) -> (c_int, Option<c_int>, *mut c_void) {
+        match self {
+            VersionedLookup::GetProc(g) => g.call(symbol, version, mode),
+            VersionedLookup::ByVersion(f) => {
+                let mut ptr: *mut c_void = null_mut();
+                let mut status: c_int = -1;
+                // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
+                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, version, mode.flag(), &mut status) };
+                (rc, Some(status), ptr)
+            }
+        }
+    }
+}
 
 /// The outcome of a search: the library, or the error listing every candidate; and whether no
 /// candidate file exists at all (the library is not installed, as opposed to installed and
@@ -49,25 +122,28 @@ pub(crate) struct Searched {
 pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
 /// What `library` needs to know of a built-in backend to find, load and wrap its library.
-pub(crate) trait BuiltIn: Resolver + Sized + 'static {
+pub(crate) trait BuiltIn: BuiltInResolver + Sized + 'static {
     /// The library: its name, the environment variable naming it, and how errors advise on it.
     const LIBRARY: CudaLibrary;
     /// The lookup functions, in order of preference; a library exporting none is not ours.
-    const LOOKUP_SYMBOLS: &'static [&'static str];
+    /// NUL-terminated, as the loader takes them.
+    const LOOKUP_SYMBOLS: &'static [&'static CStr];
 
     /// The candidates of the search (used when neither code nor the environment variable names a
     /// library), in order. Variables that cannot be used are noted in `skipped` as
     /// `(what, why)` for the error message.
     fn candidates(os: Os, env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf>;
 
-    /// Wraps a loaded library; `None` when it lacks what this backend needs. Does no call into
+    /// Wraps a loaded library found at `path`; `None` when it exports none of
+    /// [`LOOKUP_SYMBOLS`](Self::LOOKUP_SYMBOLS) (not this backend's library). Does no call into
     /// the library.
     ///
     /// # Safety
     ///
     /// `lib` must be this backend's CUDA library, or at least export the names used with their
-    /// CUDA signatures.
-    unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self>;
+    /// CUDA signatures; and when this returns a resolver, `lib` must stay loaded for the rest of
+    /// the process (the resolver holds pointers into it).
+    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self>;
 
     /// The process-wide outcome of the search.
     fn searched() -> &'static OnceLock<Searched>;
@@ -186,6 +262,7 @@ impl GetProc {
     }
 
     /// One raw call: `(result, status or None, pointer)`.
+    #[inline(always)]
     pub(crate) fn call(
         self,
         symbol: &CStr,

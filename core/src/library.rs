@@ -38,7 +38,8 @@
 //!    by full path instead, in the absolute folders of `LD_LIBRARY_PATH` and then in the system's
 //!    library folders (`/etc/ld.so.conf` and its includes, which `ld.so.cache` is built from,
 //!    then `/lib/<arch>-linux-gnu`, `/usr/lib/<arch>-linux-gnu`, `/lib64`, `/usr/lib64`, `/lib`,
-//!    `/usr/lib`), and the error notes the loader's own search as not made. (`LD_LIBRARY_PATH`
+//!    `/usr/lib`; read only when the search gets to them), and the error notes the loader's own
+//!    search as not made. (`LD_LIBRARY_PATH`
 //!    is read here at the first resolution; the loader read it at the program's start: a
 //!    program that changes it in between is not covered.)
 //! 5. Runtime only, the active Python environment: the pip wheel layouts of `$VIRTUAL_ENV`, then
@@ -78,6 +79,7 @@
 //! relative to that drive's current directory) or a root but no drive (`\x\nvcuda.dll`) is a
 //! relative path; `C:\...`, `C:/...` and `\\server\share\...` are absolute.
 
+use std::borrow::Cow;
 use std::ffi::{c_void, CStr, OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
@@ -85,7 +87,10 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use libloading::Library;
 
-use crate::backend::{sort_small, BuiltIn, Driver, Env, Loaded, Os, Runtime, Searched};
+use crate::backend::{
+    sort_small, BuiltIn, BuiltInResolver, Driver, Env, Loaded, Os, Runtime, Searched, Source,
+    VersionedLookup,
+};
 use crate::config::{Backend, Config};
 use crate::error::{quoted, CudaLibrary, Error, ErrorKind, Origin};
 use crate::manifest::Abi;
@@ -124,13 +129,19 @@ impl Config {
 }
 
 /// The resolver for `config`, loading its library on first use.
-pub(crate) fn resolver_for(config: &Config) -> Loaded {
-    match config.backend() {
-        Backend::Custom(resolver) => Ok(resolver),
+pub(crate) fn resolver_for(config: &Config) -> Result<&'static dyn Resolver, Error> {
+    source_for(config).map(Source::resolver)
+}
+
+/// What `config` resolves through, loading its library on first use.
+pub(crate) fn source_for(config: &Config) -> Result<Source, Error> {
+    let loaded = match config.backend() {
+        Backend::Custom(resolver) => return Ok(Source::Custom(resolver)),
         Backend::Runtime if config.falls_back_to_driver() => runtime_or_driver(),
         Backend::Runtime => load::<Runtime>(config.library_path()),
         Backend::Driver => load::<Driver>(config.library_path()),
-    }
+    };
+    loaded.map(Source::BuiltIn)
 }
 
 /// The default configuration's resolver: the searched libcudart, or, when the search found no
@@ -154,7 +165,13 @@ fn runtime_or_driver() -> Loaded {
 
 /// The driver's resolver standing in for the runtime backend of the default configuration.
 struct InPlaceOfRuntime {
-    driver: &'static dyn Resolver,
+    driver: &'static dyn BuiltInResolver,
+}
+
+impl BuiltInResolver for InPlaceOfRuntime {
+    fn versioned_lookup(&self) -> Option<VersionedLookup> {
+        self.driver.versioned_lookup()
+    }
 }
 
 // SAFETY: every answer is the driver backend's own, which keeps the contract.
@@ -230,10 +247,15 @@ fn explicit<L: BuiltIn>(path: &'static Path) -> Loaded {
 enum Plan {
     /// One path the user named; nothing else is tried.
     Exact { path: PathBuf, origin: Origin },
-    /// Candidates in order; `skipped` are notes for the error message.
+    /// Candidates in order; `skipped` are notes for the error message. With
+    /// `in_system_folders` (while `LD_LIBRARY_PATH` makes the loader read the current directory),
+    /// a bare name is not handed to the loader: it stands for that name in each of the system's
+    /// library folders ([`system_library_folders`]), which are read only if the search gets
+    /// that far.
     Search {
         candidates: Vec<PathBuf>,
         skipped: Vec<(String, String)>,
+        in_system_folders: bool,
     },
     /// The user named a path that must not be used.
     Refused {
@@ -250,14 +272,15 @@ fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
     }
     let mut skipped = Vec::new();
     let mut candidates = L::candidates(os, env, &mut skipped);
-    if let Some(unsafe_path) = loader_reads_current_directory(os, env) {
-        let system = system_library_folders(Path::new(LD_SO_CONF));
-        candidates = keep_names_from_the_loader(candidates, &unsafe_path, &system, &mut skipped);
+    let unsafe_path = loader_reads_current_directory(os, env);
+    if let Some(unsafe_path) = &unsafe_path {
+        candidates = keep_names_from_the_loader(candidates, unsafe_path, &mut skipped);
     }
     keep_first(&mut candidates);
     Plan::Search {
         candidates,
         skipped,
+        in_system_folders: unsafe_path.is_some(),
     }
 }
 
@@ -333,17 +356,16 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
 }
 
 /// The search's candidates with each bare name (one the system loader would look up) replaced by
-/// that name in each absolute folder of `ld_path`, the loader's order, then in each of `system`
-/// (the folders behind the loader's own search, [`system_library_folders`]); the loader's search
-/// itself is noted in `skipped` as not made.
+/// that name in each absolute folder of `ld_path`, the loader's order, followed by the bare name
+/// itself, which the plan's `in_system_folders` makes stand for the name in each of the system's
+/// folders (the folders behind the loader's own search, [`system_library_folders`]); the
+/// loader's search itself is noted in `skipped` as not made.
 fn keep_names_from_the_loader(
     candidates: Vec<PathBuf>,
     ld_path: &OsStr,
-    system: &[PathBuf],
     skipped: &mut Vec<(String, String)>,
 ) -> Vec<PathBuf> {
-    let mut folders = absolute_entries(ld_path);
-    folders.extend(system.iter().map(PathBuf::as_path));
+    let folders = absolute_entries(ld_path);
     // The names searched for, quoted and joined with ", " as they come.
     let mut names = String::new();
     let mut kept = Vec::new();
@@ -359,6 +381,7 @@ fn keep_names_from_the_loader(
             names.push_str(", ");
         }
         names.push_str(&quoted(candidate.as_os_str()));
+        kept.push(candidate);
     }
     if !names.is_empty() {
         skipped.push((
@@ -419,17 +442,43 @@ fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
     folders
 }
 
-/// Drops every path equal to an earlier one (as `Path`'s `==` compares). A scan instead of a
-/// `HashSet`: the lists are a few dozen paths, and hashing would compile a hash table and a hasher
-/// into every program that uses the crate.
+/// Drops every path equal to an earlier one (as `Path`'s `==` compares: component by component,
+/// so `/a//b/` is `/a/b`), comparing each path's [`plain`] form as bytes: `Path`'s own `==` parses
+/// both paths' components again on every comparison, which in this quadratic scan cost more than
+/// all the rest of a search plan. A scan instead of a `HashSet`: the lists are a few dozen paths,
+/// and hashing would compile a hash table and a hasher into every program that uses the crate.
 fn keep_first(paths: &mut Vec<PathBuf>) {
+    if paths.len() < 2 {
+        return;
+    }
+    let keys: Vec<Cow<'_, OsStr>> = paths.iter().map(|p| plain(p)).collect();
+    let mut kept = vec![true; keys.len()];
+    for i in 1..keys.len() {
+        kept[i] = !keys[..i].contains(&keys[i]);
+    }
+    drop(keys);
     let mut i = 0;
-    while i < paths.len() {
-        if paths[..i].contains(&paths[i]) {
-            paths.remove(i);
-        } else {
-            i += 1;
-        }
+    paths.retain(|_| {
+        i += 1;
+        kept[i - 1]
+    });
+}
+
+/// `path` as its components make it (`/a//b/` is `/a/b`): two paths are equal as `Path`s exactly
+/// when these are equal as bytes. On Unix a path is usually that already (no empty or `.`
+/// component but a leading `.`, no trailing `/`): then it is borrowed, not rebuilt.
+fn plain(path: &Path) -> Cow<'_, OsStr> {
+    let b = path.as_os_str().as_encoded_bytes();
+    let is_plain = cfg!(unix)
+        && (b == b"/"
+            || (!b.ends_with(b"/")
+                && b.split(|&c| c == b'/')
+                    .skip(1)
+                    .all(|segment| !segment.is_empty() && segment != b".")));
+    if is_plain {
+        Cow::Borrowed(path.as_os_str())
+    } else {
+        Cow::Owned(path.components().collect::<PathBuf>().into_os_string())
     }
 }
 
@@ -502,17 +551,28 @@ fn matching_files(pattern: &Path) -> Vec<PathBuf> {
 }
 
 fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
-    load_plan_of(plan, L::LIBRARY, L::LOOKUP_SYMBOLS, &open::<L>)
+    load_plan_of(plan, L::LIBRARY, L::LOOKUP_SYMBOLS, &open::<L>, &|| {
+        system_library_folders(Path::new(LD_SO_CONF))
+    })
 }
 
-/// [`load_plan`] for the library `library` exporting one of `lookup_symbols`, opened by `open`:
-/// one body for both backends (a generic one would be compiled once for each).
+/// [`load_plan`] for the library `library` exporting one of `lookup_symbols`, opened by `open`,
+/// with `system_folders` the system's library folders (read only when a search's bare name
+/// stands for them): one body for both backends (a generic one would be compiled once for each).
 fn load_plan_of(
     plan: Plan,
     library: CudaLibrary,
-    lookup_symbols: &'static [&'static str],
+    lookup_symbols: &'static [&'static CStr],
     open: &dyn Fn(&Path) -> Opened,
+    system_folders: &dyn Fn() -> Vec<PathBuf>,
 ) -> Searched {
+    // For messages; the names are ASCII.
+    let lookup_names = || -> Vec<&'static str> {
+        lookup_symbols
+            .iter()
+            .map(|s| s.to_str().unwrap_or_default())
+            .collect()
+    };
     let not_found = |origin, tried| -> Error {
         ErrorKind::LibraryNotFound {
             library,
@@ -547,39 +607,78 @@ fn load_plan_of(
                 library,
                 origin,
                 path,
-                missing: lookup_symbols.to_vec(),
+                missing: lookup_names(),
             }
             .into()),
         }),
         Plan::Search {
             candidates,
             mut skipped,
+            in_system_folders,
         } => {
             let mut tried = Vec::new();
             tried.append(&mut skipped);
             let mut found_no_file = true;
-            for path in candidates {
-                let what = quoted(path.as_os_str());
-                match open(&path) {
-                    Opened::Ok(resolver) => {
-                        return Searched {
-                            loaded: Ok(resolver),
-                            found_no_file: false,
-                        }
-                    }
+            let mut try_path = |path: &Path| -> Option<Loaded> {
+                // Quoted for the message only when it is needed: not on the way to success.
+                let what = || quoted(path.as_os_str());
+                match open(path) {
+                    Opened::Ok(resolver) => return Some(Ok(resolver)),
                     Opened::LoadFailed { why, absent } => {
                         found_no_file &= absent;
-                        tried.push((what, why));
+                        tried.push((what(), why));
                     }
                     Opened::NotCuda => {
                         found_no_file = false;
                         tried.push((
-                            what,
+                            what(),
                             format!(
                                 "loaded, but exports none of {}; not a CUDA library",
-                                lookup_symbols.join(", ")
+                                lookup_names().join(", ")
                             ),
                         ));
+                    }
+                }
+                None
+            };
+            let found = |loaded| Searched {
+                loaded,
+                found_no_file: false,
+            };
+            if !in_system_folders {
+                for path in &candidates {
+                    if let Some(loaded) = try_path(path) {
+                        return found(loaded);
+                    }
+                }
+            } else {
+                // The system's folders once a bare name stands for them, and the paths tried
+                // (by their plain form), each once: a system folder may be one of
+                // `LD_LIBRARY_PATH`'s too.
+                let mut system: Option<Vec<PathBuf>> = None;
+                let mut seen: Vec<OsString> = Vec::new();
+                let mut first_time = |path: &Path| {
+                    let key = plain(path).into_owned();
+                    let first = !seen.contains(&key);
+                    seen.push(key);
+                    first
+                };
+                for candidate in &candidates {
+                    if Os::Unix.has_folder(candidate.as_os_str()) {
+                        if first_time(candidate) {
+                            if let Some(loaded) = try_path(candidate) {
+                                return found(loaded);
+                            }
+                        }
+                        continue;
+                    }
+                    for folder in system.get_or_insert_with(system_folders).iter() {
+                        let path = folder.join(candidate);
+                        if first_time(&path) {
+                            if let Some(loaded) = try_path(&path) {
+                                return found(loaded);
+                            }
+                        }
                     }
                 }
             }
@@ -606,7 +705,7 @@ fn loader_message(e: &libloading::Error, path: &Path) -> String {
 }
 
 enum Opened {
-    Ok(&'static dyn Resolver),
+    Ok(&'static dyn BuiltInResolver),
     /// The loader failed: its message, and whether no file of that name is where the loader
     /// looks ([`absent`]).
     LoadFailed {
@@ -698,47 +797,41 @@ const WINDOWS_BARE_NAME_SEARCH: &str = "looked for only in the program's folder,
      folder and folders the program added with AddDllDirectory; not in the current directory nor \
      in the folders of PATH";
 
+/// Loads `path` and wraps it as `L`'s resolver, which is kept (with the library) for the rest
+/// of the process; a library that is not `L`'s is unloaded again.
 fn open<L: BuiltIn>(path: &Path) -> Opened {
-    let lib = match open_exporting(path, L::LOOKUP_SYMBOLS) {
+    let lib = match load_file(path) {
         Ok(lib) => lib,
         Err(failed) => return failed,
     };
-    // SAFETY: a library exporting `L`'s lookup functions is taken to be `L`'s CUDA library.
-    match unsafe { L::wrap(lib, path.display().to_string()) } {
-        Some(resolver) => Opened::Ok(Box::leak(Box::new(resolver))),
+    // SAFETY: a library exporting `L`'s lookup functions is taken to be `L`'s CUDA library
+    // (`wrap` finds nothing in another); it is kept loaded below whenever `wrap` returns a
+    // resolver.
+    match unsafe { L::wrap(&lib, path) } {
+        Some(resolver) => {
+            // Never unloaded: pointers resolved through it must stay valid for the rest of the
+            // process.
+            std::mem::forget(lib);
+            Opened::Ok(Box::leak(Box::new(resolver)))
+        }
+        // Not ours: dropping it unloads it again.
         None => Opened::NotCuda,
     }
 }
 
-/// Loads `path` and keeps it loaded if it exports one of `lookup_symbols`: the part of [`open`]
-/// that is the same for both backends, compiled once.
-fn open_exporting(
-    path: &Path,
-    lookup_symbols: &'static [&'static str],
-) -> Result<&'static Library, Opened> {
+/// Loads `path`, or says why the loader could not: the part of [`open`] that is the same for
+/// both backends, compiled once.
+fn load_file(path: &Path) -> Result<Library, Opened> {
     // SAFETY: the path is a CUDA library's name or location, or one the user named as such;
     // running its initialisers is what using CUDA means.
-    let lib = match unsafe { load_library(path) } {
-        Ok(lib) => lib,
-        Err(e) => {
-            let mut why = loader_message(&e, path);
-            let absent = absent(path, &why);
-            if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
-                why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
-            }
-            return Err(Opened::LoadFailed { why, absent });
+    unsafe { load_library(path) }.map_err(|e| {
+        let mut why = loader_message(&e, path);
+        let absent = absent(path, &why);
+        if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
+            why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
         }
-    };
-    let exports = |name: &str| {
-        // SAFETY: only the symbol's presence is checked; the pointer is not used.
-        unsafe { lib.get::<*mut c_void>(name) }.is_ok()
-    };
-    if !lookup_symbols.iter().any(|name| exports(name)) {
-        // Not ours: dropping it unloads it again.
-        return Err(Opened::NotCuda);
-    }
-    // Leaked: pointers resolved through it must stay valid for the rest of the process.
-    Ok(Box::leak(Box::new(lib)))
+        Opened::LoadFailed { why, absent }
+    })
 }
 
 // Not under Miri: most of these load real libraries (`dlopen` is a foreign call Miri cannot run).

@@ -82,7 +82,8 @@ pub unsafe trait Resolver: Send + Sync + RefUnwindSafe {
     /// A short description for error messages, e.g. `libcudart 12.9 (/usr/lib/libcudart.so.12)`.
     fn describe(&self) -> String;
 
-    /// Which queries [`lookup`](Resolver::lookup) answers. Asked before every resolution.
+    /// Which queries [`lookup`](Resolver::lookup) answers. Asked before every resolution of one
+    /// function, and once for all the functions a table's `resolve_all` resolves.
     fn versioning(&self) -> Versioning;
 
     /// Looks up `symbol` (a base name such as `cuCtxCreate`) with `mode`'s stream flag
@@ -163,17 +164,30 @@ pub(crate) fn resolve_symbol<R: Resolver + ?Sized>(
     symbol: &CStr,
     abi: &Abi,
 ) -> Result<NonNull<c_void>, Error> {
+    resolve_symbol_as(resolver, &resolver.versioning(), mode, name, symbol, abi)
+}
+
+/// [`resolve_symbol`] with the resolver's [`Versioning`] already asked (once for a whole table by
+/// `resolve_all`).
+pub(crate) fn resolve_symbol_as<R: Resolver + ?Sized>(
+    resolver: &R,
+    versioning: &Versioning,
+    mode: StreamMode,
+    name: &'static str,
+    symbol: &CStr,
+    abi: &Abi,
+) -> Result<NonNull<c_void>, Error> {
     let (version, flag) = abi.request(mode);
-    let (query, asked) = match resolver.versioning() {
+    let (query, asked) = match *versioning {
         Versioning::Versioned => (Query::ByVersion(version), version),
         Versioning::Unversioned(runtime) => {
             check_unversioned(name, version, flag, runtime)?;
             (Query::Unversioned, runtime)
         }
-        Versioning::Unavailable(status) => {
+        Versioning::Unavailable(ref status) => {
             return Err(ErrorKind::LookupFailed {
                 function: name,
-                status,
+                status: status.clone(),
                 backend: resolver.describe(),
             }
             .into())
@@ -247,12 +261,12 @@ pub(crate) fn classify(
 ) -> LookupResult {
     const INVALID_VALUE: c_int = 1;
     const NOT_FOUND: c_int = 500;
+    if let Some(p) = found(rc, status, ptr) {
+        return LookupResult::Found(p);
+    }
     match (rc, status) {
-        // -1: a status argument the call left untouched; judge by the pointer alone.
-        (0, None | Some(0) | Some(-1)) => match NonNull::new(ptr) {
-            Some(p) => LookupResult::Found(p),
-            None => LookupResult::SymbolNotFound,
-        },
+        // Succeeded, but with a null pointer.
+        (0, None | Some(0) | Some(-1)) => LookupResult::SymbolNotFound,
         (0, Some(1)) => LookupResult::SymbolNotFound,
         (0, Some(2)) => LookupResult::VersionNotSufficient,
         (0, Some(other)) => LookupResult::Failed(Status::new(
@@ -265,6 +279,19 @@ pub(crate) fn classify(
             LookupResult::VersionTooNew
         }
         (rc, _) => LookupResult::Failed(describe_code(rc)),
+    }
+}
+
+/// The pointer of a lookup call that clearly found its function, the one case [`classify`] calls
+/// [`LookupResult::Found`]: the call succeeded (`rc` 0), its status says found (0, or -1: a status
+/// argument the call left untouched, or `None`: a variant without one) and the pointer is not null.
+/// What `resolve_all` checks for each function of a built-in backend, which it calls directly.
+#[inline(always)]
+pub(crate) fn found(rc: c_int, status: Option<c_int>, ptr: *mut c_void) -> Option<NonNull<c_void>> {
+    if rc == 0 && matches!(status, None | Some(0 | -1)) {
+        NonNull::new(ptr)
+    } else {
+        None
     }
 }
 

@@ -9,20 +9,20 @@
 //! only ever read as `Field<I>`'s type, which the binding macro takes from this crate's `sys`
 //! and checks against the spec, whatever path the user's crate names this crate by.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::{c_int, c_void, CStr};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::{null_mut, NonNull};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::backend::Loaded;
+use crate::backend::{GetProc, Source, VersionedLookup};
 use crate::config::Config;
 #[cfg(feature = "fake")]
 use crate::error::Status;
 use crate::error::{Error, ErrorKind, Errors};
-use crate::library::resolver_for;
+use crate::library::{resolver_for, source_for};
 use crate::manifest::{cu_result_name, Abi, PerThread};
-use crate::resolve::resolve_symbol;
+use crate::resolve::{found, resolve_symbol, resolve_symbol_as, Resolver};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
@@ -340,8 +340,9 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
         let p = self.slots[I].load(Ordering::Acquire);
         // SAFETY: `Option<Fn>` is an `Option` of an `extern "C"` function pointer (`Field`'s
         // contract) of pointer size (checked above), whose representation is the function's
-        // address, null for `None`. Slot `I` is only filled by `fill` with what the backend
-        // resolved for `T::FUNCTIONS[I]`, which by `Functions`' contract has type `Fn`.
+        // address, null for `None`. Slot `I` is only filled (by `fill`, or `resolve_every` for
+        // `resolve_all`) with what the backend resolved for `T::FUNCTIONS[I]` at exactly its
+        // request, which by `Functions`' contract has type `Fn`.
         unsafe { std::mem::transmute_copy::<*mut c_void, Option<<T as Field<I>>::Fn>>(&p) }
     }
 
@@ -373,17 +374,7 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
     ///
     /// Every function that could not be resolved, in the table's order.
     pub fn resolve_all(&self) -> Result<(), Errors> {
-        // The library is looked up once for the whole table, not once per function.
-        let resolver = resolver_for(&self.config);
-        let errors = (0..N).filter_map(|i| {
-            let slot = &self.slots[i];
-            if slot.load(Ordering::Acquire).is_null() {
-                fill_with(slot, &self.config, &resolver, &T::FUNCTIONS[i]).err()
-            } else {
-                None
-            }
-        });
-        Errors::from_vec(errors.collect())
+        resolve_every(&self.slots, T::FUNCTIONS, &self.config)
     }
 
     /// The address of the function named `name`, resolved on first use; `None` when the table
@@ -406,8 +397,7 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
 
 /// Resolves `spec` through `config` and stores it in `ptr` (the slow path of every field).
 ///
-/// Not generic: one copy serves every field of every table, so resolving a whole table runs one
-/// function 447 times rather than 447 copies of it once each.
+/// Not generic: one copy serves every field of every table.
 #[cold]
 #[inline(never)]
 fn fill(
@@ -415,43 +405,171 @@ fn fill(
     config: &Config,
     spec: &FunctionSpec,
 ) -> Result<NonNull<c_void>, Error> {
-    fill_with(ptr, config, &resolver_for(config), spec)
-}
-
-/// [`fill`] through `resolver`, the outcome of `resolver_for(config)` (looked up once by
-/// `resolve_all` for a whole table). Per function: the lookup, the store and, with the `tracing`
-/// feature, the event.
-fn fill_with(
-    ptr: &AtomicPtr<c_void>,
-    config: &Config,
-    resolver: &Loaded,
-    spec: &FunctionSpec,
-) -> Result<NonNull<c_void>, Error> {
     #[cfg(feature = "tracing")]
     let start = std::time::Instant::now();
-    let resolved = match resolver {
-        Ok(resolver) => resolve_symbol(
-            *resolver,
+    let resolved = source_for(config).and_then(|source| {
+        resolve_symbol(
+            source.resolver(),
             config.stream_mode(),
             spec.name,
             spec.symbol,
             &spec.abi,
-        ),
-        Err(e) => Err(e.clone()),
-    };
-    let result = resolved.map(|p| {
-        // Resolution is deterministic, so racing threads found the same pointer; still, everyone
-        // returns the one stored first.
-        match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => p,
-            Err(winner) => NonNull::new(winner).unwrap_or(p),
-        }
+        )
     });
+    let result = resolved.map(|p| store_first(ptr, p));
     // The event comes after the store: a subscriber that calls this table from inside it finds
     // the field resolved (and `trace` keeps events from nesting, for a failure).
     #[cfg(feature = "tracing")]
     crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
     result
+}
+
+/// Stores `p` in `ptr` unless a racing thread stored a pointer first, and returns the one stored:
+/// every caller of a function gets the same pointer, even from a resolver that answers one
+/// question with different (equally valid) pointers.
+fn store_first(ptr: &AtomicPtr<c_void>, p: NonNull<c_void>) -> NonNull<c_void> {
+    match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => p,
+        Err(winner) => NonNull::new(winner).unwrap_or(p),
+    }
+}
+
+/// Resolves every function of `specs` whose slot (in `slots`, the same order) is empty, through
+/// `config` (the body of every table's `resolve_all`, not generic).
+///
+/// What can be asked once for the whole table is asked once: the library (`source_for`) and,
+/// for a built-in backend, its lookup function, which is then called directly for each function
+/// ([`resolve_directly`]); for another resolver, or a backend without a versioned lookup now
+/// (an old libcudart without a driver), its [`Versioning`], then each function as a field's
+/// first call asks it ([`resolve_symbol_as`]).
+///
+/// [`Versioning`]: crate::Versioning
+fn resolve_every(
+    slots: &[AtomicPtr<c_void>],
+    specs: &[FunctionSpec],
+    config: &Config,
+) -> Result<(), Errors> {
+    resolve_every_through(slots, specs, config, source_for(config))
+}
+
+/// [`resolve_every`] through `source`, the outcome of `source_for(config)`.
+fn resolve_every_through(
+    slots: &[AtomicPtr<c_void>],
+    specs: &[FunctionSpec],
+    config: &Config,
+    source: Result<Source, Error>,
+) -> Result<(), Errors> {
+    let mut errors = Vec::new();
+    let todo = slots
+        .iter()
+        .zip(specs)
+        .filter(|(slot, _)| slot.load(Ordering::Acquire).is_null());
+    let source = match source {
+        Ok(source) => source,
+        // Every function fails with the library's error.
+        Err(e) => {
+            for (_, _spec) in todo {
+                #[cfg(feature = "tracing")]
+                crate::trace::resolution(
+                    config,
+                    _spec.name,
+                    &_spec.abi,
+                    &Err(e.clone()),
+                    std::time::Duration::ZERO,
+                );
+                errors.push(e.clone());
+            }
+            return Errors::from_vec(errors);
+        }
+    };
+    let resolver = source.resolver();
+    // One copy of the loop per kind of lookup function, each calling it directly.
+    match source.versioned_lookup() {
+        Some(VersionedLookup::GetProc(GetProc::V2(f))) => {
+            resolve_directly(
+                todo,
+                config,
+                resolver,
+                &mut errors,
+                |symbol, version, mode| GetProc::V2(f).call(symbol, version, mode),
+            );
+        }
+        Some(VersionedLookup::GetProc(GetProc::V1(f))) => {
+            resolve_directly(
+                todo,
+                config,
+                resolver,
+                &mut errors,
+                |symbol, version, mode| GetProc::V1(f).call(symbol, version, mode),
+            );
+        }
+        Some(VersionedLookup::ByVersion(f)) => {
+            resolve_directly(
+                todo,
+                config,
+                resolver,
+                &mut errors,
+                |symbol, version, mode| VersionedLookup::ByVersion(f).call(symbol, version, mode),
+            );
+        }
+        None => {
+            let versioning = resolver.versioning();
+            for (slot, spec) in todo {
+                #[cfg(feature = "tracing")]
+                let start = std::time::Instant::now();
+                let result = resolve_symbol_as(
+                    resolver,
+                    &versioning,
+                    config.stream_mode(),
+                    spec.name,
+                    spec.symbol,
+                    &spec.abi,
+                )
+                .map(|p| store_first(slot, p));
+                #[cfg(feature = "tracing")]
+                crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
+                errors.extend(result.err());
+            }
+        }
+    }
+    Errors::from_vec(errors)
+}
+
+/// The loop of [`resolve_every`] for a built-in backend whose versioned lookup is `call`: per
+/// function, the request ([`Abi::request`], as [`resolve_symbol`] makes it), the call, the check
+/// that it found the function ([`found`]), the store and, with the `tracing` feature, the event.
+/// A function the call did not find is asked again through `resolver` ([`resolve_symbol`]),
+/// which says why in the error: failures take the slow path, successes nothing more.
+///
+/// The store is plain, where a field's first call (`fill`) keeps the pointer a racing thread
+/// stored first: a built-in backend's lookup answers a (name, version, flag) with the driver's one
+/// pointer for it, so every thread that races this store stores the very same pointer.
+#[inline(always)]
+fn resolve_directly<'a>(
+    todo: impl Iterator<Item = (&'a AtomicPtr<c_void>, &'a FunctionSpec)>,
+    config: &Config,
+    resolver: &dyn Resolver,
+    errors: &mut Vec<Error>,
+    call: impl Fn(&CStr, u32, StreamMode) -> (c_int, Option<c_int>, *mut c_void),
+) {
+    let mode = config.stream_mode();
+    for (slot, spec) in todo {
+        #[cfg(feature = "tracing")]
+        let start = std::time::Instant::now();
+        let (version, flag) = spec.abi.request(mode);
+        let (rc, status, p) = call(spec.symbol, version, flag);
+        let result = match found(rc, status, p) {
+            Some(p) => {
+                slot.store(p.as_ptr(), Ordering::Release);
+                Ok(p)
+            }
+            None => resolve_symbol(resolver, mode, spec.name, spec.symbol, &spec.abi)
+                .map(|p| store_first(slot, p)),
+        };
+        #[cfg(feature = "tracing")]
+        crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
+        errors.extend(result.err());
+    }
 }
 
 /// The configuration and the names of the functions resolved so far.

@@ -8,7 +8,9 @@
 //!    backend, cudarc, the same steps in C and in Rust without a table, empty C and Rust programs),
 //!    round-robin, after 10 warm-ups, timed by `spawn_timer_c` (spawn until the first
 //!    `cuDriverGetVersion` returned; and until the process exited).
-//! 3. Resolving everything: the criterion bench `resolve_all`.
+//! 3. Resolving everything: the criterion bench `resolve_all`, then its paired measurement (a
+//!    fresh table's `resolve_all` against the raw loop of its backend, round by round), which the
+//!    rows use.
 //!
 //! Writes to `$OUT` (`./target/bench-gpu-out` when unset) five files (see
 //! [`gpu_report::files`]): `bench-gpu.txt` (the summary, ending with the rows of `BENCHMARKS.md`'s

@@ -6,13 +6,13 @@
 //! Everything else (the driver's version, error names) is looked up only when an error needs it.
 
 use std::ffi::{c_int, c_void, CStr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{BuiltIn, Env, GetProc, Os, Searched};
+use super::{BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup};
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
 use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
@@ -102,6 +102,12 @@ unsafe impl Resolver for Driver {
     }
 }
 
+impl BuiltInResolver for Driver {
+    fn versioned_lookup(&self) -> Option<VersionedLookup> {
+        Some(VersionedLookup::GetProc(self.get_proc))
+    }
+}
+
 #[cfg(test)]
 impl Driver {
     /// A driver backend around `get_proc`, as [`BuiltIn::wrap`] makes one from a library.
@@ -134,7 +140,7 @@ impl Driver {
 
 impl BuiltIn for Driver {
     const LIBRARY: CudaLibrary = Driver::library(Os::CURRENT);
-    const LOOKUP_SYMBOLS: &'static [&'static str] = &["cuGetProcAddress_v2", "cuGetProcAddress"];
+    const LOOKUP_SYMBOLS: &'static [&'static CStr] = &[c"cuGetProcAddress_v2", c"cuGetProcAddress"];
 
     /// The loader's `libcuda.so.1` (`nvcuda.dll` on Windows) only: the driver is installed
     /// system-wide, and a toolkit's `stubs/libcuda.so` fails every call.
@@ -146,15 +152,15 @@ impl BuiltIn for Driver {
     }
 
     /// Wraps a loaded library. `None` when it exports no `cuGetProcAddress*` (not a libcuda, or
-    /// a driver older than 11.3).
+    /// a driver older than 11.3). One `dlsym` when it has `cuGetProcAddress_v2`.
     ///
     /// # Safety
     ///
     /// `lib` must be the CUDA driver library, or at least export the names used here with its
-    /// signatures.
-    unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self> {
-        // SAFETY: the caller guarantees the driver's signatures, which are these types; the
-        // library is leaked, so the copied-out pointers stay valid.
+    /// signatures, and stay loaded for the rest of the process if this returns a resolver.
+    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self> {
+        // SAFETY: the caller guarantees the driver's signatures, which are these types, and keeps
+        // the library loaded, so the copied-out pointers stay valid.
         let get_proc = if let Ok(f) =
             unsafe { lib.get::<ffi::GetProcAddressV2>(Self::LOOKUP_SYMBOLS[0]) }
         {
@@ -164,7 +170,7 @@ impl BuiltIn for Driver {
             GetProc::V1(*unsafe { lib.get::<ffi::GetProcAddress>(Self::LOOKUP_SYMBOLS[1]) }.ok()?)
         };
         Some(Self {
-            path,
+            path: path.display().to_string(),
             get_proc,
             cu_errors: ErrorStringFns::new(),
         })

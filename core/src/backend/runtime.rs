@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{absolute_dirs, BuiltIn, Env, GetProc, Os, Searched};
+use super::{absolute_dirs, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup};
 use crate::abi_history;
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
@@ -63,9 +63,9 @@ pub(crate) struct Runtime {
 /// # Safety
 ///
 /// If `lib` exports `name`, it must be a function of type `T`.
-unsafe fn symbol<T: Copy>(lib: &'static Library, name: &str) -> Option<T> {
-    // SAFETY: the caller guarantees the type; the library is leaked, so the copied-out function
-    // pointer stays valid.
+unsafe fn symbol<T: Copy>(lib: &Library, name: &CStr) -> Option<T> {
+    // SAFETY: the caller guarantees the type; `wrap`'s caller keeps the library loaded, so the
+    // copied-out function pointer stays valid.
     unsafe { lib.get::<T>(name) }.ok().map(|s| *s)
 }
 
@@ -263,13 +263,10 @@ unsafe impl Resolver for Runtime {
     fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         match (self.entry, query) {
             (EntryPoint::ByVersion(f), Query::ByVersion(v)) => {
-                let mut ptr: *mut c_void = null_mut();
-                let mut status: c_int = -1;
-                // SAFETY: NUL-terminated symbol, valid out-parameters, documented signature.
-                let rc = unsafe { f(symbol.as_ptr(), &mut ptr, v, mode.flag(), &mut status) };
+                let (rc, status, ptr) = VersionedLookup::ByVersion(f).call(symbol, v, mode);
                 classify(
                     rc,
-                    Some(status),
+                    status,
                     ptr,
                     v,
                     || self.driver_version(),
@@ -336,6 +333,18 @@ unsafe impl Resolver for Runtime {
     }
 }
 
+impl BuiltInResolver for Runtime {
+    /// `cudaGetDriverEntryPointByVersion`, or with only the unversioned entry point the driver's
+    /// `cuGetProcAddress` it handed out: exactly when [`versioning`](Resolver::versioning) says
+    /// `Versioned`.
+    fn versioned_lookup(&self) -> Option<VersionedLookup> {
+        match self.entry {
+            EntryPoint::ByVersion(f) => Some(VersionedLookup::ByVersion(f)),
+            EntryPoint::Unversioned(_) => self.get_proc().ok().map(VersionedLookup::GetProc),
+        }
+    }
+}
+
 impl Runtime {
     /// The runtime library as errors name it and advise on it on `os`: `libcudart`, or
     /// `cudart64_*.dll` on Windows.
@@ -356,9 +365,9 @@ impl Runtime {
 
 impl BuiltIn for Runtime {
     const LIBRARY: CudaLibrary = Runtime::library(Os::CURRENT);
-    const LOOKUP_SYMBOLS: &'static [&'static str] = &[
-        "cudaGetDriverEntryPointByVersion",
-        "cudaGetDriverEntryPoint",
+    const LOOKUP_SYMBOLS: &'static [&'static CStr] = &[
+        c"cudaGetDriverEntryPointByVersion",
+        c"cudaGetDriverEntryPoint",
     ];
 
     /// `$CUDA_PATH` and `$CUDA_HOME` (Unix: `lib64`, then `lib`; Windows: `bin\x64` (13.x),
@@ -429,8 +438,9 @@ impl BuiltIn for Runtime {
     /// # Safety
     ///
     /// `lib` must be a CUDA runtime library, or at least export the `cuda*` names used here with
-    /// libcudart's signatures.
-    unsafe fn wrap(lib: &'static Library, path: String) -> Option<Self> {
+    /// libcudart's signatures, and stay loaded for the rest of the process if this returns a
+    /// resolver.
+    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self> {
         // SAFETY: the caller guarantees libcudart's signatures, which are the types named here.
         // The unversioned entry point stays untyped until the runtime's major version is known.
         unsafe {
@@ -439,13 +449,13 @@ impl BuiltIn for Runtime {
                 None => EntryPoint::Unversioned(symbol(lib, Self::LOOKUP_SYMBOLS[1])?),
             };
             Some(Self {
-                path,
+                path: path.display().to_string(),
                 entry,
                 version: AtomicU32::new(0),
-                runtime_get_version: symbol(lib, "cudaRuntimeGetVersion"),
-                driver_get_version: symbol(lib, "cudaDriverGetVersion"),
-                error_name: symbol(lib, "cudaGetErrorName"),
-                error_string: symbol(lib, "cudaGetErrorString"),
+                runtime_get_version: symbol(lib, c"cudaRuntimeGetVersion"),
+                driver_get_version: symbol(lib, c"cudaDriverGetVersion"),
+                error_name: symbol(lib, c"cudaGetErrorName"),
+                error_string: symbol(lib, c"cudaGetErrorString"),
                 cu_errors: ErrorStringFns::new(),
                 get_proc: OnceLock::new(),
             })

@@ -43,13 +43,28 @@ fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
     move |k| map.get(k).cloned()
 }
 
-/// The search `L` plans on `os` in the environment `pairs`: `(candidates, skipped)`.
+/// The search `L` plans on `os` in the environment `pairs`: `(candidates, skipped)`, with a bare
+/// name that stands for the system's folders (`in_system_folders`) written out as the paths the
+/// search tries for it.
 fn search<L: BuiltIn>(os: Os, pairs: &[(&str, &str)]) -> (Vec<PathBuf>, Vec<(String, String)>) {
     match plan::<L>(os, &env_of(pairs)) {
         Plan::Search {
             candidates,
             skipped,
-        } => (candidates, skipped),
+            in_system_folders,
+        } => {
+            let system = system_library_folders(Path::new(LD_SO_CONF));
+            let mut paths = Vec::new();
+            for candidate in candidates {
+                if in_system_folders && !os.has_folder(candidate.as_os_str()) {
+                    paths.extend(system.iter().map(|folder| folder.join(&candidate)));
+                } else {
+                    paths.push(candidate);
+                }
+            }
+            keep_first(&mut paths);
+            (paths, skipped)
+        }
         other => panic!("expected a search, got {other:?}"),
     }
 }
@@ -701,6 +716,7 @@ fn search_finds_libcudart_in_a_python_environment() {
     let Plan::Search {
         mut candidates,
         skipped,
+        in_system_folders,
     } = plan::<Runtime>(Os::CURRENT, &env)
     else {
         panic!("expected a search")
@@ -712,6 +728,7 @@ fn search_finds_libcudart_in_a_python_environment() {
     let loaded = load_plan::<Runtime>(Plan::Search {
         candidates,
         skipped,
+        in_system_folders,
     });
     let r = loaded.loaded.unwrap_or_else(|e| panic!("{e}"));
     eprintln!("--- found in the venv: {}", r.describe());
@@ -790,6 +807,7 @@ fn advice_fits_where_the_path_came_from() {
     let searched = load_plan::<Driver>(Plan::Search {
         candidates: vec![PathBuf::from("/nonexistent/new\nline/libcuda.so.1")],
         skipped: Vec::new(),
+        in_system_folders: false,
     })
     .loaded
     .err()
@@ -1226,6 +1244,7 @@ fn only_a_search_that_found_no_file_falls_back() {
         load_plan::<Runtime>(Plan::Search {
             candidates,
             skipped: Vec::new(),
+            in_system_folders: false,
         })
     };
     // Nothing where the search looked: a path that does not exist, and a bare name in none of
@@ -1291,4 +1310,125 @@ fn keep_first_drops_later_duplicates_only() {
     let mut list = paths(&["/b", "/a/b", "/c", "/a//b/", "/b", "/d"]);
     keep_first(&mut list);
     assert_eq!(list, paths(&["/b", "/a/b", "/c", "/d"]));
+    // The same as a scan with `Path`'s own `==`, on every order of paths that differ only in
+    // their separators, `.` components and trailing `/`, or not at all.
+    let tricky = paths(&[
+        "/usr/lib",
+        "/usr/lib/",
+        "/usr//lib",
+        "/usr/./lib",
+        "/usr/lib/.",
+        "usr/lib",
+        "./usr/lib",
+        "/usr/lib64",
+        "/usr/lib/..",
+        "/usr",
+        "/",
+        "//usr/lib",
+        ".",
+        "./",
+        "",
+        "a",
+        "/.",
+        "a/./b",
+    ]);
+    let mut state = 7u64;
+    for _ in 0..200 {
+        let mut list = tricky.clone();
+        for i in (1..list.len()).rev() {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            list.swap(i, (state >> 33) as usize % (i + 1));
+        }
+        let mut expected: Vec<PathBuf> = Vec::new();
+        for p in &list {
+            if !expected.contains(p) {
+                expected.push(p.clone());
+            }
+        }
+        keep_first(&mut list);
+        assert_eq!(list, expected);
+    }
+    // A path's plain form is what its components make: borrowed where the path is that already.
+    for p in &tricky {
+        let rebuilt: PathBuf = p.components().collect();
+        assert_eq!(plain(p), rebuilt.as_os_str(), "{p:?}");
+        let borrowed = matches!(plain(p), std::borrow::Cow::Borrowed(_));
+        assert_eq!(borrowed, rebuilt.as_os_str() == p.as_os_str(), "{p:?}");
+    }
+}
+
+/// While `LD_LIBRARY_PATH` reads the current directory, a bare name stands for the system's
+/// folders: the search reads them (`/etc/ld.so.conf` and its includes) only when it gets there,
+/// not when the library is in one of `LD_LIBRARY_PATH`'s folders; then it tries each folder's
+/// path in order, each path once.
+#[test]
+fn the_system_folders_are_read_only_when_the_search_gets_to_them() {
+    /// Never called: `open` below only hands out a resolver around it.
+    unsafe extern "C" fn no_lookup(
+        _: *const std::ffi::c_char,
+        _: *mut *mut c_void,
+        _: std::ffi::c_int,
+        _: crate::sys::cuuint64_t,
+        _: *mut std::ffi::c_int,
+    ) -> crate::sys::CUresult {
+        crate::sys::CUresult::CUDA_ERROR_NOT_FOUND
+    }
+    let driver: &'static Driver = Box::leak(Box::new(Driver::around(
+        "/sys2/libcuda.so.1",
+        crate::backend::GetProc::V2(no_lookup),
+    )));
+    let run = |found: &str, in_system_folders: bool| {
+        let opened = std::cell::RefCell::new(Vec::new());
+        let reads = std::cell::Cell::new(0);
+        let searched = load_plan_of(
+            Plan::Search {
+                candidates: paths(&["/ld/libcuda.so.1", "libcuda.so.1"]),
+                skipped: Vec::new(),
+                in_system_folders,
+            },
+            Driver::LIBRARY,
+            Driver::LOOKUP_SYMBOLS,
+            &|path: &Path| {
+                opened.borrow_mut().push(path.to_path_buf());
+                if path == Path::new(found) {
+                    Opened::Ok(driver)
+                } else {
+                    Opened::LoadFailed {
+                        why: "No such file or directory".to_owned(),
+                        absent: true,
+                    }
+                }
+            },
+            &|| {
+                reads.set(reads.get() + 1);
+                paths(&["/sys1", "/ld/", "/sys2"])
+            },
+        );
+        assert!(searched.loaded.is_ok());
+        (opened.into_inner(), reads.get())
+    };
+    // Found in LD_LIBRARY_PATH's folder: the system's folders are not read.
+    assert_eq!(
+        run("/ld/libcuda.so.1", true),
+        (paths(&["/ld/libcuda.so.1"]), 0)
+    );
+    // Found in a system folder: read once, each path tried once (`/ld/` is `/ld`), in order.
+    assert_eq!(
+        run("/sys2/libcuda.so.1", true),
+        (
+            paths(&[
+                "/ld/libcuda.so.1",
+                "/sys1/libcuda.so.1",
+                "/sys2/libcuda.so.1"
+            ]),
+            1
+        )
+    );
+    // Otherwise a bare name is the loader's.
+    assert_eq!(
+        run("libcuda.so.1", false),
+        (paths(&["/ld/libcuda.so.1", "libcuda.so.1"]), 0)
+    );
 }

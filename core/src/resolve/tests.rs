@@ -360,3 +360,33 @@ fn classify_checks_result_status_and_pointer() {
         LookupResult::Failed(Status::new(35, "E35", "desc"))
     );
 }
+
+/// `found` (what `resolve_all` checks after calling a built-in backend's lookup directly) finds a
+/// pointer exactly where `classify` says `Found`, and the same pointer.
+#[test]
+fn found_is_classify_s_found() {
+    let p = fake_ptr().as_ptr();
+    for rc in [0, 1, 2, 34, 35, 500, -1] {
+        for status in [None, Some(-1), Some(0), Some(1), Some(2), Some(7)] {
+            for ptr in [p, null_mut()] {
+                let classified = classify(
+                    rc,
+                    status,
+                    ptr,
+                    2000,
+                    || Some(13000),
+                    |rc| Status::new(rc, "E", "desc"),
+                );
+                let expected = match classified {
+                    LookupResult::Found(p) => Some(p),
+                    _ => None,
+                };
+                assert_eq!(
+                    super::found(rc, status, ptr),
+                    expected,
+                    "rc {rc}, status {status:?}, pointer {ptr:?}"
+                );
+            }
+        }
+    }
+}

@@ -2,14 +2,15 @@
 //! read off a typedef), the table's state (exact requests through its own configuration, a single
 //! stored pointer under races, failures not stored) and the `CUresult` check. CPU only; no CUDA library is loaded.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr::NonNull;
-use std::sync::atomic::Ordering;
-use std::sync::Barrier;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Barrier, Mutex};
 
 use crate::error::ErrorKind;
 
 use super::*;
+use crate::backend::Driver;
 use crate::manifest::PerThread;
 use crate::resolve::{LookupResult, Query, Resolver};
 use crate::stream::StreamMode;
@@ -330,4 +331,149 @@ fn a_table_hands_the_lookup_its_static_names_without_a_copy() {
         .map(|f| f.symbol.to_str().unwrap())
         .collect();
     assert_eq!(names, ["cuCtxSetCurrent", "cuLaunchKernel"]);
+}
+
+/// Counts how often it is asked its versioning; finds every function.
+struct CountsVersioning(AtomicUsize);
+
+// SAFETY: every pointer handed out is `fake_ptr()`, which the test never calls.
+unsafe impl Resolver for CountsVersioning {
+    fn describe(&self) -> String {
+        "versioning counter".to_owned()
+    }
+    fn versioning(&self) -> crate::resolve::Versioning {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        crate::resolve::Versioning::Versioned
+    }
+    fn lookup(&self, _: &CStr, _: Query, _: StreamMode) -> LookupResult {
+        LookupResult::Found(fake_ptr())
+    }
+}
+
+#[test]
+fn resolve_all_asks_a_resolver_its_versioning_once_for_the_table() {
+    let r: &'static CountsVersioning = Box::leak(Box::new(CountsVersioning(AtomicUsize::new(0))));
+    Core::new(Config::custom(r)).resolve_all().unwrap();
+    assert_eq!(r.0.load(Ordering::SeqCst), 1);
+    // A field's first call asks it for its own resolution.
+    Core::new(Config::custom(r)).get::<1>().unwrap();
+    assert_eq!(r.0.load(Ordering::SeqCst), 2);
+}
+
+/// What the stand-in `cuGetProcAddress_v2` below was asked: the symbol's address, its text, the
+/// version and the flag.
+static DIRECT_REQUESTS: Mutex<Vec<(usize, String, c_int, u64)>> = Mutex::new(Vec::new());
+
+/// What the stand-in hands out for `cuLaunchKernel`: never called.
+static LAUNCH_KERNEL: u8 = 0;
+
+/// A stand-in `cuGetProcAddress_v2` that records every request: it finds `cuCtxSetCurrent` and
+/// the per-thread `cuLaunchKernel`; the legacy `cuLaunchKernel` is not found (status 1).
+unsafe extern "C" fn direct_get_proc(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    version: c_int,
+    flags: crate::sys::cuuint64_t,
+    status: *mut c_int,
+) -> CUresult {
+    // SAFETY: the caller passes a NUL-terminated name.
+    let name = unsafe { CStr::from_ptr(symbol) };
+    DIRECT_REQUESTS.lock().unwrap().push((
+        symbol as usize,
+        name.to_str().unwrap().to_owned(),
+        version,
+        flags,
+    ));
+    let (p, s): (*mut c_void, c_int) = match (name.to_bytes(), flags) {
+        (b"cuCtxSetCurrent", _) => (fake_ptr().as_ptr(), 0),
+        (b"cuLaunchKernel", 2) => (std::ptr::from_ref(&LAUNCH_KERNEL).cast_mut().cast(), 0),
+        _ => (std::ptr::null_mut(), 1),
+    };
+    // SAFETY: the caller passes valid out-parameters.
+    unsafe {
+        *pfn = p;
+        *status = s;
+    }
+    CUresult::CUDA_SUCCESS
+}
+
+#[test]
+fn resolve_all_calls_a_built_in_backend_s_lookup_directly_and_asks_again_for_a_failure() {
+    let driver: &'static Driver = Box::leak(Box::new(Driver::around(
+        "/stand-in/libcuda.so.1",
+        GetProc::V2(direct_get_proc),
+    )));
+    let statics: Vec<usize> = <Table as Functions>::FUNCTIONS
+        .iter()
+        .map(|f| f.symbol.as_ptr() as usize)
+        .collect();
+    let requests = || std::mem::take(&mut *DIRECT_REQUESTS.lock().unwrap());
+    let resolve_all = |table: &Core| {
+        resolve_every_through(
+            &table.slots,
+            <Table as Functions>::FUNCTIONS,
+            &table.config,
+            Ok(Source::BuiltIn(driver)),
+        )
+    };
+
+    // Per-thread: each function at exactly its request (the twin's version and flag for
+    // `cuLaunchKernel`), with the table's static names, both found and stored.
+    let table = Core::new(Config::driver().per_thread());
+    resolve_all(&table).unwrap();
+    let asked = requests();
+    let what: Vec<(&str, c_int, u64)> = asked
+        .iter()
+        .map(|(_, name, version, flags)| (name.as_str(), *version, *flags))
+        .collect();
+    assert_eq!(
+        what,
+        [("cuCtxSetCurrent", 4000, 1), ("cuLaunchKernel", 7000, 2)]
+    );
+    // The very statics of the specs, where the linker keeps one copy (see above).
+    if !cfg!(any(windows, miri)) {
+        let addresses: Vec<usize> = asked.iter().map(|(a, ..)| *a).collect();
+        assert_eq!(addresses, statics);
+    }
+    assert_eq!(
+        table.loaded::<0>().map(address_of),
+        Some(fake_ptr().as_ptr() as usize)
+    );
+    assert_eq!(
+        table.loaded::<1>().map(address_of),
+        Some(std::ptr::from_ref(&LAUNCH_KERNEL) as usize)
+    );
+    // Everything resolved: nothing more is asked.
+    resolve_all(&table).unwrap();
+    assert!(requests().is_empty());
+
+    // Legacy: `cuLaunchKernel` is not found. It is asked once more, through the resolver, whose
+    // error is the one a single resolution gives; its slot stays empty.
+    let table = Core::new(Config::driver());
+    let errors = resolve_all(&table).unwrap_err();
+    let asked: Vec<String> = requests().into_iter().map(|(_, name, ..)| name).collect();
+    assert_eq!(
+        asked,
+        ["cuCtxSetCurrent", "cuLaunchKernel", "cuLaunchKernel"]
+    );
+    let spec = &<Table as Functions>::FUNCTIONS[1];
+    let alone = resolve_symbol(
+        driver,
+        StreamMode::Legacy,
+        spec.name,
+        spec.symbol,
+        &spec.abi,
+    )
+    .unwrap_err();
+    requests();
+    assert_eq!(errors.as_slice().len(), 1);
+    assert_eq!(errors.as_slice()[0].to_string(), alone.to_string());
+    assert!(matches!(
+        errors.as_slice()[0].kind(),
+        ErrorKind::SymbolNotFound {
+            function: "cuLaunchKernel",
+            version: 4000
+        }
+    ));
+    assert!(table.loaded::<0>().is_some() && table.loaded::<1>().is_none());
 }

@@ -501,7 +501,7 @@ fn push_items(releases: &[&ParsedRelease], out: &mut String) {
 /// The format of the macro's records, in their `R` line. Its reader is the macro crate's
 /// `src/manifest/records.rs`, which says how the text is written; the tests in
 /// `tests/round_trip/` read what this module writes with it.
-pub const RECORDS_FORMAT: u32 = 2;
+pub const RECORDS_FORMAT: u32 = 3;
 
 /// What a parameter's name is prefixed with in a `P` line when it is an out-value
 /// ([`outputs`](crate::outputs)).
@@ -509,7 +509,7 @@ pub const OUT: &str = "out:";
 
 /// The function records of the macro crate: one text per release with its functions and ABIs
 /// (`manifest_<release>.txt`), and the doc texts of every release, each distinct text once
-/// (`docs.txt`), which the records point into by byte range.
+/// (`docs.txt`, written by [`docs_file`](crate::docs_file)), which the records name by number.
 pub struct Records {
     /// The body of `docs.txt`: every distinct doc text, grouped by the function that first
     /// brought it (functions sorted by name), in order of first appearance.
@@ -567,14 +567,14 @@ impl Records {
             }
             all.push((r.source.version(), functions));
         }
-        // Each text once, and its byte range; a new line after each, for whoever reads the file.
-        let mut docs = String::new();
-        let mut ranges: HashMap<&str, String> = HashMap::new();
-        for text in by_function.values().flatten() {
-            ranges.insert(text, format!("{}+{}", docs.len(), text.len()));
-            docs.push_str(text);
-            docs.push('\n');
-        }
+        // Each text once, and its number.
+        let texts: Vec<&str> = by_function.values().flatten().map(String::as_str).collect();
+        let numbers: HashMap<&str, String> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| (*text, i.to_string()))
+            .collect();
+        let docs = crate::docs_file::body(&texts);
         let mut per_release = BTreeMap::new();
         for (version, functions) in &all {
             let mut out = format!(
@@ -592,7 +592,7 @@ impl Records {
                             p.export.as_deref().unwrap_or("-")
                         )
                     });
-                    let doc = ranges.get(doc.as_str()).map(String::as_str);
+                    let doc = numbers.get(doc.as_str()).map(String::as_str);
                     let _ = writeln!(
                         out,
                         "A\t{}\t{}\t{}\t{}\t{}\t{}",
@@ -633,7 +633,7 @@ impl Records {
     pub fn docs_text(&self, releases: &[&ParsedRelease]) -> String {
         text_header(&header_all(
             releases,
-            "the doc texts (Markdown) of every release's functions, each once; the records point into them by byte range, counted after this header",
+            "the doc texts (Markdown) of every release's functions, each once, each distinct line and word once (the macro crate's src/manifest/records.rs says how); the records name them by number",
         )) + &self.docs
     }
 }

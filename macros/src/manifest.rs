@@ -147,7 +147,7 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
                         typedef: leak(records::per_thread_typedef(entry.name, &pt)),
                         export: pt.export,
                     }),
-                    doc: a.doc,
+                    doc: leak(a.doc),
                 })
                 .collect();
             Some(Function {

@@ -19,12 +19,25 @@ pub fn problems(releases: &[&ParsedRelease]) -> Vec<String> {
 
 /// What differs between the manifests of `releases` and what the macro reads from `written`.
 pub fn problems_of(written: &Records, releases: &[&ParsedRelease]) -> Vec<String> {
-    let docs = written.docs_text(releases);
+    problems_in(
+        &written.docs_text(releases),
+        |r| written.release_text(r),
+        releases,
+    )
+}
+
+/// What differs between the manifests of `releases` and what the macro reads from the texts of
+/// `docs.txt` and of each release's records (`records`).
+pub fn problems_in(
+    docs: &str,
+    records: impl Fn(&ParsedRelease) -> String,
+    releases: &[&ParsedRelease],
+) -> Vec<String> {
     let mut out = Vec::new();
     for r in releases {
         let version = r.source.version();
-        let text = written.release_text(r);
-        let index = match records::Index::read(&text, &docs) {
+        let text = records(r);
+        let index = match records::Index::read(&text, docs) {
             Ok(index) => index,
             Err(e) => {
                 out.push(format!("{version}: {e}"));

@@ -511,8 +511,8 @@ pub const OUT: &str = "out:";
 /// (`manifest_<release>.txt`), and the doc texts of every release, each distinct text once
 /// (`docs.txt`, written by [`docs_file`](crate::docs_file)), which the records name by number.
 pub struct Records {
-    /// The body of `docs.txt`: every distinct doc text, grouped by the function that first
-    /// brought it (functions sorted by name), in order of first appearance.
+    /// The body of `docs.txt`: every distinct doc text, numbered in order of the function that
+    /// first brought it (functions sorted by name), then of first appearance.
     docs: String,
     /// Per release: the body of its records file.
     per_release: BTreeMap<u32, String>,

@@ -6,9 +6,9 @@
 //! Nothing here restates what CUDA contains: it all comes from `generated/`, as text the compiler
 //! only embeds (`records` says how it is written): each release's records
 //! (`manifest_<release>.txt`) and the doc texts of every release, each once (`docs.txt`). A table
-//! reads the records of the functions it names, when the macro runs; each is read once per
-//! process (one compiler process expands many tables) and kept for the process's life, like the
-//! statics it replaces.
+//! reads the records of the functions it names, and decodes their doc texts, when the macro runs;
+//! each is read once per process (one compiler process expands many tables) and kept for the
+//! process's life, like the statics it replaces.
 
 mod records;
 #[cfg(test)]

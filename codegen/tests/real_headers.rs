@@ -581,9 +581,10 @@ fn every_release_s_records_read_back_with_the_macros_reader() {
     );
 }
 
-/// The committed `docs.txt` and records, read with the macro's reader, are exactly what the
-/// generator makes of every pinned release's headers: each ABI's doc text (its Markdown, decoded
-/// from the compact `docs.txt`) and every other field, in every release.
+/// The committed `docs.txt`, records and `availability.txt`, read with the macro's reader, are
+/// exactly what the generator makes of every pinned release's headers: each ABI's doc text (its
+/// Markdown, decoded from the compact `docs.txt`) and every other field, in every release, and
+/// which releases have each function.
 #[test]
 fn the_committed_docs_and_records_read_back_as_every_release_s_manifest() {
     let all = parsed(RELEASES);
@@ -594,11 +595,13 @@ fn the_committed_docs_and_records_read_back_as_every_release_s_manifest() {
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
     let docs = read(emit::DOCS_PATH.as_ref());
-    let problems = round_trip::problems_in(
+    let availability = read(emit::AVAILABILITY_PATH.as_ref());
+    let mut problems = round_trip::availability_problems(&availability, &all);
+    problems.extend(round_trip::problems_in(
         &docs,
         |r| read(&emit::release_paths(r.source.version())[1]),
         &all,
-    );
+    ));
     assert!(
         problems.is_empty(),
         "{} problems (regenerate the files?), the first: {}",

@@ -1,7 +1,7 @@
 //! What keeps the published crates small: items and records that several releases share are
 //! written once, and each release still gets exactly its own. Synthetic releases, no headers.
 
-use cuda_driver_table_codegen::emit::{bindings_text, Records};
+use cuda_driver_table_codegen::emit::{availability_text, bindings_text, Records};
 use cuda_driver_table_codegen::manifest::{Abi, Function, Manifest, Param, PerThread};
 use cuda_driver_table_codegen::pipeline::{BindingItem, ParsedRelease, Source};
 use std::collections::BTreeMap;
@@ -167,4 +167,32 @@ fn the_records_read_back_with_the_macros_reader() {
     let problems = round_trip::problems_of(&written, &r.iter().collect::<Vec<_>>());
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].starts_with("12010 cuInit: ABI 2000 reads back as"));
+}
+
+/// Which releases have which function reads back with the macro's reader: a function of every
+/// release, one of the first only, and one that a release in the middle lacks (two runs).
+#[test]
+fn the_availability_of_functions_reads_back_with_the_macros_reader() {
+    let mut r = releases();
+    r[2].manifest
+        .functions
+        .insert("cuOld".into(), function("cuOld", "\\brief Old"));
+    let all: Vec<&ParsedRelease> = r.iter().collect();
+    let text = availability_text(&all);
+    assert!(
+        text.ends_with(
+            "R\t12000\t12.0\nR\t12010\t12.1\nR\t12020\t12.2\n\
+             F\tcuInit\t12000-12020\nF\tcuOld\t12000,12020\n"
+        ),
+        "{text}"
+    );
+    let problems = round_trip::availability_problems(&text, &all);
+    assert!(problems.is_empty(), "{problems:?}");
+    // A text that differs from the manifests is seen.
+    let problems =
+        round_trip::availability_problems(&text.replace("12000,12020", "12000-12020"), &all);
+    assert_eq!(
+        problems,
+        ["cuOld read back as (\"cuOld\", [12000, 12010, 12020])"]
+    );
 }

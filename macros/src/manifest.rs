@@ -66,9 +66,9 @@ mod selected {
     pub use cuda_driver_table_local::{DOCS, RECORDS, RELEASE, RELEASE_NAME};
 }
 
-mod availability {
-    include!("generated/availability.rs");
-}
+/// Which releases have which function, for errors that name them (`records` says how it is
+/// written).
+const AVAILABILITY: &str = include_str!("generated/availability.txt");
 
 /// The selected release (`12090`), or 0 when no `cuda-XXXXX` feature is enabled.
 pub const RELEASE: u32 = selected::RELEASE;
@@ -118,10 +118,31 @@ fn read(records: &'static str, docs: &'static str) -> Result<records::Index<'sta
         })
 }
 
-/// Reads the selected release's manifest: an error (for the attribute) when it cannot be read.
-/// After `Ok`, every lookup below answers from it.
+/// Reads the selected release's manifest and the availability of functions: an error (for the
+/// attribute) when either cannot be read. After `Ok`, every lookup below answers from them.
 pub fn load() -> Result<(), &'static str> {
-    selected().map(|_| ())
+    selected()?;
+    availability()?;
+    Ok(())
+}
+
+/// The availability of functions, read and checked once per process.
+fn availability() -> Result<&'static records::Availability<'static>, &'static str> {
+    static READ: OnceLock<Result<records::Availability<'static>, String>> = OnceLock::new();
+    READ.get_or_init(|| read_availability(AVAILABILITY))
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+/// Reads the availability of functions, or says what the user sees at the attribute.
+fn read_availability(text: &'static str) -> Result<records::Availability<'static>, String> {
+    records::Availability::read(text).map_err(|e| {
+        format!(
+            "cuda-driver-table-macros cannot read which releases have which function \
+             (availability.txt: {e}): its files are damaged; download and build it again \
+             (`cargo clean -p cuda-driver-table-macros`)"
+        )
+    })
 }
 
 /// The function of entry `i`, read on first use.
@@ -178,9 +199,11 @@ pub fn find(name: &str) -> Option<&'static Function> {
 
 /// The releases whose headers declare `name` (any release, not only the selected one).
 pub fn releases_with(name: &str) -> &'static [u32] {
-    let all = availability::AVAILABILITY;
-    match all.binary_search_by(|(n, _)| (*n).cmp(name)) {
-        Ok(i) => all[i].1,
+    let Ok(all) = availability() else {
+        return &[];
+    };
+    match all.functions.binary_search_by(|(n, _)| (*n).cmp(name)) {
+        Ok(i) => &all.functions[i].1,
         Err(_) => &[],
     }
 }
@@ -191,8 +214,8 @@ pub fn release_name(version: u32) -> String {
     if version == RELEASE {
         return selected::RELEASE_NAME.to_string();
     }
-    availability::RELEASE_NAMES
-        .iter()
-        .find(|(v, _)| *v == version)
-        .map_or_else(|| version.to_string(), |(_, name)| name.to_string())
+    availability()
+        .ok()
+        .and_then(|all| all.releases.iter().find(|(v, _)| *v == version))
+        .map_or_else(|| version.to_string(), |(_, name)| (*name).to_string())
 }

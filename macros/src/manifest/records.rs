@@ -43,6 +43,12 @@
 //! how words are written in the `L` section, the `L` line's how lines are written in the `D`
 //! section.
 //!
+//! `availability.txt`, for the errors that name the releases having a function, after its
+//! header: `R <release> <release name>` for every release, oldest first, then
+//! `F <function> <releases>` for every function of any release, sorted by name, where
+//! `<releases>` is runs of consecutive releases (in the `R` lines' order) separated by commas, each
+//! `<first>-<last>` or one release (`11070-12090,13000`).
+//!
 //! Nothing here panics: a malformed file is an `Err` saying where, which the macro reports at the
 //! user's attribute. Reading checks every record and every code, so that the doc texts a table
 //! asks for, decoded then, cannot fail. This file has no dependencies, so that the generator's
@@ -548,6 +554,73 @@ fn digit(byte: u8) -> Result<usize, String> {
             "`{}` is not a digit of a code (`!` to `~`)",
             byte.escape_ascii()
         ))
+    }
+}
+
+/// `availability.txt`, read: every release with its name, oldest first, and each function with
+/// the releases whose headers declare it, sorted by function.
+#[derive(Debug, Default)]
+pub struct Availability<'a> {
+    pub releases: Vec<(u32, &'a str)>,
+    pub functions: Vec<(&'a str, Vec<u32>)>,
+}
+
+impl<'a> Availability<'a> {
+    /// Reads and checks every line of `availability.txt`.
+    pub fn read(text: &'a str) -> Result<Self, String> {
+        if text.contains('\r') {
+            return Err("the file has Windows line ends (CR LF)".to_string());
+        }
+        let (text, first) = body(text)?;
+        let mut out = Availability::default();
+        for (i, line) in text.split_terminator('\n').enumerate() {
+            let n = i + first;
+            let fields: Vec<&str> = line.split(TAB).collect();
+            match fields[..] {
+                ["R", release, name] if out.functions.is_empty() => {
+                    let release = number(release).map_err(|e| format!("line {n}: {e}"))?;
+                    out.releases.push((release, name));
+                }
+                ["F", name, runs] => {
+                    if out.functions.last().is_some_and(|(f, _)| *f >= name) {
+                        return Err(format!(
+                            "line {n}: `{name}` is not in order (functions are sorted by name, each once)"
+                        ));
+                    }
+                    let releases = out.runs(runs).map_err(|e| format!("line {n}: {e}"))?;
+                    out.functions.push((name, releases));
+                }
+                _ => {
+                    return Err(format!(
+                        "line {n}: expected `R <release> <release name>` (every one before the first `F` line) or `F <function> <releases>`"
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `11070-12090,13000`: the releases of each run, in the order of the `R` lines.
+    fn runs(&self, runs: &str) -> Result<Vec<u32>, String> {
+        let index = |release: &str| {
+            let version = number(release)?;
+            self.releases
+                .iter()
+                .position(|(v, _)| *v == version)
+                .ok_or_else(|| format!("{release} is not a release of the `R` lines"))
+        };
+        let mut out = Vec::new();
+        for run in runs.split(',') {
+            let (first, last) = run.split_once('-').unwrap_or((run, run));
+            let (first, last) = (index(first)?, index(last)?);
+            match self.releases.get(first..=last) {
+                Some(releases) if !releases.is_empty() => {
+                    out.extend(releases.iter().map(|(v, _)| *v));
+                }
+                _ => return Err(format!("the run `{run}` goes backwards")),
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The reader of the records: every committed release reads, the selected one answers lookups,
 //! and damaged text is an error that says where, never a panic.
 
-use super::records::{self, Index, PerThreadRecord};
+use super::records::{self, Availability, Index, PerThreadRecord};
 use proptest::prelude::*;
 
 /// Two doc texts, `First doc\n\nits rest` and `Second — doc`: six words, four lines (one of them
@@ -339,4 +339,81 @@ fn a_damaged_manifest_is_one_error_that_says_what_to_do() {
     assert!(super::read(other, DOCS)
         .unwrap_err()
         .contains("its records are of CUDA 13.0 (1)"));
+}
+
+/// Three releases; `cuOld` is in the first and the last.
+const AVAILABILITY: &str = "# availability\n\n\
+     R\t12000\t12.0\nR\t12010\t12.1\nR\t12020\t12.2\n\
+     F\tcuInit\t12000-12020\nF\tcuOld\t12000,12020\n";
+
+#[test]
+fn availability_reads_its_runs_and_damaged_text_is_an_error_that_says_where() {
+    let read = Availability::read(AVAILABILITY).unwrap();
+    assert_eq!(
+        read.releases,
+        [(12000, "12.0"), (12010, "12.1"), (12020, "12.2")]
+    );
+    assert_eq!(
+        read.functions,
+        [
+            ("cuInit", vec![12000, 12010, 12020]),
+            ("cuOld", vec![12000, 12020])
+        ]
+    );
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "12000-12020",
+            "12020-12000",
+            "line 6: the run `12020-12000` goes backwards",
+        ),
+        (
+            "12000,12020",
+            "12000,13000",
+            "line 7: 13000 is not a release of the `R` lines",
+        ),
+        ("F\tcuOld", "F\tcuAaa", "line 7: `cuAaa` is not in order"),
+        (
+            "R\t12020\t12.2\n",
+            "R\t12020\t12.2\nF\tcuA\t12000\nR\t13000\t13.0\n",
+            "line 7: expected `R <release> <release name>` (every one before the first `F` line)",
+        ),
+        (
+            "12000-12020",
+            "x-12020",
+            "line 6: `x` is not a version number",
+        ),
+        ("\tcuInit\t", "\tcuInit ", "line 6: expected `R <release>"),
+        ("\n", "\r\n", "Windows line ends"),
+    ];
+    for (from, to, expected) in cases {
+        let text = AVAILABILITY.replacen(from, to, 1);
+        assert_ne!(text, AVAILABILITY, "{from:?} is not in the text");
+        let err = Availability::read(&text).unwrap_err();
+        assert!(err.contains(expected), "{from:?} -> {to:?}: {err}");
+    }
+    // What the user sees at the attribute.
+    let damaged: &'static str = Box::leak(
+        AVAILABILITY
+            .replace("12000,12020", "12000,1")
+            .into_boxed_str(),
+    );
+    let err = super::read_availability(damaged).unwrap_err();
+    assert_eq!(
+        err,
+        "cuda-driver-table-macros cannot read which releases have which function \
+         (availability.txt: line 7: 1 is not a release of the `R` lines): its files are damaged; \
+         download and build it again (`cargo clean -p cuda-driver-table-macros`)"
+    );
+}
+
+/// The committed availability reads, and names the releases of the committed records.
+#[test]
+fn the_committed_availability_reads() {
+    let read = Availability::read(super::AVAILABILITY).unwrap();
+    assert!(read.releases.len() >= 17, "{:?}", read.releases);
+    assert!(read.functions.len() > 400, "{}", read.functions.len());
+    assert_eq!(super::releases_with("cuInit").len(), read.releases.len());
+    assert_eq!(super::release_name(11070), "11.7");
+    assert_eq!(super::release_name(1), "1");
+    assert!(super::releases_with("cuNope").is_empty());
 }

@@ -402,7 +402,15 @@ impl<'a> Docs<'a> {
         };
         for (n, line) in &coded_lines {
             for word in word_code.numbers(line) {
-                check(word, docs.words.len(), "words").map_err(|e| format!("line {n}: {e}"))?;
+                match word {
+                    Ok(word) if word < docs.words.len() => {}
+                    other => {
+                        return Err(format!(
+                            "line {n}: {}",
+                            problem(other, docs.words.len(), "words")
+                        ))
+                    }
+                }
             }
         }
         for (n, text) in &texts {
@@ -410,7 +418,15 @@ impl<'a> Docs<'a> {
                 return Err(format!("line {n}: a doc text has at least one line"));
             }
             for line in line_code.numbers(text) {
-                check(line, docs.lines.len(), "lines").map_err(|e| format!("line {n}: {e}"))?;
+                match line {
+                    Ok(line) if line < docs.lines.len() => {}
+                    other => {
+                        return Err(format!(
+                            "line {n}: {}",
+                            problem(other, docs.lines.len(), "lines")
+                        ))
+                    }
+                }
             }
         }
         Ok(docs)
@@ -428,10 +444,10 @@ impl<'a> Docs<'a> {
             if i > 0 {
                 out.push('\n');
             }
-            let line = line?;
+            let line = line.map_err(Bad::message)?;
             let words = self.lines.get(line).ok_or_else(|| missing("line", line))?;
             for word in self.word_code.numbers(words) {
-                let word = word?;
+                let word = word.map_err(Bad::message)?;
                 out.push_str(self.words.get(word).ok_or_else(|| missing("word", word))?);
             }
         }
@@ -480,13 +496,33 @@ fn section<'a>(
     Ok((items, code))
 }
 
-/// A number read from a code, checked to be below `count`.
-fn check(number: Result<usize, String>, count: usize, what: &str) -> Result<(), String> {
-    let number = number?;
-    if number < count {
-        Ok(())
-    } else {
-        Err(format!("a code names {what} {number}; there are {count}"))
+/// What is wrong with a number read from a code that should name one of `count` items.
+fn problem(number: Result<usize, Bad>, count: usize, what: &str) -> String {
+    match number {
+        Ok(number) => format!("a code names {what} {number}; there are {count}"),
+        Err(bad) => bad.message(),
+    }
+}
+
+/// Why a run of codes cannot be read. Small, so that reading stays fast in the macro crate,
+/// which is built without optimizations.
+#[derive(Clone, Copy, Debug)]
+enum Bad {
+    /// A byte that is not a digit.
+    Digit(u8),
+    /// A code whose digits stop early.
+    Cut,
+}
+
+impl Bad {
+    fn message(self) -> String {
+        match self {
+            Bad::Digit(byte) => format!(
+                "`{}` is not a digit of a code (`!` to `~`)",
+                byte.escape_ascii()
+            ),
+            Bad::Cut => "a code is cut short".to_string(),
+        }
     }
 }
 
@@ -505,7 +541,7 @@ impl Code {
     fn numbers(self, codes: &str) -> Numbers<'_> {
         Numbers {
             code: self,
-            digits: codes.bytes(),
+            digits: codes.as_bytes(),
         }
     }
 }
@@ -513,47 +549,53 @@ impl Code {
 /// The numbers of a run of codes, each an error if its digits are not.
 struct Numbers<'t> {
     code: Code,
-    digits: std::str::Bytes<'t>,
+    digits: &'t [u8],
 }
 
 impl Iterator for Numbers<'_> {
-    type Item = Result<usize, String>;
+    type Item = Result<usize, Bad>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let first = self.digits.next()?;
-        Some(self.rest(first))
+        let (&first, rest) = self.digits.split_first()?;
+        let first = usize::from(first.wrapping_sub(*DIGITS.start()));
+        if first < self.code.one {
+            // The common case, kept short.
+            self.digits = rest;
+            Some(Ok(first))
+        } else {
+            Some(self.longer())
+        }
     }
 }
 
 impl Numbers<'_> {
-    /// The number whose code starts with `first`.
-    fn rest(&mut self, first: u8) -> Result<usize, String> {
+    /// The number whose code starts the digits left, when that is not a one-digit code.
+    fn longer(&mut self) -> Result<usize, Bad> {
         let Code { one, two } = self.code;
-        let first = digit(first)?;
-        if first < one {
-            return Ok(first);
-        }
-        let mut next = || match self.digits.next() {
-            Some(d) => digit(d),
-            None => Err("a code is cut short".to_string()),
+        let at = |i: usize| match self.digits.get(i) {
+            Some(&byte) => digit(byte),
+            None => Err(Bad::Cut),
         };
-        if first < one + two {
-            return Ok(one + (first - one) * BASE + next()?);
-        }
-        let (high, low) = (next()?, next()?);
-        Ok(one + two * BASE + (first - one - two) * BASE * BASE + high * BASE + low)
+        let first = at(0)?;
+        let (length, number) = if first < one + two {
+            (2, one + (first - one) * BASE + at(1)?)
+        } else {
+            let (high, low) = (at(1)?, at(2)?);
+            let number = one + two * BASE + (first - one - two) * BASE * BASE + high * BASE + low;
+            (3, number)
+        };
+        self.digits = self.digits.get(length..).unwrap_or_default();
+        Ok(number)
     }
 }
 
 /// The value of a code's digit.
-fn digit(byte: u8) -> Result<usize, String> {
-    if DIGITS.contains(&byte) {
-        Ok(usize::from(byte - DIGITS.start()))
+fn digit(byte: u8) -> Result<usize, Bad> {
+    let value = usize::from(byte.wrapping_sub(*DIGITS.start()));
+    if value < BASE {
+        Ok(value)
     } else {
-        Err(format!(
-            "`{}` is not a digit of a code (`!` to `~`)",
-            byte.escape_ascii()
-        ))
+        Err(Bad::Digit(byte))
     }
 }
 

@@ -479,13 +479,14 @@ fn section<'a>(
         }
         _ => None,
     };
-    let bad = || format!("line {n}: expected the line {usage} (numbers)");
-    let counts = counts.ok_or_else(bad)?;
-    let code = match counts[..] {
-        [_, one, two] => Code::new(one, two).map_err(|e| format!("line {n}: {e}"))?,
-        _ => Code::default(),
+    let (count, code) = match counts.as_deref() {
+        Some(&[count, one, two]) => (
+            count,
+            Code::new(one, two).map_err(|e| format!("line {n}: {e}"))?,
+        ),
+        Some(&[count]) => (count, Code::default()),
+        _ => return Err(format!("line {n}: expected the line {usage} (numbers)")),
     };
-    let count = counts[0];
     let items: Vec<(usize, &'a str)> = lines.take(count).collect();
     if items.len() < count {
         return Err(format!(

@@ -9,6 +9,7 @@
 
 pub mod add;
 pub mod doc;
+pub mod docs_file;
 pub mod emit;
 pub mod fetch;
 pub mod layout;

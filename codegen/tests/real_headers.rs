@@ -581,6 +581,35 @@ fn every_release_s_records_read_back_with_the_macros_reader() {
     );
 }
 
+/// The committed `docs.txt`, records and `availability.txt`, read with the macro's reader, are
+/// exactly what the generator makes of every pinned release's headers: each ABI's doc text (its
+/// Markdown, decoded from the compact `docs.txt`) and every other field, in every release, and
+/// which releases have each function.
+#[test]
+fn the_committed_docs_and_records_read_back_as_every_release_s_manifest() {
+    let all = parsed(RELEASES);
+    let all: Vec<&ParsedRelease> = all.iter().map(|p| p.as_ref()).collect();
+    let root = cuda_driver_table_codegen::workspace_root();
+    let read = |path: &std::path::Path| {
+        std::fs::read_to_string(root.join(path))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let docs = read(emit::DOCS_PATH.as_ref());
+    let availability = read(emit::AVAILABILITY_PATH.as_ref());
+    let mut problems = round_trip::availability_problems(&availability, &all);
+    problems.extend(round_trip::problems_in(
+        &docs,
+        |r| read(&emit::release_paths(r.source.version())[1]),
+        &all,
+    ));
+    assert!(
+        problems.is_empty(),
+        "{} problems (regenerate the files?), the first: {}",
+        problems.len(),
+        problems[..problems.len().min(20)].join("\n")
+    );
+}
+
 /// Two runs over the same headers give byte-identical files. The two parses run at the same time
 /// in one process, which also checks that concurrent parses of one include folder do not share
 /// scratch files.

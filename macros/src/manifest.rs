@@ -6,9 +6,9 @@
 //! Nothing here restates what CUDA contains: it all comes from `generated/`, as text the compiler
 //! only embeds (`records` says how it is written): each release's records
 //! (`manifest_<release>.txt`) and the doc texts of every release, each once (`docs.txt`). A table
-//! reads the records of the functions it names, when the macro runs; each is read once per
-//! process (one compiler process expands many tables) and kept for the process's life, like the
-//! statics it replaces.
+//! reads the records of the functions it names, and decodes their doc texts, when the macro runs;
+//! each is read once per process (one compiler process expands many tables) and kept for the
+//! process's life, like the statics it replaces.
 
 mod records;
 #[cfg(test)]
@@ -66,9 +66,9 @@ mod selected {
     pub use cuda_driver_table_local::{DOCS, RECORDS, RELEASE, RELEASE_NAME};
 }
 
-mod availability {
-    include!("generated/availability.rs");
-}
+/// Which releases have which function, for errors that name them (`records` says how it is
+/// written).
+const AVAILABILITY: &str = include_str!("generated/availability.txt");
 
 /// The selected release (`12090`), or 0 when no `cuda-XXXXX` feature is enabled.
 pub const RELEASE: u32 = selected::RELEASE;
@@ -118,10 +118,31 @@ fn read(records: &'static str, docs: &'static str) -> Result<records::Index<'sta
         })
 }
 
-/// Reads the selected release's manifest: an error (for the attribute) when it cannot be read.
-/// After `Ok`, every lookup below answers from it.
+/// Reads the selected release's manifest and the availability of functions: an error (for the
+/// attribute) when either cannot be read. After `Ok`, every lookup below answers from them.
 pub fn load() -> Result<(), &'static str> {
-    selected().map(|_| ())
+    selected()?;
+    availability()?;
+    Ok(())
+}
+
+/// The availability of functions, read and checked once per process.
+fn availability() -> Result<&'static records::Availability<'static>, &'static str> {
+    static READ: OnceLock<Result<records::Availability<'static>, String>> = OnceLock::new();
+    READ.get_or_init(|| read_availability(AVAILABILITY))
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+/// Reads the availability of functions, or says what the user sees at the attribute.
+fn read_availability(text: &'static str) -> Result<records::Availability<'static>, String> {
+    records::Availability::read(text).map_err(|e| {
+        format!(
+            "cuda-driver-table-macros cannot read which releases have which function \
+             (availability.txt: {e}): its files are damaged; download and build it again \
+             (`cargo clean -p cuda-driver-table-macros`)"
+        )
+    })
 }
 
 /// The function of entry `i`, read on first use.
@@ -147,7 +168,7 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
                         typedef: leak(records::per_thread_typedef(entry.name, &pt)),
                         export: pt.export,
                     }),
-                    doc: a.doc,
+                    doc: leak(a.doc),
                 })
                 .collect();
             Some(Function {
@@ -177,27 +198,14 @@ pub fn find(name: &str) -> Option<&'static Function> {
 }
 
 /// The releases whose headers declare `name` (any release, not only the selected one).
-pub fn releases_with(name: &str) -> Vec<u32> {
-    let Some(line) = availability::AVAILABILITY
-        .lines()
-        .find(|l| l.split(' ').next() == Some(name))
-    else {
-        return Vec::new();
+pub fn releases_with(name: &str) -> &'static [u32] {
+    let Ok(all) = availability() else {
+        return &[];
     };
-    let order: Vec<u32> = availability::RELEASE_NAMES.iter().map(|r| r.0).collect();
-    let at = |v: &str| {
-        v.parse()
-            .ok()
-            .and_then(|v| order.iter().position(|o| *o == v))
-    };
-    let mut have = Vec::new();
-    for run in line.split(' ').nth(1).unwrap_or("").split(',') {
-        let (first, last) = run.split_once('-').unwrap_or((run, run));
-        if let (Some(a), Some(b)) = (at(first), at(last)) {
-            have.extend(order.get(a..=b).unwrap_or_default());
-        }
+    match all.functions.binary_search_by(|(n, _)| (*n).cmp(name)) {
+        Ok(i) => &all.functions[i].1,
+        Err(_) => &[],
     }
-    have
 }
 
 /// `12.9` for 12090, as the generated files name it (the number itself for a release they do not
@@ -206,8 +214,8 @@ pub fn release_name(version: u32) -> String {
     if version == RELEASE {
         return selected::RELEASE_NAME.to_string();
     }
-    availability::RELEASE_NAMES
-        .iter()
-        .find(|(v, _)| *v == version)
-        .map_or_else(|| version.to_string(), |(_, name)| name.to_string())
+    availability()
+        .ok()
+        .and_then(|all| all.releases.iter().find(|(v, _)| *v == version))
+        .map_or_else(|| version.to_string(), |(_, name)| (*name).to_string())
 }

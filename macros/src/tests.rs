@@ -299,18 +299,6 @@ fn a_pin_that_is_not_a_number_lists_the_abis() {
 }
 
 #[test]
-fn the_availability_text_reads_as_written() {
-    // Every release, oldest first: a run over the whole list.
-    let every = manifest::releases_with("cuArrayCreate");
-    assert_eq!(every.len(), 17);
-    assert!(every.windows(2).all(|w| w[0] < w[1]));
-    assert_eq!((every[0], every[16]), (11070, 13050));
-    // One release alone.
-    assert_eq!(manifest::releases_with("cuFabricCpyBatchAsync"), [13050]);
-    assert!(manifest::releases_with("cuNoSuchFunction").is_empty());
-}
-
-#[test]
 fn a_function_of_another_release_names_the_releases_that_have_it() {
     // In one release's headers only (present from 13.1); skipped when that is the selected one.
     let name = "cuGraphGetId";

@@ -19,12 +19,25 @@ pub fn problems(releases: &[&ParsedRelease]) -> Vec<String> {
 
 /// What differs between the manifests of `releases` and what the macro reads from `written`.
 pub fn problems_of(written: &Records, releases: &[&ParsedRelease]) -> Vec<String> {
-    let docs = written.docs_text(releases);
+    problems_in(
+        &written.docs_text(releases),
+        |r| written.release_text(r),
+        releases,
+    )
+}
+
+/// What differs between the manifests of `releases` and what the macro reads from the texts of
+/// `docs.txt` and of each release's records (`records`).
+pub fn problems_in(
+    docs: &str,
+    records: impl Fn(&ParsedRelease) -> String,
+    releases: &[&ParsedRelease],
+) -> Vec<String> {
     let mut out = Vec::new();
     for r in releases {
         let version = r.source.version();
-        let text = written.release_text(r);
-        let index = match records::Index::read(&text, &docs) {
+        let text = records(r);
+        let index = match records::Index::read(&text, docs) {
             Ok(index) => index,
             Err(e) => {
                 out.push(format!("{version}: {e}"));
@@ -114,6 +127,52 @@ pub fn problems_of(written: &Records, releases: &[&ParsedRelease]) -> Vec<String
                     out.push(format!("{at}: ABI {} reads back as {read:?}", a.version));
                 }
             }
+        }
+    }
+    out
+}
+
+/// What differs between the functions of `releases` and what the macro reads from the text of
+/// `availability.txt` (`text`): the releases and their names, and each function's releases.
+pub fn availability_problems(text: &str, releases: &[&ParsedRelease]) -> Vec<String> {
+    let read = match records::Availability::read(text) {
+        Ok(read) => read,
+        Err(e) => return vec![e],
+    };
+    let mut out = Vec::new();
+    let expected: Vec<(u32, String)> = releases
+        .iter()
+        .map(|r| (r.source.version(), release_name(r.source.version())))
+        .collect();
+    let got: Vec<(u32, String)> = read
+        .releases
+        .iter()
+        .map(|(v, name)| (*v, (*name).to_string()))
+        .collect();
+    if got != expected {
+        out.push(format!("the releases read back as {got:?}"));
+    }
+    let mut functions: std::collections::BTreeMap<&str, Vec<u32>> = Default::default();
+    for r in releases {
+        for name in r.manifest.functions.keys() {
+            functions
+                .entry(name.as_str())
+                .or_default()
+                .push(r.source.version());
+        }
+    }
+    let got: Vec<(&str, Vec<u32>)> = read.functions;
+    let expected: Vec<(&str, Vec<u32>)> = functions.into_iter().collect();
+    if got.len() != expected.len() {
+        out.push(format!(
+            "{} functions read back, {} written",
+            got.len(),
+            expected.len()
+        ));
+    }
+    for (got, expected) in got.iter().zip(&expected) {
+        if got != expected {
+            out.push(format!("{} read back as {got:?}", expected.0));
         }
     }
     out

@@ -17,17 +17,45 @@
 //! driver writes through it on success, which a traced call reads back (the generator's
 //! `outputs.rs` says which parameters are). `-` stands for "none" in the export, twin and doc
 //! fields. A twin is `<version>_<suffix>,<export>`
-//! (`7000_ptsz,cuLaunchKernel_ptsz`). A doc is `<offset>+<length>`, in bytes, into the text after
-//! the header of `docs.txt`, where each distinct doc text of all releases is stored once. Typedef
-//! names are not stored: they are `PFN_<function>_v<version>`, and `_<suffix>` after that for a
-//! twin (the generator refuses headers where that does not hold).
+//! (`7000_ptsz,cuLaunchKernel_ptsz`). A doc is the number (from 0) of a doc text of `docs.txt`,
+//! where each distinct doc text of all releases is stored once. Typedef names are not stored: they
+//! are `PFN_<function>_v<version>`, and `_<suffix>` after that for a twin (the generator refuses
+//! headers where that does not hold).
+//!
+//! `docs.txt` stores its texts small, because the compiler's memory for the macro crate grows
+//! with the bytes it embeds (several times their size): each distinct line of all texts once, and
+//! each distinct word of those lines once. After its header, three sections, each a line of
+//! counts (fields separated by tabs) and then one line per item:
+//!
+//! ```text
+//! W  <words>  <one>  <two>      then each word: its text (a run of letters, digits and `_`, or
+//!                               of other characters, with the space after it; or spaces)
+//! L  <lines>  <one>  <two>      then each line of the doc texts: the codes of its words
+//! D  <docs>                     then each doc text: the codes of its lines
+//! ```
+//!
+//! A doc text is its lines joined by line ends; a line is its words, one after the other. A code
+//! names an item of a section by its number (from 0; items are numbered most used first, so that
+//! the short codes go to them) in digits `!` to `~` (94 of them, `!` is 0): numbers below `one`
+//! are one digit, the next `94 * two` two digits, the rest three, the first digit of a longer
+//! code coming after those of shorter ones. For `one = 50` and `two = 40`: 49 is `R`, 50 is `S!`,
+//! 143 is `S~`, 144 is `T!`, and 50 + 94 * 40 is `{!!`. The `W` line's `<one>` and `<two>` say
+//! how words are written in the `L` section, the `L` line's how lines are written in the `D`
+//! section.
+//!
+//! `availability.txt`, for the errors that name the releases having a function, after its
+//! header: `R <release> <release name>` for every release, oldest first, then
+//! `F <function> <releases>` for every function of any release, sorted by name, where
+//! `<releases>` is runs of consecutive releases (in the `R` lines' order) separated by commas, each
+//! `<first>-<last>` or one release (`11070-12090,13000`).
 //!
 //! Nothing here panics: a malformed file is an `Err` saying where, which the macro reports at the
-//! user's attribute. This file has no dependencies, so that the generator's tests read what it
-//! writes with this very code.
+//! user's attribute. Reading checks every record and every code, so that the doc texts a table
+//! asks for, decoded then, cannot fail. This file has no dependencies, so that the generator's
+//! tests read what it writes with this very code.
 
 /// The format version of the `R` line; any other is refused.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// The prefix of an out-value's name in a `P` line.
 const OUT: &str = "out:";
@@ -38,6 +66,12 @@ const TAB: char = '\t';
 /// `None` in the export, twin and doc fields.
 const NONE: &str = "-";
 
+/// The digits of a code in `docs.txt`: `!` (0) to `~` (93).
+const DIGITS: std::ops::RangeInclusive<u8> = b'!'..=b'~';
+
+/// How many digits there are.
+const BASE: usize = 94;
+
 /// A release's records, checked and indexed by function.
 #[derive(Debug)]
 pub struct Index<'a> {
@@ -45,7 +79,30 @@ pub struct Index<'a> {
     pub release_name: &'a str,
     /// Every function, sorted by name.
     pub entries: Vec<Entry<'a>>,
-    docs: &'a str,
+    docs: Docs<'a>,
+}
+
+/// The doc texts of `docs.txt`, checked, each decoded when asked for.
+#[derive(Debug, Default)]
+struct Docs<'a> {
+    /// Every word, by number.
+    words: Vec<&'a str>,
+    /// How the lines write the numbers of words.
+    word_code: Code,
+    /// Every line, by number, as the codes of its words.
+    lines: Vec<&'a str>,
+    /// How the doc texts write the numbers of lines.
+    line_code: Code,
+    /// Every doc text, by number, as the codes of its lines.
+    texts: Vec<&'a str>,
+}
+
+/// How the numbers of one section are written: `one` first digits stand alone, `two` start a
+/// code of two digits, the rest one of three.
+#[derive(Clone, Copy, Debug, Default)]
+struct Code {
+    one: usize,
+    two: usize,
 }
 
 /// One function's place in the records: its `F` line, read, and its other lines, not yet.
@@ -66,7 +123,7 @@ pub struct AbiRecord<'a> {
     pub export: Option<&'a str>,
     pub per_thread: Option<PerThreadRecord<'a>>,
     /// The Markdown doc text, `""` when there is none.
-    pub doc: &'a str,
+    pub doc: String,
     pub ret: &'a str,
     pub c_prototype: &'a str,
     /// (C name, Rust type) of each parameter.
@@ -125,7 +182,10 @@ impl<'a> Index<'a> {
                     .to_string(),
             );
         }
-        let (docs, _) = body(docs).map_err(|e| format!("docs: {e}"))?;
+        let docs = {
+            let (text, first) = body(docs).map_err(|e| format!("docs.txt: {e}"))?;
+            Docs::read(text, first).map_err(|e| format!("docs.txt {e}"))?
+        };
         let (text, first) = body(records)?;
         // (line number, offset in `text` where the line starts, the line).
         let mut lines = text
@@ -192,7 +252,7 @@ impl<'a> Index<'a> {
     /// Checks an entry's lines, then keeps it.
     fn close(&mut self, mut entry: Entry<'a>, lines: &'a str) -> Result<(), String> {
         entry.lines = lines;
-        let abis = self.abis(&entry)?;
+        let abis: Vec<AbiRecord<'a>> = self.records(&entry)?.into_iter().map(|(a, _)| a).collect();
         if abis.is_empty() {
             return Err(format!(
                 "line {}: `{}` has no `A` line",
@@ -218,7 +278,7 @@ impl<'a> Index<'a> {
             release: 0,
             release_name: "",
             entries: Vec::new(),
-            docs: "",
+            docs: Docs::default(),
         }
     }
 
@@ -227,9 +287,23 @@ impl<'a> Index<'a> {
         self.entries.binary_search_by(|e| e.name.cmp(name)).ok()
     }
 
-    /// Every ABI of an entry, oldest first, with its doc text.
+    /// Every ABI of an entry, oldest first, with its doc text (decoded now).
     pub fn abis(&self, entry: &Entry<'a>) -> Result<Vec<AbiRecord<'a>>, String> {
-        let mut out: Vec<AbiRecord<'a>> = Vec::new();
+        self.records(entry)?
+            .into_iter()
+            .map(|(abi, doc)| match doc {
+                Some(doc) => Ok(AbiRecord {
+                    doc: self.docs.text(doc)?,
+                    ..abi
+                }),
+                None => Ok(abi),
+            })
+            .collect()
+    }
+
+    /// Every ABI of an entry, oldest first, without its doc text: the number of that, if any.
+    fn records(&self, entry: &Entry<'a>) -> Result<Vec<(AbiRecord<'a>, Option<usize>)>, String> {
+        let mut out: Vec<(AbiRecord<'a>, Option<usize>)> = Vec::new();
         let mut lines = entry.lines.lines().enumerate();
         while let Some((i, line)) = lines.next() {
             let n = entry.line + i;
@@ -238,23 +312,27 @@ impl<'a> Index<'a> {
                 Some((_, p)) => read_params(p).map_err(|e| format!("line {}: {e}", n + 1))?,
                 None => return Err(format!("line {}: an `A` line needs its `P` line", n)),
             };
-            if out.last().is_some_and(|a| a.version >= abi.version) {
+            let (abi, doc) = abi;
+            if out.last().is_some_and(|(a, _)| a.version >= abi.version) {
                 return Err(format!(
                     "line {n}: ABI {} of `{}` is not in order (oldest first, each once)",
                     abi.version, entry.name
                 ));
             }
-            out.push(AbiRecord {
-                params,
-                outs,
-                ..abi
-            });
+            out.push((
+                AbiRecord {
+                    params,
+                    outs,
+                    ..abi
+                },
+                doc,
+            ));
         }
         Ok(out)
     }
 
-    /// An `A` line, without its parameters.
-    fn read_abi(&self, line: &'a str) -> Result<AbiRecord<'a>, String> {
+    /// An `A` line, without its parameters and doc text: the number of that, if any.
+    fn read_abi(&self, line: &'a str) -> Result<(AbiRecord<'a>, Option<usize>), String> {
         let fields: Vec<&str> = line.splitn(7, TAB).collect();
         let &["A", version, export, twin, doc, ret, c_prototype] = fields.as_slice() else {
             return Err(
@@ -265,44 +343,327 @@ impl<'a> Index<'a> {
         if ret.is_empty() || c_prototype.is_empty() {
             return Err("an `A` line needs a return type and a C prototype".to_string());
         }
-        Ok(AbiRecord {
+        let doc = match optional(doc) {
+            None => None,
+            Some(doc) => Some(self.doc(doc)?),
+        };
+        let abi = AbiRecord {
             version: number(version)?,
             export: optional(export),
             per_thread: match optional(twin) {
                 None => None,
                 Some(twin) => Some(read_twin(twin)?),
             },
-            doc: match optional(doc) {
-                None => "",
-                Some(range) => self.doc(range)?,
-            },
+            doc: String::new(),
             ret,
             c_prototype,
             params: Vec::new(),
             outs: Vec::new(),
-        })
+        };
+        Ok((abi, doc))
     }
 
-    /// `<offset>+<length>` of the docs.
-    fn doc(&self, range: &str) -> Result<&'a str, String> {
-        let (offset, length) = range
-            .split_once('+')
-            .ok_or_else(|| format!("a doc is `<offset>+<length>`, not `{range}`"))?;
-        let offset: usize = offset
-            .parse()
-            .map_err(|_| format!("`{offset}` is not an offset"))?;
-        let length: usize = length
-            .parse()
-            .map_err(|_| format!("`{length}` is not a length"))?;
-        offset
-            .checked_add(length)
-            .and_then(|end| self.docs.get(offset..end))
+    /// The number of a doc text, checked to be one of `docs.txt`.
+    fn doc(&self, doc: &str) -> Result<usize, String> {
+        doc.parse()
+            .ok()
+            .filter(|&n| n < self.docs.texts.len())
             .ok_or_else(|| {
                 format!(
-                    "the doc {range} is not a text of docs.txt (its texts take {} bytes)",
-                    self.docs.len()
+                    "the doc `{doc}` is not the number of a text of docs.txt (it has {})",
+                    self.docs.texts.len()
                 )
             })
+    }
+}
+
+impl<'a> Docs<'a> {
+    /// Reads and checks the text after the header of `docs.txt`, which starts at line `first`.
+    /// Errors start with `line <n>: ` (in the whole file).
+    fn read(text: &'a str, first: usize) -> Result<Self, String> {
+        let mut lines = text
+            .split_terminator('\n')
+            .enumerate()
+            .map(|(i, line)| (i + first, line));
+        let (words, word_code) = section(&mut lines, "W")?;
+        let (coded_lines, line_code) = section(&mut lines, "L")?;
+        let (texts, _) = section(&mut lines, "D")?;
+        if let Some((n, _)) = lines.next() {
+            return Err(format!(
+                "line {n}: the file goes on after its last doc text (the `D` line counts them)"
+            ));
+        }
+        let docs = Docs {
+            words: words.iter().map(|(_, word)| *word).collect(),
+            word_code,
+            lines: coded_lines.iter().map(|(_, line)| *line).collect(),
+            line_code,
+            texts: texts.iter().map(|(_, text)| *text).collect(),
+        };
+        for (n, line) in &coded_lines {
+            for word in word_code.numbers(line) {
+                match word {
+                    Ok(word) if word < docs.words.len() => {}
+                    other => {
+                        return Err(format!(
+                            "line {n}: {}",
+                            problem(other, docs.words.len(), "words")
+                        ))
+                    }
+                }
+            }
+        }
+        for (n, text) in &texts {
+            if text.is_empty() {
+                return Err(format!("line {n}: a doc text has at least one line"));
+            }
+            for line in line_code.numbers(text) {
+                match line {
+                    Ok(line) if line < docs.lines.len() => {}
+                    other => {
+                        return Err(format!(
+                            "line {n}: {}",
+                            problem(other, docs.lines.len(), "lines")
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(docs)
+    }
+
+    /// The doc text numbered `doc`, decoded.
+    fn text(&self, doc: usize) -> Result<String, String> {
+        let missing = |what: &str, n: usize| format!("docs.txt has no {what} {n}");
+        let codes = self
+            .texts
+            .get(doc)
+            .ok_or_else(|| missing("doc text", doc))?;
+        let mut out = String::new();
+        for (i, line) in self.line_code.numbers(codes).enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let line = line.map_err(Bad::message)?;
+            let words = self.lines.get(line).ok_or_else(|| missing("line", line))?;
+            for word in self.word_code.numbers(words) {
+                let word = word.map_err(Bad::message)?;
+                out.push_str(self.words.get(word).ok_or_else(|| missing("word", word))?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A section of `docs.txt`: its line `<tag> <count>` (`<one> <two>` after that for `W` and `L`),
+/// and its items, with their line numbers.
+type Section<'a> = (Vec<(usize, &'a str)>, Code);
+
+fn section<'a>(
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+    tag: &str,
+) -> Result<Section<'a>, String> {
+    let coded = tag != "D";
+    let usage = if coded {
+        format!("`{tag} <count> <one> <two>`")
+    } else {
+        format!("`{tag} <count>`")
+    };
+    let Some((n, line)) = lines.next() else {
+        return Err(format!("ends before its {usage} line"));
+    };
+    let fields: Vec<&str> = line.split(TAB).collect();
+    let counts: Option<Vec<usize>> = match fields.split_first() {
+        Some((first, rest)) if *first == tag && rest.len() == if coded { 3 } else { 1 } => {
+            rest.iter().map(|f| f.parse().ok()).collect()
+        }
+        _ => None,
+    };
+    let (count, code) = match counts.as_deref() {
+        Some(&[count, one, two]) => (
+            count,
+            Code::new(one, two).map_err(|e| format!("line {n}: {e}"))?,
+        ),
+        Some(&[count]) => (count, Code::default()),
+        _ => return Err(format!("line {n}: expected the line {usage} (numbers)")),
+    };
+    let items: Vec<(usize, &'a str)> = lines.take(count).collect();
+    if items.len() < count {
+        return Err(format!(
+            "line {n}: the `{tag}` line counts {count} items, the file ends after {}",
+            items.len()
+        ));
+    }
+    Ok((items, code))
+}
+
+/// What is wrong with a number read from a code that should name one of `count` items.
+fn problem(number: Result<usize, Bad>, count: usize, what: &str) -> String {
+    match number {
+        Ok(number) => format!("a code names {what} {number}; there are {count}"),
+        Err(bad) => bad.message(),
+    }
+}
+
+/// Why a run of codes cannot be read. Small, so that reading stays fast in the macro crate,
+/// which is built without optimizations.
+#[derive(Clone, Copy, Debug)]
+enum Bad {
+    /// A byte that is not a digit.
+    Digit(u8),
+    /// A code whose digits stop early.
+    Cut,
+}
+
+impl Bad {
+    fn message(self) -> String {
+        match self {
+            Bad::Digit(byte) => format!(
+                "`{}` is not a digit of a code (`!` to `~`)",
+                byte.escape_ascii()
+            ),
+            Bad::Cut => "a code is cut short".to_string(),
+        }
+    }
+}
+
+impl Code {
+    fn new(one: usize, two: usize) -> Result<Self, String> {
+        if one.checked_add(two).is_some_and(|sum| sum <= BASE) {
+            Ok(Code { one, two })
+        } else {
+            Err(format!(
+                "`<one> <two>` is {one} {two}; they share {BASE} first digits"
+            ))
+        }
+    }
+
+    /// The numbers that `codes` writes, one after the other.
+    fn numbers(self, codes: &str) -> Numbers<'_> {
+        Numbers {
+            code: self,
+            digits: codes.as_bytes(),
+        }
+    }
+}
+
+/// The numbers of a run of codes, each an error if its digits are not.
+struct Numbers<'t> {
+    code: Code,
+    digits: &'t [u8],
+}
+
+impl Iterator for Numbers<'_> {
+    type Item = Result<usize, Bad>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (&first, rest) = self.digits.split_first()?;
+        let first = usize::from(first.wrapping_sub(*DIGITS.start()));
+        if first < self.code.one {
+            // The common case, kept short.
+            self.digits = rest;
+            Some(Ok(first))
+        } else {
+            Some(self.longer())
+        }
+    }
+}
+
+impl Numbers<'_> {
+    /// The number whose code starts the digits left, when that is not a one-digit code.
+    fn longer(&mut self) -> Result<usize, Bad> {
+        let Code { one, two } = self.code;
+        let at = |i: usize| match self.digits.get(i) {
+            Some(&byte) => digit(byte),
+            None => Err(Bad::Cut),
+        };
+        let first = at(0)?;
+        let (length, number) = if first < one + two {
+            (2, one + (first - one) * BASE + at(1)?)
+        } else {
+            let (high, low) = (at(1)?, at(2)?);
+            let number = one + two * BASE + (first - one - two) * BASE * BASE + high * BASE + low;
+            (3, number)
+        };
+        self.digits = self.digits.get(length..).unwrap_or_default();
+        Ok(number)
+    }
+}
+
+/// The value of a code's digit.
+fn digit(byte: u8) -> Result<usize, Bad> {
+    let value = usize::from(byte.wrapping_sub(*DIGITS.start()));
+    if value < BASE {
+        Ok(value)
+    } else {
+        Err(Bad::Digit(byte))
+    }
+}
+
+/// `availability.txt`, read: every release with its name, oldest first, and each function with
+/// the releases whose headers declare it, sorted by function.
+#[derive(Debug, Default)]
+pub struct Availability<'a> {
+    pub releases: Vec<(u32, &'a str)>,
+    pub functions: Vec<(&'a str, Vec<u32>)>,
+}
+
+impl<'a> Availability<'a> {
+    /// Reads and checks every line of `availability.txt`.
+    pub fn read(text: &'a str) -> Result<Self, String> {
+        if text.contains('\r') {
+            return Err("the file has Windows line ends (CR LF)".to_string());
+        }
+        let (text, first) = body(text)?;
+        let mut out = Availability::default();
+        for (i, line) in text.split_terminator('\n').enumerate() {
+            let n = i + first;
+            let fields: Vec<&str> = line.split(TAB).collect();
+            match fields[..] {
+                ["R", release, name] if out.functions.is_empty() => {
+                    let release = number(release).map_err(|e| format!("line {n}: {e}"))?;
+                    out.releases.push((release, name));
+                }
+                ["F", name, runs] => {
+                    if out.functions.last().is_some_and(|(f, _)| *f >= name) {
+                        return Err(format!(
+                            "line {n}: `{name}` is not in order (functions are sorted by name, each once)"
+                        ));
+                    }
+                    let releases = out.runs(runs).map_err(|e| format!("line {n}: {e}"))?;
+                    out.functions.push((name, releases));
+                }
+                _ => {
+                    return Err(format!(
+                        "line {n}: expected `R <release> <release name>` (every one before the first `F` line) or `F <function> <releases>`"
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `11070-12090,13000`: the releases of each run, in the order of the `R` lines.
+    fn runs(&self, runs: &str) -> Result<Vec<u32>, String> {
+        let index = |release: &str| {
+            let version = number(release)?;
+            self.releases
+                .iter()
+                .position(|(v, _)| *v == version)
+                .ok_or_else(|| format!("{release} is not a release of the `R` lines"))
+        };
+        let mut out = Vec::new();
+        for run in runs.split(',') {
+            let (first, last) = run.split_once('-').unwrap_or((run, run));
+            let (first, last) = (index(first)?, index(last)?);
+            match self.releases.get(first..=last) {
+                Some(releases) if !releases.is_empty() => {
+                    out.extend(releases.iter().map(|(v, _)| *v));
+                }
+                _ => return Err(format!("the run `{run}` goes backwards")),
+            }
+        }
+        Ok(out)
     }
 }
 

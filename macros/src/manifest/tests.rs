@@ -1,21 +1,26 @@
 //! The reader of the records: every committed release reads, the selected one answers lookups,
 //! and damaged text is an error that says where, never a panic.
 
-use super::records::{self, Index, PerThreadRecord};
+use super::records::{self, Availability, Index, PerThreadRecord};
 use proptest::prelude::*;
 
-const DOCS: &str = "# docs\n\nFirst doc\n\nits rest\nSecond — doc\n";
+/// Two doc texts, `First doc\n\nits rest` and `Second — doc`: six words, four lines (one of them
+/// empty), every code one digit (`!` is 0).
+const DOCS: &str = "# docs\n\n\
+     W\t6\t94\t0\nFirst \ndoc\nits \nrest\nSecond \n— \n\
+     L\t4\t94\t0\n!\"\n\n#$\n%&\"\n\
+     D\t2\n!\"#\n$\n";
 
 /// A small valid records text: three functions, one with a per-thread twin and a doc, one with an
 /// out-value.
 fn sample() -> String {
     "# header line\n# another\n\n\
-     R\t2\t13000\t13.0\n\
+     R\t3\t13000\t13.0\n\
      F\tcuInit\t2000\n\
-     A\t2000\tcuInit\t-\t0+19\tCUresult\tCUresult cuInit(unsigned int Flags)\n\
+     A\t2000\tcuInit\t-\t0\tCUresult\tCUresult cuInit(unsigned int Flags)\n\
      P\tFlags\t::core::ffi::c_uint\n\
      F\tcuLaunchKernel\t4000\n\
-     A\t4000\tcuLaunchKernel\t7000_ptsz,cuLaunchKernel_ptsz\t20+14\tCUresult\tCUresult cuLaunchKernel(CUfunction f)\n\
+     A\t4000\tcuLaunchKernel\t7000_ptsz,cuLaunchKernel_ptsz\t1\tCUresult\tCUresult cuLaunchKernel(CUfunction f)\n\
      P\tf\tCUfunction\n\
      F\tcuMemAlloc\t3020\n\
      A\t3020\tcuMemAlloc_v2\t-\t-\tCUresult\tCUresult cuMemAlloc(CUdeviceptr_v2 *dptr, size_t bytesize)\n\
@@ -78,8 +83,8 @@ fn a_valid_text_reads_with_its_docs_twins_and_params() {
 #[test]
 fn damaged_text_is_an_error_that_says_where() {
     let cases: [(&str, &str, &str); 13] = [
-        ("R\t2\t13000\t13.0\n", "", "line 4: the first line is `R"),
-        ("R\t2\t", "R\t1\t", "line 4: the records are in format 1"),
+        ("R\t3\t13000\t13.0\n", "", "line 4: the first line is `R"),
+        ("R\t3\t", "R\t2\t", "line 4: the records are in format 2"),
         (
             "# another\n\n",
             "# another\n",
@@ -101,14 +106,14 @@ fn damaged_text_is_an_error_that_says_where() {
             "line 6: an `A` line needs its `P` line",
         ),
         (
-            "0+19",
-            "0+200",
-            "line 6: the doc 0+200 is not a text of docs.txt",
+            "\t-\t0\tCUresult",
+            "\t-\t2\tCUresult",
+            "line 6: the doc `2` is not the number of a text of docs.txt (it has 2)",
         ),
         (
-            "20+14",
-            "20+8",
-            "line 9: the doc 20+8 is not a text of docs.txt",
+            "ptsz\t1\tCUresult",
+            "ptsz\t0+14\tCUresult",
+            "line 9: the doc `0+14` is not the number of a text of docs.txt",
         ),
         (
             "\t2000\n",
@@ -144,6 +149,89 @@ fn damaged_text_is_an_error_that_says_where() {
         .contains("no `R` line"));
 }
 
+#[test]
+fn damaged_docs_are_an_error_that_says_which_line_of_docs_txt() {
+    let cases: [(&str, &str, &str); 10] = [
+        (
+            "W\t6\t94\t0",
+            "W\t6\t94\t1",
+            "docs.txt line 3: `<one> <two>` is 94 1; they share 94 first digits",
+        ),
+        (
+            "W\t6\t94\t0",
+            "W\t6\t94",
+            "docs.txt line 3: expected the line `W <count> <one> <two>` (numbers)",
+        ),
+        (
+            "L\t4\t",
+            "L\t3\t",
+            "docs.txt line 14: expected the line `D <count>` (numbers)",
+        ),
+        (
+            "D\t2\n",
+            "D\t3\n",
+            "docs.txt line 15: the `D` line counts 3 items, the file ends after 2",
+        ),
+        (
+            "\n#$\n",
+            "\n#*\n",
+            "docs.txt line 13: a code names words 9; there are 6",
+        ),
+        (
+            "\n$\n",
+            "\n(\n",
+            "docs.txt line 17: a code names lines 7; there are 4",
+        ),
+        (
+            "%&\"\n",
+            "%é\"\n",
+            "docs.txt line 14: `\\xc3` is not a digit of a code (`!` to `~`)",
+        ),
+        (
+            "L\t4\t94\t0",
+            "L\t4\t3\t91",
+            "docs.txt line 17: a code is cut short",
+        ),
+        (
+            "!\"#\n$\n",
+            "\n$\n",
+            "docs.txt line 16: a doc text has at least one line",
+        ),
+        (
+            "D\t2\n!\"#\n$\n",
+            "D\t2\n!\"#\n$\nW\n",
+            "docs.txt line 18: the file goes on after its last doc text",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let docs = DOCS.replacen(from, to, 1);
+        assert_ne!(docs, DOCS, "{from:?} is not in the docs");
+        let err = Index::read(&sample(), &docs).unwrap_err();
+        assert!(err.contains(expected), "{from:?} -> {to:?}: {err}");
+    }
+    let err = Index::read(&sample(), "# docs\n\nW\t0\t94\t0\n").unwrap_err();
+    assert!(
+        err.contains("docs.txt ends before its `L <count> <one> <two>` line"),
+        "{err}"
+    );
+    // Codes of two and three digits: with `<one> <two>` 1 1, word 1 is `\"!` and word 95 `#!!`.
+    let wide = DOCS.replacen("W\t6\t94\t0", "W\t6\t1\t1", 1).replacen(
+        "L\t4\t94\t0\n!\"\n\n#$\n%&\"\n",
+        "L\t4\t94\t0\n!\"!\n\n\"\"\"#\n\"$\"%\"!\n",
+        1,
+    );
+    let records = sample();
+    let index = Index::read(&records, &wide).unwrap();
+    let init = &index.entries[index.position("cuInit").unwrap()];
+    assert_eq!(index.abis(init).unwrap()[0].doc, "First doc\n\nits rest");
+    let wide = wide.replacen("\"\"\"#\n", "#!!\n", 1);
+    let err = Index::read(&records, &wide).unwrap_err();
+    assert!(
+        err.contains("line 13: a code names words 95; there are 6"),
+        "{err}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
     /// Whatever is cut out of or put into a valid text, reading it gives a value or an error.
@@ -155,6 +243,21 @@ proptest! {
         if text.is_char_boundary(at) && text.is_char_boundary(end) {
             let damaged = format!("{}{insert}{}", &text[..at], &text[end..]);
             let _ = read(&damaged);
+        }
+    }
+
+    /// The same for the doc texts: a value or an error, and every doc text of a value decodes.
+    #[test]
+    fn reading_damaged_docs_never_panics(at in 0usize..120, cut in 0usize..8, insert in "[\\t\\nWLD0-9!-~é]{0,4}") {
+        let at = at.min(DOCS.len());
+        let end = (at + cut).min(DOCS.len());
+        if DOCS.is_char_boundary(at) && DOCS.is_char_boundary(end) {
+            let damaged = format!("{}{insert}{}", &DOCS[..at], &DOCS[end..]);
+            if let Ok(index) = Index::read(&sample(), &damaged) {
+                for e in &index.entries {
+                    index.abis(e).unwrap();
+                }
+            }
         }
     }
 }
@@ -232,8 +335,85 @@ fn a_damaged_manifest_is_one_error_that_says_what_to_do() {
     );
     // Records of another release than the selected one.
     let other: &'static str =
-        Box::leak(sample().replace("R\t2\t13000", "R\t2\t1").into_boxed_str());
+        Box::leak(sample().replace("R\t3\t13000", "R\t3\t1").into_boxed_str());
     assert!(super::read(other, DOCS)
         .unwrap_err()
         .contains("its records are of CUDA 13.0 (1)"));
+}
+
+/// Three releases; `cuOld` is in the first and the last.
+const AVAILABILITY: &str = "# availability\n\n\
+     R\t12000\t12.0\nR\t12010\t12.1\nR\t12020\t12.2\n\
+     F\tcuInit\t12000-12020\nF\tcuOld\t12000,12020\n";
+
+#[test]
+fn availability_reads_its_runs_and_damaged_text_is_an_error_that_says_where() {
+    let read = Availability::read(AVAILABILITY).unwrap();
+    assert_eq!(
+        read.releases,
+        [(12000, "12.0"), (12010, "12.1"), (12020, "12.2")]
+    );
+    assert_eq!(
+        read.functions,
+        [
+            ("cuInit", vec![12000, 12010, 12020]),
+            ("cuOld", vec![12000, 12020])
+        ]
+    );
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "12000-12020",
+            "12020-12000",
+            "line 6: the run `12020-12000` goes backwards",
+        ),
+        (
+            "12000,12020",
+            "12000,13000",
+            "line 7: 13000 is not a release of the `R` lines",
+        ),
+        ("F\tcuOld", "F\tcuAaa", "line 7: `cuAaa` is not in order"),
+        (
+            "R\t12020\t12.2\n",
+            "R\t12020\t12.2\nF\tcuA\t12000\nR\t13000\t13.0\n",
+            "line 7: expected `R <release> <release name>` (every one before the first `F` line)",
+        ),
+        (
+            "12000-12020",
+            "x-12020",
+            "line 6: `x` is not a version number",
+        ),
+        ("\tcuInit\t", "\tcuInit ", "line 6: expected `R <release>"),
+        ("\n", "\r\n", "Windows line ends"),
+    ];
+    for (from, to, expected) in cases {
+        let text = AVAILABILITY.replacen(from, to, 1);
+        assert_ne!(text, AVAILABILITY, "{from:?} is not in the text");
+        let err = Availability::read(&text).unwrap_err();
+        assert!(err.contains(expected), "{from:?} -> {to:?}: {err}");
+    }
+    // What the user sees at the attribute.
+    let damaged: &'static str = Box::leak(
+        AVAILABILITY
+            .replace("12000,12020", "12000,1")
+            .into_boxed_str(),
+    );
+    let err = super::read_availability(damaged).unwrap_err();
+    assert_eq!(
+        err,
+        "cuda-driver-table-macros cannot read which releases have which function \
+         (availability.txt: line 7: 1 is not a release of the `R` lines): its files are damaged; \
+         download and build it again (`cargo clean -p cuda-driver-table-macros`)"
+    );
+}
+
+/// The committed availability reads, and names the releases of the committed records.
+#[test]
+fn the_committed_availability_reads() {
+    let read = Availability::read(super::AVAILABILITY).unwrap();
+    assert!(read.releases.len() >= 17, "{:?}", read.releases);
+    assert!(read.functions.len() > 400, "{}", read.functions.len());
+    assert_eq!(super::releases_with("cuInit").len(), read.releases.len());
+    assert_eq!(super::release_name(11070), "11.7");
+    assert_eq!(super::release_name(1), "1");
+    assert!(super::releases_with("cuNope").is_empty());
 }

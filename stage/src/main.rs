@@ -35,7 +35,7 @@ usage: cargo gpu-stage [--fresh] <what>
 what:
   tests        cargo test --no-run -p cuda-driver-table-tests --features 'gpu tracing'
                  --test gpu and every other test of tests/ but ui, ui_fake and fake
-               cargo test --no-run -p cuda-driver-table --lib
+               cargo test --no-run -p cuda-driver-table-core --lib
                cargo test --no-run -p cuda-driver-table-samples --test '*' (with its programs)
                cargo build --release -p cuda-driver-table --examples
   benches      cargo build --release -p cuda-driver-table-benches --example 'cold_*' --bin bench-gpu

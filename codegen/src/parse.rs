@@ -5,6 +5,7 @@
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The bindgen version pinned in the workspace's Cargo.toml (`=0.73.2`), repeated in every generated
@@ -153,6 +154,102 @@ pub fn member_comment(comment: &str) -> Option<String> {
         .map(|text| format!(" {}", text.trim_start()))
 }
 
+/// The object-like macros of a header whose value is an `unsigned int` in C: an expression of
+/// integer literals, at least one with a `u` suffix and none `long`, and operators. C computes it
+/// in `unsigned int`; bindgen's macro evaluator keeps no signedness, so `(~0u)` comes out as the
+/// 64-bit `-1` and the constant as `i32` (see [`type_unsigned_macros`]).
+pub fn unsigned_macros(header: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in header.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("#define ") else {
+            continue;
+        };
+        let Some((name, value)) = rest.trim().split_once(char::is_whitespace) else {
+            continue;
+        };
+        if name.contains('(') {
+            continue; // a function-like macro
+        }
+        let mut literals = Vec::new();
+        let mut word = String::new();
+        let mut only_arithmetic = true;
+        for c in value.chars().chain([' ']) {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                word.push(c);
+                continue;
+            }
+            if !word.is_empty() {
+                literals.push(std::mem::take(&mut word));
+            }
+            only_arithmetic &= c.is_whitespace() || "()~-+*/%|&^<>".contains(c);
+        }
+        let suffix = |w: &str| {
+            w.trim_start_matches("0x")
+                .trim_start_matches(|c: char| c.is_ascii_hexdigit())
+                .to_ascii_lowercase()
+        };
+        let integers = literals
+            .iter()
+            .all(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+        if only_arithmetic
+            && integers
+            && literals.iter().any(|w| suffix(w) == "u")
+            && literals.iter().all(|w| !suffix(w).contains('l'))
+        {
+            out.insert(name.to_string());
+        }
+    }
+    out
+}
+
+/// Gives the constants of `names` (from [`unsigned_macros`]) that bindgen typed `i32` with a
+/// negative value their C type and value: `u32`, the same bits (`-1` -> `4294967295`). Returns how
+/// many it changed.
+pub fn type_unsigned_macros(bindings: &mut syn::File, names: &BTreeSet<String>) -> usize {
+    let mut changed = 0;
+    for item in &mut bindings.items {
+        let syn::Item::Const(c) = item else {
+            continue;
+        };
+        if !names.contains(&c.ident.to_string()) {
+            continue;
+        }
+        let syn::Type::Path(ty) = &*c.ty else {
+            continue;
+        };
+        if !ty.path.is_ident("i32") {
+            continue;
+        }
+        let syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) = &*c.expr
+        else {
+            continue;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            ..
+        }) = &**expr
+        else {
+            continue;
+        };
+        let Ok(magnitude) = lit.base10_parse::<i64>() else {
+            continue;
+        };
+        let value = (-magnitude) as i32 as u32;
+        let lit = syn::Lit::Int(syn::LitInt::new(&value.to_string(), lit.span()));
+        *c.ty = syn::parse_quote!(u32);
+        *c.expr = syn::Expr::Lit(syn::ExprLit {
+            attrs: Vec::new(),
+            lit,
+        });
+        changed += 1;
+    }
+    changed
+}
+
 /// bindgen's output, split.
 pub struct Generated {
     /// Every item but the `extern "C"` blocks.
@@ -286,4 +383,36 @@ pub fn tokens_text(t: &impl ToTokens) -> String {
     let mut ts = TokenStream::new();
     t.to_tokens(&mut ts);
     ts.to_string()
+}
+
+#[cfg(test)]
+mod unsigned_tests {
+    use super::*;
+
+    #[test]
+    fn macros_of_unsigned_literals_are_found() {
+        let header = "#define ANY (~0u)\n#define MASK 0x0fU | 0x10u\n#define SIGNED (~0)\n\
+                      #define LONG (~0ul)\n#define NAMED (FOO | 1u)\n#define FN(x) (x + 1u)\n\
+                      #define TEXT \"1u\"\n  #define INDENTED 7u\n";
+        let names: Vec<String> = unsigned_macros(header).into_iter().collect();
+        assert_eq!(names, ["ANY", "INDENTED", "MASK"]);
+    }
+
+    #[test]
+    fn a_negative_i32_of_an_unsigned_macro_becomes_its_u32_bits() {
+        let mut file: syn::File = syn::parse_quote! {
+            pub const ANY: i32 = -1;
+            pub const OTHER: i32 = -1;
+            pub const SMALL: u32 = 7;
+        };
+        let names = ["ANY".to_string(), "SMALL".to_string()].into();
+        assert_eq!(type_unsigned_macros(&mut file, &names), 1);
+        let text = file.to_token_stream().to_string();
+        assert!(
+            text.contains("pub const ANY : u32 = 4294967295 ;"),
+            "{text}"
+        );
+        assert!(text.contains("pub const OTHER : i32 = - 1 ;"), "{text}");
+        assert!(text.contains("pub const SMALL : u32 = 7 ;"), "{text}");
+    }
 }

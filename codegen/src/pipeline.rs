@@ -53,6 +53,11 @@ pub struct BindingItem {
 pub fn parse_release(source: Source, include: &Path) -> Result<ParsedRelease, String> {
     let raw = parse::run_bindgen(include)?;
     let mut generated = parse::split(&raw)?;
+    // `(~0u)` and the like: C's type and value, not the 64-bit evaluation bindgen's is.
+    let cuda_h = include.join("cuda.h");
+    let header = std::fs::read_to_string(&cuda_h)
+        .map_err(|e| format!("cannot read {}: {e}", cuda_h.display()))?;
+    parse::type_unsigned_macros(&mut generated.bindings, &parse::unsigned_macros(&header));
     let documented = parse::documented_decls(include)?;
     let docs: std::collections::HashMap<&str, &str> = documented
         .iter()

@@ -189,9 +189,13 @@ fn map(list: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// A known difference, as `KNOWN` lists one (`(~0u)` was one, until the generator gave such
+/// macros their C type).
+const A_KNOWN: &[(&str, &str)] = &[("constant ANY", "an unsigned int in C, i32 in the bindings")];
+
 #[test]
 fn numbers_are_compared_key_by_key() {
-    let (known_key, _) = KNOWN[0];
+    let (known_key, _) = A_KNOWN[0];
     let c = map(&[
         ("S: size, alignment", "16, 8"),
         ("S.a: offset, size", "0, 8"),
@@ -205,7 +209,7 @@ fn numbers_are_compared_key_by_key() {
         ("constant GONE", "40"),
         ("constant NEVER", "1"),
     ]);
-    let compared = compare(&c, &rust, &["GONE".to_string()].into());
+    let compared = compare(&c, &rust, &["GONE".to_string()].into(), A_KNOWN);
     assert_eq!(
         compared.problems,
         [
@@ -219,9 +223,9 @@ fn numbers_are_compared_key_by_key() {
 
 #[test]
 fn a_known_difference_that_is_gone_fails() {
-    let (known_key, _) = KNOWN[0];
+    let (known_key, _) = A_KNOWN[0];
     let both = map(&[(known_key, "4294967295")]);
-    let compared = compare(&both, &both, &BTreeSet::new());
+    let compared = compare(&both, &both, &BTreeSet::new(), A_KNOWN);
     assert_eq!(
         compared.problems,
         [format!(

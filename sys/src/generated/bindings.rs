@@ -2520,7 +2520,7 @@ pub const CU_COMPUTE_ACCELERATED_TARGET_BASE: u32 = 65536;
 #[cfg(any(feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 pub const CU_COMPUTE_FAMILY_TARGET_BASE: u32 = 131072;
 #[cfg(any(feature = "cuda-13050"))]
-pub const CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID_ANY: i32 = -1;
+pub const CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID_ANY: u32 = 4294967295;
 #[cfg(any(feature = "cuda-13010", feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040", feature = "cuda-13050"))]
 /** \struct CU_DEV_SM_RESOURCE_GROUP_PARAMS
  Input data for splitting SMs*/

@@ -1350,12 +1350,17 @@ fn keep_first_drops_later_duplicates_only() {
         keep_first(&mut list);
         assert_eq!(list, expected);
     }
-    // A path's plain form is what its components make: borrowed where the path is that already.
+    // A path's plain form is what its components make: on Unix borrowed where the path is that
+    // already (elsewhere always rebuilt: `\` and `/` are both separators there).
     for p in &tricky {
         let rebuilt: PathBuf = p.components().collect();
         assert_eq!(plain(p), rebuilt.as_os_str(), "{p:?}");
         let borrowed = matches!(plain(p), std::borrow::Cow::Borrowed(_));
-        assert_eq!(borrowed, rebuilt.as_os_str() == p.as_os_str(), "{p:?}");
+        assert_eq!(
+            borrowed,
+            cfg!(unix) && rebuilt.as_os_str() == p.as_os_str(),
+            "{p:?}"
+        );
     }
 }
 

@@ -9,13 +9,13 @@
 //! only ever read as `Field<I>`'s type, which the binding macro takes from this crate's `sys`
 //! and checks against the spec, whatever path the user's crate names this crate by.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_void, CStr};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::{null_mut, NonNull};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::backend::{GetProc, Source, VersionedLookup};
+use crate::backend::{Source, VersionedLookup};
 use crate::config::Config;
 #[cfg(feature = "fake")]
 use crate::error::Status;
@@ -483,35 +483,8 @@ fn resolve_every_through(
         }
     };
     let resolver = source.resolver();
-    // One copy of the loop per kind of lookup function, each calling it directly.
     match source.versioned_lookup() {
-        Some(VersionedLookup::GetProc(GetProc::V2(f))) => {
-            resolve_directly(
-                todo,
-                config,
-                resolver,
-                &mut errors,
-                |symbol, version, mode| GetProc::V2(f).call(symbol, version, mode),
-            );
-        }
-        Some(VersionedLookup::GetProc(GetProc::V1(f))) => {
-            resolve_directly(
-                todo,
-                config,
-                resolver,
-                &mut errors,
-                |symbol, version, mode| GetProc::V1(f).call(symbol, version, mode),
-            );
-        }
-        Some(VersionedLookup::ByVersion(f)) => {
-            resolve_directly(
-                todo,
-                config,
-                resolver,
-                &mut errors,
-                |symbol, version, mode| VersionedLookup::ByVersion(f).call(symbol, version, mode),
-            );
-        }
+        Some(lookup) => resolve_directly(todo, config, resolver, &mut errors, lookup),
         None => {
             let versioning = resolver.versioning();
             for (slot, spec) in todo {
@@ -535,7 +508,7 @@ fn resolve_every_through(
     Errors::from_vec(errors)
 }
 
-/// The loop of [`resolve_every`] for a built-in backend whose versioned lookup is `call`: per
+/// The loop of [`resolve_every`] for a built-in backend whose versioned lookup is `lookup`: per
 /// function, the request ([`Abi::request`], as [`resolve_symbol`] makes it), the call, the check
 /// that it found the function ([`found`]), the store and, with the `tracing` feature, the event.
 /// A function the call did not find is asked again through `resolver` ([`resolve_symbol`]),
@@ -544,20 +517,19 @@ fn resolve_every_through(
 /// The store is plain, where a field's first call (`fill`) keeps the pointer a racing thread
 /// stored first: a built-in backend's lookup answers a (name, version, flag) with the driver's one
 /// pointer for it, so every thread that races this store stores the very same pointer.
-#[inline(always)]
 fn resolve_directly<'a>(
     todo: impl Iterator<Item = (&'a AtomicPtr<c_void>, &'a FunctionSpec)>,
     config: &Config,
     resolver: &dyn Resolver,
     errors: &mut Vec<Error>,
-    call: impl Fn(&CStr, u32, StreamMode) -> (c_int, Option<c_int>, *mut c_void),
+    lookup: VersionedLookup,
 ) {
     let mode = config.stream_mode();
     for (slot, spec) in todo {
         #[cfg(feature = "tracing")]
         let start = std::time::Instant::now();
         let (version, flag) = spec.abi.request(mode);
-        let (rc, status, p) = call(spec.symbol, version, flag);
+        let (rc, status, p) = lookup.call(spec.symbol, version, flag);
         let result = match found(rc, status, p) {
             Some(p) => {
                 slot.store(p.as_ptr(), Ordering::Release);

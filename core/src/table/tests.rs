@@ -7,6 +7,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex};
 
+use crate::backend::GetProc;
 use crate::error::ErrorKind;
 
 use super::*;

@@ -193,6 +193,12 @@ step "the published crates package, verify and pass a publish dry run, the four 
 # crate and the codegen are published too: the dependency of three of them under their cuda-local
 # feature, and its build-dependency. (Verified with default features: the local crate empty.)
 local_crates=(-p cuda-driver-table-local -p cuda-driver-table-codegen)
+# cargo verifies each package from a temporary registry under the target folder and unpacks it
+# into $CARGO_HOME/registry/src/-<hash of that registry's path>/ only once: a later run from the
+# same folder would build the sources an earlier run unpacked, not these. Remove ours first.
+for unpacked in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/cuda-driver-table-*; do
+  [[ -d $unpacked ]] && rm -rf "$unpacked"
+done
 cargo package -q "${published[@]}" "${local_crates[@]}" --allow-dirty
 cargo publish -q --dry-run "${published[@]}" "${local_crates[@]}" --allow-dirty
 ls -l "$target"/package/cuda-driver-table-codegen-*.crate "$target"/package/cuda-driver-table-local-*.crate

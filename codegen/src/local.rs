@@ -12,6 +12,7 @@
 //! it for a pinned release, for this one release alone.
 
 use crate::emit;
+use crate::parse;
 use crate::pipeline::{self, ParsedRelease, Source};
 use crate::releases::RELEASES;
 use std::path::{Path, PathBuf};
@@ -170,27 +171,11 @@ pub fn header_version(include: &Path) -> Result<u32, String> {
     })
 }
 
-/// Loads libclang as bindgen will, so that a missing one is an error saying what to install
-/// instead of bindgen's panic.
-pub fn check_libclang() -> Result<(), String> {
-    clang_sys::load().map_err(|e| {
-        let searched = match std::env::var("LIBCLANG_PATH") {
-            Ok(dir) => format!("searched LIBCLANG_PATH={dir}"),
-            Err(_) => "searched the system library folders (LIBCLANG_PATH is not set)".to_string(),
-        };
-        format!(
-            "the cuda-local feature runs bindgen, which needs libclang, and none could be loaded ({searched}): {e}\n\
-             Install it (Debian/Ubuntu: `apt-get install libclang-dev`; Fedora: `dnf install clang-devel`), \
-             or set LIBCLANG_PATH to the folder that holds libclang.so."
-        )
-    })
-}
-
 /// Parses the toolkit headers in `include`: the committed generation's path, with a
 /// [`Source::Local`] of the version `cuda.h` declares.
 pub fn parse(include: &Path) -> Result<ParsedRelease, String> {
     let version = header_version(include)?;
-    check_libclang()?;
+    parse::check_libclang("the cuda-local feature runs bindgen")?;
     pipeline::parse_release(
         Source::Local {
             version,

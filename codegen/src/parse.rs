@@ -18,6 +18,23 @@ pub const CLANG_DEFINES: &[&str] = &["-D__CUDA_API_VERSION_INTERNAL"];
 
 const WRAPPER: &str = "#include <cuda.h>\n#include <cudaTypedefs.h>\n";
 
+/// Loads libclang as bindgen will, so that a missing one is an error saying what to install
+/// instead of bindgen's panic (on every worker thread at once). `who` starts the message: what
+/// needs bindgen, e.g. "the cuda-local feature runs bindgen".
+pub fn check_libclang(who: &str) -> Result<(), String> {
+    clang_sys::load().map_err(|e| {
+        let searched = match std::env::var("LIBCLANG_PATH") {
+            Ok(dir) => format!("searched LIBCLANG_PATH={dir}"),
+            Err(_) => "searched the system library folders (LIBCLANG_PATH is not set)".to_string(),
+        };
+        format!(
+            "{who}, which needs libclang, and none could be loaded ({searched}): {e}\n\
+             Install it (Debian/Ubuntu: `apt-get install libclang-dev`; Fedora: `dnf install clang-devel`), \
+             or set LIBCLANG_PATH to the folder that holds libclang.so."
+        )
+    })
+}
+
 /// Runs bindgen over the headers in `include` and returns its raw output.
 pub fn run_bindgen(include: &Path) -> Result<String, String> {
     for header in ["cuda.h", "cudaTypedefs.h"] {

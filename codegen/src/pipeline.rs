@@ -171,6 +171,7 @@ pub fn parse_releases(releases: &[Release]) -> Result<Vec<ParsedRelease>, String
 
 /// Parses releases from include folders, in parallel; the result keeps the input order.
 pub fn parse_sources(jobs: Vec<(Source, PathBuf)>) -> Result<Vec<ParsedRelease>, String> {
+    parse::check_libclang("the generator parses the headers with bindgen")?;
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(jobs.len().max(1));

@@ -79,7 +79,7 @@ fi
   echo "Written by \`samples/run-gpu.sh\` over binaries staged with \`cargo gpu-stage --fresh cargo build --release -p cuda-driver-table-samples --bins\`."
   echo
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "- GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+  echo "- GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | awk '{n=$1; $1=""; printf "%s%d ×%s", (NR>1 ? ", " : ""), n, $0}')"
   echo "- driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)"
   echo "- nvcc: $("$nvcc" --version | grep -o 'release .*')"
   echo "- compute-sanitizer: $("$sanitizer" --version | grep -o 'Version .*' | head -1)"

@@ -19,7 +19,7 @@ impl Diagnostics {
 
     /// An error that covers all of `tokens` (from the first token to the last).
     pub fn spanned(&mut self, tokens: &TokenStream, message: impl std::fmt::Display) {
-        let (first, last) = span_range(tokens);
+        let (first, last) = span_range(tokens.trees());
         self.0.push((first, last, message.to_string()));
     }
 
@@ -53,20 +53,20 @@ impl Diagnostics {
 }
 
 /// The spans of the first and the last token (the call site for no tokens).
-pub fn span_range(tokens: &TokenStream) -> (Span, Span) {
-    let trees = tokens.trees();
-    let first = trees.first().map_or(Span::call_site(), TokenTree::span);
-    let last = trees.last().map_or(first, TokenTree::span);
-    (first, last)
+pub fn span_range(trees: &[TokenTree]) -> (Span, Span) {
+    match (trees.first(), trees.last()) {
+        (Some(first), Some(last)) => (first.span(), last.span()),
+        _ => (Span::call_site(), Span::call_site()),
+    }
 }
 
 /// The candidates closest to `written` (at most three, closest first): a case-insensitive match,
 /// else those within an edit distance that grows with the candidate's length.
-pub fn near<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+pub fn near<'a>(written: &str, candidates: &[&'a str]) -> Vec<&'a str> {
     let lower = written.to_lowercase();
     // The three nearest so far, in order (a sort would cost the macro's build more).
     let mut near: Vec<(usize, &str)> = Vec::with_capacity(4);
-    for c in candidates {
+    for &c in candidates {
         if c == written {
             continue;
         }
@@ -81,17 +81,30 @@ pub fn near<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             near.truncate(3);
         }
     }
-    near.into_iter().map(|(_, c)| c).collect()
+    let mut out = Vec::with_capacity(near.len());
+    for (_, c) in near {
+        out.push(c);
+    }
+    out
 }
 
 /// `did you mean `a` or `b`?` for the candidates closest to `written`, or nothing.
-pub fn did_you_mean<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub fn did_you_mean(written: &str, candidates: &[&str]) -> String {
     let near = near(written, candidates);
     if near.is_empty() {
         return String::new();
     }
-    let list: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
-    format!("did you mean {}?", join(&list, " or "))
+    let mut out = String::from("did you mean ");
+    for (i, n) in near.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" or ");
+        }
+        out.push('`');
+        out.push_str(n);
+        out.push('`');
+    }
+    out.push('?');
+    out
 }
 
 /// `items` separated by `sep` (written out: `[String]::join` is generic code the macro's build

@@ -143,6 +143,7 @@ impl Group {
     }
 
     /// The tokens inside, as a copy (as `proc_macro` gives them).
+    #[cfg(test)]
     pub fn stream(&self) -> TokenStream {
         self.stream.clone()
     }
@@ -212,6 +213,11 @@ impl TokenStream {
 
     pub fn push(&mut self, tree: TokenTree) {
         self.0.push(tree);
+    }
+
+    /// Appends copies of `other`'s tokens.
+    pub fn append(&mut self, other: &TokenStream) {
+        self.0.extend_from_slice(&other.0);
     }
 }
 

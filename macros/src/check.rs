@@ -236,7 +236,8 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
     // Small lists searched in order (a map would cost the macro's build more than it saves).
     let mut seen: Vec<(String, Span)> = Vec::new();
     let mut seen_c: Vec<(&'static str, Span, String)> = Vec::new();
-    let mut pins: Vec<(&'static str, &'static Abi, Why)> = Vec::new();
+    // With `all`: the functions listed, whose ABIs `all` takes.
+    let mut pins: Vec<Checked> = Vec::new();
     for entry in &request.entries {
         let written = entry.name.to_string();
         let span = entry.name.span();
@@ -362,24 +363,25 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
             }
         };
         let Some((abi, why)) = chosen else { continue };
+        let checked = Checked {
+            name: Ident::new(function.name, span),
+            function,
+            abi,
+            why,
+        };
         if request.all.is_some() {
-            pins.push((function.name, abi, why));
+            pins.push(checked);
         } else {
-            out.push(Checked {
-                name: Ident::new(function.name, span),
-                function,
-                abi,
-                why,
-            });
+            out.push(checked);
         }
     }
     if let Some(span) = request.all {
         // Every function of the release; under `driver = N`, every function such a driver has.
         for function in manifest::functions() {
             let mut chosen = None;
-            for (n, abi, why) in &pins {
-                if *n == function.name {
-                    chosen = Some((*abi, *why));
+            for pin in &pins {
+                if pin.function.name == function.name {
+                    chosen = Some((pin.abi, pin.why));
                     break;
                 }
             }
@@ -634,7 +636,7 @@ fn missing(name: &str, release: u32) -> String {
     // A name with `_` may be a misspelt exported symbol: offer those too, with their pin form.
     if name.as_bytes().contains(&b'_') {
         for function in manifest::functions() {
-            for (symbol, pin) in exports_of(function) {
+            for (symbol, pin) in &exports_of(function) {
                 candidates.push((symbol, format!("`{symbol}` ({pin})")));
             }
         }

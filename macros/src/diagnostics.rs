@@ -37,16 +37,14 @@ impl Diagnostics {
                 TokenStream::from(TokenTree::Literal(Literal::string(message))),
             );
             body.set_span(*last);
-            out.extend([
-                at_first(Punct::new(':', Spacing::Joint).into()),
-                at_first(Punct::new(':', Spacing::Alone).into()),
-                TokenTree::Ident(Ident::new("std", *first)),
-                at_first(Punct::new(':', Spacing::Joint).into()),
-                at_first(Punct::new(':', Spacing::Alone).into()),
-                TokenTree::Ident(Ident::new("compile_error", *first)),
-                at_first(Punct::new('!', Spacing::Alone).into()),
-                TokenTree::Group(body),
-            ]);
+            out.push(at_first(Punct::new(':', Spacing::Joint).into()));
+            out.push(at_first(Punct::new(':', Spacing::Alone).into()));
+            out.push(TokenTree::Ident(Ident::new("std", *first)));
+            out.push(at_first(Punct::new(':', Spacing::Joint).into()));
+            out.push(at_first(Punct::new(':', Spacing::Alone).into()));
+            out.push(TokenTree::Ident(Ident::new("compile_error", *first)));
+            out.push(at_first(Punct::new('!', Spacing::Alone).into()));
+            out.push(TokenTree::Group(body));
         }
         out
     }
@@ -76,14 +74,18 @@ pub fn near<'a>(written: &str, candidates: &[&'a str]) -> Vec<&'a str> {
             levenshtein(c, written)
         };
         if d <= (c.len() / 3).max(2) {
-            let at = near.binary_search(&(d, c)).unwrap_or_else(|at| at);
+            // After those nearer, or as near and sorting before it.
+            let mut at = 0;
+            while at < near.len() && near[at] < (d, c) {
+                at += 1;
+            }
             near.insert(at, (d, c));
             near.truncate(3);
         }
     }
     let mut out = Vec::with_capacity(near.len());
-    for (_, c) in near {
-        out.push(c);
+    for (_, c) in &near {
+        out.push(*c);
     }
     out
 }
@@ -95,10 +97,12 @@ pub fn did_you_mean(written: &str, candidates: &[&str]) -> String {
         return String::new();
     }
     let mut out = String::from("did you mean ");
-    for (i, n) in near.iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    for n in &near {
+        if !first {
             out.push_str(" or ");
         }
+        first = false;
         out.push('`');
         out.push_str(n);
         out.push('`');
@@ -111,10 +115,12 @@ pub fn did_you_mean(written: &str, candidates: &[&str]) -> String {
 /// would compile for this one use).
 pub fn join(items: &[String], sep: &str) -> String {
     let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    for item in items {
+        if !first {
             out.push_str(sep);
         }
+        first = false;
         out.push_str(item);
     }
     out
@@ -124,20 +130,29 @@ pub fn join(items: &[String], sep: &str) -> String {
 /// substitutions that turn one into the other. (Written here rather than taken from a crate: the
 /// macro needs this one function, and a dependency is compiled on every clean build.)
 pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
+    let mut chars = Vec::new();
+    for c in b.chars() {
+        chars.push(c);
+    }
+    let b = chars;
     // row[j]: the distance from the part of `a` read so far to the first j characters of `b`.
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    let mut row = Vec::with_capacity(b.len() + 1);
+    while row.len() <= b.len() {
+        row.push(row.len());
+    }
+    for ca in a.chars() {
         let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
+        row[0] += 1;
+        let mut j = 0;
+        while j < b.len() {
             let above = row[j + 1];
-            row[j + 1] = if ca == *cb {
+            row[j + 1] = if ca == b[j] {
                 diagonal
             } else {
                 1 + diagonal.min(above).min(row[j])
             };
             diagonal = above;
+            j += 1;
         }
     }
     row[b.len()]

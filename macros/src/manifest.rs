@@ -157,9 +157,10 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
         .get_or_init(|| {
             let entry = &selected.index.entries[i];
             // `load` checked every line: this cannot fail.
-            let abis = selected.index.abis(entry).ok()?;
+            let mut abis = selected.index.abis(entry).ok()?;
             let mut out = Vec::with_capacity(abis.len());
-            for a in abis {
+            for a in &mut abis {
+                let a = std::mem::take(a);
                 let mut per_thread = None;
                 if let Some(pt) = a.per_thread {
                     per_thread = Some(PerThread {

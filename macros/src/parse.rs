@@ -166,7 +166,7 @@ pub fn parse_args(args: TokenStream, diag: &mut Diagnostics) -> Request {
     if let Some(first) = args.first() {
         request.span = Some(first.span());
     }
-    for part in split_commas(&args) {
+    for part in &split_commas(&args) {
         let whole = TokenStream::from(part.tokens.clone());
         match part.tokens.as_slice() {
             [] => {
@@ -855,8 +855,8 @@ fn attr(pound: &TokenTree, body: &Group) -> Attr {
     match (last, list) {
         (Some("derive"), Some(list)) => {
             let mut paths = Vec::new();
-            for part in split_commas(list.tokens()) {
-                paths.push(TokenStream::from(part.tokens));
+            for part in &split_commas(list.tokens()) {
+                paths.push(TokenStream::from(part.tokens.clone()));
             }
             Attr::Derive {
                 pound: pound.clone(),
@@ -866,7 +866,7 @@ fn attr(pound: &TokenTree, body: &Group) -> Attr {
         }
         (Some("repr"), Some(list)) => {
             let mut hints = Vec::new();
-            for part in split_commas(list.tokens()) {
+            for part in &split_commas(list.tokens()) {
                 if let Some(TokenTree::Ident(i)) = part.tokens.first() {
                     hints.push(i.clone());
                 }

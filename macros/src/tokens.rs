@@ -282,10 +282,17 @@ impl Display for TokenStream {
 }
 
 fn write_plain(out: &mut String, trees: &[TokenTree]) {
-    for (i, tree) in trees.iter().enumerate() {
-        if i > 0 && !matches!(&trees[i - 1], TokenTree::Punct(p) if p.spacing == Spacing::Joint) {
+    let mut previous: Option<&TokenTree> = None;
+    for tree in trees {
+        let space = match previous {
+            None => false,
+            Some(TokenTree::Punct(p)) => p.spacing != Spacing::Joint,
+            Some(_) => true,
+        };
+        if space {
             out.push(' ');
         }
+        previous = Some(tree);
         match tree {
             TokenTree::Group(g) => {
                 let (open, close) = match g.delimiter {

@@ -116,6 +116,7 @@ pub struct Entry<'a> {
 }
 
 /// One ABI, as read from its `A` and `P` lines.
+#[derive(Default)]
 #[cfg_attr(test, derive(Clone, Debug, PartialEq, Eq))]
 pub struct AbiRecord<'a> {
     pub version: u32,
@@ -394,9 +395,11 @@ impl<'a> Index<'a> {
 
     /// Every ABI of an entry, oldest first, with its doc text (decoded now).
     pub fn abis(&self, entry: &Entry<'a>) -> Result<Vec<AbiRecord<'a>>, String> {
-        let mut out = Vec::new();
-        for (mut abi, doc) in self.records(entry)? {
-            if let Some(doc) = doc {
+        let mut records = self.records(entry)?;
+        let mut out = Vec::with_capacity(records.len());
+        for (abi, doc) in &mut records {
+            let mut abi = std::mem::take(abi);
+            if let Some(doc) = *doc {
                 abi.doc = self.docs.text(doc)?;
             }
             out.push(abi);

@@ -234,14 +234,15 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
     let per_thread = request.per_thread.is_some();
     let mut out = Vec::new();
     // Small lists searched in order (a map would cost the macro's build more than it saves).
-    let mut seen: Vec<(String, Span)> = Vec::new();
-    let mut seen_c: Vec<(&'static str, Span, String)> = Vec::new();
+    // The names as listed (each at its span), and the C name of each that is a function.
+    let mut seen: Vec<&Ident> = Vec::new();
+    let mut seen_c: Vec<(&'static str, &Ident)> = Vec::new();
     // With `all`: the functions listed, whose ABIs `all` takes.
     let mut pins: Vec<Checked> = Vec::new();
     for entry in &request.entries {
-        let written = entry.name.to_string();
+        let written = entry.name.as_str();
         let span = entry.name.span();
-        if let Some(first) = first_span(&seen, &written) {
+        if let Some(first) = first_span(&seen, written) {
             diag.at(
                 span,
                 format!("`{written}` is listed twice; list each function once"),
@@ -249,26 +250,26 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
             diag.at(first, format!("`{written}` is first listed here"));
             continue;
         }
-        seen.push((written.clone(), span));
+        seen.push(&entry.name);
         // The function, and the ABI its exported symbol names when it is written as one.
-        let (function, named) = match manifest::find(&written) {
+        let (function, named) = match manifest::find(written) {
             Some(function) => (function, None),
-            None => match export(&written) {
+            None => match export(written) {
                 Some(e) if e.per_thread && !per_thread => {
                     diag.at(span, per_thread_export_in_legacy_table(&e));
                     continue;
                 }
                 Some(e) => (e.function, Some((e.abi, e.symbol))),
                 None => {
-                    diag.at(span, missing(&written, release));
+                    diag.at(span, missing(written, release));
                     continue;
                 }
             },
         };
         let mut listed = None;
-        for (n, first, first_written) in &seen_c {
+        for (n, first) in &seen_c {
             if *n == function.name {
-                listed = Some((*first, first_written));
+                listed = Some((first.span(), first.as_str()));
                 break;
             }
         }
@@ -283,7 +284,7 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
             diag.at(first, format!("`{}` is first listed here", function.name));
             continue;
         }
-        seen_c.push((function.name, span, written.clone()));
+        seen_c.push((function.name, &entry.name));
         let chosen = match (named, &entry.pin) {
             (Some((abi, symbol)), Some(pin)) => {
                 export_with_pin(function, abi, symbol, pin, diag);
@@ -401,10 +402,10 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
 }
 
 /// Where `written` is first listed, if it is.
-fn first_span(seen: &[(String, Span)], written: &str) -> Option<Span> {
-    for (w, span) in seen {
-        if w == written {
-            return Some(*span);
+fn first_span(seen: &[&Ident], written: &str) -> Option<Span> {
+    for w in seen {
+        if w.as_str() == written {
+            return Some(w.span());
         }
     }
     None

@@ -13,14 +13,18 @@ pub struct Diagnostics(Vec<(Span, Span, String)>);
 
 impl Diagnostics {
     /// An error at one token.
-    pub fn at(&mut self, span: Span, message: impl std::fmt::Display) {
-        self.0.push((span, span, message.to_string()));
+    pub fn at(&mut self, span: Span, message: impl Into<String>) {
+        self.0.push((span, span, message.into()));
     }
 
     /// An error that covers all of `tokens` (from the first token to the last).
-    pub fn spanned(&mut self, tokens: &TokenStream, message: impl std::fmt::Display) {
-        let (first, last) = span_range(tokens.trees());
-        self.0.push((first, last, message.to_string()));
+    pub fn spanned(&mut self, tokens: &TokenStream, message: impl Into<String>) {
+        self.covering(tokens.trees(), message.into());
+    }
+
+    fn covering(&mut self, tokens: &[TokenTree], message: String) {
+        let (first, last) = span_range(tokens);
+        self.0.push((first, last, message));
     }
 
     /// One `::std::compile_error!` per error, spanning its range (`::std`, which every edition

@@ -80,23 +80,39 @@ struct Selected {
     functions: Vec<OnceLock<Option<Function>>>,
 }
 
+/// What the macro reads once per process: the selected release's records and the availability
+/// of functions (one `OnceLock` for both, since every table needs both: `load`).
+struct Files {
+    selected: Result<Selected, String>,
+    availability: Result<records::Availability<'static>, String>,
+}
+
+fn files() -> &'static Files {
+    static FILES: OnceLock<Files> = OnceLock::new();
+    FILES.get_or_init(|| Files {
+        selected: read_selected(),
+        availability: read_availability(AVAILABILITY),
+    })
+}
+
 fn selected() -> Result<&'static Selected, &'static str> {
-    static SELECTED: OnceLock<Result<Selected, String>> = OnceLock::new();
-    SELECTED
-        .get_or_init(|| {
-            let index = if RELEASE == 0 {
-                records::Index::empty()
-            } else {
-                read(selected::RECORDS, selected::DOCS)?
-            };
-            let mut functions = Vec::with_capacity(index.entries.len());
-            for _ in &index.entries {
-                functions.push(OnceLock::new());
-            }
-            Ok(Selected { index, functions })
-        })
-        .as_ref()
-        .map_err(String::as_str)
+    match &files().selected {
+        Ok(selected) => Ok(selected),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_selected() -> Result<Selected, String> {
+    let index = if RELEASE == 0 {
+        records::Index::empty()
+    } else {
+        read(selected::RECORDS, selected::DOCS)?
+    };
+    let mut functions = Vec::with_capacity(index.entries.len());
+    for _ in &index.entries {
+        functions.push(OnceLock::new());
+    }
+    Ok(Selected { index, functions })
 }
 
 /// Reads the records of the selected release, or says what the user sees at the attribute.
@@ -128,10 +144,10 @@ pub fn load() -> Result<(), &'static str> {
 
 /// The availability of functions, read and checked once per process.
 fn availability() -> Result<&'static records::Availability<'static>, &'static str> {
-    static READ: OnceLock<Result<records::Availability<'static>, String>> = OnceLock::new();
-    READ.get_or_init(|| read_availability(AVAILABILITY))
-        .as_ref()
-        .map_err(String::as_str)
+    match &files().availability {
+        Ok(availability) => Ok(availability),
+        Err(e) => Err(e),
+    }
 }
 
 /// Reads the availability of functions, or says what the user sees at the attribute.

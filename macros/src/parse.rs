@@ -86,8 +86,8 @@ enum Word {
 
 /// Reads one word: a raw identifier (`r#cuInit`) is the same word as the plain one.
 fn word(ident: &Ident) -> Word {
-    let text = ident.to_string();
-    let name = text.strip_prefix("r#").unwrap_or(&text);
+    let text = ident.as_str();
+    let name = text.strip_prefix("r#").unwrap_or(text);
     if name.starts_with("cu") {
         return Word::Function(Ident::new(name, ident.span()));
     }
@@ -327,7 +327,7 @@ fn integer(value: &TokenStream, what: &str) -> Number {
     let [TokenTree::Literal(lit)] = value.trees() else {
         return wrong(None, None);
     };
-    let written = lit.to_string();
+    let written = lit.as_str();
     // Strings and characters (`"v3"`) are not numbers of a wrong form.
     if !written.as_bytes().first().is_some_and(u8::is_ascii_digit) {
         return wrong(None, None);
@@ -350,7 +350,13 @@ fn integer(value: &TokenStream, what: &str) -> Number {
         end += 1;
     }
     let (digits, suffix) = body.split_at(end);
-    let number = u128::from_str_radix(digits, radix).ok();
+    // Its value (`None` for no digits, or one too large for a `u128`).
+    let mut number = if digits.is_empty() { None } else { Some(0u128) };
+    for c in digits.chars() {
+        number = number
+            .and_then(|n| n.checked_mul(u128::from(radix)))
+            .and_then(|n| n.checked_add(u128::from(c.to_digit(radix).unwrap_or(0))));
+    }
     let version = match number {
         Some(n) => u32::try_from(n).ok(),
         None => None,
@@ -449,10 +455,10 @@ fn has_byte(text: &str, b: u8) -> bool {
 fn driver_of(value: &TokenStream) -> Result<Driver, String> {
     let span = span_range(value.trees()).0;
     let text = match value.trees() {
-        [TokenTree::Literal(lit)] => lit.to_string(),
-        _ => String::new(),
+        [TokenTree::Literal(lit)] => lit.as_str(),
+        _ => "",
     };
-    if let Some(inner) = plain_string(&text) {
+    if let Some(inner) = plain_string(text) {
         return match major_minor(trim(inner)) {
             Some(version) => Ok(Driver { version, span }),
             None => Err(format!(
@@ -461,7 +467,7 @@ fn driver_of(value: &TokenStream) -> Result<Driver, String> {
         };
     }
     // `12.4` unquoted: a float literal.
-    if let Some(version) = major_minor(&text) {
+    if let Some(version) = major_minor(text) {
         return Err(format!(
             "`{text}` is a float, not a driver version: write `driver = {version}` (as `cuDriverGetVersion` numbers CUDA {text}) or `driver = \"{text}\"`"
         ));
@@ -547,8 +553,7 @@ fn trim(text: &str) -> &str {
 fn crate_path(value: &TokenStream) -> Option<CratePath> {
     let tokens = value.trees();
     if let [TokenTree::Literal(lit)] = tokens {
-        let text = lit.to_string();
-        let inner = trim(plain_string(&text)?);
+        let inner = trim(plain_string(lit.as_str())?);
         let leading_colons = inner.as_bytes().starts_with(b"::");
         let mut rest = if leading_colons { &inner[2..] } else { inner };
         let mut segments = Vec::new();
@@ -671,13 +676,9 @@ fn backend_option(
     request: &mut Request,
     diag: &mut Diagnostics,
 ) {
-    let literal;
     let word = match value.trees() {
         [TokenTree::Ident(i)] => Some(i.as_str()),
-        [TokenTree::Literal(l)] => {
-            literal = l.to_string();
-            plain_string(&literal)
-        }
+        [TokenTree::Literal(l)] => plain_string(l.as_str()),
         _ => None,
     };
     let backend = match word {
@@ -704,7 +705,7 @@ fn set_once(slot: &mut Option<Span>, ident: &Ident, diag: &mut Diagnostics) {
 }
 
 fn unknown_option(ident: &Ident, diag: &mut Diagnostics) {
-    let name = ident.to_string();
+    let name = ident.as_str();
     let options = [
         Opt::Driver.name(),
         Opt::All.name(),
@@ -712,7 +713,7 @@ fn unknown_option(ident: &Ident, diag: &mut Diagnostics) {
         Opt::Backend.name(),
         Opt::Crate.name(),
     ];
-    let mut hint = did_you_mean(&name, &options);
+    let mut hint = did_you_mean(name, &options);
     if !hint.is_empty() {
         hint.push(' ');
     }

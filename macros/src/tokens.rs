@@ -360,7 +360,18 @@ impl Output {
 
     /// The index of a placeholder identifier's tokens.
     pub fn splice_index(ident: &str) -> Option<usize> {
-        ident.strip_prefix(SPLICE)?.parse().ok()
+        let digits = ident.strip_prefix(SPLICE)?;
+        if digits.is_empty() {
+            return None;
+        }
+        let mut n: usize = 0;
+        for &b in digits.as_bytes() {
+            if !b.is_ascii_digit() {
+                return None;
+            }
+            n = n.checked_mul(10)?.checked_add(usize::from(b - b'0'))?;
+        }
+        Some(n)
     }
 }
 

@@ -490,8 +490,8 @@ impl<'a> Index<'a> {
 
     /// The number of a doc text, checked to be one of `docs.txt`.
     fn doc(&self, doc: &str) -> Result<usize, String> {
-        match doc.parse::<usize>() {
-            Ok(n) if n < self.docs.texts.len() => Ok(n),
+        match parse_usize(doc) {
+            Some(n) if n < self.docs.texts.len() => Ok(n),
             _ => Err(format!(
                 "the doc `{doc}` is not the number of a text of docs.txt (it has {})",
                 self.docs.texts.len()
@@ -601,10 +601,10 @@ impl<'a> Sections<'a> {
         let mut read = 0;
         let mut numbers = fields.next() == Some(tag);
         while let Some(field) = fields.next() {
-            match field.parse::<usize>() {
-                Ok(value) if read < 3 => counts[read] = value,
-                Ok(_) => {}
-                Err(_) => numbers = false,
+            match parse_usize(field) {
+                Some(value) if read < 3 => counts[read] = value,
+                Some(_) => {}
+                None => numbers = false,
             }
             read += 1;
         }
@@ -886,10 +886,31 @@ fn read_params<'a>(line: &'a str, abi: &mut AbiRecord<'a>) -> Result<(), String>
 
 /// A version number (a `u32`, read as a `usize` like every other number here).
 fn number(text: &str) -> Result<u32, String> {
-    match text.parse::<usize>().map(u32::try_from) {
-        Ok(Ok(number)) => Ok(number),
-        _ => Err(format!("`{text}` is not a version number")),
+    if let Some(number) = parse_usize(text) {
+        if let Ok(number) = u32::try_from(number) {
+            return Ok(number);
+        }
     }
+    Err(format!("`{text}` is not a version number"))
+}
+
+/// A number as `str::parse::<usize>` reads it (decimal digits, perhaps after a `+`), or `None`.
+fn parse_usize(text: &str) -> Option<usize> {
+    let digits = match text.as_bytes() {
+        [b'+', digits @ ..] => digits,
+        digits => digits,
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut value: usize = 0;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_add(usize::from(b - b'0'))?;
+    }
+    Some(value)
 }
 
 fn optional(field: &str) -> Option<&str> {

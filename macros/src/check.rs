@@ -1,11 +1,16 @@
 //! Checking: the request against the manifest of the selected release, and the struct's own
 //! attributes against what a table is. Every problem becomes an error at the user's token; what is
 //! valid goes on to expansion, so the rest of the user's code still type-checks.
+//!
+//! Lists are searched and built with plain loops rather than iterator adapters and closures:
+//! each of those is generic code instantiated anew, which every clean build of a user's program
+//! compiles as part of the macro crate.
 
-use crate::diagnostics::{join, near, Diagnostics};
+use crate::diagnostics::{near, Diagnostics};
 use crate::manifest::{self, Abi, Function};
 use crate::model::{Attr, Item, Pin, Request};
 use crate::tokens::{Delimiter, Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
+use std::fmt::Write;
 
 /// A function that passed every check, with the ABI it is requested at and why.
 pub struct Checked {
@@ -37,18 +42,21 @@ pub fn cuda_version(version: u32) -> String {
 /// The driver an ABI needs in both stream modes: its own version, or its per-thread twin's where
 /// that is newer (a table may be switched to per-thread mode at run time, `Config::per_thread`).
 pub fn needs(abi: &Abi) -> u32 {
-    abi.per_thread
-        .as_ref()
-        .map_or(abi.version, |pt| pt.version.max(abi.version))
+    match &abi.per_thread {
+        Some(pt) => pt.version.max(abi.version),
+        None => abi.version,
+    }
 }
 
 /// The newest ABI of `function` (at most its default) that a `driver` has in both stream modes.
 pub fn newest_for(function: &'static Function, driver: u32) -> Option<&'static Abi> {
-    function
-        .abis
-        .iter()
-        .rev()
-        .find(|a| a.version <= function.default && needs(a) <= driver)
+    let mut newest = None;
+    for a in function.abis {
+        if a.version <= function.default && needs(a) <= driver {
+            newest = Some(a);
+        }
+    }
+    newest
 }
 
 /// `a CUDA 12.5 driver (ABI 12050)`, or, where the per-thread twin is newer, `a CUDA 7.0 driver
@@ -77,7 +85,14 @@ fn targets(driver: u32) -> String {
 /// The oldest driver any table can target: every function is looked up through
 /// `cuGetProcAddress`, so a driver needs its oldest ABI.
 fn lookup_floor() -> Option<u32> {
-    manifest::find("cuGetProcAddress").and_then(|f| f.abis.iter().map(|a| a.version).min())
+    let mut floor = None;
+    for a in manifest::find("cuGetProcAddress")?.abis {
+        match floor {
+            Some(f) if f <= a.version => {}
+            _ => floor = Some(a.version),
+        }
+    }
+    floor
 }
 
 /// `driver = N` when it is a driver a table can target; the table is otherwise checked and
@@ -119,31 +134,57 @@ struct Export {
 /// The function and ABI whose exported symbol is `name` (`cuCtxCreate_v2`, `cuMemcpy_ptds`),
 /// found by its prefixes that are functions of the release.
 fn export(name: &str) -> Option<Export> {
-    for (i, _) in name.match_indices('_').rev() {
+    let mut i = name.len();
+    while i > 0 {
+        i -= 1;
+        if name.as_bytes()[i] != b'_' {
+            continue;
+        }
         let Some(function) = manifest::find(&name[..i]) else {
             continue;
         };
         for abi in function.abis {
-            if let Some(symbol) = abi.export.filter(|e| *e == name) {
-                return Some(Export {
-                    function,
-                    abi,
-                    symbol,
-                    per_thread: false,
-                });
+            if let Some(symbol) = abi.export {
+                if symbol == name {
+                    return Some(Export {
+                        function,
+                        abi,
+                        symbol,
+                        per_thread: false,
+                    });
+                }
             }
-            if let Some(symbol) = abi
-                .per_thread
-                .as_ref()
-                .and_then(|pt| pt.export)
-                .filter(|e| *e == name)
-            {
-                return Some(Export {
-                    function,
-                    abi,
-                    symbol,
-                    per_thread: true,
-                });
+            if let Some(symbol) = twin_export(abi) {
+                if symbol == name {
+                    return Some(Export {
+                        function,
+                        abi,
+                        symbol,
+                        per_thread: true,
+                    });
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The exported symbol of an ABI's per-thread twin, if it has one.
+fn twin_export(abi: &Abi) -> Option<&'static str> {
+    match &abi.per_thread {
+        Some(pt) => pt.export,
+        None => None,
+    }
+}
+
+/// The function of the release whose name `name` continues with `_<suffix>`: the longest such.
+fn function_before_suffix(name: &str) -> Option<&'static Function> {
+    let mut i = name.len();
+    while i > 0 {
+        i -= 1;
+        if name.as_bytes()[i] == b'_' {
+            if let Some(function) = manifest::find(&name[..i]) {
+                return Some(function);
             }
         }
     }
@@ -156,10 +197,12 @@ fn exports_of(function: &'static Function) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     for abi in function.abis {
         let pin = format!("`{} = {}`", function.name, abi.version);
-        if let Some(symbol) = abi.export.filter(|e| *e != function.name) {
-            out.push((symbol, pin.clone()));
+        if let Some(symbol) = abi.export {
+            if symbol != function.name {
+                out.push((symbol, pin.clone()));
+            }
         }
-        if let Some(symbol) = abi.per_thread.as_ref().and_then(|pt| pt.export) {
+        if let Some(symbol) = twin_export(abi) {
             out.push((symbol, format!("{pin} with `per_thread`")));
         }
     }
@@ -191,37 +234,46 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
     let per_thread = request.per_thread.is_some();
     let mut out = Vec::new();
     // Small lists searched in order (a map would cost the macro's build more than it saves).
-    let mut seen: Vec<(String, Span)> = Vec::new();
-    let mut seen_c: Vec<(&'static str, Span, String)> = Vec::new();
-    let mut pins: Vec<(&'static str, &'static Abi, Why)> = Vec::new();
+    // The names as listed (each at its span), and the C name of each that is a function.
+    let mut seen: Vec<&Ident> = Vec::new();
+    let mut seen_c: Vec<(&'static str, &Ident)> = Vec::new();
+    // With `all`: the functions listed, whose ABIs `all` takes.
+    let mut pins: Vec<Checked> = Vec::new();
     for entry in &request.entries {
-        let written = entry.name.to_string();
+        let written = entry.name.as_str();
         let span = entry.name.span();
-        if let Some((_, first)) = seen.iter().find(|(w, _)| *w == written) {
+        if let Some(first) = first_span(&seen, written) {
             diag.at(
                 span,
                 format!("`{written}` is listed twice; list each function once"),
             );
-            diag.at(*first, format!("`{written}` is first listed here"));
+            diag.at(first, format!("`{written}` is first listed here"));
             continue;
         }
-        seen.push((written.clone(), span));
+        seen.push(&entry.name);
         // The function, and the ABI its exported symbol names when it is written as one.
-        let (function, named) = match manifest::find(&written) {
+        let (function, named) = match manifest::find(written) {
             Some(function) => (function, None),
-            None => match export(&written) {
+            None => match export(written) {
                 Some(e) if e.per_thread && !per_thread => {
                     diag.at(span, per_thread_export_in_legacy_table(&e));
                     continue;
                 }
                 Some(e) => (e.function, Some((e.abi, e.symbol))),
                 None => {
-                    diag.at(span, missing(&written, release));
+                    diag.at(span, missing(written, release));
                     continue;
                 }
             },
         };
-        if let Some((_, first, first_written)) = seen_c.iter().find(|(n, ..)| *n == function.name) {
+        let mut listed = None;
+        for (n, first) in &seen_c {
+            if *n == function.name {
+                listed = Some((first.span(), first.as_str()));
+                break;
+            }
+        }
+        if let Some((first, first_written)) = listed {
             diag.at(
                 span,
                 format!(
@@ -229,10 +281,10 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
                     function.name
                 ),
             );
-            diag.at(*first, format!("`{}` is first listed here", function.name));
+            diag.at(first, format!("`{}` is first listed here", function.name));
             continue;
         }
-        seen_c.push((function.name, span, written.clone()));
+        seen_c.push((function.name, &entry.name));
         let chosen = match (named, &entry.pin) {
             (Some((abi, symbol)), Some(pin)) => {
                 export_with_pin(function, abi, symbol, pin, diag);
@@ -255,12 +307,19 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
                     _ => Some((abi, Why::Pinned)),
                 },
                 None => {
-                    let nearest = function
-                        .abis
-                        .iter()
-                        .min_by_key(|a| a.version.abs_diff(*version))
-                        .map(|a| a.version)
-                        .unwrap_or(function.default);
+                    // The first of the ABIs nearest the pin.
+                    let mut nearest = None;
+                    for a in function.abis {
+                        let distance = a.version.abs_diff(*version);
+                        match nearest {
+                            Some((_, d)) if d <= distance => {}
+                            _ => nearest = Some((a.version, distance)),
+                        }
+                    }
+                    let nearest = match nearest {
+                        Some((v, _)) => v,
+                        None => function.default,
+                    };
                     diag.at(
                         *pin_span,
                         format!(
@@ -284,13 +343,14 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
                 }),
             ) => {
                 let name = function.name;
-                let example = number
-                    .filter(|v| function.abi(*v).is_some())
-                    .unwrap_or_else(|| pin_example(function, &tokens.to_string()));
-                let problem = problem
-                    .as_ref()
-                    .map(|p| format!("{p}: "))
-                    .unwrap_or_default();
+                let example = match number {
+                    Some(v) if function.abi(*v).is_some() => *v,
+                    _ => pin_example(function, &tokens.to_string()),
+                };
+                let problem = match problem {
+                    Some(p) => format!("{p}: "),
+                    None => String::new(),
+                };
                 diag.spanned(
                     tokens,
                     format!(
@@ -304,29 +364,31 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
             }
         };
         let Some((abi, why)) = chosen else { continue };
+        let checked = Checked {
+            name: Ident::new(function.name, span),
+            function,
+            abi,
+            why,
+        };
         if request.all.is_some() {
-            pins.push((function.name, abi, why));
+            pins.push(checked);
         } else {
-            out.push(Checked {
-                name: Ident::new(function.name, span),
-                function,
-                abi,
-                why,
-            });
+            out.push(checked);
         }
     }
     if let Some(span) = request.all {
         // Every function of the release; under `driver = N`, every function such a driver has.
         for function in manifest::functions() {
-            let pinned = pins.iter().find(|(n, ..)| *n == function.name);
-            let chosen = pinned
-                .map(|(_, abi, why)| (*abi, *why))
-                .or_else(|| match driver {
-                    Some(driver) => {
-                        newest_for(function, driver).map(|abi| (abi, Why::Driver(driver)))
-                    }
-                    None => function.abi(function.default).map(|abi| (abi, Why::Newest)),
-                });
+            let mut chosen = None;
+            for pin in &pins {
+                if pin.function.name == function.name {
+                    chosen = Some((pin.abi, pin.why));
+                    break;
+                }
+            }
+            if chosen.is_none() {
+                chosen = default_abi(function, driver);
+            }
             let Some((abi, why)) = chosen else { continue };
             out.push(Checked {
                 name: Ident::new(function.name, span),
@@ -339,6 +401,30 @@ pub fn check(request: &Request, diag: &mut Diagnostics) -> Vec<Checked> {
     out
 }
 
+/// Where `written` is first listed, if it is.
+fn first_span(seen: &[&Ident], written: &str) -> Option<Span> {
+    for w in seen {
+        if w.as_str() == written {
+            return Some(w.span());
+        }
+    }
+    None
+}
+
+/// The ABI a plain name takes: the default, or under `driver = N` the newest such a driver has.
+fn default_abi(function: &'static Function, driver: Option<u32>) -> Option<(&'static Abi, Why)> {
+    match driver {
+        Some(driver) => match newest_for(function, driver) {
+            Some(abi) => Some((abi, Why::Driver(driver))),
+            None => None,
+        },
+        None => match function.abi(function.default) {
+            Some(abi) => Some((abi, Why::Newest)),
+            None => None,
+        },
+    }
+}
+
 /// The ABI of a plain name: the default, or under `driver = N` the newest such a driver has.
 fn plain(
     function: &'static Function,
@@ -347,12 +433,20 @@ fn plain(
     diag: &mut Diagnostics,
 ) -> Option<(&'static Abi, Why)> {
     let Some(driver) = driver else {
-        return function.abi(function.default).map(|abi| (abi, Why::Newest));
+        return default_abi(function, None);
     };
     if let Some(abi) = newest_for(function, driver) {
         return Some((abi, Why::Driver(driver)));
     }
-    let oldest = function.abis.iter().min_by_key(|a| needs(a))?;
+    // The first of the ABIs that need the oldest driver.
+    let mut oldest: Option<&Abi> = None;
+    for a in function.abis {
+        match oldest {
+            Some(o) if needs(o) <= needs(a) => {}
+            _ => oldest = Some(a),
+        }
+    }
+    let oldest = oldest?;
     diag.at(
         span,
         format!(
@@ -372,9 +466,11 @@ fn instead(function: &'static Function, driver: u32, symbol: bool) -> String {
     match newest_for(function, driver) {
         Some(abi) => {
             let pin = format!("`{} = {}`", function.name, abi.version);
-            match abi.export.filter(|e| symbol && *e != function.name) {
-                Some(e) => format!("write `{e}` ({pin}), the newest ABI such a driver has, or "),
-                None => format!("pin {pin}, the newest ABI such a driver has, or "),
+            match abi.export {
+                Some(e) if symbol && e != function.name => {
+                    format!("write `{e}` ({pin}), the newest ABI such a driver has, or ")
+                }
+                _ => format!("pin {pin}, the newest ABI such a driver has, or "),
             }
         }
         None => format!("`{}` has no ABI that old: remove it, or ", function.name),
@@ -438,11 +534,10 @@ fn export_with_pin(
 /// A per-thread export (`cuLaunchKernel_ptsz`) in a table without `per_thread`.
 fn per_thread_export_in_legacy_table(e: &Export) -> String {
     let name = e.function.name;
-    let twin = e
-        .abi
-        .per_thread
-        .as_ref()
-        .map_or(e.abi.version, |pt| pt.version);
+    let twin = match &e.abi.per_thread {
+        Some(pt) => pt.version,
+        None => e.abi.version,
+    };
     format!(
         "`{}` is the per-thread default stream export of `{name}` (ABI {}, per-thread twin {twin}), and this table uses the legacy default stream: add the `per_thread` option (`#[driver_table({}, per_thread)]`), or write `{name} = {}` for the legacy stream",
         e.symbol, e.abi.version, e.symbol, e.abi.version
@@ -451,38 +546,61 @@ fn per_thread_export_in_legacy_table(e: &Export) -> String {
 
 /// `2000, 3020, 11040, 12050`.
 fn abi_list(function: &Function) -> String {
-    let versions: Vec<String> = function
-        .abis
-        .iter()
-        .map(|a| a.version.to_string())
-        .collect();
-    join(&versions, ", ")
+    let mut out = String::new();
+    for a in function.abis {
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{}", a.version);
+    }
+    out
 }
 
 /// The version to show in the fix for a pin that is not a number: the ABI whose exported symbol
 /// it names (`"v3"` for `cuCtxCreate_v3`), else the one its digits spell (`"v3020"`), else the
 /// newest ABI older than the default, else the default.
 fn pin_example(function: &Function, written: &str) -> u32 {
-    let suffix = written.trim_matches('"').trim_start_matches('_');
-    let export = format!("{}_{suffix}", function.name);
-    if let Some(abi) = function
-        .abis
-        .iter()
-        .find(|a| a.export == Some(export.as_str()))
-    {
+    // `written` without its quotes at either end, then without `_`s at the start.
+    let bytes = written.as_bytes();
+    let (mut start, mut end) = (0, bytes.len());
+    while start < end && bytes[start] == b'"' {
+        start += 1;
+    }
+    while end > start && bytes[end - 1] == b'"' {
+        end -= 1;
+    }
+    while start < end && bytes[start] == b'_' {
+        start += 1;
+    }
+    let export = format!("{}_{}", function.name, &written[start..end]);
+    for abi in function.abis {
+        if abi.export == Some(export.as_str()) {
+            return abi.version;
+        }
+    }
+    // The number its digits spell (none when it has none or they overflow a `u32`).
+    let mut digits: Option<u32> = None;
+    for &b in bytes {
+        if b.is_ascii_digit() {
+            let value = digits.unwrap_or(0);
+            digits = value
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u32::from(b - b'0')));
+            if digits.is_none() {
+                break;
+            }
+        }
+    }
+    if let Some(abi) = digits.and_then(|v| function.abi(v)) {
         return abi.version;
     }
-    let digits: String = written.chars().filter(char::is_ascii_digit).collect();
-    if let Some(abi) = digits.parse().ok().and_then(|v| function.abi(v)) {
-        return abi.version;
+    let mut example = function.default;
+    for a in function.abis {
+        if a.version != function.default {
+            example = a.version;
+        }
     }
-    function
-        .abis
-        .iter()
-        .rev()
-        .map(|a| a.version)
-        .find(|v| *v != function.default)
-        .unwrap_or(function.default)
+    example
 }
 
 /// The message for a name that is neither a function nor an exported symbol of the release.
@@ -490,34 +608,36 @@ fn missing(name: &str, release: u32) -> String {
     let selected = manifest::release_name(release);
     let have = manifest::releases_with(name);
     if !have.is_empty() {
-        let names: Vec<String> = have.iter().map(|v| manifest::release_name(*v)).collect();
-        // The release to suggest: the one closest to the selected release.
-        let closest = have
-            .iter()
-            .copied()
-            .min_by_key(|v| v.abs_diff(release))
-            .unwrap_or(release);
+        let mut names = String::new();
+        // The release to suggest: the one closest to the selected release (the first of those).
+        let mut closest: Option<u32> = None;
+        for &v in have {
+            if !names.is_empty() {
+                names.push_str(", ");
+            }
+            names.push_str(&manifest::release_name(v));
+            match closest {
+                Some(c) if c.abs_diff(release) <= v.abs_diff(release) => {}
+                _ => closest = Some(v),
+            }
+        }
+        let closest = closest.unwrap_or(release);
         return format!(
-            "`{name}` is not in the CUDA {selected} headers (feature `cuda-{release}` of cuda-driver-table); it is in CUDA {}: select one of those releases instead, e.g. feature `cuda-{closest}`",
-            join(&names, ", ")
+            "`{name}` is not in the CUDA {selected} headers (feature `cuda-{release}` of cuda-driver-table); it is in CUDA {names}: select one of those releases instead, e.g. feature `cuda-{closest}`"
         );
     }
     // `<function>_<suffix>`: a symbol that function does not export.
-    if let Some(function) = name
-        .match_indices('_')
-        .rev()
-        .find_map(|(i, _)| manifest::find(&name[..i]))
-    {
+    if let Some(function) = function_before_suffix(name) {
         return not_an_export(name, function, &selected);
     }
-    let mut candidates: Vec<(&str, String)> = manifest::functions()
-        .iter()
-        .map(|f| (f.name, format!("`{}`", f.name)))
-        .collect();
+    let mut candidates: Vec<(&str, String)> = Vec::new();
+    for f in manifest::functions() {
+        candidates.push((f.name, format!("`{}`", f.name)));
+    }
     // A name with `_` may be a misspelt exported symbol: offer those too, with their pin form.
-    if name.contains('_') {
+    if name.as_bytes().contains(&b'_') {
         for function in manifest::functions() {
-            for (symbol, pin) in exports_of(function) {
+            for (symbol, pin) in &exports_of(function) {
                 candidates.push((symbol, format!("`{symbol}` ({pin})")));
             }
         }
@@ -534,33 +654,42 @@ fn missing(name: &str, release: u32) -> String {
 fn not_an_export(name: &str, function: &'static Function, selected: &str) -> String {
     let base = function.name;
     let per_thread_suffix = name.ends_with("_ptds") || name.ends_with("_ptsz");
-    if per_thread_suffix && function.abis.iter().all(|a| a.per_thread.is_none()) {
+    let mut twins = false;
+    for a in function.abis {
+        twins |= a.per_thread.is_some();
+    }
+    if per_thread_suffix && !twins {
         return format!(
             "`{name}` is not a symbol of CUDA {selected}: `{base}` has no per-thread default stream variant (it is requested with the legacy flag in both stream modes): list `{base}`"
         );
     }
-    let symbols: Vec<String> = function
-        .abis
-        .iter()
-        .map(|abi| {
-            let mut names = Vec::new();
-            if let Some(e) = abi.export.filter(|e| *e != base) {
-                names.push(format!("`{e}`"));
+    // `2000, 3020 (`cuCtxCreate_v2`), 7000 (per-thread `cuLaunchKernel_ptsz`)`.
+    let mut symbols = String::new();
+    for abi in function.abis {
+        if !symbols.is_empty() {
+            symbols.push_str(", ");
+        }
+        let _ = write!(symbols, "{}", abi.version);
+        let mut names = String::new();
+        if let Some(e) = abi.export {
+            if e != base {
+                let _ = write!(names, "`{e}`");
             }
-            if let Some(e) = abi.per_thread.as_ref().and_then(|pt| pt.export) {
-                names.push(format!("per-thread `{e}`"));
+        }
+        if let Some(e) = twin_export(abi) {
+            if !names.is_empty() {
+                names.push_str(", ");
             }
-            if names.is_empty() {
-                abi.version.to_string()
-            } else {
-                format!("{} ({})", abi.version, join(&names, ", "))
-            }
-        })
-        .collect();
-    let candidates: Vec<(&str, String)> = exports_of(function)
-        .into_iter()
-        .map(|(symbol, pin)| (symbol, format!("`{symbol}` ({pin})")))
-        .collect();
+            let _ = write!(names, "per-thread `{e}`");
+        }
+        if !names.is_empty() {
+            let _ = write!(symbols, " ({names})");
+        }
+    }
+    let mut candidates = exports_of(function);
+    for (symbol, pin) in &mut candidates {
+        *pin = format!("`{symbol}` ({pin})");
+    }
     let mut hint = suggest(name, &candidates);
     if hint.is_empty() {
         hint = format!(
@@ -569,28 +698,44 @@ fn not_an_export(name: &str, function: &'static Function, selected: &str) -> Str
         );
     }
     format!(
-        "`{name}` is not an exported symbol of `{base}` in CUDA {selected}; its ABIs are {}: {hint}",
-        join(&symbols, ", ")
+        "`{name}` is not an exported symbol of `{base}` in CUDA {selected}; its ABIs are {symbols}: {hint}"
     )
 }
 
 /// `did you mean A or B?` for the candidates closest to `written` (each a name and how to show
 /// it; of the near ones, only those nearest), or nothing.
 fn suggest(written: &str, candidates: &[(&str, String)]) -> String {
-    let near = near(written, candidates.iter().map(|(name, _)| *name));
-    let distance = |name: &str| crate::diagnostics::levenshtein(name, written);
-    let nearest = near.iter().map(|n| distance(n)).min().unwrap_or(0);
-    let shown: Vec<String> = near
-        .iter()
-        .filter(|n| distance(n) == nearest)
-        .filter_map(|n| candidates.iter().find(|(name, _)| name == n))
-        .map(|(_, shown)| shown.clone())
-        .collect();
-    if shown.is_empty() {
-        String::new()
-    } else {
-        format!("did you mean {}?", join(&shown, " or "))
+    let mut names = Vec::with_capacity(candidates.len());
+    for (name, _) in candidates {
+        names.push(*name);
     }
+    let near = near(written, &names);
+    let distance = |name: &str| crate::diagnostics::levenshtein(name, written);
+    let mut nearest = usize::MAX;
+    for n in &near {
+        nearest = nearest.min(distance(n));
+    }
+    let mut out = String::new();
+    for n in &near {
+        if distance(n) != nearest {
+            continue;
+        }
+        for (name, shown) in candidates {
+            if name == n {
+                out.push_str(if out.is_empty() {
+                    "did you mean "
+                } else {
+                    " or "
+                });
+                out.push_str(shown);
+                break;
+            }
+        }
+    }
+    if !out.is_empty() {
+        out.push('?');
+    }
+    out
 }
 
 /// What a table cannot derive, and why: the table writes `Default` itself, and holds function
@@ -619,7 +764,7 @@ fn derive_problem(name: &str, table: &Ident) -> Option<String> {
 /// Why a table cannot have this `repr`: its one field holds atomics (which `packed` would
 /// misalign) and its layout is not part of its API (which `transparent` would promise).
 fn repr_problem(hint: &Ident, table: &Ident) -> Option<String> {
-    let problem = match hint.to_string().as_str() {
+    let problem = match hint.as_str() {
         "packed" => format!(
             "a table cannot be `repr(packed)`: `{table}` holds the atomic pointers it resolves, which must stay aligned. Remove `packed`"
         ),
@@ -637,7 +782,7 @@ pub fn check_attrs(item: &Item, diag: &mut Diagnostics) -> TokenStream {
     let mut out = TokenStream::new();
     for attr in &item.attrs {
         match attr {
-            Attr::Other(tokens) => out.extend(tokens.clone()),
+            Attr::Other(tokens) => out.append(tokens),
             Attr::DriverTable(tokens) => diag.spanned(tokens, two_tables(&item.ident)),
             Attr::Repr { written, hints } => {
                 let mut refused = false;
@@ -648,34 +793,35 @@ pub fn check_attrs(item: &Item, diag: &mut Diagnostics) -> TokenStream {
                     }
                 }
                 if !refused {
-                    out.extend(written.clone());
+                    out.append(written);
                 }
             }
             Attr::Derive { pound, path, paths } => {
                 let mut kept = TokenStream::new();
                 for derived in paths {
-                    let name = derived.trees().iter().rev().find_map(|t| match t {
-                        TokenTree::Ident(i) => Some(i.as_str()),
-                        _ => None,
-                    });
-                    if let Some(problem) = derive_problem(name.unwrap_or(""), &item.ident) {
+                    // The derived path's last name.
+                    let mut name = "";
+                    for t in derived.trees() {
+                        if let TokenTree::Ident(i) = t {
+                            name = i.as_str();
+                        }
+                    }
+                    if let Some(problem) = derive_problem(name, &item.ident) {
                         diag.spanned(derived, problem);
                         continue;
                     }
                     if !kept.is_empty() {
-                        kept.extend([TokenTree::Punct(Punct::new(',', Spacing::Alone))]);
+                        kept.push(TokenTree::Punct(Punct::new(',', Spacing::Alone)));
                     }
-                    kept.extend(derived.clone());
+                    kept.append(derived);
                 }
                 if kept.is_empty() {
                     continue;
                 }
                 let mut body = path.clone();
-                body.extend([TokenTree::Group(Group::new(Delimiter::Parenthesis, kept))]);
-                out.extend([
-                    pound.clone(),
-                    TokenTree::Group(Group::new(Delimiter::Bracket, body)),
-                ]);
+                body.push(TokenTree::Group(Group::new(Delimiter::Parenthesis, kept)));
+                out.push(pound.clone());
+                out.push(TokenTree::Group(Group::new(Delimiter::Bracket, body)));
             }
         }
     }

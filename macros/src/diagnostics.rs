@@ -13,14 +13,18 @@ pub struct Diagnostics(Vec<(Span, Span, String)>);
 
 impl Diagnostics {
     /// An error at one token.
-    pub fn at(&mut self, span: Span, message: impl std::fmt::Display) {
-        self.0.push((span, span, message.to_string()));
+    pub fn at(&mut self, span: Span, message: impl Into<String>) {
+        self.0.push((span, span, message.into()));
     }
 
     /// An error that covers all of `tokens` (from the first token to the last).
-    pub fn spanned(&mut self, tokens: &TokenStream, message: impl std::fmt::Display) {
+    pub fn spanned(&mut self, tokens: &TokenStream, message: impl Into<String>) {
+        self.covering(tokens.trees(), message.into());
+    }
+
+    fn covering(&mut self, tokens: &[TokenTree], message: String) {
         let (first, last) = span_range(tokens);
-        self.0.push((first, last, message.to_string()));
+        self.0.push((first, last, message));
     }
 
     /// One `::std::compile_error!` per error, spanning its range (`::std`, which every edition
@@ -37,36 +41,34 @@ impl Diagnostics {
                 TokenStream::from(TokenTree::Literal(Literal::string(message))),
             );
             body.set_span(*last);
-            out.extend([
-                at_first(Punct::new(':', Spacing::Joint).into()),
-                at_first(Punct::new(':', Spacing::Alone).into()),
-                TokenTree::Ident(Ident::new("std", *first)),
-                at_first(Punct::new(':', Spacing::Joint).into()),
-                at_first(Punct::new(':', Spacing::Alone).into()),
-                TokenTree::Ident(Ident::new("compile_error", *first)),
-                at_first(Punct::new('!', Spacing::Alone).into()),
-                TokenTree::Group(body),
-            ]);
+            out.push(at_first(Punct::new(':', Spacing::Joint).into()));
+            out.push(at_first(Punct::new(':', Spacing::Alone).into()));
+            out.push(TokenTree::Ident(Ident::new("std", *first)));
+            out.push(at_first(Punct::new(':', Spacing::Joint).into()));
+            out.push(at_first(Punct::new(':', Spacing::Alone).into()));
+            out.push(TokenTree::Ident(Ident::new("compile_error", *first)));
+            out.push(at_first(Punct::new('!', Spacing::Alone).into()));
+            out.push(TokenTree::Group(body));
         }
         out
     }
 }
 
 /// The spans of the first and the last token (the call site for no tokens).
-pub fn span_range(tokens: &TokenStream) -> (Span, Span) {
-    let trees = tokens.trees();
-    let first = trees.first().map_or(Span::call_site(), TokenTree::span);
-    let last = trees.last().map_or(first, TokenTree::span);
-    (first, last)
+pub fn span_range(trees: &[TokenTree]) -> (Span, Span) {
+    match (trees.first(), trees.last()) {
+        (Some(first), Some(last)) => (first.span(), last.span()),
+        _ => (Span::call_site(), Span::call_site()),
+    }
 }
 
 /// The candidates closest to `written` (at most three, closest first): a case-insensitive match,
 /// else those within an edit distance that grows with the candidate's length.
-pub fn near<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+pub fn near<'a>(written: &str, candidates: &[&'a str]) -> Vec<&'a str> {
     let lower = written.to_lowercase();
     // The three nearest so far, in order (a sort would cost the macro's build more).
     let mut near: Vec<(usize, &str)> = Vec::with_capacity(4);
-    for c in candidates {
+    for &c in candidates {
         if c == written {
             continue;
         }
@@ -76,32 +78,53 @@ pub fn near<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             levenshtein(c, written)
         };
         if d <= (c.len() / 3).max(2) {
-            let at = near.binary_search(&(d, c)).unwrap_or_else(|at| at);
+            // After those nearer, or as near and sorting before it.
+            let mut at = 0;
+            while at < near.len() && near[at] < (d, c) {
+                at += 1;
+            }
             near.insert(at, (d, c));
             near.truncate(3);
         }
     }
-    near.into_iter().map(|(_, c)| c).collect()
+    let mut out = Vec::with_capacity(near.len());
+    for (_, c) in &near {
+        out.push(*c);
+    }
+    out
 }
 
 /// `did you mean `a` or `b`?` for the candidates closest to `written`, or nothing.
-pub fn did_you_mean<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub fn did_you_mean(written: &str, candidates: &[&str]) -> String {
     let near = near(written, candidates);
     if near.is_empty() {
         return String::new();
     }
-    let list: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
-    format!("did you mean {}?", join(&list, " or "))
+    let mut out = String::from("did you mean ");
+    let mut first = true;
+    for n in &near {
+        if !first {
+            out.push_str(" or ");
+        }
+        first = false;
+        out.push('`');
+        out.push_str(n);
+        out.push('`');
+    }
+    out.push('?');
+    out
 }
 
 /// `items` separated by `sep` (written out: `[String]::join` is generic code the macro's build
 /// would compile for this one use).
 pub fn join(items: &[String], sep: &str) -> String {
     let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    for item in items {
+        if !first {
             out.push_str(sep);
         }
+        first = false;
         out.push_str(item);
     }
     out
@@ -111,20 +134,29 @@ pub fn join(items: &[String], sep: &str) -> String {
 /// substitutions that turn one into the other. (Written here rather than taken from a crate: the
 /// macro needs this one function, and a dependency is compiled on every clean build.)
 pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
+    let mut chars = Vec::new();
+    for c in b.chars() {
+        chars.push(c);
+    }
+    let b = chars;
     // row[j]: the distance from the part of `a` read so far to the first j characters of `b`.
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    let mut row = Vec::with_capacity(b.len() + 1);
+    while row.len() <= b.len() {
+        row.push(row.len());
+    }
+    for ca in a.chars() {
         let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
+        row[0] += 1;
+        let mut j = 0;
+        while j < b.len() {
             let above = row[j + 1];
-            row[j + 1] = if ca == *cb {
+            row[j + 1] = if ca == b[j] {
                 diagonal
             } else {
                 1 + diagonal.min(above).min(row[j])
             };
             diagonal = above;
+            j += 1;
         }
     }
     row[b.len()]

@@ -8,6 +8,10 @@
 //! sees a link it cannot resolve. A link into the bindings is written `` [`X`](sys::X) ``: it gets
 //! the path the generated code uses for the runtime crate in front (`cuda_driver_table::sys::X`).
 //! Nothing here reads or writes anything but the text it is given.
+//!
+//! Text is searched byte by byte (`find`) rather than with the standard library's substring
+//! search, and strings are built by pushing onto one `String`: the generic searchers and
+//! iterator adapters would be compiled anew in every clean build of a user's program.
 
 use crate::check::{cuda_version, needs, Checked, Why};
 use crate::manifest;
@@ -123,10 +127,9 @@ impl Table<'_> {
         let abi = c.abi;
         let name = c.function.name;
         let error_link = self.error_link();
-        let exported = |export: Option<&str>| {
-            export
-                .map(|e| format!(", exported as `{e}`"))
-                .unwrap_or_default()
+        let exported = |export: Option<&str>| match export {
+            Some(e) => format!(", exported as `{e}`"),
+            None => String::new(),
         };
         let per_thread = match &abi.per_thread {
             Some(pt) => format!(
@@ -152,7 +155,14 @@ impl Table<'_> {
         } else {
             format!("# Errors\n\nAn {error_link} when the function cannot be resolved.")
         };
-        let has_method = |n: &str| self.functions.iter().any(|t| t.function.name == n);
+        let has_method = |n: &str| {
+            for t in self.functions {
+                if t.function.name == n {
+                    return true;
+                }
+            }
+            false
+        };
         let (summary, cuda) = cuda_doc(abi.doc, &has_method, &self.krate);
         let summary = if summary.is_empty() {
             String::new()
@@ -206,8 +216,8 @@ fn why(c: &Checked) -> String {
 /// as tokens print it: `::cuda_driver_table`).
 pub fn cuda_doc(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) -> (String, String) {
     let resolved = resolve_links(doc, has_method, krate);
-    match resolved.split_once("\n\n") {
-        Some((summary, rest)) => (summary.to_string(), rest.to_string()),
+    match find(&resolved, "\n\n") {
+        Some(at) => (resolved[..at].to_string(), resolved[at + 2..].to_string()),
         None => (resolved, String::new()),
     }
 }
@@ -216,13 +226,22 @@ pub fn cuda_doc(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) -> (S
 pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) -> String {
     // Intra-doc links take a path without spaces; a leading `::` is dropped (the crate's name
     // resolves through the extern prelude).
-    let krate: String = krate.chars().filter(|c| !c.is_whitespace()).collect();
-    let krate = krate.strip_prefix("::").unwrap_or(&krate);
+    let mut spaceless = String::with_capacity(krate.len());
+    for c in krate.chars() {
+        if !c.is_whitespace() {
+            spaceless.push(c);
+        }
+    }
+    let krate = spaceless.strip_prefix("::").unwrap_or(&spaceless);
     let mut out = String::with_capacity(doc.len());
     let mut rest = doc;
-    while let Some(start) = rest.find("[`") {
+    while let Some(start) = find(rest, "[`") {
         let escaped = start > 0 && rest.as_bytes()[start - 1] == b'\\';
-        let link = (!escaped).then(|| parse_link(&rest[start..])).flatten();
+        let link = if escaped {
+            None
+        } else {
+            parse_link(&rest[start..])
+        };
         let Some((text, target, len)) = link else {
             out.push_str(&rest[..start + 2]);
             rest = &rest[start + 2..];
@@ -231,12 +250,12 @@ pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) 
         out.push_str(&rest[..start]);
         if let Some(name) = target.strip_prefix("Self::") {
             if has_method(name) {
-                out.push_str(&format!("[`{text}`](Self::{name})"));
+                push_all(&mut out, &["[`", text, "`](Self::", name, ")"]);
             } else {
-                out.push_str(&format!("`{text}`"));
+                push_all(&mut out, &["`", text, "`"]);
             }
         } else if let Some(path) = target.strip_prefix("sys::") {
-            out.push_str(&format!("[`{text}`]({krate}::sys::{path})"));
+            push_all(&mut out, &["[`", text, "`](", krate, "::sys::", path, ")"]);
         } else {
             out.push_str(&rest[start..start + len]);
         }
@@ -249,18 +268,39 @@ pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) 
 /// `` [`text`](target) `` at the start of `s`: (text, target, length in bytes).
 fn parse_link(s: &str) -> Option<(&str, &str, usize)> {
     let after = s.strip_prefix("[`")?;
-    let text_end = after.find("`](")?;
+    let text_end = find(after, "`](")?;
     let text = &after[..text_end];
-    if text.contains('`') || text.contains('\n') {
+    if find(text, "`").is_some() || find(text, "\n").is_some() {
         return None;
     }
     let target_start = text_end + 3;
-    let target_len = after[target_start..].find(')')?;
+    let target_len = find(&after[target_start..], ")")?;
     let target = &after[target_start..target_start + target_len];
-    if target.contains(char::is_whitespace) {
-        return None;
+    for c in target.chars() {
+        if c.is_whitespace() {
+            return None;
+        }
     }
     Some((text, target, 2 + target_start + target_len + 1))
+}
+
+fn push_all(out: &mut String, parts: &[&str]) {
+    for part in parts {
+        out.push_str(part);
+    }
+}
+
+/// Where `needle` (not empty) first occurs in `text`: a plain scan, fast enough for doc texts.
+fn find(text: &str, needle: &str) -> Option<usize> {
+    let (text, needle) = (text.as_bytes(), needle.as_bytes());
+    let mut at = 0;
+    while at + needle.len() <= text.len() {
+        if &text[at..at + needle.len()] == needle {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
 }
 
 #[cfg(test)]

@@ -22,6 +22,9 @@
 //! which rustdoc shows. Every generated identifier but the user's names has the call-site span,
 //! `self` included, so the expansion reads the same inside a user's `macro_rules!`. Every other
 //! name is a path from the crate root (`::std::...`, the runtime crate's path) or `Self`.
+//!
+//! The code is plain loops and `write!`s onto a few `String`s: iterator adapters, closures and
+//! string searches would be generic code compiled anew in every clean build of a user's program.
 
 use crate::check::Checked;
 use crate::diagnostics::Diagnostics;
@@ -71,9 +74,9 @@ fn qualify(text: &str, private: &str, out: &mut String) -> Option<()> {
             let word = &text[start..i];
             if c.is_ascii_digit() || after_colon {
                 out.push_str(if word == "core" { "std" } else { word });
-            } else if KEYWORDS.contains(&word) {
+            } else if listed(KEYWORDS, word) {
                 out.push_str(word);
-            } else if PRIMITIVES.contains(&word) {
+            } else if listed(PRIMITIVES, word) {
                 out.push_str("::std::primitive::");
                 out.push_str(word);
             } else {
@@ -88,8 +91,11 @@ fn qualify(text: &str, private: &str, out: &mut String) -> Option<()> {
         match c {
             b' ' => continue,
             b'"' => {
-                let len = text[i..].find('"')?;
-                i += len + 1;
+                while bytes.get(i) != Some(&b'"') {
+                    bytes.get(i)?;
+                    i += 1;
+                }
+                i += 1;
                 out.push_str(&text[start..i]);
                 out.push(' ');
                 after_colon = false;
@@ -105,6 +111,16 @@ fn qualify(text: &str, private: &str, out: &mut String) -> Option<()> {
         after_colon = c == b':';
     }
     closers.is_empty().then_some(())
+}
+
+/// Whether `words` has `word`.
+fn listed(words: &[&str], word: &str) -> bool {
+    for w in words {
+        if *w == word {
+            return true;
+        }
+    }
+    false
 }
 
 /// What `expand` writes each function into.
@@ -134,7 +150,8 @@ fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnos
     // integer in C) the argument shown in hex like the host pointers.
     let mut traced = String::new();
     let mut ret = String::new();
-    for (i, (pname, pty)) in abi.params.iter().enumerate() {
+    for (pname, pty) in abi.params {
+        let i = names.len();
         let name = if is_identifier(pname) {
             (*pname).to_string()
         } else {
@@ -161,7 +178,7 @@ fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnos
     }
     let written = out_values(p, abi, &names);
     let args = crate::diagnostics::join(&names, ", ");
-    for name in names {
+    for name in &names {
         bind(&mut e.bound, name);
     }
     // The binding: the typedef's name carries the user's span, so an error about it points at
@@ -214,9 +231,13 @@ fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnos
 }
 
 /// Adds `name` to the sorted `bound` unless it is there.
-fn bind(bound: &mut Vec<String>, name: String) {
-    if let Err(at) = bound.binary_search(&name) {
-        bound.insert(at, name);
+fn bind(bound: &mut Vec<String>, name: &str) {
+    let mut at = 0;
+    while at < bound.len() && bound[at].as_str() < name {
+        at += 1;
+    }
+    if at == bound.len() || bound[at] != name {
+        bound.insert(at, name.to_string());
     }
 }
 
@@ -243,8 +264,12 @@ fn unreadable(ty: &str) -> String {
 fn out_values(private: &str, abi: &Abi, params: &[String]) -> String {
     let mut out = String::from("(");
     if abi.ret == "CUresult" {
-        for ((name, ty), ident) in abi.params.iter().zip(params) {
-            if !abi.outs.contains(name) {
+        // `params` are the identifiers of `abi.params`, one each.
+        let mut i = 0;
+        while i < params.len() && i < abi.params.len() {
+            let (ident, (name, ty)) = (&params[i], abi.params[i]);
+            i += 1;
+            if !listed(abi.outs, name) {
                 continue;
             }
             if out.len() > 1 {
@@ -270,12 +295,7 @@ fn is_device_pointer(ty: &str) -> bool {
 
 /// A plain (not raw) Rust identifier that is not a keyword bindgen would have renamed.
 fn is_identifier(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-        && text != "_"
+    crate::parse::is_identifier(text)
 }
 
 /// Writes the table to `out`: the struct (`attrs` are the struct's attributes as `check` let them
@@ -319,7 +339,7 @@ pub fn expand(
     // A function whose types cannot be read is left out (with an error), so a function's index
     // in `FUNCTIONS` is the number of functions emitted before it.
     for local in LOCALS {
-        bind(&mut e.bound, (*local).to_string());
+        bind(&mut e.bound, local);
     }
     let mut count = 0;
     for c in checked {

@@ -27,7 +27,17 @@ thread_local! {
 
 /// The attribute, from the compiler's tokens to the compiler's tokens.
 pub fn expand(args: pm::TokenStream, item: pm::TokenStream) -> pm::TokenStream {
-    let (args, model) = READ.with(|read| {
+    READ.with(|read| expand_with(args, item, read))
+}
+
+/// `expand`, with the table of the tokens read (not borrowed while the macro runs: `render`
+/// reads it then).
+fn expand_with(
+    args: pm::TokenStream,
+    item: pm::TokenStream,
+    read: &RefCell<Vec<Read>>,
+) -> pm::TokenStream {
+    let (args, model) = {
         let mut read = read.borrow_mut();
         read.clear();
         read.push((pm::Span::call_site(), None));
@@ -35,12 +45,12 @@ pub fn expand(args: pm::TokenStream, item: pm::TokenStream) -> pm::TokenStream {
             from_compiler(args, &mut read),
             from_compiler(item.clone(), &mut read),
         )
-    });
+    };
     tokens::set_renderer(Some(render));
     let out = crate::table(args, &model);
-    let mut expansion = READ.with(|read| to_compiler(&out, &read.borrow()));
+    let mut expansion = to_compiler(&out, &read.borrow());
     tokens::set_renderer(None);
-    READ.with(|read| read.borrow_mut().clear());
+    read.borrow_mut().clear();
     if out.keep_item {
         expansion.extend(item);
     }

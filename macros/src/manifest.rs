@@ -80,42 +80,58 @@ struct Selected {
     functions: Vec<OnceLock<Option<Function>>>,
 }
 
+/// What the macro reads once per process: the selected release's records and the availability
+/// of functions (one `OnceLock` for both, since every table needs both: `load`).
+struct Files {
+    selected: Result<Selected, String>,
+    availability: Result<records::Availability<'static>, String>,
+}
+
+fn files() -> &'static Files {
+    static FILES: OnceLock<Files> = OnceLock::new();
+    FILES.get_or_init(|| Files {
+        selected: read_selected(),
+        availability: read_availability(AVAILABILITY),
+    })
+}
+
 fn selected() -> Result<&'static Selected, &'static str> {
-    static SELECTED: OnceLock<Result<Selected, String>> = OnceLock::new();
-    SELECTED
-        .get_or_init(|| {
-            let index = if RELEASE == 0 {
-                records::Index::empty()
-            } else {
-                read(selected::RECORDS, selected::DOCS)?
-            };
-            let functions = index.entries.iter().map(|_| OnceLock::new()).collect();
-            Ok(Selected { index, functions })
-        })
-        .as_ref()
-        .map_err(String::as_str)
+    match &files().selected {
+        Ok(selected) => Ok(selected),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_selected() -> Result<Selected, String> {
+    let index = if RELEASE == 0 {
+        records::Index::empty()
+    } else {
+        read(selected::RECORDS, selected::DOCS)?
+    };
+    let mut functions = Vec::with_capacity(index.entries.len());
+    for _ in &index.entries {
+        functions.push(OnceLock::new());
+    }
+    Ok(Selected { index, functions })
 }
 
 /// Reads the records of the selected release, or says what the user sees at the attribute.
 fn read(records: &'static str, docs: &'static str) -> Result<records::Index<'static>, String> {
-    records::Index::read(records, docs)
-        .and_then(|index| {
-            if (index.release, index.release_name) == (RELEASE, selected::RELEASE_NAME) {
-                Ok(index)
-            } else {
-                Err(format!(
-                    "its records are of CUDA {} ({})",
-                    index.release_name, index.release
-                ))
-            }
-        })
-        .map_err(|e| {
-            format!(
-                "cuda-driver-table-macros cannot read its function manifest of CUDA {} ({e}): its files \
-                 are damaged; download and build it again (`cargo clean -p cuda-driver-table-macros`)",
-                selected::RELEASE_NAME
-            )
-        })
+    let e = match records::Index::read(records, docs) {
+        Ok(index) if index.release == RELEASE && index.release_name == selected::RELEASE_NAME => {
+            return Ok(index)
+        }
+        Ok(index) => format!(
+            "its records are of CUDA {} ({})",
+            index.release_name, index.release
+        ),
+        Err(e) => e,
+    };
+    Err(format!(
+        "cuda-driver-table-macros cannot read its function manifest of CUDA {} ({e}): its files \
+         are damaged; download and build it again (`cargo clean -p cuda-driver-table-macros`)",
+        selected::RELEASE_NAME
+    ))
 }
 
 /// Reads the selected release's manifest and the availability of functions: an error (for the
@@ -128,21 +144,27 @@ pub fn load() -> Result<(), &'static str> {
 
 /// The availability of functions, read and checked once per process.
 fn availability() -> Result<&'static records::Availability<'static>, &'static str> {
-    static READ: OnceLock<Result<records::Availability<'static>, String>> = OnceLock::new();
-    READ.get_or_init(|| read_availability(AVAILABILITY))
-        .as_ref()
-        .map_err(String::as_str)
+    match &files().availability {
+        Ok(availability) => Ok(availability),
+        Err(e) => Err(e),
+    }
 }
 
 /// Reads the availability of functions, or says what the user sees at the attribute.
 fn read_availability(text: &'static str) -> Result<records::Availability<'static>, String> {
-    records::Availability::read(text).map_err(|e| {
-        format!(
+    match records::Availability::read(text) {
+        Ok(read) => Ok(read),
+        Err(e) => Err(format!(
             "cuda-driver-table-macros cannot read which releases have which function \
              (availability.txt: {e}): its files are damaged; download and build it again \
              (`cargo clean -p cuda-driver-table-macros`)"
-        )
-    })
+        )),
+    }
+}
+
+/// `s`, kept for the process's life.
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
 }
 
 /// The function of entry `i`, read on first use.
@@ -151,30 +173,34 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
         .get_or_init(|| {
             let entry = &selected.index.entries[i];
             // `load` checked every line: this cannot fail.
-            let abis = selected.index.abis(entry).ok()?;
-            let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-            let abis: Vec<Abi> = abis
-                .into_iter()
-                .map(|a| Abi {
-                    version: a.version,
-                    typedef: leak(records::typedef(entry.name, a.version)),
-                    params: Box::leak(a.params.into_boxed_slice()),
-                    outs: Box::leak(a.outs.into_boxed_slice()),
-                    ret: a.ret,
-                    c_prototype: a.c_prototype,
-                    export: a.export,
-                    per_thread: a.per_thread.map(|pt| PerThread {
+            let mut abis = selected.index.abis(entry).ok()?;
+            let mut out = Vec::with_capacity(abis.len());
+            for a in &mut abis {
+                let a = std::mem::take(a);
+                let mut per_thread = None;
+                if let Some(pt) = a.per_thread {
+                    per_thread = Some(PerThread {
                         version: pt.version,
                         typedef: leak(records::per_thread_typedef(entry.name, &pt)),
                         export: pt.export,
-                    }),
+                    });
+                }
+                out.push(Abi {
+                    version: a.version,
+                    typedef: leak(records::typedef(entry.name, a.version)),
+                    params: a.params.leak(),
+                    outs: a.outs.leak(),
+                    ret: a.ret,
+                    c_prototype: a.c_prototype,
+                    export: a.export,
+                    per_thread,
                     doc: leak(a.doc),
-                })
-                .collect();
+                });
+            }
             Some(Function {
                 name: entry.name,
                 default: entry.default,
-                abis: Box::leak(abis.into_boxed_slice()),
+                abis: out.leak(),
             })
         })
         .as_ref()
@@ -183,11 +209,16 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
 /// Every function of the selected release, sorted by name (each read now, if not yet).
 pub fn functions() -> &'static [Function] {
     static ALL: OnceLock<Vec<Function>> = OnceLock::new();
-    ALL.get_or_init(|| match selected() {
-        Ok(s) => (0..s.functions.len())
-            .filter_map(|i| function(s, i).copied())
-            .collect(),
-        Err(_) => Vec::new(),
+    ALL.get_or_init(|| {
+        let mut all = Vec::new();
+        if let Ok(s) = selected() {
+            for i in 0..s.functions.len() {
+                if let Some(function) = function(s, i) {
+                    all.push(*function);
+                }
+            }
+        }
+        all
     })
 }
 
@@ -202,10 +233,21 @@ pub fn releases_with(name: &str) -> &'static [u32] {
     let Ok(all) = availability() else {
         return &[];
     };
-    match all.functions.binary_search_by(|(n, _)| (*n).cmp(name)) {
-        Ok(i) => &all.functions[i].1,
-        Err(_) => &[],
+    // A binary search over the sorted names.
+    let (mut low, mut high) = (0, all.functions.len());
+    while low < high {
+        let mid = low + (high - low) / 2;
+        let (here, releases) = &all.functions[mid];
+        if *here == name {
+            return releases;
+        }
+        if *here < name {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
     }
+    &[]
 }
 
 /// `12.9` for 12090, as the generated files name it (the number itself for a release they do not
@@ -214,8 +256,12 @@ pub fn release_name(version: u32) -> String {
     if version == RELEASE {
         return selected::RELEASE_NAME.to_string();
     }
-    availability()
-        .ok()
-        .and_then(|all| all.releases.iter().find(|(v, _)| *v == version))
-        .map_or_else(|| version.to_string(), |(_, name)| (*name).to_string())
+    if let Ok(all) = availability() {
+        for (v, name) in &all.releases {
+            if *v == version {
+                return (*name).to_string();
+            }
+        }
+    }
+    version.to_string()
 }

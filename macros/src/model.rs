@@ -60,13 +60,13 @@ impl CratePath {
     /// The path as tokens, `::` written fresh between the user's identifiers.
     pub fn to_tokens(&self) -> TokenStream {
         let mut out = TokenStream::new();
-        for (i, segment) in self.segments.iter().enumerate() {
-            if i > 0 || self.leading_colons {
-                out.extend([
-                    TokenTree::Punct(Punct::new(':', Spacing::Joint)),
-                    TokenTree::Punct(Punct::new(':', Spacing::Alone)),
-                ]);
+        let mut colons = self.leading_colons;
+        for segment in &self.segments {
+            if colons {
+                out.push(TokenTree::Punct(Punct::new(':', Spacing::Joint)));
+                out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
             }
+            colons = true;
             out.push(TokenTree::Ident(segment.clone()));
         }
         out
@@ -76,16 +76,17 @@ impl CratePath {
     /// everything: `::__private` takes the span of the path's last name, so a path that does not
     /// lead to the runtime is reported there (`could not find __private in std`), once.
     pub fn private(&self) -> TokenStream {
-        let span = self
-            .segments
-            .last()
-            .map_or_else(Span::call_site, Ident::span);
+        let span = match self.segments.last() {
+            Some(last) => last.span(),
+            None => Span::call_site(),
+        };
         let mut out = self.to_tokens();
-        for spacing in [Spacing::Joint, Spacing::Alone] {
-            let mut colon = TokenTree::Punct(Punct::new(':', spacing));
-            colon.set_span(span);
-            out.push(colon);
-        }
+        let mut joint = TokenTree::Punct(Punct::new(':', Spacing::Joint));
+        joint.set_span(span);
+        out.push(joint);
+        let mut alone = TokenTree::Punct(Punct::new(':', Spacing::Alone));
+        alone.set_span(span);
+        out.push(alone);
         out.push(TokenTree::Ident(Ident::new("__private", span)));
         out
     }
@@ -94,13 +95,15 @@ impl CratePath {
     /// it from a doc comment (`$crate`, which only a macro expansion substitutes).
     pub fn doc_path(&self) -> Option<String> {
         let mut path = String::new();
-        for (i, segment) in self.segments.iter().enumerate() {
+        let mut colons = self.leading_colons;
+        for segment in &self.segments {
             if segment.as_str().starts_with('$') {
                 return None;
             }
-            if i > 0 || self.leading_colons {
+            if colons {
                 path.push_str("::");
             }
+            colons = true;
             path.push_str(segment.as_str());
         }
         Some(path)

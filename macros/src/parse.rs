@@ -5,6 +5,11 @@
 //! The grammar is small (`name`, `name = value`, separated by commas; a struct with attributes),
 //! so it is read straight off the token stream: the macro needs no full Rust parser, which keeps
 //! its users' builds short.
+//!
+//! For the same reason the code here walks slices with plain loops and scans text byte by byte
+//! rather than through iterator adapters, closures and string patterns: each of those is generic
+//! code instantiated anew, which every clean build of a user's program compiles as part of the
+//! macro crate.
 
 use crate::diagnostics::{did_you_mean, span_range, Diagnostics};
 use crate::model::{Attr, BackendOption, CratePath, Driver, Entry, Item, NotATable, Pin, Request};
@@ -81,36 +86,42 @@ enum Word {
 
 /// Reads one word: a raw identifier (`r#cuInit`) is the same word as the plain one.
 fn word(ident: &Ident) -> Word {
-    let text = ident.to_string();
-    let name = text.strip_prefix("r#").unwrap_or(&text);
+    let text = ident.as_str();
+    let name = text.strip_prefix("r#").unwrap_or(text);
     if name.starts_with("cu") {
         return Word::Function(Ident::new(name, ident.span()));
     }
-    match Opt::EVERY.into_iter().find(|o| o.name() == name) {
-        Some(option) => Word::Option(option),
-        None => Word::Unknown,
+    for &option in &Opt::EVERY {
+        if option.name() == name {
+            return Word::Option(option);
+        }
     }
+    Word::Unknown
 }
 
 /// The tokens with every invisible group (`Delimiter::None`, what a `macro_rules!` fragment
 /// such as `$vis:vis`, `$e:expr` or `$p:path` arrives as) replaced by its contents, in every
 /// group: such groups are transparent to this grammar.
-pub fn flatten(tokens: TokenStream) -> TokenStream {
-    let mut out = TokenStream::new();
+pub fn flatten(tokens: &[TokenTree]) -> Vec<TokenTree> {
+    let mut out = Vec::new();
+    flatten_into(tokens, &mut out);
+    out
+}
+
+fn flatten_into(tokens: &[TokenTree], out: &mut Vec<TokenTree>) {
     for t in tokens {
         match t {
             TokenTree::Group(g) if g.delimiter() == Delimiter::None => {
-                out.extend(flatten(g.stream()))
+                flatten_into(g.tokens(), out)
             }
             TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), flatten(g.stream()));
+                let mut group = Group::new(g.delimiter(), flatten(g.tokens()).into());
                 group.set_span(g.span());
-                out.extend([TokenTree::Group(group)]);
+                out.push(TokenTree::Group(group));
             }
-            t => out.extend([t]),
+            t => out.push(t.clone()),
         }
     }
-    out
 }
 
 /// Whether `t` is the punctuation `c`.
@@ -125,38 +136,38 @@ struct Part {
 }
 
 /// The comma-separated parts of a list; a trailing comma ends the list.
-fn split_commas(args: TokenStream) -> Vec<Part> {
-    let mut parts = vec![Part {
-        tokens: Vec::new(),
-        comma: None,
-    }];
+fn split_commas(args: &[TokenTree]) -> Vec<Part> {
+    let mut parts = Vec::new();
+    let mut tokens = Vec::new();
     for t in args {
-        let Some(last) = parts.last_mut() else { break };
-        if is_punct(&t, ',') {
-            last.comma = Some(t.span());
+        if is_punct(t, ',') {
             parts.push(Part {
-                tokens: Vec::new(),
-                comma: None,
+                tokens,
+                comma: Some(t.span()),
             });
+            tokens = Vec::new();
         } else {
-            last.tokens.push(t);
+            tokens.push(t.clone());
         }
     }
-    if parts.last().is_some_and(|p| p.tokens.is_empty()) {
-        parts.pop();
+    if !tokens.is_empty() {
+        parts.push(Part {
+            tokens,
+            comma: None,
+        });
     }
     parts
 }
 
 /// Parses `#[driver_table(...)]`'s arguments.
 pub fn parse_args(args: TokenStream, diag: &mut Diagnostics) -> Request {
-    let args = flatten(args);
-    let mut request = Request {
-        span: args.clone().into_iter().next().map(|t| t.span()),
-        ..Request::default()
-    };
-    for part in split_commas(args) {
-        let whole: TokenStream = part.tokens.iter().cloned().collect();
+    let args = flatten(args.trees());
+    let mut request = Request::default();
+    if let Some(first) = args.first() {
+        request.span = Some(first.span());
+    }
+    for part in &split_commas(&args) {
+        let whole = TokenStream::from(part.tokens.clone());
         match part.tokens.as_slice() {
             [] => {
                 request.malformed = true;
@@ -167,7 +178,7 @@ pub fn parse_args(args: TokenStream, diag: &mut Diagnostics) -> Request {
             }
             [TokenTree::Ident(ident)] => flag(ident, &mut request, diag),
             [TokenTree::Ident(ident), eq, value @ ..] if is_punct(eq, '=') => {
-                let value: TokenStream = value.iter().cloned().collect();
+                let value = TokenStream::from(value.to_vec());
                 if value.is_empty() {
                     request.malformed = true;
                     let what = match word(ident) {
@@ -255,7 +266,7 @@ fn valued(ident: &Ident, value: TokenStream, request: &mut Request, diag: &mut D
                 diag.at(ident.span(), "`crate` is given twice; give it once");
             }
             Some(path) => request.krate = Some(path),
-            None if value.to_string().contains('-') => diag.spanned(
+            None if has_byte(&value.to_string(), b'-') => diag.spanned(
                 &value,
                 format!(
                     "`{value}` is a package name, not a path: paths spell crate names with `_` (`crate = cuda_driver_table`, or the name the dependency is renamed to); {CRATE_HELP}"
@@ -313,29 +324,45 @@ enum Number {
 /// (`what` it is, in words: `an ABI version`).
 fn integer(value: &TokenStream, what: &str) -> Number {
     let wrong = |problem: Option<String>, number: Option<u32>| Number::Wrong { problem, number };
-    let tokens: Vec<TokenTree> = value.clone().into_iter().collect();
-    let [TokenTree::Literal(lit)] = tokens.as_slice() else {
+    let [TokenTree::Literal(lit)] = value.trees() else {
         return wrong(None, None);
     };
-    let written = lit.to_string();
+    let written = lit.as_str();
     // Strings and characters (`"v3"`) are not numbers of a wrong form.
-    if !written.starts_with(|c: char| c.is_ascii_digit()) {
+    if !written.as_bytes().first().is_some_and(u8::is_ascii_digit) {
         return wrong(None, None);
     }
-    let text = written.replace('_', "");
+    // The text without `_`, all ASCII (it starts with a digit).
+    let mut text = String::with_capacity(written.len());
+    for c in written.chars() {
+        if c != '_' {
+            text.push(c);
+        }
+    }
     let (radix, body) = match text.get(..2) {
         Some("0x") => (16, &text[2..]),
         Some("0o") => (8, &text[2..]),
         Some("0b") => (2, &text[2..]),
         _ => (10, text.as_str()),
     };
-    let (digits, suffix) = body.split_at(
-        body.find(|c: char| !c.is_digit(radix))
-            .unwrap_or(body.len()),
-    );
-    let number = u128::from_str_radix(digits, radix).ok();
-    let version = number.and_then(|n| u32::try_from(n).ok());
-    if radix == 10 && (suffix.starts_with(['.', 'e', 'E']) || suffix == "f32" || suffix == "f64") {
+    let mut end = 0;
+    while end < body.len() && char::from(body.as_bytes()[end]).is_digit(radix) {
+        end += 1;
+    }
+    let (digits, suffix) = body.split_at(end);
+    // Its value (`None` for no digits, or one too large for a `u128`).
+    let mut number = if digits.is_empty() { None } else { Some(0u128) };
+    for c in digits.chars() {
+        number = number
+            .and_then(|n| n.checked_mul(u128::from(radix)))
+            .and_then(|n| n.checked_add(u128::from(c.to_digit(radix).unwrap_or(0))));
+    }
+    let version = match number {
+        Some(n) => u32::try_from(n).ok(),
+        None => None,
+    };
+    let fraction = matches!(suffix.as_bytes().first(), Some(b'.' | b'e' | b'E'));
+    if radix == 10 && (fraction || suffix == "f32" || suffix == "f64") {
         return wrong(Some(format!("`{written}` is not a whole number")), version);
     }
     let too_large = || Some(format!("`{written}` is too large for {what}"));
@@ -343,8 +370,14 @@ fn integer(value: &TokenStream, what: &str) -> Number {
         return wrong(too_large(), None);
     };
     if !suffix.is_empty() {
-        match INTEGER_SUFFIXES.iter().find(|(name, _)| *name == suffix) {
-            Some((_, max)) if number <= *max => {}
+        let mut max = None;
+        for &(name, name_max) in &INTEGER_SUFFIXES {
+            if name == suffix {
+                max = Some(name_max);
+            }
+        }
+        match max {
+            Some(max) if number <= max => {}
             Some(_) => {
                 let problem = format!("`{written}` does not fit in `{suffix}`");
                 return wrong(Some(problem), version);
@@ -376,28 +409,57 @@ fn pin_of(value: TokenStream) -> Pin {
 
 /// `MAJOR.MINOR` (`12.4`) in `cuDriverGetVersion`'s numbering (`12040`), or `None`.
 fn major_minor(text: &str) -> Option<u32> {
-    let (major, minor) = text.split_once('.')?;
-    let all_digits =
-        |s: &str| !s.is_empty() && s.len() <= 3 && s.bytes().all(|b| b.is_ascii_digit());
-    if !all_digits(major) || !all_digits(minor) || minor.len() > 2 {
+    let dot = find_byte(text, b'.')?;
+    let (major, minor) = (small_number(&text[..dot])?, small_number(&text[dot + 1..])?);
+    if text.len() - dot - 1 > 2 || major == 0 {
         return None;
     }
-    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
-    (major > 0).then_some(major * 1000 + minor * 10)
+    Some(major * 1000 + minor * 10)
+}
+
+/// The value of one to three decimal digits, or `None`.
+fn small_number(text: &str) -> Option<u32> {
+    if text.is_empty() || text.len() > 3 {
+        return None;
+    }
+    let mut value = 0;
+    for &b in text.as_bytes() {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + u32::from(b - b'0');
+    }
+    Some(value)
+}
+
+/// The position of the first byte `b` of `text`.
+fn find_byte(text: &str, b: u8) -> Option<usize> {
+    let mut i = 0;
+    while i < text.len() {
+        if text.as_bytes()[i] == b {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether `text` has the byte `b`.
+fn has_byte(text: &str, b: u8) -> bool {
+    find_byte(text, b).is_some()
 }
 
 /// The value of `driver = ...`: a whole number as `cuDriverGetVersion` writes it (`12000`,
 /// `12_000`, `12000u32`), or a string `"12.0"`; anything else is the message for the user.
 /// Whether the version is one a table can target is for `check`.
 fn driver_of(value: &TokenStream) -> Result<Driver, String> {
-    let span = span_range(value).0;
-    let tokens: Vec<TokenTree> = value.clone().into_iter().collect();
-    let text = match tokens.as_slice() {
-        [TokenTree::Literal(lit)] => lit.to_string(),
-        _ => String::new(),
+    let span = span_range(value.trees()).0;
+    let text = match value.trees() {
+        [TokenTree::Literal(lit)] => lit.as_str(),
+        _ => "",
     };
-    if let Some(inner) = plain_string(&text) {
-        return match major_minor(inner.trim()) {
+    if let Some(inner) = plain_string(text) {
+        return match major_minor(trim(inner)) {
             Some(version) => Ok(Driver { version, span }),
             None => Err(format!(
                 "`{text}` is not a CUDA version of the form \"major.minor\"; {DRIVER_HELP}"
@@ -405,7 +467,7 @@ fn driver_of(value: &TokenStream) -> Result<Driver, String> {
         };
     }
     // `12.4` unquoted: a float literal.
-    if let Some(version) = major_minor(&text) {
+    if let Some(version) = major_minor(text) {
         return Err(format!(
             "`{text}` is a float, not a driver version: write `driver = {version}` (as `cuDriverGetVersion` numbers CUDA {text}) or `driver = \"{text}\"`"
         ));
@@ -413,7 +475,7 @@ fn driver_of(value: &TokenStream) -> Result<Driver, String> {
     match integer(value, "a driver version") {
         Number::Value(version, _) if version < 1000 => {
             // `driver = 12` most likely means CUDA 12.0.
-            let major = if (1..100).contains(&version) {
+            let major = if matches!(version, 1..=99) {
                 version
             } else {
                 12
@@ -437,42 +499,80 @@ fn driver_of(value: &TokenStream) -> Result<Driver, String> {
 
 /// The text of a string literal without escapes (`"cdt"`, `r"cdt"`, `r#"cdt"#`), or `None`.
 fn plain_string(text: &str) -> Option<&str> {
-    if let Some(raw) = text.strip_prefix('r') {
-        let hashes = raw.len() - raw.trim_start_matches('#').len();
-        let fence = &raw[..hashes];
-        return raw[hashes..]
-            .strip_prefix('"')?
-            .strip_suffix(fence)?
-            .strip_suffix('"');
+    let bytes = text.as_bytes();
+    // `r`, then as many `#` before the opening quote as after the closing one.
+    let (raw, mut open) = match bytes.first() {
+        Some(b'r') => (true, 1),
+        _ => (false, 0),
+    };
+    while raw && bytes.get(open) == Some(&b'#') {
+        open += 1;
     }
-    let body = text.strip_prefix('"')?.strip_suffix('"')?;
-    (!body.contains('\\')).then_some(body)
+    let hashes = open - usize::from(raw);
+    // The quotes: the one after the fence, and the one before a fence as long at the end.
+    if bytes.get(open) != Some(&b'"') || bytes.len() < open + 2 + hashes {
+        return None;
+    }
+    let close = bytes.len() - 1 - hashes;
+    if bytes[close] != b'"' {
+        return None;
+    }
+    for &b in &bytes[close + 1..] {
+        if b != b'#' {
+            return None;
+        }
+    }
+    let body = &text[open + 1..close];
+    if !raw && has_byte(body, b'\\') {
+        return None;
+    }
+    Some(body)
+}
+
+/// `text` without the whitespace at either end (`str::trim`).
+fn trim(text: &str) -> &str {
+    let mut start = 0;
+    for c in text.chars() {
+        if !c.is_whitespace() {
+            break;
+        }
+        start += c.len_utf8();
+    }
+    let mut end = text.len();
+    for c in text[start..].chars().rev() {
+        if !c.is_whitespace() {
+            break;
+        }
+        end -= c.len_utf8();
+    }
+    &text[start..end]
 }
 
 /// `cdt`, `::cdt`, `crate::cdt`, `::my_wrapper::cdt` (as tokens, or as the text of a string
 /// literal, whose span the identifiers then take), or `None` for anything else.
 fn crate_path(value: &TokenStream) -> Option<CratePath> {
-    let tokens: Vec<TokenTree> = value.clone().into_iter().collect();
-    if let [TokenTree::Literal(lit)] = tokens.as_slice() {
-        let text = lit.to_string();
-        let inner = plain_string(&text)?.trim();
-        let (leading_colons, rest) = match inner.strip_prefix("::") {
-            Some(rest) => (true, rest),
-            None => (false, inner),
-        };
+    let tokens = value.trees();
+    if let [TokenTree::Literal(lit)] = tokens {
+        let inner = trim(plain_string(lit.as_str())?);
+        let leading_colons = inner.as_bytes().starts_with(b"::");
+        let mut rest = if leading_colons { &inner[2..] } else { inner };
         let mut segments = Vec::new();
-        for name in rest.split("::") {
-            let name = name.trim();
-            let mut chars = name.chars();
-            let valid = chars
-                .next()
-                .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-                && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-                && name != "_";
-            if !valid {
+        // Each name between `::`s.
+        loop {
+            let bytes = rest.as_bytes();
+            let mut end = 0;
+            while end < bytes.len() && !(bytes[end] == b':' && bytes.get(end + 1) == Some(&b':')) {
+                end += 1;
+            }
+            let name = trim(&rest[..end]);
+            if !is_identifier(name) {
                 return None;
             }
             segments.push(Ident::new(name, lit.span()));
+            if end == bytes.len() {
+                break;
+            }
+            rest = &rest[end + 2..];
         }
         return valid_path(CratePath {
             leading_colons,
@@ -480,7 +580,7 @@ fn crate_path(value: &TokenStream) -> Option<CratePath> {
         });
     }
     let mut i = 0;
-    let leading_colons = colons_at(&tokens, 0);
+    let leading_colons = colons_at(tokens, 0);
     if leading_colons {
         i = 2;
     }
@@ -494,7 +594,7 @@ fn crate_path(value: &TokenStream) -> Option<CratePath> {
         if i == tokens.len() {
             break;
         }
-        if !colons_at(&tokens, i) {
+        if !colons_at(tokens, i) {
             return None;
         }
         i += 2;
@@ -503,6 +603,24 @@ fn crate_path(value: &TokenStream) -> Option<CratePath> {
         leading_colons,
         segments,
     })
+}
+
+/// A plain (not raw) identifier of ASCII letters, digits and `_`, not `_` alone.
+pub fn is_identifier(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if text == "_"
+        || !bytes
+            .first()
+            .is_some_and(|&c| c == b'_' || c.is_ascii_alphabetic())
+    {
+        return false;
+    }
+    for &c in bytes {
+        if c != b'_' && !c.is_ascii_alphanumeric() {
+            return false;
+        }
+    }
+    true
 }
 
 /// `::` at `tokens[i..]`.
@@ -524,22 +642,30 @@ fn valid_path(path: CratePath) -> Option<CratePath> {
         "override", "priv", "try", "typeof", "unsized", "virtual", "yield", "_",
     ];
     let mut only_super_so_far = true;
-    for (i, segment) in path.segments.iter().enumerate() {
-        let name = segment.to_string();
+    let mut first = !path.leading_colons;
+    for segment in &path.segments {
+        let name = segment.as_str();
         if name.starts_with("r#") {
             only_super_so_far = false;
+            first = false;
             continue;
         }
-        let first = i == 0 && !path.leading_colons;
-        let ok = match name.as_str() {
+        let ok = match name {
             "crate" | "$crate" | "self" => first,
             "super" => only_super_so_far && !path.leading_colons,
-            n => !KEYWORDS.contains(&n),
+            n => {
+                let mut keyword = false;
+                for k in KEYWORDS {
+                    keyword |= *k == n;
+                }
+                !keyword
+            }
         };
         if !ok {
             return None;
         }
         only_super_so_far &= name == "super" || (first && name == "self");
+        first = false;
     }
     Some(path)
 }
@@ -550,13 +676,12 @@ fn backend_option(
     request: &mut Request,
     diag: &mut Diagnostics,
 ) {
-    let mut iter = value.clone().into_iter();
-    let word = match (iter.next(), iter.next()) {
-        (Some(TokenTree::Ident(i)), None) => Some(i.to_string()),
-        (Some(TokenTree::Literal(l)), None) => plain_string(&l.to_string()).map(str::to_string),
+    let word = match value.trees() {
+        [TokenTree::Ident(i)] => Some(i.as_str()),
+        [TokenTree::Literal(l)] => plain_string(l.as_str()),
         _ => None,
     };
-    let backend = match word.as_deref() {
+    let backend = match word {
         Some("runtime") => Some(BackendOption::Runtime),
         Some("driver") => Some(BackendOption::Driver),
         _ => None,
@@ -580,9 +705,18 @@ fn set_once(slot: &mut Option<Span>, ident: &Ident, diag: &mut Diagnostics) {
 }
 
 fn unknown_option(ident: &Ident, diag: &mut Diagnostics) {
-    let name = ident.to_string();
-    let hint = did_you_mean(&name, Opt::EVERY.map(Opt::name));
-    let hint = if hint.is_empty() { hint } else { hint + " " };
+    let name = ident.as_str();
+    let options = [
+        Opt::Driver.name(),
+        Opt::All.name(),
+        Opt::PerThread.name(),
+        Opt::Backend.name(),
+        Opt::Crate.name(),
+    ];
+    let mut hint = did_you_mean(name, &options);
+    if !hint.is_empty() {
+        hint.push(' ');
+    }
     diag.at(
         ident.span(),
         format!("unknown option `{name}`: {hint}{OPTIONS_HELP}"),
@@ -593,8 +727,7 @@ fn unknown_option(ident: &Ident, diag: &mut Diagnostics) {
 /// the generics or fields are reported and the table is still expanded, so the rest of the user's
 /// code type-checks; an item that is not a struct is returned as `Err` and re-emitted unchanged.
 pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, NotATable> {
-    let item = flatten(item.clone());
-    let tokens: Vec<TokenTree> = item.clone().into_iter().collect();
+    let tokens = flatten(item.trees());
     let mut i = 0;
     let mut attrs = Vec::new();
     while let (Some(pound), Some(TokenTree::Group(body))) = (tokens.get(i), tokens.get(i + 1)) {
@@ -605,32 +738,32 @@ pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, No
         i += 2;
     }
     let mut vis = TokenStream::new();
-    if matches!(&tokens.get(i), Some(TokenTree::Ident(id)) if id == "pub") {
-        vis.extend([tokens[i].clone()]);
+    if matches!(&tokens.get(i), Some(TokenTree::Ident(id)) if id.as_str() == "pub") {
+        vis.push(tokens[i].clone());
         i += 1;
         if let Some(TokenTree::Group(g)) = tokens.get(i) {
             if g.delimiter() == Delimiter::Parenthesis {
-                vis.extend([tokens[i].clone()]);
+                vis.push(tokens[i].clone());
                 i += 1;
             }
         }
     }
     match tokens.get(i) {
-        Some(TokenTree::Ident(kw)) if kw == "struct" => {}
-        Some(TokenTree::Ident(kw)) if kw == "enum" => {
+        Some(TokenTree::Ident(kw)) if kw.as_str() == "struct" => {}
+        Some(TokenTree::Ident(kw)) if kw.as_str() == "enum" => {
             return Err(NotATable::Other(kw.span(), "an enum"))
         }
-        Some(TokenTree::Ident(kw)) if kw == "union" => {
+        Some(TokenTree::Ident(kw)) if kw.as_str() == "union" => {
             return Err(NotATable::Other(kw.span(), "a union"))
         }
-        _ => return Err(not_a_struct(&item)),
+        _ => return Err(not_a_struct(&tokens)),
     }
     let Some(TokenTree::Ident(ident)) = tokens.get(i + 1) else {
-        return Err(not_a_struct(&item));
+        return Err(not_a_struct(&tokens));
     };
     i += 2;
     // Generics: `<` ... the matching `>` (a `>` of `->` does not close).
-    if tokens.get(i).is_some_and(|t| is_punct(t, '<')) {
+    if matches!(tokens.get(i), Some(t) if is_punct(t, '<')) {
         let start = i;
         let mut depth = 0usize;
         while let Some(t) = tokens.get(i) {
@@ -647,7 +780,7 @@ pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, No
                 break;
             }
         }
-        let generics: TokenStream = tokens[start..i].iter().cloned().collect();
+        let generics = TokenStream::from(tokens[start..i].to_vec());
         diag.spanned(
             &generics,
             "#[driver_table] tables take no generic parameters: remove them",
@@ -655,18 +788,15 @@ pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, No
     }
     match tokens.get(i) {
         Some(t) if is_punct(t, ';') => {}
-        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace && g.stream().is_empty() => {}
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace && g.tokens().is_empty() => {}
         // The field the attribute gives every table: another `#[driver_table]` expanded first.
         Some(TokenTree::Group(g))
-            if g.delimiter() == Delimiter::Brace
-                && g.stream().into_iter().any(
-                    |t| matches!(t, TokenTree::Ident(field) if field == crate::expand::FIELD),
-                ) =>
+            if g.delimiter() == Delimiter::Brace && has_table_field(g.tokens()) =>
         {
             return Err(NotATable::Table(ident.clone()));
         }
         Some(TokenTree::Group(g))
-            if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty() =>
+            if g.delimiter() == Delimiter::Parenthesis && g.tokens().is_empty() =>
         {
             diag.spanned(
                 &TokenTree::Group(g.clone()).into(),
@@ -693,44 +823,57 @@ pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, No
     })
 }
 
+/// Whether `fields` name the field the attribute gives every table.
+fn has_table_field(fields: &[TokenTree]) -> bool {
+    for t in fields {
+        if matches!(t, TokenTree::Ident(field) if field.as_str() == crate::expand::FIELD) {
+            return true;
+        }
+    }
+    false
+}
+
 /// One `#[...]`, classified by its path's last name (`derive`, `::core::prelude::v1::derive`,
 /// `repr`, `driver_table`, `cdt::driver_table`).
 fn attr(pound: &TokenTree, body: &Group) -> Attr {
-    let inner: Vec<TokenTree> = body.stream().into_iter().collect();
-    let written: TokenStream = [pound.clone(), TokenTree::Group(body.clone())]
-        .into_iter()
-        .collect();
-    let path_len = inner
-        .iter()
-        .take_while(|t| matches!(t, TokenTree::Ident(_)) || is_punct(t, ':'))
-        .count();
-    let last = inner[..path_len].iter().rev().find_map(|t| match t {
-        TokenTree::Ident(i) => Some(i.to_string()),
-        _ => None,
-    });
+    let inner = body.tokens();
+    let written = TokenStream::from(vec![pound.clone(), TokenTree::Group(body.clone())]);
+    // The path: identifiers and `:`s, up to the last identifier.
+    let mut path_len = 0;
+    let mut last = None;
+    while let Some(t) = inner.get(path_len) {
+        match t {
+            TokenTree::Ident(i) => last = Some(i.as_str()),
+            t if is_punct(t, ':') => {}
+            _ => break,
+        }
+        path_len += 1;
+    }
     let list = match &inner[path_len..] {
         [TokenTree::Group(list)] if list.delimiter() == Delimiter::Parenthesis => Some(list),
         _ => None,
     };
-    match (last.as_deref(), list) {
-        (Some("derive"), Some(list)) => Attr::Derive {
-            pound: pound.clone(),
-            path: inner[..path_len].iter().cloned().collect(),
-            paths: split_commas(list.stream())
-                .into_iter()
-                .map(|p| p.tokens.into_iter().collect())
-                .collect(),
-        },
-        (Some("repr"), Some(list)) => Attr::Repr {
-            written,
-            hints: split_commas(list.stream())
-                .into_iter()
-                .filter_map(|p| match p.tokens.first() {
-                    Some(TokenTree::Ident(i)) => Some(i.clone()),
-                    _ => None,
-                })
-                .collect(),
-        },
+    match (last, list) {
+        (Some("derive"), Some(list)) => {
+            let mut paths = Vec::new();
+            for part in &split_commas(list.tokens()) {
+                paths.push(TokenStream::from(part.tokens.clone()));
+            }
+            Attr::Derive {
+                pound: pound.clone(),
+                path: TokenStream::from(inner[..path_len].to_vec()),
+                paths,
+            }
+        }
+        (Some("repr"), Some(list)) => {
+            let mut hints = Vec::new();
+            for part in &split_commas(list.tokens()) {
+                if let Some(TokenTree::Ident(i)) = part.tokens.first() {
+                    hints.push(i.clone());
+                }
+            }
+            Attr::Repr { written, hints }
+        }
         (Some("driver_table"), _) => Attr::DriverTable(written),
         _ => Attr::Other(written),
     }
@@ -738,22 +881,24 @@ fn attr(pound: &TokenTree, body: &Group) -> Attr {
 
 /// For an item that is not a struct, enum or union: the span of its keyword and what it is.
 /// A token scan (attributes, visibility and qualifiers skipped).
-fn not_a_struct(item: &TokenStream) -> NotATable {
-    let mut tokens = item.clone().into_iter().peekable();
-    while let Some(token) = tokens.next() {
-        match &token {
+fn not_a_struct(item: &[TokenTree]) -> NotATable {
+    let mut i = 0;
+    while let Some(token) = item.get(i) {
+        i += 1;
+        let next = item.get(i);
+        match token {
             // `#[...]`, `pub(crate)`, `extern "C"`: skip the group or literal that follows.
             TokenTree::Punct(p) if p.as_char() == '#' => {
-                tokens.next();
+                i += 1;
             }
             TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {}
             TokenTree::Literal(_) => {}
             TokenTree::Ident(ident) => {
-                let what = match ident.to_string().as_str() {
+                let what = match ident.as_str() {
                     // `const X: u32 = 1;` is a constant; `const fn`, `const unsafe fn` are not.
                     "const"
-                        if !matches!(tokens.peek(), Some(TokenTree::Ident(next))
-                            if ["fn", "unsafe", "async", "extern"].iter().any(|k| next == k)) =>
+                        if !matches!(next, Some(TokenTree::Ident(next))
+                            if matches!(next.as_str(), "fn" | "unsafe" | "async" | "extern")) =>
                     {
                         "a constant"
                     }
@@ -769,7 +914,7 @@ fn not_a_struct(item: &TokenStream) -> NotATable {
                     "use" => "a `use` declaration",
                     "crate" => "an `extern crate`",
                     "macro_rules" => "a macro",
-                    _ if matches!(tokens.peek(), Some(t) if is_punct(t, '!')) => {
+                    _ if matches!(next, Some(t) if is_punct(t, '!')) => {
                         "a macro call (put the attribute on the struct the macro writes, inside the macro)"
                     }
                     _ => break,

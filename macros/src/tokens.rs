@@ -143,6 +143,7 @@ impl Group {
     }
 
     /// The tokens inside, as a copy (as `proc_macro` gives them).
+    #[cfg(test)]
     pub fn stream(&self) -> TokenStream {
         self.stream.clone()
     }
@@ -213,6 +214,11 @@ impl TokenStream {
     pub fn push(&mut self, tree: TokenTree) {
         self.0.push(tree);
     }
+
+    /// Appends copies of `other`'s tokens.
+    pub fn append(&mut self, other: &TokenStream) {
+        self.0.extend_from_slice(&other.0);
+    }
 }
 
 impl Extend<TokenTree> for TokenStream {
@@ -276,10 +282,17 @@ impl Display for TokenStream {
 }
 
 fn write_plain(out: &mut String, trees: &[TokenTree]) {
-    for (i, tree) in trees.iter().enumerate() {
-        if i > 0 && !matches!(&trees[i - 1], TokenTree::Punct(p) if p.spacing == Spacing::Joint) {
+    let mut previous: Option<&TokenTree> = None;
+    for tree in trees {
+        let space = match previous {
+            None => false,
+            Some(TokenTree::Punct(p)) => p.spacing != Spacing::Joint,
+            Some(_) => true,
+        };
+        if space {
             out.push(' ');
         }
+        previous = Some(tree);
         match tree {
             TokenTree::Group(g) => {
                 let (open, close) = match g.delimiter {
@@ -347,7 +360,18 @@ impl Output {
 
     /// The index of a placeholder identifier's tokens.
     pub fn splice_index(ident: &str) -> Option<usize> {
-        ident.strip_prefix(SPLICE)?.parse().ok()
+        let digits = ident.strip_prefix(SPLICE)?;
+        if digits.is_empty() {
+            return None;
+        }
+        let mut n: usize = 0;
+        for &b in digits.as_bytes() {
+            if !b.is_ascii_digit() {
+                return None;
+            }
+            n = n.checked_mul(10)?.checked_add(usize::from(b - b'0'))?;
+        }
+        Some(n)
     }
 }
 

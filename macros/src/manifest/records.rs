@@ -60,9 +60,6 @@ pub const FORMAT: u32 = 3;
 /// The prefix of an out-value's name in a `P` line.
 const OUT: &str = "out:";
 
-/// The separator of fields.
-const TAB: char = '\t';
-
 /// `None` in the export, twin and doc fields.
 const NONE: &str = "-";
 
@@ -73,7 +70,7 @@ const DIGITS: std::ops::RangeInclusive<u8> = b'!'..=b'~';
 const BASE: usize = 94;
 
 /// A release's records, checked and indexed by function.
-#[derive(Debug)]
+#[cfg_attr(test, derive(Debug))]
 pub struct Index<'a> {
     pub release: u32,
     pub release_name: &'a str,
@@ -83,7 +80,8 @@ pub struct Index<'a> {
 }
 
 /// The doc texts of `docs.txt`, checked, each decoded when asked for.
-#[derive(Debug, Default)]
+#[derive(Default)]
+#[cfg_attr(test, derive(Debug))]
 struct Docs<'a> {
     /// Every word, by number.
     words: Vec<&'a str>,
@@ -99,14 +97,15 @@ struct Docs<'a> {
 
 /// How the numbers of one section are written: `one` first digits stand alone, `two` start a
 /// code of two digits, the rest one of three.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Default)]
+#[cfg_attr(test, derive(Debug))]
 struct Code {
     one: usize,
     two: usize,
 }
 
 /// One function's place in the records: its `F` line, read, and its other lines, not yet.
-#[derive(Debug)]
+#[cfg_attr(test, derive(Debug))]
 pub struct Entry<'a> {
     pub name: &'a str,
     pub default: u32,
@@ -117,7 +116,8 @@ pub struct Entry<'a> {
 }
 
 /// One ABI, as read from its `A` and `P` lines.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Default)]
+#[cfg_attr(test, derive(Clone, Debug, PartialEq, Eq))]
 pub struct AbiRecord<'a> {
     pub version: u32,
     pub export: Option<&'a str>,
@@ -133,7 +133,7 @@ pub struct AbiRecord<'a> {
 }
 
 /// The `_ptds`/`_ptsz` twin of an ABI.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(Clone, Debug, PartialEq, Eq))]
 pub struct PerThreadRecord<'a> {
     pub version: u32,
     /// `ptds` or `ptsz`.
@@ -151,15 +151,91 @@ pub fn per_thread_typedef(function: &str, twin: &PerThreadRecord<'_>) -> String 
     format!("PFN_{function}_v{}_{}", twin.version, twin.suffix)
 }
 
+/// The pieces of a text between separators (a byte: `\n`, a tab, `,`), as `str::split` gives
+/// them, or, as a `terminator`, without the empty piece after a last separator
+/// (`str::split_terminator`). The reader splits with this one type and plain loops rather than
+/// the standard library's splitting and iterator adapters: each of those is generic code that
+/// every clean build of a user's program compiles again, as part of the macro crate.
+struct Pieces<'a> {
+    text: &'a str,
+    /// Where the next piece starts; `None` after the last.
+    at: Option<usize>,
+    sep: u8,
+    terminator: bool,
+}
+
+impl<'a> Pieces<'a> {
+    /// The pieces of `text` between `sep`s (`str::split`).
+    fn split(text: &'a str, sep: u8) -> Self {
+        Pieces {
+            text,
+            at: Some(0),
+            sep,
+            terminator: false,
+        }
+    }
+
+    /// The lines of `text`, each ended by a line end but perhaps the last
+    /// (`str::split_terminator('\n')`).
+    fn lines(text: &'a str) -> Self {
+        Pieces {
+            text,
+            at: if text.is_empty() { None } else { Some(0) },
+            sep: b'\n',
+            terminator: true,
+        }
+    }
+
+    /// Where the next piece starts (the text's length after the last).
+    fn start(&self) -> usize {
+        self.at.unwrap_or(self.text.len())
+    }
+
+    fn next(&mut self) -> Option<&'a str> {
+        let start = self.at?;
+        let bytes = self.text.as_bytes();
+        let mut end = start;
+        while end < bytes.len() && bytes[end] != self.sep {
+            end += 1;
+        }
+        let last = end == bytes.len() || (self.terminator && end + 1 == bytes.len());
+        self.at = if last { None } else { Some(end + 1) };
+        Some(&self.text[start..end])
+    }
+}
+
+/// `text` split at the first `sep` (a byte), or `None` without one (`str::split_once`).
+fn split_once(text: &str, sep: u8) -> Option<(&str, &str)> {
+    let mut i = 0;
+    while i < text.len() {
+        if text.as_bytes()[i] == sep {
+            return Some((&text[..i], &text[i + 1..]));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether `text` has a carriage return.
+fn has_cr(text: &str) -> bool {
+    let mut i = 0;
+    while i < text.len() {
+        if text.as_bytes()[i] == b'\r' {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The text after a file's header, and the line number it starts at (1-based). The header is
 /// every line up to the first empty one; each must start with `#`.
 pub fn body(text: &str) -> Result<(&str, usize), String> {
-    let mut offset = 0;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        offset += line.len();
-        let line = line.trim_end_matches('\n');
+    let mut lines = Pieces::lines(text);
+    let mut i = 0;
+    while let Some(line) = lines.next() {
         if line.is_empty() {
-            return Ok((&text[offset..], i + 2));
+            return Ok((&text[lines.start()..], i + 2));
         }
         if !line.starts_with('#') {
             return Err(format!(
@@ -167,38 +243,41 @@ pub fn body(text: &str) -> Result<(&str, usize), String> {
                 i + 1
             ));
         }
+        i += 1;
     }
     Err("no empty line ends the header".to_string())
+}
+
+/// `"line <n>: <e>"`, the form of every error about a line.
+fn at_line(n: usize, e: String) -> String {
+    format!("line {n}: {e}")
 }
 
 impl<'a> Index<'a> {
     /// Reads and checks every line of `records` (a `manifest_<release>.txt`), with `docs` (the
     /// whole `docs.txt`) for the doc ranges: after this, [`Index::abis`] cannot fail.
     pub fn read(records: &'a str, docs: &'a str) -> Result<Self, String> {
-        if records.contains('\r') || docs.contains('\r') {
+        if has_cr(records) || has_cr(docs) {
             return Err(
                 "the files have Windows line ends (CR LF): they must be read as written \
                  (git: `.gitattributes` marks them `-text`)"
                     .to_string(),
             );
         }
-        let docs = {
-            let (text, first) = body(docs).map_err(|e| format!("docs.txt: {e}"))?;
-            Docs::read(text, first).map_err(|e| format!("docs.txt {e}"))?
+        let docs = match body(docs) {
+            Ok((text, first)) => match Docs::read(text, first) {
+                Ok(docs) => docs,
+                Err(e) => return Err(format!("docs.txt {e}")),
+            },
+            Err(e) => return Err(format!("docs.txt: {e}")),
         };
         let (text, first) = body(records)?;
-        // (line number, offset in `text` where the line starts, the line).
-        let mut lines = text
-            .split_inclusive('\n')
-            .scan(0, |offset, line| {
-                let start = *offset;
-                *offset += line.len();
-                Some((start, line.trim_end_matches('\n')))
-            })
-            .enumerate()
-            .map(|(i, (start, line))| (i + first, start, line));
+        let mut lines = Pieces::lines(text);
         let (release, release_name) = match lines.next() {
-            Some((n, _, line)) => read_release(line).map_err(|e| format!("line {n}: {e}"))?,
+            Some(line) => match read_release(line) {
+                Ok(release) => release,
+                Err(e) => return Err(at_line(first, e)),
+            },
             None => return Err("no `R` line".to_string()),
         };
         let mut index = Index {
@@ -209,8 +288,12 @@ impl<'a> Index<'a> {
         };
         // The function being read, and where its `A` and `P` lines start.
         let mut open: Option<(Entry<'a>, usize)> = None;
-        for (n, start, line) in lines {
-            let mut fields = line.split(TAB);
+        let mut n = first;
+        loop {
+            let start = lines.start();
+            let Some(line) = lines.next() else { break };
+            n += 1;
+            let mut fields = Pieces::split(line, b'\t');
             match fields.next() {
                 Some("F") => {
                     if let Some((entry, from)) = open.take() {
@@ -221,12 +304,17 @@ impl<'a> Index<'a> {
                     else {
                         return Err(format!("line {n}: an `F` line is `F <function> <default>`"));
                     };
-                    if index.entries.last().is_some_and(|e| e.name >= name) {
-                        return Err(format!(
-                            "line {n}: `{name}` is not in order (functions are sorted by name, each once)"
-                        ));
+                    if let Some(last) = index.entries.last() {
+                        if last.name >= name {
+                            return Err(format!(
+                                "line {n}: `{name}` is not in order (functions are sorted by name, each once)"
+                            ));
+                        }
                     }
-                    let default = number(default).map_err(|e| format!("line {n}: {e}"))?;
+                    let default = match number(default) {
+                        Ok(default) => default,
+                        Err(e) => return Err(at_line(n, e)),
+                    };
                     let entry = Entry {
                         name,
                         default,
@@ -252,7 +340,7 @@ impl<'a> Index<'a> {
     /// Checks an entry's lines, then keeps it.
     fn close(&mut self, mut entry: Entry<'a>, lines: &'a str) -> Result<(), String> {
         entry.lines = lines;
-        let abis: Vec<AbiRecord<'a>> = self.records(&entry)?.into_iter().map(|(a, _)| a).collect();
+        let abis = self.records(&entry)?;
         if abis.is_empty() {
             return Err(format!(
                 "line {}: `{}` has no `A` line",
@@ -260,7 +348,11 @@ impl<'a> Index<'a> {
                 entry.name
             ));
         }
-        if !abis.iter().any(|a| a.version == entry.default) {
+        let mut has_default = false;
+        for (abi, _) in &abis {
+            has_default |= abi.version == entry.default;
+        }
+        if !has_default {
             return Err(format!(
                 "line {}: the default ABI {} of `{}` is not one of its `A` lines",
                 entry.line - 1,
@@ -284,62 +376,95 @@ impl<'a> Index<'a> {
 
     /// Where in [`Index::entries`] the function named `name` is, if the release has it.
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.entries.binary_search_by(|e| e.name.cmp(name)).ok()
+        // A binary search over the sorted names.
+        let (mut low, mut high) = (0, self.entries.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            let here = self.entries[mid].name;
+            if here == name {
+                return Some(mid);
+            }
+            if here < name {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        None
     }
 
     /// Every ABI of an entry, oldest first, with its doc text (decoded now).
     pub fn abis(&self, entry: &Entry<'a>) -> Result<Vec<AbiRecord<'a>>, String> {
-        self.records(entry)?
-            .into_iter()
-            .map(|(abi, doc)| match doc {
-                Some(doc) => Ok(AbiRecord {
-                    doc: self.docs.text(doc)?,
-                    ..abi
-                }),
-                None => Ok(abi),
-            })
-            .collect()
+        let mut records = self.records(entry)?;
+        let mut out = Vec::with_capacity(records.len());
+        for (abi, doc) in &mut records {
+            let mut abi = std::mem::take(abi);
+            if let Some(doc) = *doc {
+                abi.doc = self.docs.text(doc)?;
+            }
+            out.push(abi);
+        }
+        Ok(out)
     }
 
     /// Every ABI of an entry, oldest first, without its doc text: the number of that, if any.
     fn records(&self, entry: &Entry<'a>) -> Result<Vec<(AbiRecord<'a>, Option<usize>)>, String> {
         let mut out: Vec<(AbiRecord<'a>, Option<usize>)> = Vec::new();
-        let mut lines = entry.lines.lines().enumerate();
-        while let Some((i, line)) = lines.next() {
-            let n = entry.line + i;
-            let abi = self.read_abi(line).map_err(|e| format!("line {n}: {e}"))?;
-            let (params, outs) = match lines.next() {
-                Some((_, p)) => read_params(p).map_err(|e| format!("line {}: {e}", n + 1))?,
-                None => return Err(format!("line {}: an `A` line needs its `P` line", n)),
+        let mut lines = Pieces::lines(entry.lines);
+        let mut n = entry.line;
+        while let Some(line) = lines.next() {
+            let (mut abi, doc) = match self.read_abi(line) {
+                Ok(abi) => abi,
+                Err(e) => return Err(at_line(n, e)),
             };
-            let (abi, doc) = abi;
-            if out.last().is_some_and(|(a, _)| a.version >= abi.version) {
-                return Err(format!(
-                    "line {n}: ABI {} of `{}` is not in order (oldest first, each once)",
-                    abi.version, entry.name
-                ));
-            }
-            out.push((
-                AbiRecord {
-                    params,
-                    outs,
-                    ..abi
+            match lines.next() {
+                Some(p) => match read_params(p, &mut abi) {
+                    Ok(()) => {}
+                    Err(e) => return Err(at_line(n + 1, e)),
                 },
-                doc,
-            ));
+                None => return Err(format!("line {}: an `A` line needs its `P` line", n)),
+            }
+            if let Some((last, _)) = out.last() {
+                if last.version >= abi.version {
+                    return Err(format!(
+                        "line {n}: ABI {} of `{}` is not in order (oldest first, each once)",
+                        abi.version, entry.name
+                    ));
+                }
+            }
+            out.push((abi, doc));
+            n += 2;
         }
         Ok(out)
     }
 
     /// An `A` line, without its parameters and doc text: the number of that, if any.
     fn read_abi(&self, line: &'a str) -> Result<(AbiRecord<'a>, Option<usize>), String> {
-        let fields: Vec<&str> = line.splitn(7, TAB).collect();
-        let &["A", version, export, twin, doc, ret, c_prototype] = fields.as_slice() else {
+        // `A` and six fields, the last (the C prototype) the rest of the line.
+        let mut fields = [""; 7];
+        let mut rest = line;
+        let mut count = 0;
+        while count < 6 {
+            let Some((field, after)) = split_once(rest, b'\t') else {
+                break;
+            };
+            fields[count] = field;
+            rest = after;
+            count += 1;
+        }
+        fields[count] = rest;
+        let ["A", version, export, twin, doc, ret, c_prototype] = fields else {
             return Err(
                 "an `A` line is `A <version> <export> <twin> <doc> <return type> <C prototype>`"
                     .to_string(),
             );
         };
+        if count < 6 {
+            return Err(
+                "an `A` line is `A <version> <export> <twin> <doc> <return type> <C prototype>`"
+                    .to_string(),
+            );
+        }
         if ret.is_empty() || c_prototype.is_empty() {
             return Err("an `A` line needs a return type and a C prototype".to_string());
         }
@@ -365,15 +490,13 @@ impl<'a> Index<'a> {
 
     /// The number of a doc text, checked to be one of `docs.txt`.
     fn doc(&self, doc: &str) -> Result<usize, String> {
-        doc.parse()
-            .ok()
-            .filter(|&n| n < self.docs.texts.len())
-            .ok_or_else(|| {
-                format!(
-                    "the doc `{doc}` is not the number of a text of docs.txt (it has {})",
-                    self.docs.texts.len()
-                )
-            })
+        match parse_usize(doc) {
+            Some(n) if n < self.docs.texts.len() => Ok(n),
+            _ => Err(format!(
+                "the doc `{doc}` is not the number of a text of docs.txt (it has {})",
+                self.docs.texts.len()
+            )),
+        }
     }
 }
 
@@ -381,133 +504,142 @@ impl<'a> Docs<'a> {
     /// Reads and checks the text after the header of `docs.txt`, which starts at line `first`.
     /// Errors start with `line <n>: ` (in the whole file).
     fn read(text: &'a str, first: usize) -> Result<Self, String> {
-        let mut lines = text
-            .split_terminator('\n')
-            .enumerate()
-            .map(|(i, line)| (i + first, line));
-        let (words, word_code) = section(&mut lines, "W")?;
-        let (coded_lines, line_code) = section(&mut lines, "L")?;
-        let (texts, _) = section(&mut lines, "D")?;
-        if let Some((n, _)) = lines.next() {
+        let mut lines = Sections {
+            lines: Pieces::lines(text),
+            n: first,
+        };
+        let (words, _, word_code) = lines.section("W")?;
+        let (coded_lines, lines_at, line_code) = lines.section("L")?;
+        let (texts, texts_at, _) = lines.section("D")?;
+        if lines.lines.next().is_some() {
             return Err(format!(
-                "line {n}: the file goes on after its last doc text (the `D` line counts them)"
+                "line {}: the file goes on after its last doc text (the `D` line counts them)",
+                lines.n
             ));
         }
-        let docs = Docs {
-            words: words.iter().map(|(_, word)| *word).collect(),
-            word_code,
-            lines: coded_lines.iter().map(|(_, line)| *line).collect(),
-            line_code,
-            texts: texts.iter().map(|(_, text)| *text).collect(),
-        };
-        for (n, line) in &coded_lines {
-            for word in word_code.numbers(line) {
-                match word {
-                    Ok(word) if word < docs.words.len() => {}
-                    other => {
-                        return Err(format!(
-                            "line {n}: {}",
-                            problem(other, docs.words.len(), "words")
-                        ))
-                    }
-                }
+        for (i, line) in coded_lines.iter().enumerate() {
+            if let Some(problem) = word_code.check(line, words.len(), "words") {
+                return Err(at_line(lines_at + i, problem));
             }
         }
-        for (n, text) in &texts {
+        for (i, text) in texts.iter().enumerate() {
             if text.is_empty() {
-                return Err(format!("line {n}: a doc text has at least one line"));
+                return Err(format!(
+                    "line {}: a doc text has at least one line",
+                    texts_at + i
+                ));
             }
-            for line in line_code.numbers(text) {
-                match line {
-                    Ok(line) if line < docs.lines.len() => {}
-                    other => {
-                        return Err(format!(
-                            "line {n}: {}",
-                            problem(other, docs.lines.len(), "lines")
-                        ))
-                    }
-                }
+            if let Some(problem) = line_code.check(text, coded_lines.len(), "lines") {
+                return Err(at_line(texts_at + i, problem));
             }
         }
-        Ok(docs)
+        Ok(Docs {
+            words,
+            word_code,
+            lines: coded_lines,
+            line_code,
+            texts,
+        })
     }
 
     /// The doc text numbered `doc`, decoded.
     fn text(&self, doc: usize) -> Result<String, String> {
         let missing = |what: &str, n: usize| format!("docs.txt has no {what} {n}");
-        let codes = self
-            .texts
-            .get(doc)
-            .ok_or_else(|| missing("doc text", doc))?;
+        let Some(codes) = self.texts.get(doc) else {
+            return Err(missing("doc text", doc));
+        };
         let mut out = String::new();
-        for (i, line) in self.line_code.numbers(codes).enumerate() {
-            if i > 0 {
+        let mut lines = self.line_code.numbers(codes);
+        let mut first = true;
+        while let Some(line) = lines.next() {
+            if !first {
                 out.push('\n');
             }
+            first = false;
             let line = line.map_err(Bad::message)?;
-            let words = self.lines.get(line).ok_or_else(|| missing("line", line))?;
-            for word in self.word_code.numbers(words) {
+            let Some(words) = self.lines.get(line) else {
+                return Err(missing("line", line));
+            };
+            let mut words = self.word_code.numbers(words);
+            while let Some(word) = words.next() {
                 let word = word.map_err(Bad::message)?;
-                out.push_str(self.words.get(word).ok_or_else(|| missing("word", word))?);
+                let Some(word) = self.words.get(word) else {
+                    return Err(missing("word", word));
+                };
+                out.push_str(word);
             }
         }
         Ok(out)
     }
 }
 
-/// A section of `docs.txt`: its line `<tag> <count>` (`<one> <two>` after that for `W` and `L`),
-/// and its items, with their line numbers.
-type Section<'a> = (Vec<(usize, &'a str)>, Code);
-
-fn section<'a>(
-    lines: &mut impl Iterator<Item = (usize, &'a str)>,
-    tag: &str,
-) -> Result<Section<'a>, String> {
-    let coded = tag != "D";
-    let usage = if coded {
-        format!("`{tag} <count> <one> <two>`")
-    } else {
-        format!("`{tag} <count>`")
-    };
-    let Some((n, line)) = lines.next() else {
-        return Err(format!("ends before its {usage} line"));
-    };
-    let fields: Vec<&str> = line.split(TAB).collect();
-    let counts: Option<Vec<usize>> = match fields.split_first() {
-        Some((first, rest)) if *first == tag && rest.len() == if coded { 3 } else { 1 } => {
-            rest.iter().map(|f| f.parse().ok()).collect()
-        }
-        _ => None,
-    };
-    let (count, code) = match counts.as_deref() {
-        Some(&[count, one, two]) => (
-            count,
-            Code::new(one, two).map_err(|e| format!("line {n}: {e}"))?,
-        ),
-        Some(&[count]) => (count, Code::default()),
-        _ => return Err(format!("line {n}: expected the line {usage} (numbers)")),
-    };
-    let items: Vec<(usize, &'a str)> = lines.take(count).collect();
-    if items.len() < count {
-        return Err(format!(
-            "line {n}: the `{tag}` line counts {count} items, the file ends after {}",
-            items.len()
-        ));
-    }
-    Ok((items, code))
+/// The lines of `docs.txt` after its header, read section by section, with the number of the
+/// next line (in the whole file).
+struct Sections<'a> {
+    lines: Pieces<'a>,
+    n: usize,
 }
 
-/// What is wrong with a number read from a code that should name one of `count` items.
-fn problem(number: Result<usize, Bad>, count: usize, what: &str) -> String {
-    match number {
-        Ok(number) => format!("a code names {what} {number}; there are {count}"),
-        Err(bad) => bad.message(),
+impl<'a> Sections<'a> {
+    /// A section of `docs.txt`: its line `<tag> <count>` (`<one> <two>` after that for `W` and
+    /// `L`), its items, and the line number of the first item.
+    fn section(&mut self, tag: &str) -> Result<(Vec<&'a str>, usize, Code), String> {
+        let coded = tag != "D";
+        let usage = if coded {
+            format!("`{tag} <count> <one> <two>`")
+        } else {
+            format!("`{tag} <count>`")
+        };
+        let Some(line) = self.lines.next() else {
+            return Err(format!("ends before its {usage} line"));
+        };
+        let n = self.n;
+        self.n += 1;
+        // The tag, then one count (`D`) or three (`W`, `L`), each a number.
+        let mut fields = Pieces::split(line, b'\t');
+        let mut counts = [0; 3];
+        let mut read = 0;
+        let mut numbers = fields.next() == Some(tag);
+        while let Some(field) = fields.next() {
+            match parse_usize(field) {
+                Some(value) if read < 3 => counts[read] = value,
+                Some(_) => {}
+                None => numbers = false,
+            }
+            read += 1;
+        }
+        if !numbers || read != if coded { 3 } else { 1 } {
+            return Err(format!("line {n}: expected the line {usage} (numbers)"));
+        }
+        let count = counts[0];
+        let code = if coded {
+            match Code::new(counts[1], counts[2]) {
+                Ok(code) => code,
+                Err(e) => return Err(at_line(n, e)),
+            }
+        } else {
+            Code::default()
+        };
+        let mut items = Vec::new();
+        while items.len() < count {
+            let Some(item) = self.lines.next() else { break };
+            items.push(item);
+        }
+        self.n += items.len();
+        if items.len() < count {
+            return Err(format!(
+                "line {n}: the `{tag}` line counts {count} items, the file ends after {}",
+                items.len()
+            ));
+        }
+        Ok((items, n + 1, code))
     }
 }
 
 /// Why a run of codes cannot be read. Small, so that reading stays fast in the macro crate,
 /// which is built without optimizations.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
+#[cfg_attr(test, derive(Debug))]
 enum Bad {
     /// A byte that is not a digit.
     Digit(u8),
@@ -545,6 +677,21 @@ impl Code {
             digits: codes.as_bytes(),
         }
     }
+
+    /// What is wrong with `codes` as the numbers of `count` items (`what`), if anything.
+    fn check(self, codes: &str, count: usize, what: &str) -> Option<String> {
+        let mut numbers = self.numbers(codes);
+        while let Some(number) = numbers.next() {
+            match number {
+                Ok(number) if number < count => {}
+                Ok(number) => {
+                    return Some(format!("a code names {what} {number}; there are {count}"))
+                }
+                Err(bad) => return Some(bad.message()),
+            }
+        }
+        None
+    }
 }
 
 /// The numbers of a run of codes, each an error if its digits are not.
@@ -553,10 +700,8 @@ struct Numbers<'t> {
     digits: &'t [u8],
 }
 
-impl Iterator for Numbers<'_> {
-    type Item = Result<usize, Bad>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl Numbers<'_> {
+    fn next(&mut self) -> Option<Result<usize, Bad>> {
         let (&first, rest) = self.digits.split_first()?;
         let first = usize::from(first.wrapping_sub(*DIGITS.start()));
         if first < self.code.one {
@@ -567,9 +712,7 @@ impl Iterator for Numbers<'_> {
             Some(self.longer())
         }
     }
-}
 
-impl Numbers<'_> {
     /// The number whose code starts the digits left, when that is not a one-digit code.
     fn longer(&mut self) -> Result<usize, Bad> {
         let Code { one, two } = self.code;
@@ -602,7 +745,8 @@ fn digit(byte: u8) -> Result<usize, Bad> {
 
 /// `availability.txt`, read: every release with its name, oldest first, and each function with
 /// the releases whose headers declare it, sorted by function.
-#[derive(Debug, Default)]
+#[derive(Default)]
+#[cfg_attr(test, derive(Debug))]
 pub struct Availability<'a> {
     pub releases: Vec<(u32, &'a str)>,
     pub functions: Vec<(&'a str, Vec<u32>)>,
@@ -611,26 +755,30 @@ pub struct Availability<'a> {
 impl<'a> Availability<'a> {
     /// Reads and checks every line of `availability.txt`.
     pub fn read(text: &'a str) -> Result<Self, String> {
-        if text.contains('\r') {
+        if has_cr(text) {
             return Err("the file has Windows line ends (CR LF)".to_string());
         }
         let (text, first) = body(text)?;
         let mut out = Availability::default();
-        for (i, line) in text.split_terminator('\n').enumerate() {
-            let n = i + first;
-            let fields: Vec<&str> = line.split(TAB).collect();
-            match fields[..] {
-                ["R", release, name] if out.functions.is_empty() => {
-                    let release = number(release).map_err(|e| format!("line {n}: {e}"))?;
+        let mut lines = Pieces::lines(text);
+        let mut n = first;
+        while let Some(line) = lines.next() {
+            let mut fields = Pieces::split(line, b'\t');
+            let fields = (fields.next(), fields.next(), fields.next(), fields.next());
+            match fields {
+                (Some("R"), Some(release), Some(name), None) if out.functions.is_empty() => {
+                    let release = number(release).map_err(|e| at_line(n, e))?;
                     out.releases.push((release, name));
                 }
-                ["F", name, runs] => {
-                    if out.functions.last().is_some_and(|(f, _)| *f >= name) {
-                        return Err(format!(
-                            "line {n}: `{name}` is not in order (functions are sorted by name, each once)"
-                        ));
+                (Some("F"), Some(name), Some(runs), None) => {
+                    if let Some((last, _)) = out.functions.last() {
+                        if *last >= name {
+                            return Err(format!(
+                                "line {n}: `{name}` is not in order (functions are sorted by name, each once)"
+                            ));
+                        }
                     }
-                    let releases = out.runs(runs).map_err(|e| format!("line {n}: {e}"))?;
+                    let releases = out.runs(runs).map_err(|e| at_line(n, e))?;
                     out.functions.push((name, releases));
                 }
                 _ => {
@@ -639,28 +787,34 @@ impl<'a> Availability<'a> {
                     ))
                 }
             }
+            n += 1;
         }
         Ok(out)
     }
 
+    /// The position of `release` among the `R` lines' releases.
+    fn index(&self, release: &str) -> Result<usize, String> {
+        let version = number(release)?;
+        for (i, (v, _)) in self.releases.iter().enumerate() {
+            if *v == version {
+                return Ok(i);
+            }
+        }
+        Err(format!("{release} is not a release of the `R` lines"))
+    }
+
     /// `11070-12090,13000`: the releases of each run, in the order of the `R` lines.
     fn runs(&self, runs: &str) -> Result<Vec<u32>, String> {
-        let index = |release: &str| {
-            let version = number(release)?;
-            self.releases
-                .iter()
-                .position(|(v, _)| *v == version)
-                .ok_or_else(|| format!("{release} is not a release of the `R` lines"))
-        };
         let mut out = Vec::new();
-        for run in runs.split(',') {
-            let (first, last) = run.split_once('-').unwrap_or((run, run));
-            let (first, last) = (index(first)?, index(last)?);
-            match self.releases.get(first..=last) {
-                Some(releases) if !releases.is_empty() => {
-                    out.extend(releases.iter().map(|(v, _)| *v));
-                }
-                _ => return Err(format!("the run `{run}` goes backwards")),
+        let mut pieces = Pieces::split(runs, b',');
+        while let Some(run) = pieces.next() {
+            let (first, last) = split_once(run, b'-').unwrap_or((run, run));
+            let (first, last) = (self.index(first)?, self.index(last)?);
+            if first > last {
+                return Err(format!("the run `{run}` goes backwards"));
+            }
+            for (v, _) in &self.releases[first..=last] {
+                out.push(*v);
             }
         }
         Ok(out)
@@ -669,8 +823,15 @@ impl<'a> Availability<'a> {
 
 /// `R <format> <release> <name>`.
 fn read_release(line: &str) -> Result<(u32, &str), String> {
-    let fields: Vec<&str> = line.split(TAB).collect();
-    let &["R", format, release, name] = fields.as_slice() else {
+    let mut fields = Pieces::split(line, b'\t');
+    let fields = (
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+    );
+    let (Some("R"), Some(format), Some(release), Some(name), None) = fields else {
         return Err("the first line is `R <format> <release> <release name>`".to_string());
     };
     if number(format)? != FORMAT {
@@ -684,8 +845,12 @@ fn read_release(line: &str) -> Result<(u32, &str), String> {
 /// `7000_ptsz,cuLaunchKernel_ptsz` (or `7000_ptsz,-`).
 fn read_twin(twin: &str) -> Result<PerThreadRecord<'_>, String> {
     let bad = || format!("a per-thread twin is `<version>_<ptds|ptsz>,<export>`, not `{twin}`");
-    let (typedef, export) = twin.split_once(',').ok_or_else(bad)?;
-    let (version, suffix) = typedef.split_once('_').ok_or_else(bad)?;
+    let Some((typedef, export)) = split_once(twin, b',') else {
+        return Err(bad());
+    };
+    let Some((version, suffix)) = split_once(typedef, b'_') else {
+        return Err(bad());
+    };
     if suffix != "ptds" && suffix != "ptsz" {
         return Err(bad());
     }
@@ -697,37 +862,61 @@ fn read_twin(twin: &str) -> Result<PerThreadRecord<'_>, String> {
 }
 
 /// `P <name> <type> <name> <type> ...`, each name written `out:<name>` for an out-value: the
-/// parameters, and the names of the out-values.
-type Params<'a> = (Vec<(&'a str, &'a str)>, Vec<&'a str>);
-
-fn read_params(line: &str) -> Result<Params<'_>, String> {
-    let mut fields = line.split(TAB);
+/// parameters, and the names of the out-values, into `abi`.
+fn read_params<'a>(line: &'a str, abi: &mut AbiRecord<'a>) -> Result<(), String> {
+    let mut fields = Pieces::split(line, b'\t');
     if fields.next() != Some("P") {
         return Err("an `A` line is followed by its `P` line".to_string());
     }
-    let mut params = Vec::new();
-    let mut outs = Vec::new();
     while let Some(name) = fields.next() {
         let (name, out) = match name.strip_prefix(OUT) {
             Some(name) => (name, true),
             None => (name, false),
         };
         match fields.next() {
-            Some(ty) if !name.is_empty() && !ty.is_empty() => params.push((name, ty)),
+            Some(ty) if !name.is_empty() && !ty.is_empty() => abi.params.push((name, ty)),
             _ => return Err("a `P` line holds pairs `<name> <type>`".to_string()),
         }
         if out {
-            outs.push(name);
+            abi.outs.push(name);
         }
     }
-    Ok((params, outs))
+    Ok(())
 }
 
+/// A version number (a `u32`, read as a `usize` like every other number here).
 fn number(text: &str) -> Result<u32, String> {
-    text.parse()
-        .map_err(|_| format!("`{text}` is not a version number"))
+    if let Some(number) = parse_usize(text) {
+        if let Ok(number) = u32::try_from(number) {
+            return Ok(number);
+        }
+    }
+    Err(format!("`{text}` is not a version number"))
+}
+
+/// A number as `str::parse::<usize>` reads it (decimal digits, perhaps after a `+`), or `None`.
+fn parse_usize(text: &str) -> Option<usize> {
+    let digits = match text.as_bytes() {
+        [b'+', digits @ ..] => digits,
+        digits => digits,
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut value: usize = 0;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_add(usize::from(b - b'0'))?;
+    }
+    Some(value)
 }
 
 fn optional(field: &str) -> Option<&str> {
-    (field != NONE).then_some(field)
+    if field == NONE {
+        None
+    } else {
+        Some(field)
+    }
 }

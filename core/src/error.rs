@@ -556,10 +556,11 @@ impl fmt::Display for Errors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // (cause, functions, first error), in order of first appearance.
         let mut shared: Vec<(String, Vec<&'static str>, &Error)> = Vec::new();
-        let mut own: Vec<&Error> = Vec::new();
+        // The failures of one function alone, listed after the shared causes.
+        let mut own = 0;
         for e in &self.0 {
             let Some(cause) = e.kind().shared_cause() else {
-                own.push(e);
+                own += 1;
                 continue;
             };
             let function = e.kind().function().unwrap_or("?");
@@ -574,7 +575,7 @@ impl fmt::Display for Errors {
         }
         let n = self.0.len();
         write!(f, "{n} driver function{} could not be resolved", plural(n))?;
-        if let ([(cause, functions, _)], []) = (shared.as_slice(), own.as_slice()) {
+        if let ([(cause, functions, _)], 0) = (shared.as_slice(), own) {
             if functions.len() > 1 {
                 return write!(f, ", all for one reason:\n{cause}");
             }
@@ -586,8 +587,12 @@ impl fmt::Display for Errors {
                 _ => write!(f, "\n  - {}: {cause}", function_list(functions))?,
             }
         }
-        for e in own {
-            write!(f, "\n  - {e}")?;
+        if own > 0 {
+            for e in &self.0 {
+                if e.kind().shared_cause().is_none() {
+                    write!(f, "\n  - {e}")?;
+                }
+            }
         }
         Ok(())
     }

@@ -148,19 +148,30 @@ pub(crate) fn source_for(config: &Config) -> Result<Source, Error> {
 /// libcudart at all, the searched libcuda, wrapped so that it says why it is in use. Decided once
 /// per process, like the searches themselves.
 fn runtime_or_driver() -> Loaded {
-    static DECIDED: OnceLock<Loaded> = OnceLock::new();
-    DECIDED
-        .get_or_init(|| match search(&RUNTIME) {
+    static DECIDED: OnceLock<Searched> = OnceLock::new();
+    let decide = || {
+        let loaded = match search(&RUNTIME) {
             Searched {
                 loaded: Err(runtime),
                 found_no_file: true,
             } => match load(&DRIVER, None) {
-                Ok(driver) => Ok(Box::leak(Box::new(InPlaceOfRuntime { driver }))),
+                Ok(driver) => Ok(Box::leak(Box::new(InPlaceOfRuntime { driver })) as _),
                 Err(driver) => Err(ErrorKind::NoCudaLibrary { runtime, driver }.into()),
             },
             Searched { loaded, .. } => loaded,
-        })
-        .clone()
+        };
+        Searched {
+            loaded,
+            found_no_file: false,
+        }
+    };
+    once(&DECIDED, &decide).loaded
+}
+
+/// The value of `cell`, made by `init` on first use: one instance of `OnceLock`'s generic code
+/// for every cache of the loading code.
+fn once(cell: &OnceLock<Searched>, init: &dyn Fn() -> Searched) -> Searched {
+    cell.get_or_init(init).clone()
 }
 
 /// The driver's resolver standing in for the runtime backend of the default configuration.
@@ -207,10 +218,9 @@ fn load(built_in: &BuiltIn, path: Option<&'static Path>) -> Loaded {
 
 /// The process-wide search for `built_in`'s library (made once).
 fn search(built_in: &BuiltIn) -> Searched {
-    built_in
-        .searched
-        .get_or_init(|| load_plan(built_in, plan(built_in, Os::CURRENT, &process_env)))
-        .clone()
+    once(built_in.searched, &|| {
+        load_plan(built_in, plan(built_in, Os::CURRENT, &process_env))
+    })
 }
 
 /// The process environment, as search plans read it.
@@ -355,12 +365,12 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
         return None;
     }
     let mut reads_cwd = false;
-    for entry in ld_path_entries(&value) {
-        let entry = entry.as_os_str().as_encoded_bytes();
+    for_each_entry(&value, &mut |entry| {
+        let entry = entry.as_encoded_bytes();
         reads_cwd |= !(entry.starts_with(b"/")
             || entry.starts_with(b"$ORIGIN")
             || entry.starts_with(b"${ORIGIN}"));
-    }
+    });
     if reads_cwd {
         Some(value)
     } else {
@@ -374,7 +384,7 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
 /// folders (the folders behind the loader's own search, [`system_library_folders`]); the
 /// loader's search itself is noted in `skipped` as not made.
 fn keep_names_from_the_loader(
-    candidates: Vec<PathBuf>,
+    mut candidates: Vec<PathBuf>,
     ld_path: &OsStr,
     skipped: &mut Vec<(String, String)>,
 ) -> Vec<PathBuf> {
@@ -382,7 +392,8 @@ fn keep_names_from_the_loader(
     // The names searched for, quoted and joined with ", " as they come.
     let mut names = String::new();
     let mut kept = Vec::new();
-    for candidate in candidates {
+    for i in 0..candidates.len() {
+        let candidate = std::mem::take(&mut candidates[i]);
         if Os::Unix.has_folder(candidate.as_os_str()) {
             kept.push(candidate);
             continue;
@@ -412,34 +423,31 @@ fn keep_names_from_the_loader(
     kept
 }
 
-/// The entries of `LD_LIBRARY_PATH`'s value, in order, split where the loader splits it (at `:`
-/// and `;`), empty ones included.
-fn ld_path_entries(ld_path: &OsStr) -> Vec<&Path> {
+/// Calls `each` with every entry of `LD_LIBRARY_PATH`'s value, in order, split where the loader
+/// splits it (at `:` and `;`), empty ones included.
+fn for_each_entry(ld_path: &OsStr, each: &mut dyn FnMut(&OsStr)) {
     let bytes = ld_path.as_encoded_bytes();
-    let mut entries = Vec::new();
     let mut start = 0;
     for end in 0..=bytes.len() {
         if end == bytes.len() || bytes[end] == b':' || bytes[end] == b';' {
             // SAFETY: a piece of `as_encoded_bytes` of an `OsStr` of this platform, cut at ASCII
             // separators or its ends: a split next to a valid non-empty UTF-8 substring (or
             // nothing), which `from_encoded_bytes_unchecked` allows.
-            let entry = unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[start..end]) };
-            entries.push(Path::new(entry));
+            each(unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[start..end]) });
             start = end + 1;
         }
     }
-    entries
 }
 
 /// The absolute folders of `LD_LIBRARY_PATH`'s value, in order, split where the loader splits it
 /// (at `:` and `;`); empty and relative entries are left out.
-fn absolute_entries(ld_path: &OsStr) -> Vec<&Path> {
+fn absolute_entries(ld_path: &OsStr) -> Vec<PathBuf> {
     let mut folders = Vec::new();
-    for entry in ld_path_entries(ld_path) {
-        if entry.as_os_str().as_encoded_bytes().starts_with(b"/") {
-            folders.push(entry);
+    for_each_entry(ld_path, &mut |entry| {
+        if entry.as_encoded_bytes().starts_with(b"/") {
+            folders.push(PathBuf::from(entry));
         }
-    }
+    });
     folders
 }
 
@@ -474,24 +482,24 @@ fn keep_first(paths: &mut Vec<PathBuf>) {
     if paths.len() < 2 {
         return;
     }
-    let mut first = Vec::with_capacity(paths.len());
-    {
-        let mut keys: Vec<Cow<'_, OsStr>> = Vec::with_capacity(paths.len());
-        for path in paths.iter() {
-            let key = plain(path);
-            first.push(!keys.contains(&key));
-            keys.push(key);
-        }
-    }
+    let mut seen = Vec::with_capacity(paths.len());
     // Moves each path kept to the end of those kept before it, in order.
     let mut kept = 0;
     for i in 0..paths.len() {
-        if first[i] {
+        if first_time(&mut seen, &paths[i]) {
             paths.swap(kept, i);
             kept += 1;
         }
     }
     paths.truncate(kept);
+}
+
+/// Whether `path` is none of `seen` as `Path`s compare ([`plain`]), noting it there.
+fn first_time(seen: &mut Vec<OsString>, path: &Path) -> bool {
+    let key = plain(path).into_owned();
+    let first = !seen.contains(&key);
+    seen.push(key);
+    first
 }
 
 /// `path` as its components make it (`/a//b/` is `/a/b`): two paths are equal as `Path`s exactly
@@ -549,8 +557,8 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
                     Some(dir) if !pattern.as_bytes().starts_with(b"/") => dir.join(pattern),
                     _ => PathBuf::from(pattern),
                 };
-                for included in matching_files(&pattern) {
-                    read_ld_so_conf(&included, out, depth + 1);
+                for included in &matching_files(&pattern) {
+                    read_ld_so_conf(included, out, depth + 1);
                 }
             }
         } else {
@@ -735,16 +743,10 @@ fn load_plan_of(
         // plain form), each once: a system folder may be one of `LD_LIBRARY_PATH`'s too.
         let mut system = Vec::new();
         let mut system_read = false;
-        let mut seen: Vec<OsString> = Vec::new();
-        let mut first_time = |path: &Path| {
-            let key = plain(path).into_owned();
-            let first = !seen.contains(&key);
-            seen.push(key);
-            first
-        };
+        let mut seen = Vec::new();
         for candidate in &candidates {
             if Os::Unix.has_folder(candidate.as_os_str()) {
-                if first_time(candidate) {
+                if first_time(&mut seen, candidate) {
                     if let Some(loaded) = try_path(candidate) {
                         return named(loaded);
                     }
@@ -757,7 +759,7 @@ fn load_plan_of(
             }
             for folder in &system {
                 let path = folder.join(candidate);
-                if first_time(&path) {
+                if first_time(&mut seen, &path) {
                     if let Some(loaded) = try_path(&path) {
                         return named(loaded);
                     }
@@ -820,7 +822,7 @@ fn absent(path: &Path, why: &str) -> bool {
         None => OsString::new(),
     };
     let system = system_library_folders(Path::new(LD_SO_CONF));
-    for folder in absolute_entries(&ld_path) {
+    for folder in &absolute_entries(&ld_path) {
         if folder.join(path).exists() {
             return false;
         }

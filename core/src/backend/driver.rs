@@ -68,11 +68,11 @@ unsafe impl Resolver for Driver {
 
     fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         let Query::ByVersion(version) = query else {
-            return LookupResult::Failed(Status::new(
-                -1,
-                "unsupported query",
-                "the driver backend only answers versioned lookups",
-            ));
+            return LookupResult::Failed(Status {
+                code: -1,
+                name: "unsupported query".to_owned(),
+                description: "the driver backend only answers versioned lookups".to_owned(),
+            });
         };
         self.get_proc
             .lookup(symbol, version, mode, &|| self.driver_version(), &|code| {

@@ -88,11 +88,11 @@ impl Runtime {
     /// libcudart's name and description of its `cudaError_t` `rc` (-1: no runtime version).
     fn describe_code(&self, rc: c_int) -> Status {
         if rc == -1 {
-            return Status::new(
-                rc,
-                "no runtime version",
-                "cudaRuntimeGetVersion is missing or returned no version",
-            );
+            return Status {
+                code: rc,
+                name: "no runtime version".to_owned(),
+                description: "cudaRuntimeGetVersion is missing or returned no version".to_owned(),
+            };
         }
         let text = |f: Option<ffi::RtErrorText>| match f {
             // SAFETY: cudaGetErrorName/String accept any code and return a static string.
@@ -102,7 +102,11 @@ impl Runtime {
             },
             None => "unknown".to_owned(),
         };
-        Status::new(rc, text(self.error_name), text(self.error_string))
+        Status {
+            code: rc,
+            name: text(self.error_name),
+            description: text(self.error_string),
+        }
     }
 
     /// Name and description of a driver `CUresult`, from the driver's `cuGetErrorName` and
@@ -271,14 +275,14 @@ unsafe impl Resolver for Runtime {
                     Ok(g) => g,
                     Err(Some(status)) => return LookupResult::Failed(status),
                     Err(None) => {
-                        return LookupResult::Failed(Status::new(
-                            -1,
-                            "unsupported query",
-                            format!(
+                        return LookupResult::Failed(Status {
+                            code: -1,
+                            name: "unsupported query".to_owned(),
+                            description: format!(
                                 "{} has no versioned lookup without the driver's cuGetProcAddress",
                                 self.describe()
                             ),
-                        ))
+                        })
                     }
                 };
                 // The driver's CUresult, named by the driver's own functions.
@@ -290,11 +294,11 @@ unsafe impl Resolver for Runtime {
                 Ok(r) => self.unversioned_lookup(f, symbol, r, mode),
                 Err(rc) => LookupResult::Failed(self.describe_code(rc)),
             },
-            (_, query) => LookupResult::Failed(Status::new(
-                -1,
-                "unsupported query",
-                format!("{} cannot answer {query:?}", self.describe()),
-            )),
+            (_, query) => LookupResult::Failed(Status {
+                code: -1,
+                name: "unsupported query".to_owned(),
+                description: format!("{} cannot answer {query:?}", self.describe()),
+            }),
         }
     }
 
@@ -395,26 +399,26 @@ impl Runtime {
             Os::Windows => (DLL_NAMES, &[&["bin", "x64"], &["bin"]], &["Library", "bin"]),
         };
         let mut candidates = Vec::new();
-        for root in absolute_dirs(os, env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
+        for root in &absolute_dirs(os, env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
             for dir in toolkit_dirs {
                 for name in names {
-                    candidates.push(os.join(&root, &[dir, &[name]]));
+                    candidates.push(os.join(root, &[dir, &[name]]));
                 }
             }
         }
         for name in names {
             candidates.push(PathBuf::from(name));
         }
-        for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-            for prefix in absolute_dirs(os, env, &[var], skipped) {
-                if var == "CONDA_PREFIX" {
+        for var in &["VIRTUAL_ENV", "CONDA_PREFIX"] {
+            for prefix in &absolute_dirs(os, env, std::slice::from_ref(var), skipped) {
+                if *var == "CONDA_PREFIX" {
                     for name in names {
-                        candidates.push(os.join(&prefix, &[conda_dir, &[name]]));
+                        candidates.push(os.join(prefix, &[conda_dir, &[name]]));
                     }
                 }
                 match os {
                     Os::Unix => {
-                        for site in site_packages(Path::new(&prefix)) {
+                        for site in &site_packages(Path::new(prefix)) {
                             for wheel in UNIX_WHEELS {
                                 candidates.push(os.join(site.as_os_str(), &[wheel]));
                             }
@@ -423,7 +427,7 @@ impl Runtime {
                     Os::Windows => {
                         for wheel in WINDOWS_WHEELS {
                             candidates.push(
-                                os.join(&prefix, &[&["Lib", "site-packages", "nvidia"], wheel]),
+                                os.join(prefix, &[&["Lib", "site-packages", "nvidia"], wheel]),
                             );
                         }
                     }

@@ -9,6 +9,8 @@ include!("generated/abi_history.rs");
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
+use crate::version::parse_number;
+
 /// The lines of [`ABI_HISTORY`], split once per process (sorted by name, as generated).
 fn lines() -> &'static [&'static str] {
     static LINES: OnceLock<Vec<&'static str>> = OnceLock::new();
@@ -59,7 +61,7 @@ pub(crate) fn newest_at_or_below(versions: Versions, at: u32) -> Option<u32> {
     let mut newest = None;
     // Ascending: the first version above `at` ends the search (`-`, no version, is skipped).
     for v in versions.0.split(',') {
-        let Ok(v) = v.parse() else {
+        let Some(v) = parse_number(v) else {
             continue;
         };
         if v > at {

@@ -7,6 +7,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::stream::StreamMode;
+use crate::version::parse_number;
 
 /// A driver function and every ABI it has in the selected release, oldest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,9 +102,7 @@ pub fn functions() -> &'static [Function] {
 fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>)>) -> Vec<Abi> {
     fn version_export(field: &'static str) -> Option<(u32, Option<&'static str>)> {
         let (version, export) = field.split_once(':')?;
-        let Ok(version) = version.parse() else {
-            return None;
-        };
+        let version = parse_number(version)?;
         Some((version, if export == "-" { None } else { Some(export) }))
     }
     let mut abis = Vec::new();
@@ -112,7 +111,7 @@ fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>
         let (Some(name), Some(default)) = (fields.next(), fields.next()) else {
             continue;
         };
-        let Ok(default) = default.parse() else {
+        let Some(default) = parse_number(default) else {
             continue;
         };
         let start = abis.len();

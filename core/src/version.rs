@@ -21,9 +21,59 @@ impl fmt::Display for CudaVersion {
     }
 }
 
+/// A number written in decimal (a version in the generated texts, a Python minor version), read
+/// exactly as `str::parse::<u32>` reads it: an optional `+`, then one digit or more, and no
+/// overflow. Written out: the standard routine is large and compiled into this crate.
+pub(crate) fn parse_number(text: &str) -> Option<u32> {
+    let digits = match text.as_bytes() {
+        [b'+', rest @ ..] => rest,
+        all => all,
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut value: u32 = 0;
+    for &digit in digits {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        value = value
+            .checked_mul(10)?
+            .checked_add(u32::from(digit - b'0'))?;
+    }
+    Some(value)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::CudaVersion;
+    use super::{parse_number, CudaVersion};
+
+    #[test]
+    fn numbers_read_as_str_parse_reads_them() {
+        for text in [
+            "",
+            "0",
+            "7",
+            "+7",
+            "+",
+            "-7",
+            "-0",
+            "12050",
+            "012",
+            " 1",
+            "1 ",
+            "1a",
+            "4294967295",
+            "4294967296",
+            "99999999999",
+            "+4294967295",
+            "++1",
+            "٣",
+            "1_0",
+        ] {
+            assert_eq!(parse_number(text), text.parse::<u32>().ok(), "{text:?}");
+        }
+    }
 
     #[test]
     fn versions_print_as_releases() {

@@ -28,7 +28,7 @@ use crate::resolve::{
     ERROR_STRING_ABI,
 };
 use crate::stream::StreamMode;
-use crate::version::CudaVersion;
+use crate::version::{parse_number, CudaVersion};
 
 /// The loader names of libcudart, newest first.
 const LOADER_NAMES: &[&str] = &["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"];
@@ -543,8 +543,5 @@ fn python_version(name: &OsStr) -> Option<(u32, bool)> {
         Some(minor) => (minor, true),
         None => (version, false),
     };
-    match minor.parse() {
-        Ok(minor) => Some((minor, free_threaded)),
-        Err(_) => None,
-    }
+    Some((parse_number(minor)?, free_threaded))
 }

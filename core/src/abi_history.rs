@@ -9,14 +9,15 @@ include!("generated/abi_history.rs");
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
-use crate::version::parse_number;
+use crate::version::{parse_number, split};
 
 /// The lines of [`ABI_HISTORY`], split once per process (sorted by name, as generated).
 fn lines() -> &'static [&'static str] {
     static LINES: OnceLock<Vec<&'static str>> = OnceLock::new();
     LINES.get_or_init(|| {
         let mut lines = Vec::new();
-        for line in ABI_HISTORY.lines() {
+        // The text is generated: no `\r`.
+        for line in split(ABI_HISTORY, b'\n') {
             if !line.is_empty() {
                 lines.push(line);
             }
@@ -46,7 +47,7 @@ pub(crate) fn abis(name: &str) -> Option<(Versions, Versions)> {
     let (mut low, mut high) = (0, lines.len());
     while low < high {
         let mid = low + (high - low) / 2;
-        let mut fields = lines[mid].split(' ');
+        let mut fields = split(lines[mid], b' ');
         match fields.next().unwrap_or("").cmp(name) {
             Ordering::Less => low = mid + 1,
             Ordering::Greater => high = mid,
@@ -60,7 +61,7 @@ pub(crate) fn abis(name: &str) -> Option<(Versions, Versions)> {
 pub(crate) fn newest_at_or_below(versions: Versions, at: u32) -> Option<u32> {
     let mut newest = None;
     // Ascending: the first version above `at` ends the search (`-`, no version, is skipped).
-    for v in versions.0.split(',') {
+    for v in split(versions.0, b',') {
         let Some(v) = parse_number(v) else {
             continue;
         };

@@ -96,6 +96,7 @@ use crate::error::{joined, quoted, CudaLibrary, Error, ErrorKind, Origin};
 use crate::manifest::Abi;
 use crate::resolve::{resolve_with, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
+use crate::version::{cut, split};
 
 /// Resolves driver function `name` at ABI `abi` through `config`'s backend and stream mode, by
 /// the same rules as a table's fields ([`Abi::request`] is what is asked); loads the library
@@ -544,15 +545,16 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     let Ok(text) = std::fs::read_to_string(file) else {
         return;
     };
-    for line in text.lines() {
-        // Scanned by bytes: every character looked for is ASCII, which in UTF-8 is never part of
-        // another character.
-        let line = before(line, b'#').trim();
+    // Lines: a `\r` before a `\n` is whitespace, trimmed with the rest.
+    for line in split(&text, b'\n') {
+        let line = trim(cut(line, b'#').0);
         if let Some(patterns) = include_patterns(line) {
             if depth >= MAX_INCLUDE_DEPTH {
                 continue;
             }
-            for pattern in patterns.split_whitespace() {
+            let mut rest = patterns;
+            while let Some((pattern, after)) = next_word(rest) {
+                rest = after;
                 let pattern = match file.parent() {
                     Some(dir) if !pattern.as_bytes().starts_with(b"/") => dir.join(pattern),
                     _ => PathBuf::from(pattern),
@@ -567,7 +569,7 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             let mut start = 0;
             for end in 0..=bytes.len() {
                 if end == bytes.len() || matches!(bytes[end], b' ' | b'\t' | b':' | b',') {
-                    let folder = before(&line[start..end], b'=');
+                    let folder = cut(&line[start..end], b'=').0;
                     if folder.as_bytes().starts_with(b"/") {
                         out.push(PathBuf::from(folder));
                     }
@@ -578,14 +580,40 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     }
 }
 
-/// `text` up to the first `byte` (an ASCII character), or all of it.
-fn before(text: &str, byte: u8) -> &str {
-    let bytes = text.as_bytes();
-    let mut end = 0;
-    while end < bytes.len() && bytes[end] != byte {
-        end += 1;
+/// `text` without the whitespace at its ends (Unicode's, as `str::trim` has it), written out:
+/// the standard routine is generic over its pattern.
+fn trim(text: &str) -> &str {
+    let mut kept: Option<(usize, usize)> = None;
+    for (i, c) in text.char_indices() {
+        if !c.is_whitespace() {
+            let start = match kept {
+                Some((start, _)) => start,
+                None => i,
+            };
+            kept = Some((start, i + c.len_utf8()));
+        }
     }
-    &text[..end]
+    match kept {
+        Some((start, end)) => &text[start..end],
+        None => "",
+    }
+}
+
+/// The first word of `text` (separated by whitespace, as `str::split_whitespace` has it) and
+/// what follows it; `None` when there is none.
+fn next_word(text: &str) -> Option<(&str, &str)> {
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (start, c.is_whitespace()) {
+            (None, false) => start = Some(i),
+            (Some(start), true) => return Some((&text[start..i], &text[i..])),
+            _ => {}
+        }
+    }
+    match start {
+        Some(start) => Some((&text[start..], "")),
+        None => None,
+    }
 }
 
 /// The patterns of an `include` line: what follows `include` and whitespace.
@@ -607,12 +635,10 @@ fn matching_files(pattern: &Path) -> Vec<PathBuf> {
     let Some(name) = name.to_str() else {
         return files;
     };
-    let star = before(name, b'*').len();
-    if star == name.len() {
+    let (prefix, Some(suffix)) = cut(name, b'*') else {
         files.push(pattern.to_path_buf());
         return files;
-    }
-    let (prefix, suffix) = (&name[..star], &name[star + 1..]);
+    };
     let Ok(entries) = std::fs::read_dir(dir) else {
         return files;
     };

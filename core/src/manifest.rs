@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::stream::StreamMode;
-use crate::version::parse_number;
+use crate::version::{cut, parse_number, split};
 
 /// A driver function and every ABI it has in the selected release, oldest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,13 +101,14 @@ pub fn functions() -> &'static [Function] {
 /// that none is).
 fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>)>) -> Vec<Abi> {
     fn version_export(field: &'static str) -> Option<(u32, Option<&'static str>)> {
-        let (version, export) = field.split_once(':')?;
-        let version = parse_number(version)?;
+        let (version, export) = cut(field, b':');
+        let (version, export) = (parse_number(version)?, export?);
         Some((version, if export == "-" { None } else { Some(export) }))
     }
     let mut abis = Vec::new();
-    for line in text.lines() {
-        let mut fields = line.split(' ');
+    // Lines (the text is generated: no `\r`), and fields separated by one space.
+    for line in split(text, b'\n') {
+        let mut fields = split(line, b' ');
         let (Some(name), Some(default)) = (fields.next(), fields.next()) else {
             continue;
         };
@@ -116,10 +117,7 @@ fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>
         };
         let start = abis.len();
         for field in fields {
-            let (abi, twin) = match field.split_once('/') {
-                Some((abi, twin)) => (abi, Some(twin)),
-                None => (field, None),
-            };
+            let (abi, twin) = cut(field, b'/');
             let Some((version, export)) = version_export(abi) else {
                 continue;
             };

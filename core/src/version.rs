@@ -1,4 +1,5 @@
-//! CUDA version numbers and the releases they name.
+//! CUDA version numbers and the releases they name, and the reading of the texts they are
+//! written in (the generated ABI lists, `ld.so.conf`): numbers and fields.
 
 use std::fmt;
 
@@ -18,6 +19,45 @@ pub struct CudaVersion(pub u32);
 impl fmt::Display for CudaVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.0 / 1000, (self.0 % 1000) / 10)
+    }
+}
+
+/// `text` cut at its first `separator`, an ASCII character: what comes before it and, where it
+/// occurs, what comes after it (`str::split_once` for one byte). Scanned by bytes, which is
+/// exact: in UTF-8 an ASCII byte is never part of another character. Written out, with
+/// [`split`]: the standard library's generic searchers are large and compiled into this crate.
+pub(crate) fn cut(text: &str, separator: u8) -> (&str, Option<&str>) {
+    let bytes = text.as_bytes();
+    for i in 0..bytes.len() {
+        if bytes[i] == separator {
+            return (&text[..i], Some(&text[i + 1..]));
+        }
+    }
+    (text, None)
+}
+
+/// The pieces of `text` between its `separator`s (an ASCII character), empty ones included:
+/// `str::split` for one byte (see [`cut`]).
+pub(crate) fn split(text: &str, separator: u8) -> Split<'_> {
+    Split {
+        rest: Some(text),
+        separator,
+    }
+}
+
+/// The iterator of [`split`].
+pub(crate) struct Split<'a> {
+    rest: Option<&'a str>,
+    separator: u8,
+}
+
+impl<'a> Iterator for Split<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let (piece, rest) = cut(self.rest?, self.separator);
+        self.rest = rest;
+        Some(piece)
     }
 }
 
@@ -46,7 +86,24 @@ pub(crate) fn parse_number(text: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_number, CudaVersion};
+    use super::{cut, parse_number, split, CudaVersion};
+
+    #[test]
+    fn cut_and_split_are_split_once_and_split() {
+        for text in ["", ",", "a", "a,b", ",a,,b,", "é,ü,,", "a b"] {
+            assert_eq!(
+                cut(text, b','),
+                match text.split_once(',') {
+                    Some((a, b)) => (a, Some(b)),
+                    None => (text, None),
+                }
+            );
+            assert_eq!(
+                split(text, b',').collect::<Vec<_>>(),
+                text.split(',').collect::<Vec<_>>()
+            );
+        }
+    }
 
     #[test]
     fn numbers_read_as_str_parse_reads_them() {

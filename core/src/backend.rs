@@ -4,15 +4,18 @@
 //!
 //! Each module holds everything specific to its library: the lookup calls, the symbols that
 //! identify it, the environment variable that names it and where the search looks for it.
-//! Loading and caching are `library`'s, generic over [`BuiltIn`].
+//! Loading and caching are `library`'s, for either backend's [`BuiltIn`].
 
 mod driver;
 mod runtime;
 
 pub(crate) use driver::Driver;
+/// The two backends as the loading code takes them.
+pub(crate) use driver::BUILT_IN as DRIVER;
 pub(crate) use runtime::Runtime;
+pub(crate) use runtime::BUILT_IN as RUNTIME;
 
-use std::ffi::{c_int, c_void, CStr, CString, OsStr, OsString};
+use std::ffi::{c_int, c_void, CStr, OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::ptr::{null_mut, NonNull};
 use std::sync::OnceLock;
@@ -28,10 +31,10 @@ use crate::sys;
 
 /// The environment variable naming the libcudart to load (runtime backend), as an absolute path
 /// or a bare file name for the system loader.
-pub const ENV_CUDART: &str = <Runtime as BuiltIn>::LIBRARY.env_var;
+pub const ENV_CUDART: &str = Runtime::LIBRARY.env_var;
 /// The environment variable naming the libcuda to load (driver backend), as an absolute path or
 /// a bare file name for the system loader.
-pub const ENV_LIBCUDA: &str = <Driver as BuiltIn>::LIBRARY.env_var;
+pub const ENV_LIBCUDA: &str = Driver::LIBRARY.env_var;
 
 /// The outcome of loading a built-in backend's library, cached once per process.
 pub(crate) type Loaded = Result<&'static dyn BuiltInResolver, Error>;
@@ -121,21 +124,25 @@ pub(crate) struct Searched {
 /// Reads an environment variable (a parameter so that search plans are testable).
 pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
-/// What `library` needs to know of a built-in backend to find, load and wrap its library.
-pub(crate) trait BuiltIn: BuiltInResolver + Sized + 'static {
+/// A backend's search candidates on a system, in an environment ([`BuiltIn::candidates`]).
+pub(crate) type Candidates = fn(Os, Env<'_>, &mut Vec<(String, String)>) -> Vec<PathBuf>;
+
+/// What `library` needs to know of a built-in backend to find, load and wrap its library: values
+/// and plain functions, so that one copy of the loading code serves both backends (`RUNTIME` and
+/// `DRIVER`).
+pub(crate) struct BuiltIn {
     /// The library: its name, the environment variable naming it, and how errors advise on it.
-    const LIBRARY: CudaLibrary;
+    pub(crate) library: CudaLibrary,
     /// The lookup functions, in order of preference; a library exporting none is not ours.
     /// NUL-terminated, as the loader takes them.
-    const LOOKUP_SYMBOLS: &'static [&'static CStr];
-
+    pub(crate) lookup_symbols: &'static [&'static CStr],
     /// The candidates of the search (used when neither code nor the environment variable names a
     /// library), in order. Variables that cannot be used are noted in `skipped` as
     /// `(what, why)` for the error message.
-    fn candidates(os: Os, env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf>;
-
-    /// Wraps a loaded library found at `path`; `None` when it exports none of
-    /// [`LOOKUP_SYMBOLS`](Self::LOOKUP_SYMBOLS) (not this backend's library). Does no call into
+    pub(crate) candidates: Candidates,
+    /// Wraps a loaded library found at `path` into the backend's resolver, which is kept for the
+    /// rest of the process; `None` when it exports none of
+    /// [`lookup_symbols`](Self::lookup_symbols) (not this backend's library). Does no call into
     /// the library.
     ///
     /// # Safety
@@ -143,10 +150,25 @@ pub(crate) trait BuiltIn: BuiltInResolver + Sized + 'static {
     /// `lib` must be this backend's CUDA library, or at least export the names used with their
     /// CUDA signatures; and when this returns a resolver, `lib` must stay loaded for the rest of
     /// the process (the resolver holds pointers into it).
-    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self>;
-
+    pub(crate) wrap: unsafe fn(lib: &Library, path: &Path) -> Option<&'static dyn BuiltInResolver>,
     /// The process-wide outcome of the search.
-    fn searched() -> &'static OnceLock<Searched>;
+    pub(crate) searched: &'static OnceLock<Searched>,
+}
+
+/// The address `lib` exports as `name`, if any, as an untyped function pointer that the caller
+/// transmutes to the function's type: one instance of the loader's generic lookup for every
+/// symbol, where a typed `get` per function type would compile one each.
+///
+/// # Safety
+///
+/// `lib` must stay loaded while the address is used.
+pub(crate) unsafe fn export(lib: &Library, name: &CStr) -> Option<ffi::Untyped> {
+    // SAFETY: the address is only read here, as a function pointer (`*mut c_void`'s size, which
+    // `get` checks); callers call it only through the type of the function `name` exports.
+    match unsafe { lib.get::<ffi::Untyped>(name) } {
+        Ok(symbol) => Some(*symbol),
+        Err(_) => None,
+    }
 }
 
 /// The system whose library layout a search plan is for: the one this crate is built for, or
@@ -190,28 +212,27 @@ impl Os {
         }
     }
 
-    /// `base` (without the separators it ends with) followed by `parts`, with this system's
-    /// separator. `base` is any `OsStr`, UTF-8 or not.
-    pub(crate) fn join(self, base: &OsStr, parts: &[&str]) -> PathBuf {
+    /// `base` (without the separators it ends with) followed by the parts of each of `parts`,
+    /// with this system's separator. `base` is any `OsStr`, UTF-8 or not.
+    pub(crate) fn join(self, base: &OsStr, parts: &[&[&str]]) -> PathBuf {
         let sep = match self {
             Os::Unix => "/",
             Os::Windows => "\\",
         };
         let bytes = base.as_encoded_bytes();
-        let trailing = bytes
-            .iter()
-            .rev()
-            .take_while(|b| **b == b'/' || **b == sep.as_bytes()[0])
-            .count();
+        let mut end = bytes.len();
+        while end > 0 && (bytes[end - 1] == b'/' || bytes[end - 1] == sep.as_bytes()[0]) {
+            end -= 1;
+        }
         // SAFETY: the bytes are `as_encoded_bytes` of an `OsStr` of this platform, cut just
         // before a run of ASCII separators: a split immediately before a valid non-empty UTF-8
         // substring, which `from_encoded_bytes_unchecked` allows.
-        let mut s =
-            unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[..bytes.len() - trailing]) }
-                .to_owned();
-        for part in parts {
-            s.push(sep);
-            s.push(part);
+        let mut s = unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[..end]) }.to_owned();
+        for list in parts {
+            for part in *list {
+                s.push(sep);
+                s.push(part);
+            }
         }
         PathBuf::from(s)
     }
@@ -226,8 +247,9 @@ pub(crate) fn absolute_dirs(
 ) -> Vec<OsString> {
     let mut dirs = Vec::new();
     for var in vars {
-        let Some(dir) = env(var).filter(|v| !v.is_empty()) else {
-            continue;
+        let dir = match env(var) {
+            Some(dir) if !dir.is_empty() => dir,
+            _ => continue,
         };
         if os.is_absolute(&dir) {
             dirs.push(dir);
@@ -294,31 +316,39 @@ impl GetProc {
         symbol: &CStr,
         version: u32,
         mode: StreamMode,
-        driver_version: impl FnOnce() -> Option<u32>,
-        names: impl FnOnce(u32) -> (Option<String>, Option<String>),
+        driver_version: &dyn Fn() -> Option<u32>,
+        names: &dyn Fn(u32) -> (Option<String>, Option<String>),
     ) -> LookupResult {
         let (rc, status, ptr) = self.call(symbol, version, mode);
-        classify(rc, status, ptr, version, driver_version, |rc| {
+        classify(rc, status, ptr, version, driver_version, &|rc| {
             let code = rc as u32;
             let (name, description) = names(code);
-            let name = name.or_else(|| cu_result_name(code).map(str::to_owned));
-            let description = description.or_else(|| {
-                (code == sys::CUresult::CUDA_ERROR_STUB_LIBRARY.0)
-                    .then(|| driver::STUB_LIBRARY.to_owned())
-            });
-            Status::new(
-                rc,
-                name.unwrap_or_else(|| "unknown CUresult".to_owned()),
-                description.unwrap_or_default(),
-            )
+            let name = match name {
+                Some(name) => name,
+                None => match cu_result_name(code) {
+                    Some(name) => name.to_owned(),
+                    None => "unknown CUresult".to_owned(),
+                },
+            };
+            let description = match description {
+                Some(description) => description,
+                None if code == sys::CUresult::CUDA_ERROR_STUB_LIBRARY.0 => {
+                    driver::STUB_LIBRARY.to_owned()
+                }
+                None => String::new(),
+            };
+            Status {
+                code: rc,
+                name,
+                description,
+            }
         })
     }
 
     /// `name` at `version` (legacy stream) on clear success only; for the helper functions of
     /// error messages, so that a failure there cannot recurse into more error handling.
-    pub(crate) fn found(self, name: &str, version: u32) -> Option<NonNull<c_void>> {
-        let symbol = CString::new(name).ok()?;
-        match self.call(&symbol, version, StreamMode::Legacy) {
+    pub(crate) fn found(self, symbol: &CStr, version: u32) -> Option<NonNull<c_void>> {
+        match self.call(symbol, version, StreamMode::Legacy) {
             (0, None | Some(0 | -1), p) => NonNull::new(p),
             _ => None,
         }
@@ -327,8 +357,9 @@ impl GetProc {
 
 /// Sorts `items` by `less`, keeping equal ones in order: an insertion sort, for the few entries of
 /// a folder listing, instead of the standard library's sort, which compiles a large routine for
-/// every element type into every program that uses the crate.
-pub(crate) fn sort_small<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
+/// every element type into every program that uses the crate. Not generic: the listings are
+/// paths.
+pub(crate) fn sort_small(items: &mut [PathBuf], less: &dyn Fn(&Path, &Path) -> bool) {
     for i in 1..items.len() {
         let mut j = i;
         while j > 0 && less(&items[j], &items[j - 1]) {

@@ -275,11 +275,11 @@ impl fmt::Display for ErrorKind {
             } => {
                 write!(
                     f,
-                    "{} loaded, but it is not a usable {}: it exports none of {}",
+                    "{} loaded, but it is not a usable {}: it exports none of ",
                     quoted(path.as_os_str()),
                     library.kind,
-                    missing.join(", ")
                 )?;
+                f.write_str(&joined(missing))?;
                 match origin {
                     Origin::Code => write!(
                         f,
@@ -299,15 +299,19 @@ impl fmt::Display for ErrorKind {
                 requested,
                 driver,
             } => {
-                let driver = match driver {
-                    Some(d) => format!("older (CUDA {})", CudaVersion(*d)),
-                    None => "older (its version is unknown)".to_owned(),
-                };
                 write!(
                     f,
                     "{function}: requested at version {requested} (CUDA {}), but the driver is \
-                     {driver}; update the NVIDIA driver, or pin an older ABI of {function}",
+                     older (",
                     CudaVersion(*requested)
+                )?;
+                match driver {
+                    Some(d) => write!(f, "CUDA {}", CudaVersion(*d))?,
+                    None => f.write_str("its version is unknown")?,
+                }
+                write!(
+                    f,
+                    "); update the NVIDIA driver, or pin an older ABI of {function}"
                 )
             }
             Self::SymbolNotFound { function, version } => write!(
@@ -470,17 +474,35 @@ fn write_not_found(
 /// control characters (a newline is `\n`) and bytes that are not UTF-8 (`\xFF`) escaped.
 /// Backslashes are left alone: they are Windows' separators.
 pub(crate) fn quoted(path: &OsStr) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
     let mut s = String::from('"');
     for chunk in path.as_encoded_bytes().utf8_chunks() {
         for c in chunk.valid().chars() {
+            // What `char::escape_debug` writes for a control character (all are below U+00A0:
+            // two hexadecimal digits at most), written out: the standard routine is large.
             match c {
                 '"' => s.push_str("\\\""),
-                c if c.is_control() => s.extend(c.escape_debug()),
+                '\0' => s.push_str("\\0"),
+                '\t' => s.push_str("\\t"),
+                '\r' => s.push_str("\\r"),
+                '\n' => s.push_str("\\n"),
+                c if c.is_control() => {
+                    let n = c as usize;
+                    s.push_str("\\u{");
+                    if n >= 0x10 {
+                        s.push(char::from(HEX[(n >> 4) & 0xF]));
+                    }
+                    s.push(char::from(HEX[n & 0xF]));
+                    s.push('}');
+                }
                 c => s.push(c),
             }
         }
-        for byte in chunk.invalid() {
-            s.push_str(&format!("\\x{byte:02X}"));
+        for &byte in chunk.invalid() {
+            s.push_str("\\x");
+            s.push(char::from(HEX_UPPER[usize::from(byte >> 4)]));
+            s.push(char::from(HEX_UPPER[usize::from(byte & 0xF)]));
         }
     }
     s.push('"');
@@ -534,22 +556,26 @@ impl fmt::Display for Errors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // (cause, functions, first error), in order of first appearance.
         let mut shared: Vec<(String, Vec<&'static str>, &Error)> = Vec::new();
-        let mut own = Vec::new();
+        // The failures of one function alone, listed after the shared causes.
+        let mut own = 0;
         for e in &self.0 {
-            match e.kind().shared_cause() {
-                Some(cause) => {
-                    let function = e.kind().function().unwrap_or("?");
-                    match shared.iter_mut().find(|(c, _, _)| *c == cause) {
-                        Some((_, functions, _)) => functions.push(function),
-                        None => shared.push((cause, vec![function], e)),
-                    }
-                }
-                None => own.push(e),
+            let Some(cause) = e.kind().shared_cause() else {
+                own += 1;
+                continue;
+            };
+            let function = e.kind().function().unwrap_or("?");
+            let mut i = 0;
+            while i < shared.len() && shared[i].0 != cause {
+                i += 1;
             }
+            if i == shared.len() {
+                shared.push((cause, Vec::new(), e));
+            }
+            shared[i].1.push(function);
         }
         let n = self.0.len();
         write!(f, "{n} driver function{} could not be resolved", plural(n))?;
-        if let ([(cause, functions, _)], []) = (shared.as_slice(), own.as_slice()) {
+        if let ([(cause, functions, _)], 0) = (shared.as_slice(), own) {
             if functions.len() > 1 {
                 return write!(f, ", all for one reason:\n{cause}");
             }
@@ -561,8 +587,12 @@ impl fmt::Display for Errors {
                 _ => write!(f, "\n  - {}: {cause}", function_list(functions))?,
             }
         }
-        for e in own {
-            write!(f, "\n  - {e}")?;
+        if own > 0 {
+            for e in &self.0 {
+                if e.kind().shared_cause().is_none() {
+                    write!(f, "\n  - {e}")?;
+                }
+            }
         }
         Ok(())
     }
@@ -595,13 +625,26 @@ fn function_list(functions: &[&str]) -> String {
     match functions {
         [one] => (*one).to_owned(),
         _ => {
-            let mut names = functions[..functions.len().min(SHOWN)].join(", ");
+            let mut names = joined(&functions[..functions.len().min(SHOWN)]);
             if functions.len() > SHOWN {
                 names.push_str(", ...");
             }
             format!("{} functions ({names})", functions.len())
         }
     }
+}
+
+/// `names` joined by `, `: a loop, where `[&str]::join` would compile its generic routine into
+/// this crate.
+pub(crate) fn joined(names: &[&str]) -> String {
+    let mut s = String::new();
+    for i in 0..names.len() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(names[i]);
+    }
+    s
 }
 
 #[cfg(test)]

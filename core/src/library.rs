@@ -88,14 +88,15 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use libloading::Library;
 
 use crate::backend::{
-    sort_small, BuiltIn, BuiltInResolver, Driver, Env, Loaded, Os, Runtime, Searched, Source,
-    VersionedLookup,
+    sort_small, BuiltIn, BuiltInResolver, Env, Loaded, Os, Searched, Source, VersionedLookup,
+    DRIVER, RUNTIME,
 };
 use crate::config::{Backend, Config};
-use crate::error::{quoted, CudaLibrary, Error, ErrorKind, Origin};
+use crate::error::{joined, quoted, CudaLibrary, Error, ErrorKind, Origin};
 use crate::manifest::Abi;
 use crate::resolve::{resolve_with, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
+use crate::version::{cut, split};
 
 /// Resolves driver function `name` at ABI `abi` through `config`'s backend and stream mode, by
 /// the same rules as a table's fields ([`Abi::request`] is what is asked); loads the library
@@ -138,8 +139,8 @@ pub(crate) fn source_for(config: &Config) -> Result<Source, Error> {
     let loaded = match config.backend() {
         Backend::Custom(resolver) => return Ok(Source::Custom(resolver)),
         Backend::Runtime if config.falls_back_to_driver() => runtime_or_driver(),
-        Backend::Runtime => load::<Runtime>(config.library_path()),
-        Backend::Driver => load::<Driver>(config.library_path()),
+        Backend::Runtime => load(&RUNTIME, config.library_path()),
+        Backend::Driver => load(&DRIVER, config.library_path()),
     };
     loaded.map(Source::BuiltIn)
 }
@@ -148,19 +149,30 @@ pub(crate) fn source_for(config: &Config) -> Result<Source, Error> {
 /// libcudart at all, the searched libcuda, wrapped so that it says why it is in use. Decided once
 /// per process, like the searches themselves.
 fn runtime_or_driver() -> Loaded {
-    static DECIDED: OnceLock<Loaded> = OnceLock::new();
-    DECIDED
-        .get_or_init(|| match search::<Runtime>() {
+    static DECIDED: OnceLock<Searched> = OnceLock::new();
+    let decide = || {
+        let loaded = match search(&RUNTIME) {
             Searched {
                 loaded: Err(runtime),
                 found_no_file: true,
-            } => match load::<Driver>(None) {
-                Ok(driver) => Ok(Box::leak(Box::new(InPlaceOfRuntime { driver }))),
+            } => match load(&DRIVER, None) {
+                Ok(driver) => Ok(Box::leak(Box::new(InPlaceOfRuntime { driver })) as _),
                 Err(driver) => Err(ErrorKind::NoCudaLibrary { runtime, driver }.into()),
             },
             Searched { loaded, .. } => loaded,
-        })
-        .clone()
+        };
+        Searched {
+            loaded,
+            found_no_file: false,
+        }
+    };
+    once(&DECIDED, &decide).loaded
+}
+
+/// The value of `cell`, made by `init` on first use: one instance of `OnceLock`'s generic code
+/// for every cache of the loading code.
+fn once(cell: &OnceLock<Searched>, init: &dyn Fn() -> Searched) -> Searched {
+    cell.get_or_init(init).clone()
 }
 
 /// The driver's resolver standing in for the runtime backend of the default configuration.
@@ -197,19 +209,19 @@ unsafe impl Resolver for InPlaceOfRuntime {
     }
 }
 
-/// `L`'s library: the one at `path`, or the outcome of the search.
-fn load<L: BuiltIn>(path: Option<&'static Path>) -> Loaded {
+/// The library of `built_in`: the one at `path`, or the outcome of the search.
+fn load(built_in: &BuiltIn, path: Option<&'static Path>) -> Loaded {
     match path {
-        Some(path) => explicit::<L>(path),
-        None => search::<L>().loaded,
+        Some(path) => explicit(built_in, path),
+        None => search(built_in).loaded,
     }
 }
 
-/// The process-wide search for `L` (made once).
-fn search<L: BuiltIn>() -> Searched {
-    L::searched()
-        .get_or_init(|| load_plan::<L>(plan::<L>(Os::CURRENT, &process_env)))
-        .clone()
+/// The process-wide search for `built_in`'s library (made once).
+fn search(built_in: &BuiltIn) -> Searched {
+    once(built_in.searched, &|| {
+        load_plan(built_in, plan(built_in, Os::CURRENT, &process_env))
+    })
 }
 
 /// The process environment, as search plans read it.
@@ -220,30 +232,33 @@ fn process_env(var: &str) -> Option<OsString> {
 /// Libraries loaded from paths given in code: `(library, path, outcome)`.
 static EXPLICIT: Mutex<Vec<(&str, &Path, Loaded)>> = Mutex::new(Vec::new());
 
-fn explicit<L: BuiltIn>(path: &'static Path) -> Loaded {
+fn explicit(built_in: &BuiltIn, path: &'static Path) -> Loaded {
+    let name = built_in.library.name;
     // The lock is held while loading so that one path is loaded once.
-    let mut cache = EXPLICIT.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, _, loaded)) = cache
-        .iter()
+    let mut cache = match EXPLICIT.lock() {
+        Ok(cache) => cache,
+        Err(poisoned) => PoisonError::into_inner(poisoned),
+    };
+    for (library, p, loaded) in cache.iter() {
         // Compared as strings: `Path` equality ignores a trailing `/` or `/.`, which the rules do
         // not.
-        .find(|(lib, p, _)| *lib == L::LIBRARY.name && p.as_os_str() == path.as_os_str())
-    {
-        return loaded.clone();
+        if *library == name && p.as_os_str() == path.as_os_str() {
+            return loaded.clone();
+        }
     }
-    let loaded = load_plan::<L>(named::<L>(
+    let plan = named(
         Os::CURRENT,
         path.as_os_str().to_owned(),
         Origin::Code,
         &process_env,
-    ))
-    .loaded;
-    cache.push((L::LIBRARY.name, path, loaded.clone()));
+    );
+    let loaded = load_plan(built_in, plan).loaded;
+    cache.push((name, path, loaded.clone()));
     loaded
 }
 
 /// What to load.
-#[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(Debug, PartialEq, Eq))]
 enum Plan {
     /// One path the user named; nothing else is tried.
     Exact { path: PathBuf, origin: Origin },
@@ -265,13 +280,16 @@ enum Plan {
     },
 }
 
-/// The plan for `L` on `os` without an explicit path in code. `env` reads environment variables.
-fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
-    if let Some(value) = env(L::LIBRARY.env_var).filter(|v| !v.is_empty()) {
-        return named::<L>(os, value, Origin::Environment, env);
+/// The plan for `built_in`'s library on `os` without an explicit path in code. `env` reads
+/// environment variables.
+fn plan(built_in: &BuiltIn, os: Os, env: Env<'_>) -> Plan {
+    if let Some(value) = env(built_in.library.env_var) {
+        if !value.is_empty() {
+            return named(os, value, Origin::Environment, env);
+        }
     }
     let mut skipped = Vec::new();
-    let mut candidates = L::candidates(os, env, &mut skipped);
+    let mut candidates = (built_in.candidates)(os, env, &mut skipped);
     let unsafe_path = loader_reads_current_directory(os, env);
     if let Some(unsafe_path) = &unsafe_path {
         candidates = keep_names_from_the_loader(candidates, unsafe_path, &mut skipped);
@@ -290,9 +308,9 @@ fn plan<L: BuiltIn>(os: Os, env: Env<'_>) -> Plan {
 /// shorter path), a relative path with a separator (`lib/x.so`, `x/`, `x/.`: it would depend on
 /// the current directory), and a bare name while `LD_LIBRARY_PATH` makes the loader read the
 /// current directory.
-fn named<L: BuiltIn>(os: Os, path: OsString, origin: Origin, env: Env<'_>) -> Plan {
+fn named(os: Os, path: OsString, origin: Origin, env: Env<'_>) -> Plan {
     let refuse = |why: String| Plan::Refused {
-        path: PathBuf::from(&path),
+        path: PathBuf::from(path.clone()),
         origin,
         why,
     };
@@ -342,17 +360,23 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
     if os != Os::Unix {
         return None;
     }
+    let value = env("LD_LIBRARY_PATH")?;
     // An empty value is no path at all to the loader, not one empty entry.
-    let value = env("LD_LIBRARY_PATH").filter(|v| !v.is_empty())?;
-    let reads_cwd = value
-        .as_encoded_bytes()
-        .split(|b| matches!(b, b':' | b';'))
-        .any(|entry| {
-            !(entry.starts_with(b"/")
-                || entry.starts_with(b"$ORIGIN")
-                || entry.starts_with(b"${ORIGIN}"))
-        });
-    reads_cwd.then_some(value)
+    if value.is_empty() {
+        return None;
+    }
+    let mut reads_cwd = false;
+    for_each_entry(&value, &mut |entry| {
+        let entry = entry.as_encoded_bytes();
+        reads_cwd |= !(entry.starts_with(b"/")
+            || entry.starts_with(b"$ORIGIN")
+            || entry.starts_with(b"${ORIGIN}"));
+    });
+    if reads_cwd {
+        Some(value)
+    } else {
+        None
+    }
 }
 
 /// The search's candidates with each bare name (one the system loader would look up) replaced by
@@ -361,7 +385,7 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
 /// folders (the folders behind the loader's own search, [`system_library_folders`]); the
 /// loader's search itself is noted in `skipped` as not made.
 fn keep_names_from_the_loader(
-    candidates: Vec<PathBuf>,
+    mut candidates: Vec<PathBuf>,
     ld_path: &OsStr,
     skipped: &mut Vec<(String, String)>,
 ) -> Vec<PathBuf> {
@@ -369,7 +393,8 @@ fn keep_names_from_the_loader(
     // The names searched for, quoted and joined with ", " as they come.
     let mut names = String::new();
     let mut kept = Vec::new();
-    for candidate in candidates {
+    for i in 0..candidates.len() {
+        let candidate = std::mem::take(&mut candidates[i]);
         if Os::Unix.has_folder(candidate.as_os_str()) {
             kept.push(candidate);
             continue;
@@ -399,20 +424,32 @@ fn keep_names_from_the_loader(
     kept
 }
 
+/// Calls `each` with every entry of `LD_LIBRARY_PATH`'s value, in order, split where the loader
+/// splits it (at `:` and `;`), empty ones included.
+fn for_each_entry(ld_path: &OsStr, each: &mut dyn FnMut(&OsStr)) {
+    let bytes = ld_path.as_encoded_bytes();
+    let mut start = 0;
+    for end in 0..=bytes.len() {
+        if end == bytes.len() || bytes[end] == b':' || bytes[end] == b';' {
+            // SAFETY: a piece of `as_encoded_bytes` of an `OsStr` of this platform, cut at ASCII
+            // separators or its ends: a split next to a valid non-empty UTF-8 substring (or
+            // nothing), which `from_encoded_bytes_unchecked` allows.
+            each(unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[start..end]) });
+            start = end + 1;
+        }
+    }
+}
+
 /// The absolute folders of `LD_LIBRARY_PATH`'s value, in order, split where the loader splits it
 /// (at `:` and `;`); empty and relative entries are left out.
-fn absolute_entries(ld_path: &OsStr) -> Vec<&Path> {
-    ld_path
-        .as_encoded_bytes()
-        .split(|b| matches!(b, b':' | b';'))
-        .filter(|entry| entry.first() == Some(&b'/'))
-        .map(|entry| {
-            // SAFETY: `entry` is a piece of `as_encoded_bytes` of an `OsStr` of this platform,
-            // split at ASCII separators: a split next to a valid non-empty UTF-8 substring, which
-            // `from_encoded_bytes_unchecked` allows.
-            Path::new(unsafe { OsStr::from_encoded_bytes_unchecked(entry) })
-        })
-        .collect()
+fn absolute_entries(ld_path: &OsStr) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for_each_entry(ld_path, &mut |entry| {
+        if entry.as_encoded_bytes().starts_with(b"/") {
+            folders.push(PathBuf::from(entry));
+        }
+    });
+    folders
 }
 
 /// The loader's configuration: the folders `ldconfig` puts in `ld.so.cache`.
@@ -428,14 +465,9 @@ fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
     let mut folders = Vec::new();
     read_ld_so_conf(conf, &mut folders, 0);
     let arch = std::env::consts::ARCH;
-    for default in [
-        format!("/lib/{arch}-linux-gnu"),
-        format!("/usr/lib/{arch}-linux-gnu"),
-        "/lib64".to_owned(),
-        "/usr/lib64".to_owned(),
-        "/lib".to_owned(),
-        "/usr/lib".to_owned(),
-    ] {
+    folders.push(PathBuf::from(format!("/lib/{arch}-linux-gnu")));
+    folders.push(PathBuf::from(format!("/usr/lib/{arch}-linux-gnu")));
+    for default in &["/lib64", "/usr/lib64", "/lib", "/usr/lib"] {
         folders.push(PathBuf::from(default));
     }
     keep_first(&mut folders);
@@ -451,17 +483,24 @@ fn keep_first(paths: &mut Vec<PathBuf>) {
     if paths.len() < 2 {
         return;
     }
-    let keys: Vec<Cow<'_, OsStr>> = paths.iter().map(|p| plain(p)).collect();
-    let mut kept = vec![true; keys.len()];
-    for i in 1..keys.len() {
-        kept[i] = !keys[..i].contains(&keys[i]);
+    let mut seen = Vec::with_capacity(paths.len());
+    // Moves each path kept to the end of those kept before it, in order.
+    let mut kept = 0;
+    for i in 0..paths.len() {
+        if first_time(&mut seen, &paths[i]) {
+            paths.swap(kept, i);
+            kept += 1;
+        }
     }
-    drop(keys);
-    let mut i = 0;
-    paths.retain(|_| {
-        i += 1;
-        kept[i - 1]
-    });
+    paths.truncate(kept);
+}
+
+/// Whether `path` is none of `seen` as `Path`s compare ([`plain`]), noting it there.
+fn first_time(seen: &mut Vec<OsString>, path: &Path) -> bool {
+    let key = plain(path).into_owned();
+    let first = !seen.contains(&key);
+    seen.push(key);
+    first
 }
 
 /// `path` as its components make it (`/a//b/` is `/a/b`): two paths are equal as `Path`s exactly
@@ -469,16 +508,31 @@ fn keep_first(paths: &mut Vec<PathBuf>) {
 /// component but a leading `.`, no trailing `/`): then it is borrowed, not rebuilt.
 fn plain(path: &Path) -> Cow<'_, OsStr> {
     let b = path.as_os_str().as_encoded_bytes();
-    let is_plain = cfg!(unix)
-        && (b == b"/"
-            || (!b.ends_with(b"/")
-                && b.split(|&c| c == b'/')
-                    .skip(1)
-                    .all(|segment| !segment.is_empty() && segment != b".")));
+    // Every segment after a `/` is neither empty (`//`, a trailing `/`) nor `.` (`/./`, `/.` at
+    // the end), or the path is `/` alone.
+    let mut is_plain = cfg!(unix);
+    if b != b"/" {
+        for i in 0..b.len() {
+            if b[i] == b'/' {
+                let segment_start = &b[i + 1..];
+                if segment_start.is_empty()
+                    || segment_start[0] == b'/'
+                    || (segment_start[0] == b'.'
+                        && (segment_start.len() == 1 || segment_start[1] == b'/'))
+                {
+                    is_plain = false;
+                }
+            }
+        }
+    }
     if is_plain {
         Cow::Borrowed(path.as_os_str())
     } else {
-        Cow::Owned(path.components().collect::<PathBuf>().into_os_string())
+        let mut rebuilt = PathBuf::new();
+        for component in path.components() {
+            rebuilt.push(component.as_os_str());
+        }
+        Cow::Owned(rebuilt.into_os_string())
     }
 }
 
@@ -491,74 +545,136 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     let Ok(text) = std::fs::read_to_string(file) else {
         return;
     };
-    for line in text.lines() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if let Some(patterns) = line
-            .strip_prefix("include")
-            .filter(|rest| rest.starts_with(char::is_whitespace))
-        {
+    // Lines: a `\r` before a `\n` is whitespace, trimmed with the rest.
+    for line in split(&text, b'\n') {
+        let line = trim(cut(line, b'#').0);
+        if let Some(patterns) = include_patterns(line) {
             if depth >= MAX_INCLUDE_DEPTH {
                 continue;
             }
-            for pattern in patterns.split_whitespace() {
+            let mut rest = patterns;
+            while let Some((pattern, after)) = next_word(rest) {
+                rest = after;
                 let pattern = match file.parent() {
-                    Some(dir) if !pattern.starts_with('/') => dir.join(pattern),
+                    Some(dir) if !pattern.as_bytes().starts_with(b"/") => dir.join(pattern),
                     _ => PathBuf::from(pattern),
                 };
-                for included in matching_files(&pattern) {
-                    read_ld_so_conf(&included, out, depth + 1);
+                for included in &matching_files(&pattern) {
+                    read_ld_so_conf(included, out, depth + 1);
                 }
             }
         } else {
-            for folder in line.split([' ', '\t', ':', ',']) {
-                let folder = folder.split('=').next().unwrap_or("");
-                if folder.starts_with('/') {
-                    out.push(PathBuf::from(folder));
+            // Folders, separated by blanks, `:` or `,`.
+            let bytes = line.as_bytes();
+            let mut start = 0;
+            for end in 0..=bytes.len() {
+                if end == bytes.len() || matches!(bytes[end], b' ' | b'\t' | b':' | b',') {
+                    let folder = cut(&line[start..end], b'=').0;
+                    if folder.as_bytes().starts_with(b"/") {
+                        out.push(PathBuf::from(folder));
+                    }
+                    start = end + 1;
                 }
             }
         }
     }
 }
 
+/// `text` without the whitespace at its ends (Unicode's, as `str::trim` has it), written out:
+/// the standard routine is generic over its pattern.
+fn trim(text: &str) -> &str {
+    let mut kept: Option<(usize, usize)> = None;
+    for (i, c) in text.char_indices() {
+        if !c.is_whitespace() {
+            let start = match kept {
+                Some((start, _)) => start,
+                None => i,
+            };
+            kept = Some((start, i + c.len_utf8()));
+        }
+    }
+    match kept {
+        Some((start, end)) => &text[start..end],
+        None => "",
+    }
+}
+
+/// The first word of `text` (separated by whitespace, as `str::split_whitespace` has it) and
+/// what follows it; `None` when there is none.
+fn next_word(text: &str) -> Option<(&str, &str)> {
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (start, c.is_whitespace()) {
+            (None, false) => start = Some(i),
+            (Some(start), true) => return Some((&text[start..i], &text[i..])),
+            _ => {}
+        }
+    }
+    match start {
+        Some(start) => Some((&text[start..], "")),
+        None => None,
+    }
+}
+
+/// The patterns of an `include` line: what follows `include` and whitespace.
+fn include_patterns(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("include")?;
+    match rest.chars().next() {
+        Some(c) if c.is_whitespace() => Some(rest),
+        _ => None,
+    }
+}
+
 /// The files `pattern` names: itself, or with one `*` in its file name, every file of its folder
 /// whose name matches, sorted.
 fn matching_files(pattern: &Path) -> Vec<PathBuf> {
-    let (Some(dir), Some(name)) = (
-        pattern.parent(),
-        pattern.file_name().and_then(OsStr::to_str),
-    ) else {
-        return Vec::new();
+    let mut files = Vec::new();
+    let (Some(dir), Some(name)) = (pattern.parent(), pattern.file_name()) else {
+        return files;
     };
-    let Some((prefix, suffix)) = name.split_once('*') else {
-        return vec![pattern.to_path_buf()];
+    let Some(name) = name.to_str() else {
+        return files;
+    };
+    let (prefix, Some(suffix)) = cut(name, b'*') else {
+        files.push(pattern.to_path_buf());
+        return files;
     };
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
+        return files;
     };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .filter(|e| {
-            e.file_name().to_str().is_some_and(|n| {
+    for entry in entries {
+        let Ok(entry) = entry else {
+            continue;
+        };
+        let matches = match entry.file_name().to_str() {
+            Some(n) => {
                 n.len() >= prefix.len() + suffix.len()
                     && n.starts_with(prefix)
                     && n.ends_with(suffix)
-            })
-        })
-        .map(|e| e.path())
-        .collect();
-    sort_small(&mut files, |a, b| a < b);
+            }
+            None => false,
+        };
+        if matches {
+            files.push(entry.path());
+        }
+    }
+    sort_small(&mut files, &|a, b| a < b);
     files
 }
 
-fn load_plan<L: BuiltIn>(plan: Plan) -> Searched {
-    load_plan_of(plan, L::LIBRARY, L::LOOKUP_SYMBOLS, &open::<L>, &|| {
-        system_library_folders(Path::new(LD_SO_CONF))
-    })
+fn load_plan(built_in: &BuiltIn, plan: Plan) -> Searched {
+    load_plan_of(
+        plan,
+        built_in.library,
+        built_in.lookup_symbols,
+        &|path| open(built_in, path),
+        &|| system_library_folders(Path::new(LD_SO_CONF)),
+    )
 }
 
 /// [`load_plan`] for the library `library` exporting one of `lookup_symbols`, opened by `open`,
 /// with `system_folders` the system's library folders (read only when a search's bare name
-/// stands for them): one body for both backends (a generic one would be compiled once for each).
+/// stands for them).
 fn load_plan_of(
     plan: Plan,
     library: CudaLibrary,
@@ -568,125 +684,123 @@ fn load_plan_of(
 ) -> Searched {
     // For messages; the names are ASCII.
     let lookup_names = || -> Vec<&'static str> {
-        lookup_symbols
-            .iter()
-            .map(|s| s.to_str().unwrap_or_default())
-            .collect()
-    };
-    let not_found = |origin, tried| -> Error {
-        ErrorKind::LibraryNotFound {
-            library,
-            origin,
-            tried,
+        let mut names = Vec::new();
+        for symbol in lookup_symbols {
+            names.push(match symbol.to_str() {
+                Ok(name) => name,
+                Err(_) => "",
+            });
         }
-        .into()
-    };
-    let from = |path: &Path, origin: Origin| {
-        let source = match origin {
-            Origin::Code => "Config::library".to_owned(),
-            Origin::Environment => format!("${}", library.env_var),
-            Origin::Search => "the search".to_owned(),
-        };
-        format!("{} (from {source})", quoted(path.as_os_str()))
+        names
     };
     // Only a search can find nothing: a path that was named is reported, never replaced.
     let named = |loaded| Searched {
         loaded,
         found_no_file: false,
     };
-    match plan {
-        Plan::Refused { path, origin, why } => {
-            named(Err(not_found(origin, vec![(from(&path, origin), why)])))
+    // A path that was named and cannot be used: the error lists it alone.
+    let failed = |path: &Path, origin: Origin, why: String| {
+        let source = match origin {
+            Origin::Code => "Config::library".to_owned(),
+            Origin::Environment => format!("${}", library.env_var),
+            Origin::Search => "the search".to_owned(),
+        };
+        let mut tried = Vec::new();
+        tried.push((format!("{} (from {source})", quoted(path.as_os_str())), why));
+        named(Err(ErrorKind::LibraryNotFound {
+            library,
+            origin,
+            tried,
         }
-        Plan::Exact { path, origin } => named(match open(&path) {
-            Opened::Ok(resolver) => Ok(resolver),
-            Opened::LoadFailed { why, .. } => {
-                Err(not_found(origin, vec![(from(&path, origin), why)]))
+        .into()))
+    };
+    let (candidates, skipped, in_system_folders) = match plan {
+        Plan::Refused { path, origin, why } => return failed(&path, origin, why),
+        Plan::Exact { path, origin } => {
+            return match open(&path) {
+                Opened::Ok(resolver) => named(Ok(resolver)),
+                Opened::LoadFailed { why, .. } => failed(&path, origin, why),
+                Opened::NotCuda => named(Err(ErrorKind::NotACudaLibrary {
+                    library,
+                    origin,
+                    path,
+                    missing: lookup_names(),
+                }
+                .into())),
             }
-            Opened::NotCuda => Err(ErrorKind::NotACudaLibrary {
-                library,
-                origin,
-                path,
-                missing: lookup_names(),
-            }
-            .into()),
-        }),
+        }
         Plan::Search {
             candidates,
-            mut skipped,
+            skipped,
             in_system_folders,
-        } => {
-            let mut tried = Vec::new();
-            tried.append(&mut skipped);
-            let mut found_no_file = true;
-            let mut try_path = |path: &Path| -> Option<Loaded> {
-                // Quoted for the message only when it is needed: not on the way to success.
-                let what = || quoted(path.as_os_str());
-                match open(path) {
-                    Opened::Ok(resolver) => return Some(Ok(resolver)),
-                    Opened::LoadFailed { why, absent } => {
-                        found_no_file &= absent;
-                        tried.push((what(), why));
-                    }
-                    Opened::NotCuda => {
-                        found_no_file = false;
-                        tried.push((
-                            what(),
-                            format!(
-                                "loaded, but exports none of {}; not a CUDA library",
-                                lookup_names().join(", ")
-                            ),
-                        ));
-                    }
-                }
-                None
-            };
-            let found = |loaded| Searched {
-                loaded,
-                found_no_file: false,
-            };
-            if !in_system_folders {
-                for path in &candidates {
-                    if let Some(loaded) = try_path(path) {
-                        return found(loaded);
-                    }
-                }
-            } else {
-                // The system's folders once a bare name stands for them, and the paths tried
-                // (by their plain form), each once: a system folder may be one of
-                // `LD_LIBRARY_PATH`'s too.
-                let mut system: Option<Vec<PathBuf>> = None;
-                let mut seen: Vec<OsString> = Vec::new();
-                let mut first_time = |path: &Path| {
-                    let key = plain(path).into_owned();
-                    let first = !seen.contains(&key);
-                    seen.push(key);
-                    first
-                };
-                for candidate in &candidates {
-                    if Os::Unix.has_folder(candidate.as_os_str()) {
-                        if first_time(candidate) {
-                            if let Some(loaded) = try_path(candidate) {
-                                return found(loaded);
-                            }
-                        }
-                        continue;
-                    }
-                    for folder in system.get_or_insert_with(system_folders).iter() {
-                        let path = folder.join(candidate);
-                        if first_time(&path) {
-                            if let Some(loaded) = try_path(&path) {
-                                return found(loaded);
-                            }
-                        }
-                    }
-                }
+        } => (candidates, skipped, in_system_folders),
+    };
+    let mut tried = skipped;
+    let mut found_no_file = true;
+    let mut try_path = |path: &Path| -> Option<Loaded> {
+        // Quoted for the message only when it is needed: not on the way to success.
+        match open(path) {
+            Opened::Ok(resolver) => return Some(Ok(resolver)),
+            Opened::LoadFailed { why, absent } => {
+                found_no_file &= absent;
+                tried.push((quoted(path.as_os_str()), why));
             }
-            Searched {
-                loaded: Err(not_found(Origin::Search, tried)),
-                found_no_file,
+            Opened::NotCuda => {
+                found_no_file = false;
+                tried.push((
+                    quoted(path.as_os_str()),
+                    format!(
+                        "loaded, but exports none of {}; not a CUDA library",
+                        joined(&lookup_names())
+                    ),
+                ));
             }
         }
+        None
+    };
+    if !in_system_folders {
+        for path in &candidates {
+            if let Some(loaded) = try_path(path) {
+                return named(loaded);
+            }
+        }
+    } else {
+        // The system's folders once a bare name stands for them, and the paths tried (by their
+        // plain form), each once: a system folder may be one of `LD_LIBRARY_PATH`'s too.
+        let mut system = Vec::new();
+        let mut system_read = false;
+        let mut seen = Vec::new();
+        for candidate in &candidates {
+            if Os::Unix.has_folder(candidate.as_os_str()) {
+                if first_time(&mut seen, candidate) {
+                    if let Some(loaded) = try_path(candidate) {
+                        return named(loaded);
+                    }
+                }
+                continue;
+            }
+            if !system_read {
+                system = system_folders();
+                system_read = true;
+            }
+            for folder in &system {
+                let path = folder.join(candidate);
+                if first_time(&mut seen, &path) {
+                    if let Some(loaded) = try_path(&path) {
+                        return named(loaded);
+                    }
+                }
+            }
+        }
+    }
+    Searched {
+        loaded: Err(ErrorKind::LibraryNotFound {
+            library,
+            origin: Origin::Search,
+            tried,
+        }
+        .into()),
+        found_no_file,
     }
 }
 
@@ -698,7 +812,7 @@ fn loader_message(e: &libloading::Error, path: &Path) -> String {
         None => e.to_string(),
     };
     let prefix = format!("{}: ", path.display());
-    match message.strip_prefix(&prefix) {
+    match message.strip_prefix(prefix.as_str()) {
         Some(rest) if !rest.is_empty() => rest.to_owned(),
         _ => message,
     }
@@ -725,14 +839,26 @@ fn absent(path: &Path, why: &str) -> bool {
     if Os::CURRENT.has_folder(path.as_os_str()) {
         return !path.exists();
     }
-    if Os::CURRENT == Os::Windows {
+    // `cfg!`, not `Os::CURRENT`: the branch is left out of the build on other systems.
+    if cfg!(windows) {
         return why.contains("could not be found");
     }
-    let ld_path = process_env("LD_LIBRARY_PATH").unwrap_or_default();
+    let ld_path = match process_env("LD_LIBRARY_PATH") {
+        Some(value) => value,
+        None => OsString::new(),
+    };
     let system = system_library_folders(Path::new(LD_SO_CONF));
-    let mut folders = absolute_entries(&ld_path);
-    folders.extend(system.iter().map(PathBuf::as_path));
-    !folders.iter().any(|folder| folder.join(path).exists())
+    for folder in &absolute_entries(&ld_path) {
+        if folder.join(path).exists() {
+            return false;
+        }
+    }
+    for folder in &system {
+        if folder.join(path).exists() {
+            return false;
+        }
+    }
+    true
 }
 
 /// Loads `path` with the system loader.
@@ -797,41 +923,35 @@ const WINDOWS_BARE_NAME_SEARCH: &str = "looked for only in the program's folder,
      folder and folders the program added with AddDllDirectory; not in the current directory nor \
      in the folders of PATH";
 
-/// Loads `path` and wraps it as `L`'s resolver, which is kept (with the library) for the rest
-/// of the process; a library that is not `L`'s is unloaded again.
-fn open<L: BuiltIn>(path: &Path) -> Opened {
-    let lib = match load_file(path) {
+/// Loads `path` and wraps it as `built_in`'s resolver, which is kept (with the library) for the
+/// rest of the process; a library that is not `built_in`'s is unloaded again.
+fn open(built_in: &BuiltIn, path: &Path) -> Opened {
+    // SAFETY: the path is a CUDA library's name or location, or one the user named as such;
+    // running its initialisers is what using CUDA means.
+    let lib = match unsafe { load_library(path) } {
         Ok(lib) => lib,
-        Err(failed) => return failed,
+        Err(e) => {
+            let mut why = loader_message(&e, path);
+            let absent = absent(path, &why);
+            if cfg!(windows) && !Os::Windows.has_folder(path.as_os_str()) {
+                why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
+            }
+            return Opened::LoadFailed { why, absent };
+        }
     };
-    // SAFETY: a library exporting `L`'s lookup functions is taken to be `L`'s CUDA library
+    // SAFETY: a library exporting the backend's lookup functions is taken to be its CUDA library
     // (`wrap` finds nothing in another); it is kept loaded below whenever `wrap` returns a
     // resolver.
-    match unsafe { L::wrap(&lib, path) } {
+    match unsafe { (built_in.wrap)(&lib, path) } {
         Some(resolver) => {
             // Never unloaded: pointers resolved through it must stay valid for the rest of the
             // process.
             std::mem::forget(lib);
-            Opened::Ok(Box::leak(Box::new(resolver)))
+            Opened::Ok(resolver)
         }
         // Not ours: dropping it unloads it again.
         None => Opened::NotCuda,
     }
-}
-
-/// Loads `path`, or says why the loader could not: the part of [`open`] that is the same for
-/// both backends, compiled once.
-fn load_file(path: &Path) -> Result<Library, Opened> {
-    // SAFETY: the path is a CUDA library's name or location, or one the user named as such;
-    // running its initialisers is what using CUDA means.
-    unsafe { load_library(path) }.map_err(|e| {
-        let mut why = loader_message(&e, path);
-        let absent = absent(path, &why);
-        if Os::CURRENT == Os::Windows && !Os::Windows.has_folder(path.as_os_str()) {
-            why = format!("{why}; {WINDOWS_BARE_NAME_SEARCH}");
-        }
-        Opened::LoadFailed { why, absent }
-    })
 }
 
 // Not under Miri: most of these load real libraries (`dlopen` is a foreign call Miri cannot run).

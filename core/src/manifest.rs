@@ -2,10 +2,12 @@
 //! for each: what tests and tools need to check resolved pointers; and the names of its
 //! `CUresult` codes (generated from the release's `cuda.h`).
 
+use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::stream::StreamMode;
+use crate::version::{cut, parse_number, split};
 
 /// A driver function and every ABI it has in the selected release, oldest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,20 +74,24 @@ cuda_driver_table_local::abis!();
 /// Read once per process from the generated text, on first use (a list of struct literals would
 /// cost every clean build of a user's program its compile time, for what only tools read).
 pub fn functions() -> &'static [Function] {
-    static ABIS: OnceLock<Vec<Abi>> = OnceLock::new();
     static FUNCTIONS: OnceLock<Vec<Function>> = OnceLock::new();
     FUNCTIONS.get_or_init(|| {
         let mut ranges = Vec::new();
-        // Filled here only, so exactly once, with `ranges` pointing into it.
-        let abis = ABIS.get_or_init(|| read(FUNCTIONS_TEXT, &mut ranges));
-        ranges
-            .into_iter()
-            .map(|(name, default, range)| Function {
+        // Kept for the rest of the process, like the list pointing into it (exactly once: this
+        // runs once).
+        let abis: &'static [Abi] = read(FUNCTIONS_TEXT, &mut ranges).leak();
+        let mut functions = Vec::with_capacity(ranges.len());
+        for (name, default, range) in &ranges {
+            functions.push(Function {
                 name,
-                default,
-                abis: abis.get(range).unwrap_or_default(),
-            })
-            .collect()
+                default: *default,
+                abis: match abis.get(range.clone()) {
+                    Some(abis) => abis,
+                    None => &[],
+                },
+            });
+        }
+        functions
     })
 }
 
@@ -95,28 +101,32 @@ pub fn functions() -> &'static [Function] {
 /// that none is).
 fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>)>) -> Vec<Abi> {
     fn version_export(field: &'static str) -> Option<(u32, Option<&'static str>)> {
-        let (version, export) = field.split_once(':')?;
-        Some((version.parse().ok()?, Some(export).filter(|e| *e != "-")))
+        let (version, export) = cut(field, b':');
+        let (version, export) = (parse_number(version)?, export?);
+        Some((version, if export == "-" { None } else { Some(export) }))
     }
     let mut abis = Vec::new();
-    for line in text.lines() {
-        let mut fields = line.split(' ');
-        let (Some(name), Some(Ok(default))) = (fields.next(), fields.next().map(str::parse)) else {
+    // Lines (the text is generated: no `\r`), and fields separated by one space.
+    for line in split(text, b'\n') {
+        let mut fields = split(line, b' ');
+        let (Some(name), Some(default)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        let Some(default) = parse_number(default) else {
             continue;
         };
         let start = abis.len();
         for field in fields {
-            let (abi, twin) = match field.split_once('/') {
-                Some((abi, twin)) => (abi, Some(twin)),
-                None => (field, None),
-            };
+            let (abi, twin) = cut(field, b'/');
             let Some((version, export)) = version_export(abi) else {
                 continue;
             };
-            let per_thread = match twin.map(version_export) {
+            let per_thread = match twin {
                 None => None,
-                Some(Some((version, export))) => Some(PerThread { version, export }),
-                Some(None) => continue,
+                Some(twin) => match version_export(twin) {
+                    Some((version, export)) => Some(PerThread { version, export }),
+                    None => continue,
+                },
             };
             abis.push(Abi {
                 version,
@@ -132,19 +142,28 @@ fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>
 /// The name of `CUresult` `code` in the bindings of the selected release
 /// (`CUDA_ERROR_STUB_LIBRARY` for 34), if they have one: for a code the driver cannot name itself.
 pub fn cu_result_name(code: u32) -> Option<&'static str> {
-    CU_RESULTS
-        .iter()
-        .find(|(c, _)| c.0 == code)
-        .map(|(_, name)| *name)
+    for (c, name) in CU_RESULTS {
+        if c.0 == code {
+            return Some(*name);
+        }
+    }
+    None
 }
 
 /// Looks a function up by name in the selected release.
 pub fn find(name: &str) -> Option<&'static Function> {
+    // A binary search (the list is sorted by name), written out.
     let functions = functions();
-    functions
-        .binary_search_by(|f| f.name.cmp(name))
-        .ok()
-        .map(|i| &functions[i])
+    let (mut low, mut high) = (0, functions.len());
+    while low < high {
+        let mid = low + (high - low) / 2;
+        match functions[mid].name.cmp(name) {
+            Ordering::Less => low = mid + 1,
+            Ordering::Greater => high = mid,
+            Ordering::Equal => return Some(&functions[mid]),
+        }
+    }
+    None
 }
 
 #[cfg(test)]

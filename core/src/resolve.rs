@@ -101,11 +101,18 @@ pub unsafe trait Resolver: Send + Sync + RefUnwindSafe {
     /// [`lookup`](Resolver::lookup) on every call; the built-in backends cache them.
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
         let fns = ErrorStringFns::new();
-        // SAFETY: by the trait's contract, `resolve_with` only returns pointers of the requested
+        // SAFETY: by the trait's contract, `resolve_symbol` only returns pointers of the requested
         // ABI, here the ABI 6000 of cuGetErrorName / cuGetErrorString.
         unsafe {
-            fns.strings(code, &|name| {
-                resolve_with(self, StreamMode::Legacy, name, &ERROR_STRING_ABI).ok()
+            fns.strings(code, &|name, symbol| match resolve_symbol(
+                self,
+                StreamMode::Legacy,
+                name,
+                symbol,
+                &ERROR_STRING_ABI,
+            ) {
+                Ok(p) => Some(p),
+                Err(_) => None,
             })
         }
     }
@@ -256,8 +263,8 @@ pub(crate) fn classify(
     status: Option<c_int>,
     ptr: *mut c_void,
     asked: u32,
-    driver_version: impl FnOnce() -> Option<u32>,
-    describe_code: impl FnOnce(c_int) -> Status,
+    driver_version: &dyn Fn() -> Option<u32>,
+    describe_code: &dyn Fn(c_int) -> Status,
 ) -> LookupResult {
     const INVALID_VALUE: c_int = 1;
     const NOT_FOUND: c_int = 500;
@@ -269,13 +276,13 @@ pub(crate) fn classify(
         (0, None | Some(0) | Some(-1)) => LookupResult::SymbolNotFound,
         (0, Some(1)) => LookupResult::SymbolNotFound,
         (0, Some(2)) => LookupResult::VersionNotSufficient,
-        (0, Some(other)) => LookupResult::Failed(Status::new(
-            other,
-            "unexpected status",
-            format!("the lookup succeeded but reported status {other}"),
-        )),
+        (0, Some(other)) => LookupResult::Failed(Status {
+            code: other,
+            name: "unexpected status".to_owned(),
+            description: format!("the lookup succeeded but reported status {other}"),
+        }),
         (NOT_FOUND, None) => LookupResult::SymbolNotFound,
-        (INVALID_VALUE, _) if driver_version().is_some_and(|d| asked > d) => {
+        (INVALID_VALUE, _) if matches!(driver_version(), Some(d) if asked > d) => {
             LookupResult::VersionTooNew
         }
         (rc, _) => LookupResult::Failed(describe_code(rc)),
@@ -309,29 +316,33 @@ impl ErrorStringFns {
         }
     }
 
-    /// Name and description of `code`. `fetch(name)` resolves `cuGetErrorName` or
-    /// `cuGetErrorString`; failures are not cached (this is an error path).
+    /// Name and description of `code`. `fetch(name, symbol)` resolves `cuGetErrorName` or
+    /// `cuGetErrorString` (its name, and the same with a NUL); failures are not cached (this is
+    /// an error path).
     ///
     /// # Safety
     ///
-    /// `fetch("cuGetErrorName")` and `fetch("cuGetErrorString")` must return only pointers to
-    /// those driver functions (ABI 6000: `CUresult f(CUresult, const char**)`), valid forever.
+    /// `fetch` must return only pointers to the driver function it is asked for
+    /// (`cuGetErrorName` or `cuGetErrorString` at ABI 6000: `CUresult f(CUresult, const
+    /// char**)`), valid forever.
     pub(crate) unsafe fn strings(
         &self,
         code: u32,
-        fetch: &dyn Fn(&'static str) -> Option<NonNull<c_void>>,
+        fetch: &dyn Fn(&'static str, &'static CStr) -> Option<NonNull<c_void>>,
     ) -> (Option<String>, Option<String>) {
-        let fetch_into =
-            |slot: &AtomicPtr<c_void>, name: &'static str| -> Option<NonNull<c_void>> {
-                match NonNull::new(slot.load(Ordering::Acquire)) {
-                    Some(p) => Some(p),
-                    None => {
-                        let p = fetch(name)?;
-                        slot.store(p.as_ptr(), Ordering::Release);
-                        Some(p)
-                    }
+        let fetch_into = |slot: &AtomicPtr<c_void>,
+                          name: &'static str,
+                          symbol: &'static CStr|
+         -> Option<NonNull<c_void>> {
+            match NonNull::new(slot.load(Ordering::Acquire)) {
+                Some(p) => Some(p),
+                None => {
+                    let p = fetch(name, symbol)?;
+                    slot.store(p.as_ptr(), Ordering::Release);
+                    Some(p)
                 }
-            };
+            }
+        };
         // One call of `cuGetErrorName` or `cuGetErrorString` (both of this type at ABI 6000).
         let text = |f: ffi::GetErrorName| -> Option<String> {
             let mut out: *const c_char = std::ptr::null();
@@ -348,15 +359,21 @@ impl ErrorStringFns {
                     .into_owned(),
             )
         };
-        let name = fetch_into(&self.name, "cuGetErrorName").and_then(|p| {
-            // SAFETY: by this function's contract `p` is cuGetErrorName at ABI 6000, whose
-            // bindings typedef is `ffi::GetErrorName`.
-            text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorName>(p.as_ptr()) })
-        });
-        let description = fetch_into(&self.string, "cuGetErrorString").and_then(|p| {
-            // SAFETY: likewise cuGetErrorString, `ffi::GetErrorString`, the same type.
-            text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorString>(p.as_ptr()) })
-        });
+        let name = match fetch_into(&self.name, "cuGetErrorName", c"cuGetErrorName") {
+            Some(p) => {
+                // SAFETY: by this function's contract `p` is cuGetErrorName at ABI 6000, whose
+                // bindings typedef is `ffi::GetErrorName`.
+                text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorName>(p.as_ptr()) })
+            }
+            None => None,
+        };
+        let description = match fetch_into(&self.string, "cuGetErrorString", c"cuGetErrorString") {
+            Some(p) => {
+                // SAFETY: likewise cuGetErrorString, `ffi::GetErrorString`, the same type.
+                text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorString>(p.as_ptr()) })
+            }
+            None => None,
+        };
         (name, description)
     }
 }

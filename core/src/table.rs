@@ -407,16 +407,20 @@ fn fill(
 ) -> Result<NonNull<c_void>, Error> {
     #[cfg(feature = "tracing")]
     let start = std::time::Instant::now();
-    let resolved = source_for(config).and_then(|source| {
-        resolve_symbol(
+    let resolved = match source_for(config) {
+        Ok(source) => resolve_symbol(
             source.resolver(),
             config.stream_mode(),
             spec.name,
             spec.symbol,
             &spec.abi,
-        )
-    });
-    let result = resolved.map(|p| store_first(ptr, p));
+        ),
+        Err(e) => Err(e),
+    };
+    let result = match resolved {
+        Ok(p) => Ok(store_first(ptr, p)),
+        Err(e) => Err(e),
+    };
     // The event comes after the store: a subscriber that calls this table from inside it finds
     // the field resolved (and `trace` keeps events from nesting, for a failure).
     #[cfg(feature = "tracing")]
@@ -430,7 +434,10 @@ fn fill(
 fn store_first(ptr: &AtomicPtr<c_void>, p: NonNull<c_void>) -> NonNull<c_void> {
     match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => p,
-        Err(winner) => NonNull::new(winner).unwrap_or(p),
+        Err(winner) => match NonNull::new(winner) {
+            Some(winner) => winner,
+            None => p,
+        },
     }
 }
 
@@ -460,20 +467,22 @@ fn resolve_every_through(
     source: Result<Source, Error>,
 ) -> Result<(), Errors> {
     let mut errors = Vec::new();
-    let todo = slots
-        .iter()
-        .zip(specs)
-        .filter(|(slot, _)| slot.load(Ordering::Acquire).is_null());
+    // The functions to resolve: `specs[i]` for each `i < n` whose slot is empty when its turn
+    // comes.
+    let n = slots.len().min(specs.len());
     let source = match source {
         Ok(source) => source,
         // Every function fails with the library's error.
         Err(e) => {
-            for (_, _spec) in todo {
+            for i in 0..n {
+                if !slots[i].load(Ordering::Acquire).is_null() {
+                    continue;
+                }
                 #[cfg(feature = "tracing")]
                 crate::trace::resolution(
                     config,
-                    _spec.name,
-                    &_spec.abi,
+                    specs[i].name,
+                    &specs[i].abi,
                     &Err(e.clone()),
                     std::time::Duration::ZERO,
                 );
@@ -484,32 +493,48 @@ fn resolve_every_through(
     };
     let resolver = source.resolver();
     match source.versioned_lookup() {
-        Some(lookup) => resolve_directly(todo, config, resolver, &mut errors, lookup),
+        Some(lookup) => resolve_directly(
+            &slots[..n],
+            &specs[..n],
+            config,
+            resolver,
+            &mut errors,
+            lookup,
+        ),
         None => {
             let versioning = resolver.versioning();
-            for (slot, spec) in todo {
+            for i in 0..n {
+                let (slot, spec) = (&slots[i], &specs[i]);
+                if !slot.load(Ordering::Acquire).is_null() {
+                    continue;
+                }
                 #[cfg(feature = "tracing")]
                 let start = std::time::Instant::now();
-                let result = resolve_symbol_as(
+                let result = match resolve_symbol_as(
                     resolver,
                     &versioning,
                     config.stream_mode(),
                     spec.name,
                     spec.symbol,
                     &spec.abi,
-                )
-                .map(|p| store_first(slot, p));
+                ) {
+                    Ok(p) => Ok(store_first(slot, p)),
+                    Err(e) => Err(e),
+                };
                 #[cfg(feature = "tracing")]
                 crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
-                errors.extend(result.err());
+                if let Err(e) = result {
+                    errors.push(e);
+                }
             }
         }
     }
     Errors::from_vec(errors)
 }
 
-/// The loop of [`resolve_every`] for a built-in backend whose versioned lookup is `lookup`: per
-/// function, the request ([`Abi::request`], as [`resolve_symbol`] makes it), the call, the check
+/// The loop of [`resolve_every`] for a built-in backend whose versioned lookup is `lookup`, over
+/// the functions of `specs` whose slot (in `slots`, the same order) is empty: per function, the
+/// request ([`Abi::request`], as [`resolve_symbol`] makes it), the call, the check
 /// that it found the function ([`found`]), the store and, with the `tracing` feature, the event.
 /// A function the call did not find is asked again through `resolver` ([`resolve_symbol`]),
 /// which says why in the error: failures take the slow path, successes nothing more.
@@ -517,15 +542,20 @@ fn resolve_every_through(
 /// The store is plain, where a field's first call (`fill`) keeps the pointer a racing thread
 /// stored first: a built-in backend's lookup answers a (name, version, flag) with the driver's one
 /// pointer for it, so every thread that races this store stores the very same pointer.
-fn resolve_directly<'a>(
-    todo: impl Iterator<Item = (&'a AtomicPtr<c_void>, &'a FunctionSpec)>,
+fn resolve_directly(
+    slots: &[AtomicPtr<c_void>],
+    specs: &[FunctionSpec],
     config: &Config,
     resolver: &dyn Resolver,
     errors: &mut Vec<Error>,
     lookup: VersionedLookup,
 ) {
     let mode = config.stream_mode();
-    for (slot, spec) in todo {
+    for i in 0..slots.len().min(specs.len()) {
+        let (slot, spec) = (&slots[i], &specs[i]);
+        if !slot.load(Ordering::Acquire).is_null() {
+            continue;
+        }
         #[cfg(feature = "tracing")]
         let start = std::time::Instant::now();
         let (version, flag) = spec.abi.request(mode);
@@ -535,12 +565,16 @@ fn resolve_directly<'a>(
                 slot.store(p.as_ptr(), Ordering::Release);
                 Ok(p)
             }
-            None => resolve_symbol(resolver, mode, spec.name, spec.symbol, &spec.abi)
-                .map(|p| store_first(slot, p)),
+            None => match resolve_symbol(resolver, mode, spec.name, spec.symbol, &spec.abi) {
+                Ok(p) => Ok(store_first(slot, p)),
+                Err(e) => Err(e),
+            },
         };
         #[cfg(feature = "tracing")]
         crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
-        errors.extend(result.err());
+        if let Err(e) = result {
+            errors.push(e);
+        }
     }
 }
 
@@ -608,7 +642,13 @@ fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
         Ok(resolver) => resolver.error_strings(code),
         Err(_) => (None, None),
     };
-    let name = name.or_else(|| cu_result_name(code).map(str::to_owned));
+    let name = match name {
+        Some(name) => Some(name),
+        None => match cu_result_name(code) {
+            Some(name) => Some(name.to_owned()),
+            None => None,
+        },
+    };
     ErrorKind::Cuda {
         function,
         code,

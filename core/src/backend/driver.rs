@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup};
+use super::{export, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup};
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
 use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
@@ -50,8 +50,8 @@ pub(crate) struct Driver {
 impl Driver {
     /// A pointer only on clear success; used for the helper functions of error messages, so that
     /// a failure there cannot recurse into more error handling.
-    fn helper(&self, name: &str, version: u32) -> Option<NonNull<c_void>> {
-        self.get_proc.found(name, version)
+    fn helper(&self, symbol: &CStr, version: u32) -> Option<NonNull<c_void>> {
+        self.get_proc.found(symbol, version)
     }
 }
 
@@ -68,23 +68,20 @@ unsafe impl Resolver for Driver {
 
     fn lookup(&self, symbol: &CStr, query: Query, mode: StreamMode) -> LookupResult {
         let Query::ByVersion(version) = query else {
-            return LookupResult::Failed(Status::new(
-                -1,
-                "unsupported query",
-                "the driver backend only answers versioned lookups",
-            ));
+            return LookupResult::Failed(Status {
+                code: -1,
+                name: "unsupported query".to_owned(),
+                description: "the driver backend only answers versioned lookups".to_owned(),
+            });
         };
-        self.get_proc.lookup(
-            symbol,
-            version,
-            mode,
-            || self.driver_version(),
-            |code| self.error_strings(code),
-        )
+        self.get_proc
+            .lookup(symbol, version, mode, &|| self.driver_version(), &|code| {
+                self.error_strings(code)
+            })
     }
 
     fn driver_version(&self) -> Option<u32> {
-        let p = self.helper("cuDriverGetVersion", 2020)?;
+        let p = self.helper(c"cuDriverGetVersion", 2020)?;
         // SAFETY: the driver returned cuDriverGetVersion at ABI 2020, of this type.
         let f = unsafe { std::mem::transmute::<*mut c_void, ffi::DriverGetVersion>(p.as_ptr()) };
         let mut v: c_int = 0;
@@ -97,7 +94,7 @@ unsafe impl Resolver for Driver {
         // SAFETY: `helper` returns the driver's own cuGetErrorName/cuGetErrorString at ABI 6000.
         unsafe {
             self.cu_errors
-                .strings(code, &|name| self.helper(name, 6000))
+                .strings(code, &|_, symbol| self.helper(symbol, 6000))
         }
     }
 }
@@ -110,7 +107,7 @@ impl BuiltInResolver for Driver {
 
 #[cfg(test)]
 impl Driver {
-    /// A driver backend around `get_proc`, as [`BuiltIn::wrap`] makes one from a library.
+    /// A driver backend around `get_proc`, as [`Driver::wrap`] makes one from a library.
     pub(crate) fn around(path: &str, get_proc: GetProc) -> Self {
         Self {
             path: path.to_owned(),
@@ -138,46 +135,68 @@ impl Driver {
     }
 }
 
-impl BuiltIn for Driver {
-    const LIBRARY: CudaLibrary = Driver::library(Os::CURRENT);
-    const LOOKUP_SYMBOLS: &'static [&'static CStr] = &[c"cuGetProcAddress_v2", c"cuGetProcAddress"];
+/// The driver backend, as `library` loads it.
+pub(crate) static BUILT_IN: BuiltIn = BuiltIn {
+    library: Driver::LIBRARY,
+    lookup_symbols: Driver::LOOKUP_SYMBOLS,
+    candidates: Driver::candidates,
+    wrap: Driver::wrap,
+    searched: &SEARCHED,
+};
+
+/// The outcome of the driver backend's search, once per process.
+static SEARCHED: OnceLock<Searched> = OnceLock::new();
+
+impl Driver {
+    /// The library as errors name it on this system.
+    pub(crate) const LIBRARY: CudaLibrary = Driver::library(Os::CURRENT);
+    /// `cuGetProcAddress_v2`, then `cuGetProcAddress` ([`BuiltIn::lookup_symbols`]).
+    pub(crate) const LOOKUP_SYMBOLS: &'static [&'static CStr] =
+        &[c"cuGetProcAddress_v2", c"cuGetProcAddress"];
 
     /// The loader's `libcuda.so.1` (`nvcuda.dll` on Windows) only: the driver is installed
     /// system-wide, and a toolkit's `stubs/libcuda.so` fails every call.
-    fn candidates(os: Os, _env: Env<'_>, _skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
-        vec![PathBuf::from(match os {
+    pub(crate) fn candidates(
+        os: Os,
+        _env: Env<'_>,
+        _skipped: &mut Vec<(String, String)>,
+    ) -> Vec<PathBuf> {
+        let mut candidates = Vec::new();
+        candidates.push(PathBuf::from(match os {
             Os::Unix => "libcuda.so.1",
             Os::Windows => "nvcuda.dll",
-        })]
+        }));
+        candidates
     }
 
-    /// Wraps a loaded library. `None` when it exports no `cuGetProcAddress*` (not a libcuda, or
-    /// a driver older than 11.3). One `dlsym` when it has `cuGetProcAddress_v2`.
+    /// Wraps a loaded library ([`BuiltIn::wrap`]). `None` when it exports no `cuGetProcAddress*`
+    /// (not a libcuda, or a driver older than 11.3). One `dlsym` when it has
+    /// `cuGetProcAddress_v2`.
     ///
     /// # Safety
     ///
     /// `lib` must be the CUDA driver library, or at least export the names used here with its
     /// signatures, and stay loaded for the rest of the process if this returns a resolver.
-    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self> {
-        // SAFETY: the caller guarantees the driver's signatures, which are these types, and keeps
-        // the library loaded, so the copied-out pointers stay valid.
-        let get_proc = if let Ok(f) =
-            unsafe { lib.get::<ffi::GetProcAddressV2>(Self::LOOKUP_SYMBOLS[0]) }
-        {
-            GetProc::V2(*f)
-        } else {
-            // SAFETY: as above.
-            GetProc::V1(*unsafe { lib.get::<ffi::GetProcAddress>(Self::LOOKUP_SYMBOLS[1]) }.ok()?)
+    unsafe fn wrap(lib: &Library, path: &Path) -> Option<&'static dyn BuiltInResolver> {
+        // SAFETY: the caller keeps the library loaded, so the copied-out pointers stay valid.
+        let get_proc = match unsafe { export(lib, Self::LOOKUP_SYMBOLS[0]) } {
+            // SAFETY: the caller guarantees the driver's signatures: `cuGetProcAddress_v2` is
+            // `ffi::GetProcAddressV2`.
+            Some(f) => GetProc::V2(unsafe {
+                std::mem::transmute::<ffi::Untyped, ffi::GetProcAddressV2>(f)
+            }),
+            // SAFETY: as above; `cuGetProcAddress` is `ffi::GetProcAddress`.
+            None => GetProc::V1(unsafe {
+                std::mem::transmute::<ffi::Untyped, ffi::GetProcAddress>(export(
+                    lib,
+                    Self::LOOKUP_SYMBOLS[1],
+                )?)
+            }),
         };
-        Some(Self {
+        Some(Box::leak(Box::new(Self {
             path: path.display().to_string(),
             get_proc,
             cu_errors: ErrorStringFns::new(),
-        })
-    }
-
-    fn searched() -> &'static OnceLock<Searched> {
-        static SEARCHED: OnceLock<Searched> = OnceLock::new();
-        &SEARCHED
+        })))
     }
 }

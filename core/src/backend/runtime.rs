@@ -17,16 +17,18 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{absolute_dirs, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup};
+use super::{
+    absolute_dirs, export, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup,
+};
 use crate::abi_history;
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
 use crate::resolve::{
-    c_string, classify, resolve_with, ErrorStringFns, LookupResult, Query, Resolver, Versioning,
+    c_string, classify, resolve_symbol, ErrorStringFns, LookupResult, Query, Resolver, Versioning,
     ERROR_STRING_ABI,
 };
 use crate::stream::StreamMode;
-use crate::version::CudaVersion;
+use crate::version::{parse_number, CudaVersion};
 
 /// The loader names of libcudart, newest first.
 const LOADER_NAMES: &[&str] = &["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"];
@@ -60,15 +62,6 @@ pub(crate) struct Runtime {
     get_proc: OnceLock<GetProc>,
 }
 
-/// # Safety
-///
-/// If `lib` exports `name`, it must be a function of type `T`.
-unsafe fn symbol<T: Copy>(lib: &Library, name: &CStr) -> Option<T> {
-    // SAFETY: the caller guarantees the type; `wrap`'s caller keeps the library loaded, so the
-    // copied-out function pointer stays valid.
-    unsafe { lib.get::<T>(name) }.ok().map(|s| *s)
-}
-
 impl Runtime {
     /// The runtime's version (`cudaRuntimeGetVersion`), or the failing call's result.
     fn runtime_version(&self) -> Result<u32, c_int> {
@@ -95,18 +88,25 @@ impl Runtime {
     /// libcudart's name and description of its `cudaError_t` `rc` (-1: no runtime version).
     fn describe_code(&self, rc: c_int) -> Status {
         if rc == -1 {
-            return Status::new(
-                rc,
-                "no runtime version",
-                "cudaRuntimeGetVersion is missing or returned no version",
-            );
+            return Status {
+                code: rc,
+                name: "no runtime version".to_owned(),
+                description: "cudaRuntimeGetVersion is missing or returned no version".to_owned(),
+            };
         }
-        let text = |f: Option<ffi::RtErrorText>| {
+        let text = |f: Option<ffi::RtErrorText>| match f {
             // SAFETY: cudaGetErrorName/String accept any code and return a static string.
-            f.and_then(|f| unsafe { c_string(f(rc)) })
-                .unwrap_or_else(|| "unknown".to_owned())
+            Some(f) => match unsafe { c_string(f(rc)) } {
+                Some(text) => text,
+                None => "unknown".to_owned(),
+            },
+            None => "unknown".to_owned(),
         };
-        Status::new(rc, text(self.error_name), text(self.error_string))
+        Status {
+            code: rc,
+            name: text(self.error_name),
+            description: text(self.error_string),
+        }
     }
 
     /// Name and description of a driver `CUresult`, from the driver's `cuGetErrorName` and
@@ -119,7 +119,7 @@ impl Runtime {
         // `strings` calls it through) or nothing.
         unsafe {
             self.cu_errors
-                .strings(code, &|name| g.found(name, ERROR_STRING_ABI.version))
+                .strings(code, &|_, symbol| g.found(symbol, ERROR_STRING_ABI.version))
         }
     }
 
@@ -146,14 +146,9 @@ impl Runtime {
             let rc = unsafe { f(symbol.as_ptr(), &mut ptr, mode.flag()) };
             (rc, None)
         };
-        classify(
-            rc,
-            status,
-            ptr,
-            r,
-            || self.driver_version(),
-            |rc| self.describe_code(rc),
-        )
+        classify(rc, status, ptr, r, &|| self.driver_version(), &|rc| {
+            self.describe_code(rc)
+        })
     }
 
     /// The driver's `cuGetProcAddress`, asked of the unversioned entry point (libcudart 11.3 to
@@ -172,15 +167,22 @@ impl Runtime {
         let EntryPoint::Unversioned(f) = self.entry else {
             return Err(None);
         };
-        let r = self.runtime_version().map_err(|rc| {
-            Some(self.explained(
-                rc,
-                "cudaRuntimeGetVersion, needed because this libcudart only has the unversioned \
-                 cudaGetDriverEntryPoint",
-            ))
-        })?;
-        let (legacy, _) = abi_history::abis("cuGetProcAddress").ok_or(None)?;
-        let abi = abi_history::newest_at_or_below(legacy, r).ok_or(None)?;
+        let r = match self.runtime_version() {
+            Ok(r) => r,
+            Err(rc) => {
+                return Err(Some(self.explained(
+                    rc,
+                    "cudaRuntimeGetVersion, needed because this libcudart only has the \
+                     unversioned cudaGetDriverEntryPoint",
+                )))
+            }
+        };
+        let Some((legacy, _)) = abi_history::abis("cuGetProcAddress") else {
+            return Err(None);
+        };
+        let Some(abi) = abi_history::newest_at_or_below(legacy, r) else {
+            return Err(None);
+        };
         let p = match self.unversioned_lookup(f, c"cuGetProcAddress", r, StreamMode::Legacy) {
             LookupResult::Found(p) => p,
             LookupResult::Failed(status) => {
@@ -264,53 +266,47 @@ unsafe impl Resolver for Runtime {
         match (self.entry, query) {
             (EntryPoint::ByVersion(f), Query::ByVersion(v)) => {
                 let (rc, status, ptr) = VersionedLookup::ByVersion(f).call(symbol, v, mode);
-                classify(
-                    rc,
-                    status,
-                    ptr,
-                    v,
-                    || self.driver_version(),
-                    |rc| self.describe_code(rc),
-                )
+                classify(rc, status, ptr, v, &|| self.driver_version(), &|rc| {
+                    self.describe_code(rc)
+                })
             }
             (EntryPoint::Unversioned(_), Query::ByVersion(v)) => {
                 let g = match self.get_proc() {
                     Ok(g) => g,
                     Err(Some(status)) => return LookupResult::Failed(status),
                     Err(None) => {
-                        return LookupResult::Failed(Status::new(
-                            -1,
-                            "unsupported query",
-                            format!(
+                        return LookupResult::Failed(Status {
+                            code: -1,
+                            name: "unsupported query".to_owned(),
+                            description: format!(
                                 "{} has no versioned lookup without the driver's cuGetProcAddress",
                                 self.describe()
                             ),
-                        ))
+                        })
                     }
                 };
                 // The driver's CUresult, named by the driver's own functions.
-                g.lookup(
-                    symbol,
-                    v,
-                    mode,
-                    || self.driver_version(),
-                    |code| self.cu_errors_of(code),
-                )
+                g.lookup(symbol, v, mode, &|| self.driver_version(), &|code| {
+                    self.cu_errors_of(code)
+                })
             }
             (EntryPoint::Unversioned(f), Query::Unversioned) => match self.runtime_version() {
                 Ok(r) => self.unversioned_lookup(f, symbol, r, mode),
                 Err(rc) => LookupResult::Failed(self.describe_code(rc)),
             },
-            (_, query) => LookupResult::Failed(Status::new(
-                -1,
-                "unsupported query",
-                format!("{} cannot answer {query:?}", self.describe()),
-            )),
+            (_, query) => LookupResult::Failed(Status {
+                code: -1,
+                name: "unsupported query".to_owned(),
+                description: format!("{} cannot answer {query:?}", self.describe()),
+            }),
         }
     }
 
     fn driver_version(&self) -> Option<u32> {
-        self.driver_get_version.and_then(call_get_version)
+        match self.driver_get_version {
+            Some(f) => call_get_version(f),
+            None => None,
+        }
     }
 
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
@@ -319,12 +315,13 @@ unsafe impl Resolver for Runtime {
         }
         // SAFETY: `resolve_with` returns only the requested ABI 6000 of the named function.
         unsafe {
-            self.cu_errors.strings(code, &|name| {
+            self.cu_errors.strings(code, &|name, symbol| {
                 // As a `&dyn Resolver`: the instance every other caller compiles, not one more.
-                resolve_with(
+                resolve_symbol(
                     self as &dyn Resolver,
                     StreamMode::Legacy,
                     name,
+                    symbol,
                     &ERROR_STRING_ABI,
                 )
                 .ok()
@@ -340,7 +337,10 @@ impl BuiltInResolver for Runtime {
     fn versioned_lookup(&self) -> Option<VersionedLookup> {
         match self.entry {
             EntryPoint::ByVersion(f) => Some(VersionedLookup::ByVersion(f)),
-            EntryPoint::Unversioned(_) => self.get_proc().ok().map(VersionedLookup::GetProc),
+            EntryPoint::Unversioned(_) => match self.get_proc() {
+                Ok(g) => Some(VersionedLookup::GetProc(g)),
+                Err(_) => None,
+            },
         }
     }
 }
@@ -363,9 +363,24 @@ impl Runtime {
     }
 }
 
-impl BuiltIn for Runtime {
-    const LIBRARY: CudaLibrary = Runtime::library(Os::CURRENT);
-    const LOOKUP_SYMBOLS: &'static [&'static CStr] = &[
+/// The runtime backend, as `library` loads it.
+pub(crate) static BUILT_IN: BuiltIn = BuiltIn {
+    library: Runtime::LIBRARY,
+    lookup_symbols: Runtime::LOOKUP_SYMBOLS,
+    candidates: Runtime::candidates,
+    wrap: Runtime::wrap,
+    searched: &SEARCHED,
+};
+
+/// The outcome of the runtime backend's search, once per process.
+static SEARCHED: OnceLock<Searched> = OnceLock::new();
+
+impl Runtime {
+    /// The library as errors name it on this system.
+    pub(crate) const LIBRARY: CudaLibrary = Runtime::library(Os::CURRENT);
+    /// `cudaGetDriverEntryPointByVersion`, then `cudaGetDriverEntryPoint`
+    /// ([`BuiltIn::lookup_symbols`]).
+    pub(crate) const LOOKUP_SYMBOLS: &'static [&'static CStr] = &[
         c"cudaGetDriverEntryPointByVersion",
         c"cudaGetDriverEntryPoint",
     ];
@@ -374,56 +389,46 @@ impl BuiltIn for Runtime {
     /// then `bin`), the loader's names, then the active Python environment: conda's own
     /// `cuda-cudart` package (`$CONDA_PREFIX/lib`, Windows `Library\bin`) and the pip wheel
     /// layouts (`$VIRTUAL_ENV`, `$CONDA_PREFIX`). Never the toolkit's `stubs`.
-    fn candidates(os: Os, env: Env<'_>, skipped: &mut Vec<(String, String)>) -> Vec<PathBuf> {
-        let (names, toolkit_dirs): (&[&str], &[&[&str]]) = match os {
-            Os::Unix => (LOADER_NAMES, &[&["lib64"], &["lib"]]),
-            Os::Windows => (DLL_NAMES, &[&["bin", "x64"], &["bin"]]),
-        };
-        let in_dir = |root: &OsStr, dir: &[&str], name: &str| {
-            let mut parts = dir.to_vec();
-            parts.push(name);
-            os.join(root, &parts)
+    pub(crate) fn candidates(
+        os: Os,
+        env: Env<'_>,
+        skipped: &mut Vec<(String, String)>,
+    ) -> Vec<PathBuf> {
+        let (names, toolkit_dirs, conda_dir): (&[&str], &[&[&str]], &[&str]) = match os {
+            Os::Unix => (LOADER_NAMES, &[&["lib64"], &["lib"]], &["lib"]),
+            Os::Windows => (DLL_NAMES, &[&["bin", "x64"], &["bin"]], &["Library", "bin"]),
         };
         let mut candidates = Vec::new();
-        for root in absolute_dirs(os, env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
+        for root in &absolute_dirs(os, env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
             for dir in toolkit_dirs {
                 for name in names {
-                    candidates.push(in_dir(&root, dir, name));
+                    candidates.push(os.join(root, &[dir, &[name]]));
                 }
             }
         }
-        candidates.extend(names.iter().map(PathBuf::from));
-        for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-            for prefix in absolute_dirs(os, env, &[var], skipped) {
-                if var == "CONDA_PREFIX" {
-                    let conda_dir: &[&str] = match os {
-                        Os::Unix => &["lib"],
-                        Os::Windows => &["Library", "bin"],
-                    };
+        for name in names {
+            candidates.push(PathBuf::from(name));
+        }
+        for var in &["VIRTUAL_ENV", "CONDA_PREFIX"] {
+            for prefix in &absolute_dirs(os, env, std::slice::from_ref(var), skipped) {
+                if *var == "CONDA_PREFIX" {
                     for name in names {
-                        candidates.push(in_dir(&prefix, conda_dir, name));
+                        candidates.push(os.join(prefix, &[conda_dir, &[name]]));
                     }
                 }
                 match os {
                     Os::Unix => {
-                        for site in site_packages(Path::new(&prefix)) {
-                            for wheel in [
-                                &["nvidia", "cu13", "lib", "libcudart.so.13"],
-                                &["nvidia", "cuda_runtime", "lib", "libcudart.so.12"],
-                                &["nvidia", "cuda_runtime", "lib", "libcudart.so.11.0"],
-                            ] {
-                                candidates.push(os.join(site.as_os_str(), wheel));
+                        for site in &site_packages(Path::new(prefix)) {
+                            for wheel in UNIX_WHEELS {
+                                candidates.push(os.join(site.as_os_str(), &[wheel]));
                             }
                         }
                     }
                     Os::Windows => {
-                        let site = ["Lib", "site-packages", "nvidia"];
-                        for wheel in [
-                            &["cu13", "bin", "x86_64", "cudart64_13.dll"][..],
-                            &["cuda_runtime", "bin", "cudart64_12.dll"],
-                            &["cuda_runtime", "bin", "cudart64_110.dll"],
-                        ] {
-                            candidates.push(os.join(&prefix, &[&site[..], wheel].concat()));
+                        for wheel in WINDOWS_WHEELS {
+                            candidates.push(
+                                os.join(prefix, &[&["Lib", "site-packages", "nvidia"], wheel]),
+                            );
                         }
                     }
                 }
@@ -432,41 +437,73 @@ impl BuiltIn for Runtime {
         candidates
     }
 
-    /// Wraps a loaded library. `None` when it exports no lookup function (not a libcudart).
-    /// Does no call into the library.
+    /// Wraps a loaded library ([`BuiltIn::wrap`]). `None` when it exports no lookup function
+    /// (not a libcudart). Does no call into the library.
     ///
     /// # Safety
     ///
     /// `lib` must be a CUDA runtime library, or at least export the `cuda*` names used here with
     /// libcudart's signatures, and stay loaded for the rest of the process if this returns a
     /// resolver.
-    unsafe fn wrap(lib: &Library, path: &Path) -> Option<Self> {
-        // SAFETY: the caller guarantees libcudart's signatures, which are the types named here.
-        // The unversioned entry point stays untyped until the runtime's major version is known.
-        unsafe {
-            let entry = match symbol::<ffi::RtEntryPointByVersion>(lib, Self::LOOKUP_SYMBOLS[0]) {
-                Some(f) => EntryPoint::ByVersion(f),
-                None => EntryPoint::Unversioned(symbol(lib, Self::LOOKUP_SYMBOLS[1])?),
+    unsafe fn wrap(lib: &Library, path: &Path) -> Option<&'static dyn BuiltInResolver> {
+        // SAFETY: the caller keeps the library loaded, and guarantees libcudart's signatures,
+        // which are the types each address is transmuted to (an `Option` of a function pointer
+        // is that pointer, null for `None`). The unversioned entry point stays untyped until the
+        // runtime's major version is known.
+        let (entry, runtime_get_version, driver_get_version, error_name, error_string) = unsafe {
+            let entry = match export(lib, Self::LOOKUP_SYMBOLS[0]) {
+                Some(f) => EntryPoint::ByVersion(std::mem::transmute::<
+                    ffi::Untyped,
+                    ffi::RtEntryPointByVersion,
+                >(f)),
+                None => EntryPoint::Unversioned(export(lib, Self::LOOKUP_SYMBOLS[1])?),
             };
-            Some(Self {
-                path: path.display().to_string(),
+            (
                 entry,
-                version: AtomicU32::new(0),
-                runtime_get_version: symbol(lib, c"cudaRuntimeGetVersion"),
-                driver_get_version: symbol(lib, c"cudaDriverGetVersion"),
-                error_name: symbol(lib, c"cudaGetErrorName"),
-                error_string: symbol(lib, c"cudaGetErrorString"),
-                cu_errors: ErrorStringFns::new(),
-                get_proc: OnceLock::new(),
-            })
-        }
-    }
-
-    fn searched() -> &'static OnceLock<Searched> {
-        static SEARCHED: OnceLock<Searched> = OnceLock::new();
-        &SEARCHED
+                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtGetVersion>>(export(
+                    lib,
+                    c"cudaRuntimeGetVersion",
+                )),
+                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtGetVersion>>(export(
+                    lib,
+                    c"cudaDriverGetVersion",
+                )),
+                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtErrorText>>(export(
+                    lib,
+                    c"cudaGetErrorName",
+                )),
+                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtErrorText>>(export(
+                    lib,
+                    c"cudaGetErrorString",
+                )),
+            )
+        };
+        Some(Box::leak(Box::new(Self {
+            path: path.display().to_string(),
+            entry,
+            version: AtomicU32::new(0),
+            runtime_get_version,
+            driver_get_version,
+            error_name,
+            error_string,
+            cu_errors: ErrorStringFns::new(),
+            get_proc: OnceLock::new(),
+        })))
     }
 }
+
+/// The wheel layouts of a `site-packages` folder on Unix, newest first.
+const UNIX_WHEELS: &[&[&str]] = &[
+    &["nvidia", "cu13", "lib", "libcudart.so.13"],
+    &["nvidia", "cuda_runtime", "lib", "libcudart.so.12"],
+    &["nvidia", "cuda_runtime", "lib", "libcudart.so.11.0"],
+];
+/// The same in `Lib\site-packages\nvidia` on Windows.
+const WINDOWS_WHEELS: &[&[&str]] = &[
+    &["cu13", "bin", "x86_64", "cudart64_13.dll"],
+    &["cuda_runtime", "bin", "cudart64_12.dll"],
+    &["cuda_runtime", "bin", "cudart64_110.dll"],
+];
 
 /// `prefix/lib/python3.*/site-packages`, newest Python first, a free-threaded build
 /// (`python3.13t`) after the usual one of its version (only existing folders).
@@ -474,21 +511,37 @@ fn site_packages(prefix: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
         return Vec::new();
     };
-    let mut found: Vec<((u32, bool), PathBuf)> = entries
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let name = e.file_name();
-            let version = name.to_str()?.strip_prefix("python3.")?;
-            let (minor, free_threaded) = match version.strip_suffix('t') {
-                Some(minor) => (minor, true),
-                None => (version, false),
-            };
-            let minor: u32 = minor.parse().ok()?;
-            let site = e.path().join("site-packages");
-            site.is_dir().then_some(((minor, free_threaded), site))
-        })
-        .collect();
+    let mut found = Vec::new();
+    for e in entries {
+        let Ok(e) = e else {
+            continue;
+        };
+        if python_version(&e.file_name()).is_none() {
+            continue;
+        }
+        let site = e.path().join("site-packages");
+        if site.is_dir() {
+            found.push(site);
+        }
+    }
     // Newer minor first; of one minor, the usual build (`false`) before the free-threaded one.
-    super::sort_small(&mut found, |(a, _), (b, _)| (b.0, a.1) < (a.0, b.1));
-    found.into_iter().map(|(_, p)| p).collect()
+    let key = |site: &Path| match site.parent().and_then(Path::file_name) {
+        Some(name) => python_version(name).unwrap_or((0, false)),
+        None => (0, false),
+    };
+    super::sort_small(&mut found, &|a, b| {
+        let (a, b) = (key(a), key(b));
+        (b.0, a.1) < (a.0, b.1)
+    });
+    found
+}
+
+/// The minor version and whether the build is free-threaded of a folder `python3.<minor>[t]`.
+fn python_version(name: &OsStr) -> Option<(u32, bool)> {
+    let version = name.to_str()?.strip_prefix("python3.")?;
+    let (minor, free_threaded) = match version.strip_suffix('t') {
+        Some(minor) => (minor, true),
+        None => (version, false),
+    };
+    Some((parse_number(minor)?, free_threaded))
 }

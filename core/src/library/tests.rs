@@ -15,7 +15,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::backend::{Os, ENV_CUDART, ENV_LIBCUDA};
+#[cfg(unix)]
+use crate::backend::Runtime;
+use crate::backend::{Driver, Os, ENV_CUDART, ENV_LIBCUDA};
 use crate::error::Origin;
 #[cfg(unix)]
 use crate::error::{CudaLibrary, Errors, Status};
@@ -43,11 +45,15 @@ fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
     move |k| map.get(k).cloned()
 }
 
-/// The search `L` plans on `os` in the environment `pairs`: `(candidates, skipped)`, with a bare
-/// name that stands for the system's folders (`in_system_folders`) written out as the paths the
-/// search tries for it.
-fn search<L: BuiltIn>(os: Os, pairs: &[(&str, &str)]) -> (Vec<PathBuf>, Vec<(String, String)>) {
-    match plan::<L>(os, &env_of(pairs)) {
+/// The search `built_in` plans on `os` in the environment `pairs`: `(candidates, skipped)`, with a
+/// bare name that stands for the system's folders (`in_system_folders`) written out as the paths
+/// the search tries for it.
+fn search(
+    built_in: &BuiltIn,
+    os: Os,
+    pairs: &[(&str, &str)],
+) -> (Vec<PathBuf>, Vec<(String, String)>) {
+    match plan(built_in, os, &env_of(pairs)) {
         Plan::Search {
             candidates,
             skipped,
@@ -97,7 +103,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn runtime_search_without_environment_uses_loader_names_newest_first() {
-    let (candidates, skipped) = search::<Runtime>(Os::Unix, &[]);
+    let (candidates, skipped) = search(&RUNTIME, Os::Unix, &[]);
     assert_eq!(
         candidates,
         paths(&["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"])
@@ -107,7 +113,8 @@ fn runtime_search_without_environment_uses_loader_names_newest_first() {
 
 #[test]
 fn runtime_search_order_with_toolkit_variables() {
-    let (candidates, skipped) = search::<Runtime>(
+    let (candidates, skipped) = search(
+        &RUNTIME,
         Os::Unix,
         &[
             ("CUDA_PATH", "/opt/cuda"),
@@ -133,8 +140,11 @@ fn runtime_search_order_with_toolkit_variables() {
 
 #[test]
 fn relative_variables_are_skipped_never_joined() {
-    let (candidates, skipped) =
-        search::<Runtime>(Os::Unix, &[("CUDA_PATH", "cuda"), ("VIRTUAL_ENV", ".venv")]);
+    let (candidates, skipped) = search(
+        &RUNTIME,
+        Os::Unix,
+        &[("CUDA_PATH", "cuda"), ("VIRTUAL_ENV", ".venv")],
+    );
     assert!(candidates.iter().all(|c| c.components().count() == 1));
     assert_eq!(
         skipped,
@@ -153,7 +163,8 @@ fn relative_variables_are_skipped_never_joined() {
 
 #[test]
 fn driver_search_is_libcuda_so_1_only() {
-    let (candidates, _) = search::<Driver>(
+    let (candidates, _) = search(
+        &DRIVER,
         Os::Unix,
         &[
             ("CUDA_PATH", "/usr/local/cuda"),
@@ -167,7 +178,8 @@ fn driver_search_is_libcuda_so_1_only() {
 /// DLL names newest first, then the pip wheel layouts under `Lib\site-packages`.
 #[test]
 fn windows_runtime_search_order() {
-    let (candidates, skipped) = search::<Runtime>(
+    let (candidates, skipped) = search(
+        &RUNTIME,
         Os::Windows,
         &[
             (
@@ -209,7 +221,7 @@ fn windows_runtime_search_order() {
 
 #[test]
 fn windows_driver_search_is_nvcuda_dll_only() {
-    let (candidates, _) = search::<Driver>(Os::Windows, &[("CUDA_PATH", r"C:\CUDA")]);
+    let (candidates, _) = search(&DRIVER, Os::Windows, &[("CUDA_PATH", r"C:\CUDA")]);
     assert_eq!(candidates, paths(&["nvcuda.dll"]));
 }
 
@@ -217,7 +229,7 @@ fn windows_driver_search_is_nvcuda_dll_only() {
 /// a drive letter without a root; those are refused, absolute and UNC paths and bare names pass.
 #[test]
 fn windows_paths_that_depend_on_the_current_directory_are_refused() {
-    let plan_of = |value: &str| plan::<Runtime>(Os::Windows, &env_of(&[(ENV_CUDART, value)]));
+    let plan_of = |value: &str| plan(&RUNTIME, Os::Windows, &env_of(&[(ENV_CUDART, value)]));
     for refused in [
         r"lib\cudart64_12.dll",
         "lib/cudart64_12.dll",
@@ -242,32 +254,33 @@ fn windows_paths_that_depend_on_the_current_directory_are_refused() {
 
 #[test]
 fn environment_variable_is_used_alone() {
-    fn exact<L: BuiltIn>(value: &str) -> Plan {
-        plan::<L>(
+    fn exact(built_in: &BuiltIn, value: &str) -> Plan {
+        plan(
+            built_in,
             Os::Unix,
-            &env_of(&[(L::LIBRARY.env_var, value), ("CUDA_PATH", "/opt")]),
+            &env_of(&[(built_in.library.env_var, value), ("CUDA_PATH", "/opt")]),
         )
     }
     assert_eq!(
-        exact::<Runtime>("/x/libcudart.so.12"),
+        exact(&RUNTIME, "/x/libcudart.so.12"),
         Plan::Exact {
             path: "/x/libcudart.so.12".into(),
             origin: Origin::Environment
         }
     );
     assert_eq!(
-        exact::<Driver>("libcuda.so.1"),
+        exact(&DRIVER, "libcuda.so.1"),
         Plan::Exact {
             path: "libcuda.so.1".into(),
             origin: Origin::Environment
         }
     );
     assert!(matches!(
-        exact::<Runtime>("lib/libcudart.so.12"),
+        exact(&RUNTIME, "lib/libcudart.so.12"),
         Plan::Refused { .. }
     ));
     // Empty means unset.
-    assert!(matches!(exact::<Runtime>(""), Plan::Search { .. }));
+    assert!(matches!(exact(&RUNTIME, ""), Plan::Search { .. }));
     // Any relative path with a separator depends on the current directory, however spelled.
     for relative in [
         "x/",
@@ -277,7 +290,7 @@ fn environment_variable_is_used_alone() {
         "a//b",
     ] {
         assert!(
-            matches!(exact::<Runtime>(relative), Plan::Refused { .. }),
+            matches!(exact(&RUNTIME, relative), Plan::Refused { .. }),
             "{relative}"
         );
     }
@@ -311,7 +324,7 @@ fn python_environment_layouts_come_last_newest_python_first() {
         std::fs::create_dir_all(venv.join("lib").join(py).join("site-packages")).unwrap();
     }
     let v = venv.to_str().unwrap();
-    let (candidates, _) = search::<Runtime>(Os::Unix, &[("VIRTUAL_ENV", v)]);
+    let (candidates, _) = search(&RUNTIME, Os::Unix, &[("VIRTUAL_ENV", v)]);
     let site = |py: &str, rest: &str| venv.join("lib").join(py).join("site-packages").join(rest);
     assert_eq!(
         candidates,
@@ -412,7 +425,7 @@ fn a_library_that_is_not_cuda_gives_a_clear_error() {
     assert_eq!(
         *e.kind(),
         ErrorKind::NotACudaLibrary {
-            library: <Runtime as BuiltIn>::LIBRARY,
+            library: Runtime::LIBRARY,
             origin: Origin::Code,
             path: libc.into(),
             missing: vec![
@@ -717,7 +730,7 @@ fn search_finds_libcudart_in_a_python_environment() {
         mut candidates,
         skipped,
         in_system_folders,
-    } = plan::<Runtime>(Os::CURRENT, &env)
+    } = plan(&RUNTIME, Os::CURRENT, &env)
     else {
         panic!("expected a search")
     };
@@ -725,11 +738,14 @@ fn search_finds_libcudart_in_a_python_environment() {
     // of this process already loaded (dlopen matches loaded sonames).
     candidates.retain(|c| c.starts_with(&venv));
     assert_eq!(candidates.len(), 3);
-    let loaded = load_plan::<Runtime>(Plan::Search {
-        candidates,
-        skipped,
-        in_system_folders,
-    });
+    let loaded = load_plan(
+        &RUNTIME,
+        Plan::Search {
+            candidates,
+            skipped,
+            in_system_folders,
+        },
+    );
     let r = loaded.loaded.unwrap_or_else(|e| panic!("{e}"));
     eprintln!("--- found in the venv: {}", r.describe());
     let expected = format!("libcudart 13.0 ({})", lib.join("libcudart.so.13").display());
@@ -787,10 +803,14 @@ fn an_all_table_on_an_old_libcudart_without_a_driver_reports_one_reason() {
 #[test]
 #[cfg(unix)]
 fn advice_fits_where_the_path_came_from() {
-    let from_env = load_plan::<Runtime>(plan::<Runtime>(
-        Os::Unix,
-        &env_of(&[(ENV_CUDART, "/nonexistent/libcudart.so.12 ")]),
-    ))
+    let from_env = load_plan(
+        &RUNTIME,
+        plan(
+            &RUNTIME,
+            Os::Unix,
+            &env_of(&[(ENV_CUDART, "/nonexistent/libcudart.so.12 ")]),
+        ),
+    )
     .loaded
     .err()
     .unwrap();
@@ -804,11 +824,14 @@ fn advice_fits_where_the_path_came_from() {
          the system loader), or unset it to search for the library"
     );
 
-    let searched = load_plan::<Driver>(Plan::Search {
-        candidates: vec![PathBuf::from("/nonexistent/new\nline/libcuda.so.1")],
-        skipped: Vec::new(),
-        in_system_folders: false,
-    })
+    let searched = load_plan(
+        &DRIVER,
+        Plan::Search {
+            candidates: vec![PathBuf::from("/nonexistent/new\nline/libcuda.so.1")],
+            skipped: Vec::new(),
+            in_system_folders: false,
+        },
+    )
     .loaded
     .err()
     .unwrap();
@@ -866,7 +889,7 @@ fn a_folder_that_is_not_utf8_is_joined_as_it_is() {
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
     let folder = OsString::from_vec(b"/opt/cu\xFFda".to_vec());
     let env = |var: &str| (var == "CUDA_PATH").then(|| folder.clone());
-    let Plan::Search { candidates, .. } = plan::<Runtime>(Os::Unix, &env) else {
+    let Plan::Search { candidates, .. } = plan(&RUNTIME, Os::Unix, &env) else {
         panic!("expected a search")
     };
     assert_eq!(
@@ -885,7 +908,7 @@ fn a_folder_that_is_not_utf8_is_joined_as_it_is() {
 /// `Library\bin`): searched before the pip wheel layouts of the same environment.
 #[test]
 fn conda_forge_libraries_are_searched() {
-    let (candidates, _) = search::<Runtime>(Os::Unix, &[("CONDA_PREFIX", "/opt/conda/envs/x")]);
+    let (candidates, _) = search(&RUNTIME, Os::Unix, &[("CONDA_PREFIX", "/opt/conda/envs/x")]);
     assert_eq!(
         candidates[3..],
         paths(&[
@@ -894,7 +917,7 @@ fn conda_forge_libraries_are_searched() {
             "/opt/conda/envs/x/lib/libcudart.so.11.0",
         ])
     );
-    let (candidates, _) = search::<Runtime>(Os::Windows, &[("CONDA_PREFIX", r"C:\conda")]);
+    let (candidates, _) = search(&RUNTIME, Os::Windows, &[("CONDA_PREFIX", r"C:\conda")]);
     assert_eq!(
         candidates[3..6],
         paths(&[
@@ -904,7 +927,7 @@ fn conda_forge_libraries_are_searched() {
         ])
     );
     // A virtual environment is not conda: no `lib` of its own.
-    let (candidates, _) = search::<Runtime>(Os::Unix, &[("VIRTUAL_ENV", "/opt/venv")]);
+    let (candidates, _) = search(&RUNTIME, Os::Unix, &[("VIRTUAL_ENV", "/opt/venv")]);
     assert_eq!(candidates.len(), 3, "{candidates:?}");
 }
 
@@ -917,7 +940,11 @@ fn free_threaded_python_environments_are_found() {
     for py in ["python3.12", "python3.13t", "python3.13"] {
         std::fs::create_dir_all(venv.join("lib").join(py).join("site-packages")).unwrap();
     }
-    let (candidates, _) = search::<Runtime>(Os::Unix, &[("VIRTUAL_ENV", venv.to_str().unwrap())]);
+    let (candidates, _) = search(
+        &RUNTIME,
+        Os::Unix,
+        &[("VIRTUAL_ENV", venv.to_str().unwrap())],
+    );
     let sites: Vec<&Path> = candidates
         .iter()
         .filter_map(|c| c.ancestors().find(|a| a.ends_with("site-packages")))
@@ -945,7 +972,7 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
         ".:/opt/cuda/lib64",
         "$LIB:/opt/cuda/lib64",
     ] {
-        let (candidates, skipped) = search::<Runtime>(Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
+        let (candidates, skipped) = search(&RUNTIME, Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
         // Each name in the absolute folders of LD_LIBRARY_PATH, then in the system's folders.
         let mut folders = vec![PathBuf::from("/opt/cuda/lib64")];
         if ld_path.ends_with("/x") {
@@ -975,7 +1002,8 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
         );
         // Named in the environment: a bare name is refused, a full path used.
         let named = |value| {
-            plan::<Driver>(
+            plan(
+                &DRIVER,
                 Os::Unix,
                 &env_of(&[("LD_LIBRARY_PATH", ld_path), (ENV_LIBCUDA, value)]),
             )
@@ -990,7 +1018,11 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
         assert!(matches!(named("/usr/lib/libcuda.so.1"), Plan::Exact { .. }));
     }
     // The driver's one name, likewise.
-    let (candidates, _) = search::<Driver>(Os::Unix, &[("LD_LIBRARY_PATH", "/usr/lib/wsl/lib:")]);
+    let (candidates, _) = search(
+        &DRIVER,
+        Os::Unix,
+        &[("LD_LIBRARY_PATH", "/usr/lib/wsl/lib:")],
+    );
     assert_eq!(
         candidates[0],
         PathBuf::from("/usr/lib/wsl/lib/libcuda.so.1")
@@ -1013,7 +1045,7 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
         "${ORIGIN}/lib",
         "",
     ] {
-        let (candidates, skipped) = search::<Runtime>(Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
+        let (candidates, skipped) = search(&RUNTIME, Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
         assert_eq!(
             candidates,
             paths(&["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"]),
@@ -1022,7 +1054,7 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
         assert!(skipped.is_empty());
     }
     // Windows has no LD_LIBRARY_PATH: its bare names never reach the current directory.
-    let (candidates, _) = search::<Driver>(Os::Windows, &[("LD_LIBRARY_PATH", ":")]);
+    let (candidates, _) = search(&DRIVER, Os::Windows, &[("LD_LIBRARY_PATH", ":")]);
     assert_eq!(candidates, paths(&["nvcuda.dll"]));
 }
 
@@ -1241,11 +1273,14 @@ fn only_a_search_that_found_no_file_falls_back() {
     let text = dir.join("libcudart.so.13");
     std::fs::write(&text, "not a library").unwrap();
     let search = |candidates: Vec<PathBuf>| {
-        load_plan::<Runtime>(Plan::Search {
-            candidates,
-            skipped: Vec::new(),
-            in_system_folders: false,
-        })
+        load_plan(
+            &RUNTIME,
+            Plan::Search {
+                candidates,
+                skipped: Vec::new(),
+                in_system_folders: false,
+            },
+        )
     };
     // Nothing where the search looked: a path that does not exist, and a bare name in none of
     // the loader's folders.
@@ -1269,10 +1304,13 @@ fn only_a_search_that_found_no_file_falls_back() {
     // A bare name is looked for in the loader's folders: the C library is in one of them.
     assert!(!absent(Path::new("libc.so.6"), "No such file or directory"));
     // A path that was named is never replaced, even when it names no file.
-    let named = load_plan::<Runtime>(Plan::Exact {
-        path: dir.join("missing.so"),
-        origin: Origin::Environment,
-    });
+    let named = load_plan(
+        &RUNTIME,
+        Plan::Exact {
+            path: dir.join("missing.so"),
+            origin: Origin::Environment,
+        },
+    );
     assert!(named.loaded.is_err());
     assert!(!named.found_no_file);
     let _ = std::fs::remove_dir_all(&dir);
@@ -1436,4 +1474,33 @@ fn the_system_folders_are_read_only_when_the_search_gets_to_them() {
         run("libcuda.so.1", false),
         (paths(&["/ld/libcuda.so.1", "libcuda.so.1"]), 0)
     );
+}
+
+/// The written-out `trim` and `next_word` of `ld.so.conf`'s reading are `str::trim` and
+/// `str::split_whitespace`, Unicode's whitespace included.
+#[test]
+fn trim_and_words_are_the_standard_ones() {
+    for text in [
+        "",
+        " ",
+        "a",
+        "  include  a.conf\tb/*.conf \r",
+        "\u{a0}/usr/lib\u{2003}",
+        "\u{3000}é ü\u{85}x",
+        "one",
+        "a  b   c",
+    ] {
+        assert_eq!(trim(text), text.trim(), "{text:?}");
+        let mut words = Vec::new();
+        let mut rest = text;
+        while let Some((word, after)) = next_word(rest) {
+            words.push(word);
+            rest = after;
+        }
+        assert_eq!(
+            words,
+            text.split_whitespace().collect::<Vec<_>>(),
+            "{text:?}"
+        );
+    }
 }

@@ -307,30 +307,30 @@ fn classify_checks_result_status_and_pointer() {
     let driver_13 = || Some(13000);
     let name = |rc: c_int| Status::new(rc, format!("E{rc}"), "desc");
     assert_eq!(
-        classify(0, Some(0), p, 2000, no_driver, name),
+        classify(0, Some(0), p, 2000, &no_driver, &name),
         LookupResult::Found(fake_ptr())
     );
     // Success with a null pointer is "not found", whatever the status says.
     assert_eq!(
-        classify(0, Some(0), null_mut(), 2000, no_driver, name),
+        classify(0, Some(0), null_mut(), 2000, &no_driver, &name),
         LookupResult::SymbolNotFound
     );
     assert_eq!(
-        classify(0, None, null_mut(), 2000, no_driver, name),
+        classify(0, None, null_mut(), 2000, &no_driver, &name),
         LookupResult::SymbolNotFound
     );
     // The status wins over a pointer.
     assert_eq!(
-        classify(0, Some(1), p, 2000, no_driver, name),
+        classify(0, Some(1), p, 2000, &no_driver, &name),
         LookupResult::SymbolNotFound
     );
     assert_eq!(
-        classify(0, Some(2), p, 2000, no_driver, name),
+        classify(0, Some(2), p, 2000, &no_driver, &name),
         LookupResult::VersionNotSufficient
     );
     // An unknown status is reported as that status, not as the call's result.
     assert_eq!(
-        classify(0, Some(7), p, 2000, no_driver, name),
+        classify(0, Some(7), p, 2000, &no_driver, &name),
         LookupResult::Failed(Status::new(
             7,
             "unexpected status",
@@ -339,24 +339,24 @@ fn classify_checks_result_status_and_pointer() {
     );
     // INVALID_VALUE is "too new" only when the version is above the driver's.
     assert_eq!(
-        classify(1, Some(-1), null_mut(), 13010, driver_13, name),
+        classify(1, Some(-1), null_mut(), 13010, &driver_13, &name),
         LookupResult::VersionTooNew
     );
     assert!(matches!(
-        classify(1, Some(-1), null_mut(), 12000, driver_13, name),
+        classify(1, Some(-1), null_mut(), 12000, &driver_13, &name),
         LookupResult::Failed(Status { code: 1, .. })
     ));
     assert!(matches!(
-        classify(1, Some(-1), null_mut(), 13010, no_driver, name),
+        classify(1, Some(-1), null_mut(), 13010, &no_driver, &name),
         LookupResult::Failed(Status { code: 1, .. })
     ));
     // Status-less variants report an unknown symbol as 500.
     assert_eq!(
-        classify(500, None, null_mut(), 2000, no_driver, name),
+        classify(500, None, null_mut(), 2000, &no_driver, &name),
         LookupResult::SymbolNotFound
     );
     assert_eq!(
-        classify(35, Some(-1), null_mut(), 2000, no_driver, name),
+        classify(35, Some(-1), null_mut(), 2000, &no_driver, &name),
         LookupResult::Failed(Status::new(35, "E35", "desc"))
     );
 }
@@ -369,14 +369,9 @@ fn found_is_classify_s_found() {
     for rc in [0, 1, 2, 34, 35, 500, -1] {
         for status in [None, Some(-1), Some(0), Some(1), Some(2), Some(7)] {
             for ptr in [p, null_mut()] {
-                let classified = classify(
-                    rc,
-                    status,
-                    ptr,
-                    2000,
-                    || Some(13000),
-                    |rc| Status::new(rc, "E", "desc"),
-                );
+                let classified = classify(rc, status, ptr, 2000, &|| Some(13000), &|rc| {
+                    Status::new(rc, "E", "desc")
+                });
                 let expected = match classified {
                     LookupResult::Found(p) => Some(p),
                     _ => None,

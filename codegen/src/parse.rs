@@ -19,8 +19,8 @@ pub const CLANG_DEFINES: &[&str] = &["-D__CUDA_API_VERSION_INTERNAL"];
 const WRAPPER: &str = "#include <cuda.h>\n#include <cudaTypedefs.h>\n";
 
 /// Loads libclang as bindgen will, so that a missing one is an error saying what to install
-/// instead of bindgen's panic (on every worker thread at once). `who` starts the message: what
-/// needs bindgen, e.g. "the cuda-local feature runs bindgen".
+/// instead of a panic (bindgen's, on every worker thread at once). `who` starts the message: what
+/// needs libclang, e.g. "the cuda-local feature runs bindgen".
 pub fn check_libclang(who: &str) -> Result<(), String> {
     clang_sys::load().map_err(|e| {
         let searched = match std::env::var("LIBCLANG_PATH") {

@@ -36,8 +36,9 @@ usage: bench-gpu              run the GPU benchmarks (on the GPU machine, from t
        bench-gpu report DIR   write the summary again from the files of a run in DIR
 
 environment: OUT (output folder, ./target/bench-gpu-out), BENCH_N (cold-start runs of each program
-that loads libcudart, 200), BENCH_N_DRIVER (of each other program, 2000), BENCH_MEASURE (criterion seconds per benchmark, 2), BENCH_CUDART (libcudart, default
-.gpu/cudart/13.0/libcudart.so.13 beside the staged binaries)";
+that loads libcudart, 200), BENCH_N_DRIVER (of each other program, 2000), BENCH_MEASURE (criterion
+seconds per benchmark, 2), BENCH_CUDART (libcudart, default .gpu/cudart/13.0/libcudart.so.13
+beside the staged binaries)";
 
 /// Warm-up rounds of the cold-start measurement.
 const COLD_WARMUP: u32 = 10;

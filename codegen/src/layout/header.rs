@@ -12,12 +12,7 @@ use std::path::Path;
 /// Reads `cuda.h` in `include` as bindgen does (the same defines), and lists what it declares.
 pub fn read(include: &Path) -> Result<Header, String> {
     if !clang_sys::is_loaded() {
-        clang_sys::load().map_err(|e| {
-            format!(
-                "the layout check reads cuda.h with libclang, and none could be loaded: {e}; \
-                 install it (Debian/Ubuntu: `apt-get install libclang-dev`) or set LIBCLANG_PATH"
-            )
-        })?;
+        crate::parse::check_libclang("the layout check reads cuda.h through clang-sys")?;
     }
     let header = include.join("cuda.h");
     let mut args: Vec<CString> = vec![

@@ -68,6 +68,14 @@ step "tests"
 cargo test --workspace --all-targets
 cargo test --workspace --doc
 
+step "a plain \`cargo test\` at the root: the workspace's default members, which need no libclang"
+# The root Cargo.toml's default-members: what someone in a fresh clone runs first. Every other step
+# names --workspace or its packages.
+if cargo tree -q -e normal,build,dev --prefix none | grep -Eq '^(bindgen|clang-sys) '; then
+  echo "a plain cargo test at the root builds bindgen: keep the generator out of default-members in Cargo.toml" >&2
+  exit 1
+fi
+
 step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
 if [[ ! -e /dev/nvidiactl ]]; then
   set +e

@@ -114,6 +114,25 @@ if cargo tree -q -p fastsum -e normal,build -f '{p} [{f}]' | grep 'cuda-driver-t
   exit 1
 fi
 
+step "a library set up as the README says (tests/library): tested, documented as docs.rs documents it, and without a release one error line that says how"
+cargo test -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library"
+# docs.rs builds with the features of [package.metadata.docs.rs]: read them from there.
+docs_rs_features=$(cargo metadata -q --format-version 1 --no-deps --manifest-path tests/library/Cargo.toml \
+  | python3 -c 'import json, sys; print(",".join(json.load(sys.stdin)["packages"][0]["metadata"]["docs"]["rs"]["features"]))')
+# With its dependencies' pages (as docs.rs links them): the table's docs link into them.
+RUSTDOCFLAGS=-Dwarnings cargo doc -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library" \
+  --features "$docs_rs_features"
+python3 scripts/doc_links.py "$target/library/doc/cuda_driver_table_library_test"
+set +e
+err=$(cargo build -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library" 2>&1)
+set -e
+if [[ $(grep -c '^error: cuda-driver-table: no CUDA release feature is enabled\..*A library enables none.*\[package.metadata.docs.rs\]' <<<"$err") -ne 1 ]]; then
+  printf '%s\n' "$err" >&2
+  echo "tests/library without a release: expected one error line saying what a library enables" >&2
+  exit 1
+fi
+cargo fmt --manifest-path tests/library/Cargo.toml --check
+
 step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
 include13=$(cargo run -q -p cuda-driver-table-codegen --release -- fetch --release 13.0 | sed -n 's/^CUDA 13.0: //p')
 # The codegen (and bindgen) is built only under cuda-local, by cuda-driver-table-local: a default

@@ -16,6 +16,7 @@
 //! [guide-tracing]: crate::guide::call_tracing
 //! [guide-local]: crate::guide::local_toolkit
 //! [from-cudarc]: crate::guide::from_cudarc
+//! [guide-owning]: crate::guide::owning
 #![cfg_attr(feature = "fake", doc = "[fake-module]: crate::fake")]
 #![doc = ""]
 #![doc = include_str!("../README.md")]

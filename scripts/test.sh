@@ -76,6 +76,12 @@ if cargo tree -q -e normal,build,dev --prefix none | grep -Eq '^(bindgen|clang-s
   exit 1
 fi
 
+step "the README's quick check, as the README writes it"
+quick=$(sed -n 's/^| the quick check[^|]*| `\([^`]*\)` |$/\1/p' README.md)
+[[ $quick == "cargo test "* ]] || { echo "README.md: no quick check (| the quick check ... | \`cargo test ...\` |) found" >&2; exit 1; }
+read -ra quick_command <<<"$quick"
+"${quick_command[@]}" -q
+
 step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
 if [[ ! -e /dev/nvidiactl ]]; then
   set +e

@@ -261,6 +261,41 @@ cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
 # The fake driver's docs (cargo doc leaves dev-dependencies', and so the feature, out).
 RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps -q
+# rustdoc does not warn about a link to a re-export of a #[doc(hidden)] item or a reference without
+# its definition: doc_links.py reads the rendered pages for them (and for links to missing pages).
+python3 scripts/doc_links.py "$target/doc/cuda_driver_table"
+# The check finds each kind when one is planted in those pages.
+planted=$(mktemp -d)
+for entry in "$target"/doc/*; do ln -s "$(realpath "$entry")" "$planted/"; done
+rm "$planted/cuda_driver_table" && cp -r "$target/doc/cuda_driver_table" "$planted/"
+sed -i 's|</main>|<a href="no/such/page.html">x</a> [<code>hidden_macro!</code>] [no-such-reference]</main>|' \
+  "$planted/cuda_driver_table/fake/index.html"
+set +e
+out=$(python3 scripts/doc_links.py "$planted/cuda_driver_table")
+rc=$?
+set -e
+rm -rf "$planted"
+for expected in "links to no/such/page.html, which does not exist" "the unresolved link [\`hidden_macro!\`]" \
+  "the unresolved link [no-such-reference]"; do
+  if [[ $rc -ne 1 ]] || ! grep -qF "$expected" <<<"$out"; then
+    printf '%s\n' "$out" >&2
+    echo "doc_links.py missed a planted broken link: expected exit 1 and '$expected'" >&2
+    exit 1
+  fi
+done
+# As docs.rs builds them (nightly, --cfg docsrs, its package.metadata.docs.rs): every feature-gated
+# item carries its feature's badge.
+if cargo +nightly --version >/dev/null 2>&1; then
+  RUSTDOCFLAGS="--cfg docsrs -Dwarnings" cargo +nightly doc -q -p cuda-driver-table --features fake --no-deps \
+    --target-dir "$target/docsrs"
+  if ! grep -q 'Available on <strong>crate feature <code>fake</code></strong> only' \
+    "$target/docsrs/doc/cuda_driver_table/fake/index.html"; then
+    echo "the docs built as docs.rs builds them show no feature badge on the fake module" >&2
+    exit 1
+  fi
+else
+  echo "no nightly toolchain: the docs.rs build (feature badges, --cfg docsrs) is skipped"
+fi
 # A program's docs, as `cargo doc` makes them for a binary (private items included, the crates it
 # uses documented as usual): its table shows no private field, and no link leads to a missing page.
 cargo doc -q -p cuda-driver-table

@@ -46,10 +46,18 @@ fn the_bindings_need_exactly_one_feature_and_every_other_count_is_one_clear_erro
     // What a library does instead, which enables none: a release for its tests, its local docs
     // and docs.rs (tests/library is set up so).
     assert!(message.contains("A library enables none"), "{message}");
-    assert!(message.contains("[dev-dependencies] for `cargo test`"), "{message}");
-    assert!(message.contains("`cargo doc --features cuda-driver-table/cuda-13000`"), "{message}");
     assert!(
-        message.contains(r#"[package.metadata.docs.rs] features = [\"cuda-driver-table/cuda-13000\"]"#),
+        message.contains("[dev-dependencies] for `cargo test`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("`cargo doc --features cuda-driver-table/cuda-13000`"),
+        "{message}"
+    );
+    assert!(
+        message.contains(
+            r#"[package.metadata.docs.rs] features = [\"cuda-driver-table/cuda-13000\"]"#
+        ),
         "{message}"
     );
     // cuda-local with a pinned release: an error per release that names both.

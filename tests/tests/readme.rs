@@ -113,7 +113,11 @@ fn every_page_of_the_guide_is_included_and_its_rust_is_compiled() {
     }
     // And no page is left out of this list.
     let listed = guide.matches("\npage!(").count();
-    assert_eq!(listed, GUIDE.len(), "runtime/src/guide.rs has pages this test does not know");
+    assert_eq!(
+        listed,
+        GUIDE.len(),
+        "runtime/src/guide.rs has pages this test does not know"
+    );
 }
 
 /// Every fenced block of `path` names its language, and no Rust block is `ignore`d: rustdoc
@@ -174,7 +178,10 @@ fn the_library_setup_of_the_readme_is_the_one_tests_library_builds() {
     // scripts/test.sh tests and documents tests/library (as docs.rs would, from its metadata) and
     // checks that it does not build without a release: its manifest must be the README's, with
     // paths to this repository's crates added.
-    let readme = block_starting(&read("README.md"), "[dependencies]\ncuda-driver-table = { version = \"0.1\", default-features = false }");
+    let readme = block_starting(
+        &read("README.md"),
+        "[dependencies]\ncuda-driver-table = { version = \"0.1\", default-features = false }",
+    );
     let manifest = read("tests/library/Cargo.toml").replace("path = \"../../runtime\", ", "");
     for line in readme.lines().filter(|l| !l.is_empty()) {
         assert!(
@@ -182,8 +189,15 @@ fn the_library_setup_of_the_readme_is_the_one_tests_library_builds() {
             "tests/library/Cargo.toml lacks the README's line `{line}`"
         );
     }
-    for section in ["[dependencies]", "[dev-dependencies]", "[package.metadata.docs.rs]"] {
-        assert!(readme.contains(section), "the README's library setup has no {section}");
+    for section in [
+        "[dependencies]",
+        "[dev-dependencies]",
+        "[package.metadata.docs.rs]",
+    ] {
+        assert!(
+            readme.contains(section),
+            "the README's library setup has no {section}"
+        );
     }
 }
 
@@ -198,12 +212,21 @@ fn the_commands_near_the_top_of_the_readme_name_what_exists() {
         "`bash scripts/test.sh`",
         "https://github.com/cuda-driver-table/cuda-driver-table",
     ] {
-        assert!(top.contains(command), "the README's top does not name {command}");
+        assert!(
+            top.contains(command),
+            "the README's top does not name {command}"
+        );
     }
     // What they run: the example and its option, the feature, the script.
     let example = read("runtime/examples/vector_add.rs");
-    assert!(example.contains("\"--driver\""), "vector_add has no --driver option");
-    assert!(read("runtime/Cargo.toml").contains("\nfake = ["), "the runtime has no fake feature");
+    assert!(
+        example.contains("\"--driver\""),
+        "vector_add has no --driver option"
+    );
+    assert!(
+        read("runtime/Cargo.toml").contains("\nfake = ["),
+        "the runtime has no fake feature"
+    );
     assert!(read("scripts/test.sh").starts_with("#!/usr/bin/env bash"));
     // The repository named in the README is the crates' metadata's.
     assert!(read("Cargo.toml")

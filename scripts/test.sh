@@ -262,7 +262,9 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
 # The fake driver's docs (cargo doc leaves dev-dependencies', and so the feature, out).
 RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps -q
 # rustdoc does not warn about a link to a re-export of a #[doc(hidden)] item or a reference without
-# its definition: doc_links.py reads the rendered pages for them (and for links to missing pages).
+# its definition: doc_links.py reads the rendered pages for them (and for links to missing pages;
+# so the pages of the crates they link into are built too, as a user's `cargo doc` builds them).
+cargo doc -q -p cuda-driver-table --features fake
 python3 scripts/doc_links.py "$target/doc/cuda_driver_table"
 # The check finds each kind when one is planted in those pages.
 planted=$(mktemp -d)

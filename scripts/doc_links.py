@@ -1,9 +1,15 @@
 """Checks the rustdoc pages of one crate, as a user's `cargo doc` makes them: every relative link
-leads to a page that exists, and no page shows a table's private field.
+leads to a page that exists, no link was left unresolved as text, and no page shows a table's
+private field.
 
     python3 scripts/doc_links.py target/doc/<crate>
 
 Exits 1 and lists each broken link (page: target) when there is one.
+
+rustdoc's own check (RUSTDOCFLAGS=-Dwarnings) misses links it does not try to resolve or resolves
+to nothing: a link to a re-export of a `#[doc(hidden)]` item renders as the text
+"[`function!`]", and a reference whose definition is missing (`[fake-module]`, a name that is no
+path) as its brackets. Both are looked for in the rendered text, outside code blocks.
 """
 
 import html
@@ -27,6 +33,8 @@ def problems(root):
                 yield f"{page}: shows the table's private field `{FIELD}`"
             if "__private" in text:
                 yield f"{page}: shows the hidden module `__private`, which generated code calls"
+            for left in unresolved(text):
+                yield f"{page}: shows the unresolved link {left}"
             for href in re.findall(r'href="([^"#]+)', text):
                 href = html.unescape(href)
                 # Absolute links, and the templates of rustdoc's own scripts.
@@ -34,6 +42,19 @@ def problems(root):
                     continue
                 if not os.path.exists(os.path.normpath(os.path.join(folder, href))):
                     yield f"{page}: links to {href}, which does not exist"
+
+
+def unresolved(text):
+    """Links left as text on a rendered page: `[<code>x</code>]` (a link to an item rustdoc does
+    not document), and `[text][name]` or `[some-name]` (a reference without its definition),
+    outside the page's head (whose description is the raw Markdown), code blocks and, for the
+    second, code spans."""
+    text = re.sub(r"<head>.*?</head>|<pre[^>]*>.*?</pre>", "", text, flags=re.S)
+    found = re.findall(r"\[<code>[^<]*</code>\]", text)
+    prose = re.sub(r"<code>.*?</code>", "", text, flags=re.S)
+    found += re.findall(r"\]\[[^\]\s]+\]", prose)
+    found += re.findall(r"\[[a-z0-9]+(?:-[a-z0-9]+)+\]", prose)
+    return [html.unescape(re.sub(r"</?code>", "`", f)) for f in found]
 
 
 def main():

@@ -68,6 +68,20 @@ step "tests"
 cargo test --workspace --all-targets
 cargo test --workspace --doc
 
+step "a plain \`cargo test\` at the root: the workspace's default members, which need no libclang"
+# The root Cargo.toml's default-members: what someone in a fresh clone runs first. Every other step
+# names --workspace or its packages.
+if cargo tree -q -e normal,build,dev --prefix none | grep -Eq '^(bindgen|clang-sys) '; then
+  echo "a plain cargo test at the root builds bindgen: keep the generator out of default-members in Cargo.toml" >&2
+  exit 1
+fi
+
+step "the README's quick check, as the README writes it"
+quick=$(sed -n 's/^| the quick check[^|]*| `\([^`]*\)` |$/\1/p' README.md)
+[[ $quick == "cargo test "* ]] || { echo "README.md: no quick check (| the quick check ... | \`cargo test ...\` |) found" >&2; exit 1; }
+read -ra quick_command <<<"$quick"
+"${quick_command[@]}" -q
+
 step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
 if [[ ! -e /dev/nvidiactl ]]; then
   set +e
@@ -105,6 +119,25 @@ if cargo tree -q -p fastsum -e normal,build -f '{p} [{f}]' | grep 'cuda-driver-t
   echo "a normal build of fastsum enables the fake feature: it must come from [dev-dependencies] only" >&2
   exit 1
 fi
+
+step "a library set up as the README says (tests/library): tested, documented as docs.rs documents it, and without a release one error line that says how"
+cargo test -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library"
+# docs.rs builds with the features of [package.metadata.docs.rs]: read them from there.
+docs_rs_features=$(cargo metadata -q --format-version 1 --no-deps --manifest-path tests/library/Cargo.toml \
+  | python3 -c 'import json, sys; print(",".join(json.load(sys.stdin)["packages"][0]["metadata"]["docs"]["rs"]["features"]))')
+# With its dependencies' pages (as docs.rs links them): the table's docs link into them.
+RUSTDOCFLAGS=-Dwarnings cargo doc -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library" \
+  --features "$docs_rs_features"
+python3 scripts/doc_links.py "$target/library/doc/cuda_driver_table_library_test"
+set +e
+err=$(cargo build -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library" 2>&1)
+set -e
+if [[ $(grep -c '^error: cuda-driver-table: no CUDA release feature is enabled\..*A library enables none.*\[package.metadata.docs.rs\]' <<<"$err") -ne 1 ]]; then
+  printf '%s\n' "$err" >&2
+  echo "tests/library without a release: expected one error line saying what a library enables" >&2
+  exit 1
+fi
+cargo fmt --manifest-path tests/library/Cargo.toml --check
 
 step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
 include13=$(cargo run -q -p cuda-driver-table-codegen --release -- fetch --release 13.0 | sed -n 's/^CUDA 13.0: //p')
@@ -228,6 +261,43 @@ cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
 # The fake driver's docs (cargo doc leaves dev-dependencies', and so the feature, out).
 RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps -q
+# rustdoc does not warn about a link to a re-export of a #[doc(hidden)] item or a reference without
+# its definition: doc_links.py reads the rendered pages for them (and for links to missing pages;
+# so the pages of the crates they link into are built too, as a user's `cargo doc` builds them).
+cargo doc -q -p cuda-driver-table --features fake
+python3 scripts/doc_links.py "$target/doc/cuda_driver_table"
+# The check finds each kind when one is planted in those pages.
+planted=$(mktemp -d)
+for entry in "$target"/doc/*; do ln -s "$(realpath "$entry")" "$planted/"; done
+rm "$planted/cuda_driver_table" && cp -r "$target/doc/cuda_driver_table" "$planted/"
+sed -i 's|</main>|<a href="no/such/page.html">x</a> [<code>hidden_macro!</code>] [no-such-reference]</main>|' \
+  "$planted/cuda_driver_table/fake/index.html"
+set +e
+out=$(python3 scripts/doc_links.py "$planted/cuda_driver_table")
+rc=$?
+set -e
+rm -rf "$planted"
+for expected in "links to no/such/page.html, which does not exist" "the unresolved link [\`hidden_macro!\`]" \
+  "the unresolved link [no-such-reference]"; do
+  if [[ $rc -ne 1 ]] || ! grep -qF "$expected" <<<"$out"; then
+    printf '%s\n' "$out" >&2
+    echo "doc_links.py missed a planted broken link: expected exit 1 and '$expected'" >&2
+    exit 1
+  fi
+done
+# As docs.rs builds them (nightly, --cfg docsrs, its package.metadata.docs.rs): every feature-gated
+# item carries its feature's badge.
+if cargo +nightly --version >/dev/null 2>&1; then
+  RUSTDOCFLAGS="--cfg docsrs -Dwarnings" cargo +nightly doc -q -p cuda-driver-table --features fake --no-deps \
+    --target-dir "$target/docsrs"
+  if ! grep -q 'Available on <strong>crate feature <code>fake</code></strong> only' \
+    "$target/docsrs/doc/cuda_driver_table/fake/index.html"; then
+    echo "the docs built as docs.rs builds them show no feature badge on the fake module" >&2
+    exit 1
+  fi
+else
+  echo "no nightly toolchain: the docs.rs build (feature badges, --cfg docsrs) is skipped"
+fi
 # A program's docs, as `cargo doc` makes them for a binary (private items included, the crates it
 # uses documented as usual): its table shows no private field, and no link leads to a missing page.
 cargo doc -q -p cuda-driver-table

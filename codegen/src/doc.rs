@@ -75,12 +75,20 @@ pub fn markdown(doxygen: &str, refs: &dyn Fn(&str) -> Ref) -> String {
         };
         flush(&mut paragraph, &mut body);
         // The command's text: the rest of its line and every following line up to a blank line
-        // or the next block command.
+        // or the next block command. A `\brief` wrapped onto the next line goes on in lower case
+        // ("least and\n greatest stream priorities."); a line that starts with a capital letter
+        // begins the description ("Initialize the CUDA driver API\n Initializes the driver
+        // API..."), its own paragraph.
+        let in_brief = matches!(command, "brief" | "short");
         let mut content = vec![rest];
         i += 1;
         while i < lines.len() {
             let next = lines[i].trim();
-            if next.is_empty() || block_command(next).is_some() || next.starts_with("\\code") {
+            if next.is_empty()
+                || block_command(next).is_some()
+                || next.starts_with("\\code")
+                || (in_brief && next.starts_with(|c: char| c.is_ascii_uppercase()))
+            {
                 break;
             }
             content.push(next);

@@ -201,9 +201,13 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
         "#[cfg(not(any({}, {LOCAL_FEATURE})))]\ncompile_error!({:?});",
         features.join(", "),
         format!(
-            "cuda-driver-table: no CUDA release feature is enabled. Enable exactly one cuda-XXXXX \
-             feature of cuda-driver-table, e.g. features = [\"cuda-{DEFAULT_RELEASE}\"] (its default), \
-             or cuda-local for the bindings of the toolkit installed on the build machine."
+            "cuda-driver-table: no CUDA release feature is enabled. An application enables exactly \
+             one cuda-XXXXX feature of cuda-driver-table, e.g. features = [\"cuda-{DEFAULT_RELEASE}\"] \
+             (its default), or cuda-local for the toolkit installed on the build machine. A library \
+             enables none (its application does) and names one for its own builds: in \
+             [dev-dependencies] for `cargo test`, `cargo doc --features \
+             cuda-driver-table/cuda-{DEFAULT_RELEASE}`, and [package.metadata.docs.rs] features = \
+             [\"cuda-driver-table/cuda-{DEFAULT_RELEASE}\"] for docs.rs."
         )
     );
     for v in &all {

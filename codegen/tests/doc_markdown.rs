@@ -54,6 +54,28 @@ is 0, [`cuMemAlloc()`](Self::cuMemAlloc) returns `CUDA_ERROR_INVALID_VALUE`.
 }
 
 #[test]
+fn a_brief_ends_where_a_capitalised_line_starts_the_description() {
+    // cuInit's comment: the description follows the brief without a blank line.
+    let md = markdown(
+        "\\brief Initialize the CUDA driver API\nInitializes the driver API and must be called\nbefore any other function.\n\n\\param Flags - 0",
+        &refs,
+    );
+    assert_eq!(
+        md,
+        "Initialize the CUDA driver API\n\nInitializes the driver API and must be called\nbefore any other function.\n\n# Parameters\n\n- `Flags`: 0"
+    );
+    // A brief wrapped onto the next line (in lower case) stays one sentence.
+    let md = markdown(
+        "\\brief Returns numerical values that correspond to the least and\ngreatest stream priorities.\n\nMore.",
+        &refs,
+    );
+    assert_eq!(
+        md,
+        "Returns numerical values that correspond to the least and greatest stream priorities.\n\nMore."
+    );
+}
+
+#[test]
 fn without_a_brief_the_first_paragraph_is_the_summary() {
     let md = markdown("Frees memory.\n\nMore text.", &refs);
     assert_eq!(md, "Frees memory.\n\nMore text.");

@@ -41,7 +41,25 @@ fn the_bindings_need_exactly_one_feature_and_every_other_count_is_one_clear_erro
     // (cuda-local counts as a release: its bindings come from the build script.)
     let none = r#"#[cfg(not(any(feature = "cuda-11080", feature = "cuda-12090", feature = "cuda-13000", feature = "cuda-local")))]"#;
     let at = sys.find(none).expect("an error for no release");
-    assert!(sys[at..].contains("no CUDA release feature is enabled"));
+    let message = &sys[at..sys[at..].find(");").map_or(sys.len(), |e| at + e)];
+    assert!(message.contains("no CUDA release feature is enabled"));
+    // What a library does instead, which enables none: a release for its tests, its local docs
+    // and docs.rs (tests/library is set up so).
+    assert!(message.contains("A library enables none"), "{message}");
+    assert!(
+        message.contains("[dev-dependencies] for `cargo test`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("`cargo doc --features cuda-driver-table/cuda-13000`"),
+        "{message}"
+    );
+    assert!(
+        message.contains(
+            r#"[package.metadata.docs.rs] features = [\"cuda-driver-table/cuda-13000\"]"#
+        ),
+        "{message}"
+    );
     // cuda-local with a pinned release: an error per release that names both.
     for v in [11080, 12090, 13000] {
         let cfg = format!(

@@ -10,6 +10,8 @@
 // one more type compiles one more copy of the standard library's code into it. So its code
 // prefers plain loops, `match`es, `&dyn Fn` and values (such as `backend::BuiltIn`) to adapter
 // chains, `Option`/`Result` combinators and generics; these lints would ask for them back.
+// docs.rs (`--cfg docsrs`, nightly) shows each feature-gated item with its feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![allow(
     clippy::manual_map,
     clippy::manual_ok_err,
@@ -20,6 +22,7 @@
 )]
 
 #[cfg(feature = "fake")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fake")))]
 pub mod fake;
 pub mod manifest;
 pub mod sys;

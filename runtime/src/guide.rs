@@ -4,6 +4,8 @@
 //!   per-thread default streams, renamed dependencies and your own macros.
 //! - [`loading`]: the two backends, where libraries are searched (Linux and Windows), your own
 //!   resolver.
+//! - [`owning`]: freeing driver objects on every path, with drop guards, and a library's own
+//!   `Drop` types.
 //! - [`call_tracing`]: the `tracing` feature's events.
 //! - [`local_toolkit`]: the bindings of the build machine's CUDA toolkit (`cuda-local`).
 //! - [`from_cudarc`]: cudarc's API side by side with this crate's, and a function translated.
@@ -35,6 +37,7 @@ macro_rules! page {
 
 page!(tables, "guide/tables.md");
 page!(loading, "guide/loading.md");
+page!(owning, "guide/owning.md");
 page!(call_tracing, "guide/call_tracing.md");
 page!(local_toolkit, "guide/local_toolkit.md");
 page!(from_cudarc, "guide/from_cudarc.md");

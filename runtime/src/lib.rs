@@ -16,9 +16,12 @@
 //! [guide-tracing]: crate::guide::call_tracing
 //! [guide-local]: crate::guide::local_toolkit
 //! [from-cudarc]: crate::guide::from_cudarc
+//! [guide-owning]: crate::guide::owning
 #![cfg_attr(feature = "fake", doc = "[fake-module]: crate::fake")]
 #![doc = ""]
 #![doc = include_str!("../README.md")]
+// docs.rs (`--cfg docsrs`, nightly) shows each feature-gated item with its feature: `fake`.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Everything but the attribute and the guide is the code of `cuda-driver-table-core`, a crate of
 // its own so that a clean build compiles it side by side with the attribute's crate (which it

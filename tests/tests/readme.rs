@@ -84,9 +84,46 @@ fn every_link_of_a_published_readme_is_absolute() {
     }
 }
 
+/// The pages of the guide (`cuda_driver_table::guide`), each a module whose doc is the page: its
+/// Rust blocks are the runtime's doctests too.
+const GUIDE: &[&str] = &[
+    "runtime/src/guide/tables.md",
+    "runtime/src/guide/loading.md",
+    "runtime/src/guide/owning.md",
+    "runtime/src/guide/call_tracing.md",
+    "runtime/src/guide/local_toolkit.md",
+    "runtime/src/guide/from_cudarc.md",
+];
+
 #[test]
 fn every_code_block_of_the_readme_names_its_language_and_rust_is_compiled() {
-    let text = read("README.md");
+    assert_compiled("README.md", 2);
+}
+
+#[test]
+fn every_page_of_the_guide_is_included_and_its_rust_is_compiled() {
+    let guide = read("runtime/src/guide.rs");
+    for page in GUIDE {
+        let file = page.strip_prefix("runtime/src/").unwrap();
+        assert!(
+            guide.contains(&format!("\"{file}\")")),
+            "runtime/src/guide.rs does not include {page}"
+        );
+        assert_compiled(page, 0);
+    }
+    // And no page is left out of this list.
+    let listed = guide.matches("\npage!(").count();
+    assert_eq!(
+        listed,
+        GUIDE.len(),
+        "runtime/src/guide.rs has pages this test does not know"
+    );
+}
+
+/// Every fenced block of `path` names its language, and no Rust block is `ignore`d: rustdoc
+/// compiles each (`no_run` for what needs a GPU). `text` is for output, never for Rust.
+fn assert_compiled(path: &str, min_rust_blocks: usize) {
+    let text = read(path);
     let mut fenced = false;
     let mut rust_blocks = 0;
     for (n, line) in text.lines().enumerate() {
@@ -100,18 +137,21 @@ fn every_code_block_of_the_readme_names_its_language_and_rust_is_compiled() {
         let line = n + 1;
         assert!(
             !info.is_empty(),
-            "README.md:{line}: a code block without a language, which rustdoc compiles as Rust: name it (`rust`, `toml`, `sh`, `text`)"
+            "{path}:{line}: a code block without a language, which rustdoc compiles as Rust: name it (`rust`, `toml`, `sh`, `text`)"
         );
         if info.starts_with("rust") {
             rust_blocks += 1;
             assert!(
                 !info.contains("ignore"),
-                "README.md:{line}: an ignored Rust block; every one must compile (`no_run` for what needs a GPU)"
+                "{path}:{line}: an ignored Rust block; every one must compile (`no_run` for what needs a GPU)"
             );
         }
     }
-    assert!(!fenced, "README.md: a code block is not closed");
-    assert!(rust_blocks >= 2, "README.md has {rust_blocks} Rust blocks");
+    assert!(!fenced, "{path}: a code block is not closed");
+    assert!(
+        rust_blocks >= min_rust_blocks,
+        "{path} has {rust_blocks} Rust blocks"
+    );
 }
 
 #[test]
@@ -122,4 +162,73 @@ fn the_checks_see_what_crates_io_would_break_on() {
         .filter(|t| !works_on_crates_io(t))
         .collect();
     assert_eq!(bad, ["tests/README.md", "BENCHMARKS.md"]);
+}
+
+/// The text of the README's fenced block that starts with `first_line`, as written.
+fn block_starting(text: &str, first_line: &str) -> String {
+    let start = text
+        .find(&format!("```toml\n{first_line}\n"))
+        .unwrap_or_else(|| panic!("README.md has no toml block starting with {first_line}"));
+    let body = &text[start + "```toml\n".len()..];
+    body[..body.find("```").expect("a closed block")].to_string()
+}
+
+#[test]
+fn the_library_setup_of_the_readme_is_the_one_tests_library_builds() {
+    // scripts/test.sh tests and documents tests/library (as docs.rs would, from its metadata) and
+    // checks that it does not build without a release: its manifest must be the README's, with
+    // paths to this repository's crates added.
+    let readme = block_starting(
+        &read("README.md"),
+        "[dependencies]\ncuda-driver-table = { version = \"0.1\", default-features = false }",
+    );
+    let manifest = read("tests/library/Cargo.toml").replace("path = \"../../runtime\", ", "");
+    for line in readme.lines().filter(|l| !l.is_empty()) {
+        assert!(
+            manifest.lines().any(|m| m == line),
+            "tests/library/Cargo.toml lacks the README's line `{line}`"
+        );
+    }
+    for section in [
+        "[dependencies]",
+        "[dev-dependencies]",
+        "[package.metadata.docs.rs]",
+    ] {
+        assert!(
+            readme.contains(section),
+            "the README's library setup has no {section}"
+        );
+    }
+}
+
+#[test]
+fn the_commands_near_the_top_of_the_readme_name_what_exists() {
+    let text = read("README.md");
+    let top = &text[..text.find("## A first program").expect("a first program")];
+    for command in [
+        "`cargo run --release --example vector_add`",
+        "`-- --driver`",
+        "`cargo test -p cuda-driver-table --features fake`",
+        "`bash scripts/test.sh`",
+        "https://github.com/cuda-driver-table/cuda-driver-table",
+    ] {
+        assert!(
+            top.contains(command),
+            "the README's top does not name {command}"
+        );
+    }
+    // What they run: the example and its option, the feature, the script.
+    let example = read("runtime/examples/vector_add.rs");
+    assert!(
+        example.contains("\"--driver\""),
+        "vector_add has no --driver option"
+    );
+    assert!(
+        read("runtime/Cargo.toml").contains("\nfake = ["),
+        "the runtime has no fake feature"
+    );
+    assert!(read("scripts/test.sh").starts_with("#!/usr/bin/env bash"));
+    // The repository named in the README is the crates' metadata's.
+    assert!(read("Cargo.toml")
+        .contains("repository = \"https://github.com/cuda-driver-table/cuda-driver-table\""));
 }

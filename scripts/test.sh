@@ -80,6 +80,21 @@ if [[ ! -e /dev/nvidiactl ]]; then
     echo "vector_add without a driver: expected exit 1 and at most two lines, got exit $rc and $lines lines" >&2
     exit 1
   fi
+  # With --driver only libcuda is needed: the advice is the driver's, with no CUDA runtime in it.
+  set +e
+  err=$(env -u CUDA_DRIVER_TABLE_CUDART -u CUDA_DRIVER_TABLE_LIBCUDA cargo run -q -p cuda-driver-table --example vector_add -- --driver 2>&1 >/dev/null)
+  set -e
+  printf '%s\n' "$err"
+  if ! grep -q 'install the NVIDIA driver' <<<"$err" || grep -qi 'runtime' <<<"$err"; then
+    echo "vector_add --driver without a driver: the advice is not the driver's alone" >&2
+    exit 1
+  fi
+fi
+# --help prints the usage and exits with 0 without loading anything (the libraries named here do not exist).
+help=$(CUDA_DRIVER_TABLE_CUDART=/nonexistent/libcudart.so CUDA_DRIVER_TABLE_LIBCUDA=/nonexistent/libcuda.so.1 cargo run -q -p cuda-driver-table --example vector_add -- --help)
+if ! grep -q '^usage: vector_add' <<<"$help"; then
+  echo "vector_add --help: expected the usage, got: $help" >&2
+  exit 1
 fi
 
 step "the samples without a driver: each exits with 1 and one line naming what it looked for; their PTX matches their kernels"

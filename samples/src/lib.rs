@@ -182,8 +182,10 @@ pub fn random_floats(n: usize, seed: u64) -> Vec<f32> {
 
 // The samples, each a module with its table (`Cuda`) and a `run` over `&Cuda`: its binary in
 // `src/bin/` hands it a table on the driver, the tests one on the fake device.
+pub mod cluster_launch;
 pub mod matrix_mul_drv;
 pub mod ptxjit;
 pub mod stream_ordered_allocation;
+pub mod tensor_map_tma;
 pub mod thread_migration;
 pub mod vector_add_drv;

@@ -185,6 +185,7 @@ pub fn random_floats(n: usize, seed: u64) -> Vec<f32> {
 pub mod cluster_launch;
 pub mod matrix_mul_drv;
 pub mod ptxjit;
+pub mod simple_p2p;
 pub mod stream_ordered_allocation;
 pub mod tensor_map_tma;
 pub mod thread_migration;

@@ -191,3 +191,4 @@ pub mod stream_ordered_allocation;
 pub mod tensor_map_tma;
 pub mod thread_migration;
 pub mod vector_add_drv;
+pub mod vector_add_mmap;

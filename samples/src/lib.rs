@@ -186,6 +186,7 @@ pub mod cluster_launch;
 pub mod matrix_mul_drv;
 pub mod ptxjit;
 pub mod simple_p2p;
+pub mod simple_texture_drv;
 pub mod stream_graphs;
 pub mod stream_ordered_allocation;
 pub mod tensor_map_tma;

@@ -115,6 +115,9 @@ step "the fake driver (the runtime's fake feature): typed fakes, refusals, recor
 cargo test -p cuda-driver-table-core --features fake --lib fake
 cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
 cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
+# The vector_add example on the fake device: its kernel as a closure, its own check, no leak (also
+# on a failed launch). fastsum's and the samples' tests on the device run in `cargo test --workspace`.
+cargo test -p cuda-driver-table --features fake --example vector_add
 # The example library gets the feature from its dev-dependencies only: its own build has none of it.
 if cargo tree -q -p fastsum -e normal,build -f '{p} [{f}]' | grep 'cuda-driver-table v' | grep -q fake; then
   echo "a normal build of fastsum enables the fake feature: it must come from [dev-dependencies] only" >&2

@@ -297,3 +297,80 @@ fn main() -> ExitCode {
         ExitCode::from(2)
     }
 }
+
+/// The example on the fake device (`cargo test -p cuda-driver-table --features fake --example
+/// vector_add`): its `vadd` kernel as a closure, the example's own check, and the device's leak
+/// check.
+#[cfg(all(test, feature = "fake"))]
+mod tests {
+    use super::*;
+    use cuda_driver_table::fake::{function, Device, Fake, Launch};
+    use cuda_driver_table::sys::{CUdeviceptr, CUresult};
+
+    /// The kernel's parameters: `vadd(a, b, c, n)`.
+    type Params = (CUdeviceptr, CUdeviceptr, CUdeviceptr, u32);
+
+    /// A device whose `vadd` does what the PTX does: thread `i` of the grid writes
+    /// `a[i] + b[i]` to `c[i]` when `i < n`.
+    fn device() -> Device {
+        let device = Device::new();
+        device.kernel("vadd", |k: &mut Launch, (a, b, c, n): Params| {
+            for t in k.threads() {
+                let i = t.global_x();
+                if i < u64::from(n) {
+                    let sum = k.read::<f32>(a, i)? + k.read::<f32>(b, i)?;
+                    k.write(c, i, sum)?;
+                }
+            }
+            Ok(())
+        });
+        device
+    }
+
+    #[test]
+    fn every_sum_is_right_and_everything_is_released() {
+        let device = device();
+        let cu = Cuda::with_config(device.config());
+        // Not a multiple of the block: the last block's threads past `n` write nothing.
+        let n = 3 * THREADS + 17;
+        let report = run(&cu, n).expect("the fake device runs the example");
+        assert_eq!((report.n, report.wrong), (n, 0));
+        device.finish().expect("no leak, no error");
+    }
+
+    #[test]
+    fn a_kernel_that_adds_wrongly_is_caught_by_the_check() {
+        let device = Device::new();
+        // Subtracts, and skips the last element.
+        device.kernel("vadd", |k: &mut Launch, (a, b, c, n): Params| {
+            for t in k.threads() {
+                let i = t.global_x();
+                if i + 1 < u64::from(n) {
+                    let difference = k.read::<f32>(a, i)? - k.read::<f32>(b, i)?;
+                    k.write(c, i, difference)?;
+                }
+            }
+            Ok(())
+        });
+        let cu = Cuda::with_config(device.config());
+        let report = run(&cu, 100).expect("the fake device runs the example");
+        assert_eq!(report.wrong, 100);
+        device.finish().expect("no leak, no error");
+    }
+
+    #[test]
+    fn a_failing_launch_is_the_error_and_still_releases_everything() {
+        let device = device();
+        let driver = Fake::new()
+            .device(&device)
+            .inject(function!(Cuda::cuLaunchKernel), |_| {
+                Some(CUresult::CUDA_ERROR_LAUNCH_FAILED)
+            })
+            .build();
+        let cu = Cuda::with_config(driver.config());
+        let error = run(&cu, 1000).err().expect("the launch fails");
+        assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_LAUNCH_FAILED.0));
+        // The buffers, the module and the primary context were released on the error path.
+        device.finish().expect("no leak after the failed launch");
+    }
+}

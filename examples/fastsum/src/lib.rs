@@ -1,8 +1,9 @@
 //! `fastsum`: the weighted sum `Σ values[i] · weights[i]` of two vectors, on the GPU, through a
-//! `#[driver_table]`. An example of a library whose failure paths are tested without a GPU: its
-//! tests (`tests/fake_driver.rs`) run this code against the fake driver of `cuda-driver-table`
-//! (its `fake` feature, a dev-dependency), which emulates device memory and the kernel, runs out
-//! of memory on the third allocation or fails the launch, and records every call.
+//! `#[driver_table]`. An example of a library tested without a GPU: its tests
+//! (`tests/fake_driver.rs`) run this code on the fake device of `cuda-driver-table` (its `fake`
+//! feature, a dev-dependency), which holds the memory, runs the kernel as a Rust closure and
+//! checks that everything was released, and in front of which a test runs out of memory on the
+//! third allocation or fails the launch.
 //!
 //! Everything allocated is freed on every path, errors included: inside a function, each device
 //! buffer, module or context is owned by a `scopeguard` guard as soon as the driver returns it,

@@ -26,8 +26,8 @@ fn table_functions(source: &str) -> Vec<String> {
 /// the module of the samples' library whose sample it runs (`use cuda_driver_table_samples::
 /// MODULE::...`, in `src/MODULE.rs`).
 fn table_source(root: &Path, name: &str) -> String {
-    let bin = std::fs::read_to_string(root.join(format!("src/bin/{name}.rs")))
-        .expect("the sample reads");
+    let bin =
+        std::fs::read_to_string(root.join(format!("src/bin/{name}.rs"))).expect("the sample reads");
     if bin.contains("#[driver_table(") {
         return bin;
     }

@@ -9,8 +9,8 @@
 use cuda_driver_table::fake::{function, write, Device, Fake, FakeDriver, Fault, Launch};
 use cuda_driver_table::sys::{self, CUdeviceptr, CUresult};
 use cuda_driver_table_samples::{
-    matrix_mul_drv, ptxjit, stream_ordered_allocation, tensor_map_tma, thread_migration,
-    vector_add_drv, Failure,
+    cluster_launch, matrix_mul_drv, ptxjit, simple_p2p, stream_ordered_allocation, tensor_map_tma,
+    thread_migration, vector_add_drv, vector_add_mmap, Failure,
 };
 use std::collections::VecDeque;
 use std::ffi::c_void;
@@ -411,5 +411,39 @@ fn tensor_map_tma_passes_with_the_map_encoded_by_a_fake() {
         .build();
     let cu = Cuda::with_config(driver.config());
     tensor_map_tma::run(&cu).expect("tensorMapTma passes on the fake device");
+    device.finish().expect("no leak, no error");
+}
+
+/// What the device is not (one GPU, without cluster launch or virtual memory management): the
+/// samples that need it are waived, having created nothing they did not release.
+#[test]
+fn the_samples_the_device_cannot_run_are_waived_without_a_leak() {
+    let waived = |outcome: Result<(), Failure>, sample: &str| match outcome {
+        Err(Failure::Waived(why)) => why,
+        other => panic!("{sample}: expected a waiver, got {other:?}"),
+    };
+
+    let device = Device::new();
+    let why = waived(
+        cluster_launch::run(&cluster_launch::Cuda::with_config(device.config())),
+        "clusterLaunch",
+    );
+    assert!(why.contains("cluster launch 0"), "{why}");
+    device.finish().expect("no leak, no error");
+
+    let device = Device::new();
+    let why = waived(
+        simple_p2p::run(&simple_p2p::Cuda::with_config(device.config().per_thread())),
+        "simpleP2P",
+    );
+    assert!(why.contains("this machine has 1"), "{why}");
+    device.finish().expect("no leak, no error");
+
+    let device = Device::new();
+    let why = waived(
+        vector_add_mmap::run(&vector_add_mmap::Cuda::with_config(device.config())),
+        "vectorAddMMAP",
+    );
+    assert!(why.contains("virtual address management"), "{why}");
     device.finish().expect("no leak, no error");
 }

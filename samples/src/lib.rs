@@ -1,8 +1,11 @@
-//! What every sample shares: its command line, its exit codes and its one-line errors.
+//! What every sample shares: its command line, its exit codes and its one-line errors; and the
+//! samples themselves.
 //!
-//! Each sample in `src/bin/` is a port of one of NVIDIA's driver-API samples (named in its
-//! header) with a `#[driver_table]` listing exactly the functions it calls. Its kernels are CUDA C
-//! in `kernels/`, compiled to the PTX in `kernels/generated/` by `kernels/generate.sh`.
+//! Each sample is a port of one of NVIDIA's driver-API samples (named in its header): a module
+//! here with a `#[driver_table]` listing exactly the functions it calls and a `run` over that
+//! table (`&Cuda`), which its program in `src/bin/` hands a table on the driver and the tests one
+//! on the fake device. Its kernels are CUDA C in `kernels/`, compiled to the PTX in
+//! `kernels/generated/` by `kernels/generate.sh`.
 //!
 //! Every sample takes `--driver` (resolve through libcuda's `cuGetProcAddress` instead of the
 //! default configuration, which prefers libcudart and falls back to libcuda) and exits with

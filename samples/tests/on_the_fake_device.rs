@@ -9,10 +9,11 @@
 use cuda_driver_table::fake::{function, write, Device, Fake, FakeDriver, Fault, Launch};
 use cuda_driver_table::sys::{self, CUdeviceptr, CUresult};
 use cuda_driver_table_samples::{
-    cluster_launch, matrix_mul_drv, ptxjit, simple_p2p, stream_ordered_allocation, tensor_map_tma,
-    thread_migration, vector_add_drv, vector_add_mmap, Failure,
+    cluster_launch, matrix_mul_drv, ptxjit, simple_p2p, simple_texture_drv,
+    stream_ordered_allocation, tensor_map_tma, thread_migration, vector_add_drv, vector_add_mmap,
+    Failure,
 };
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -411,6 +412,187 @@ fn tensor_map_tma_passes_with_the_map_encoded_by_a_fake() {
         .build();
     let cu = Cuda::with_config(driver.config());
     tensor_map_tma::run(&cu).expect("tensorMapTma passes on the fake device");
+    device.finish().expect("no leak, no error");
+}
+
+/// The CUDA arrays and texture objects of simpleTextureDrv, which the device does not keep: an
+/// array of floats is its sizes and its elements on the host side of the test, a texture object
+/// names its array, and the kernel's `tex3D` is done here as the texture unit does it
+/// (normalised coordinates, wrap addressing, linear filtering).
+#[derive(Default)]
+struct Textures(Mutex<TextureState>);
+
+#[derive(Default)]
+struct TextureState {
+    next: usize,
+    /// Each live array, by handle: width, height, depth, and its floats (x fastest).
+    arrays: HashMap<usize, ([usize; 3], Vec<f32>)>,
+    /// Each live texture object: its array's handle.
+    textures: HashMap<u64, usize>,
+}
+
+impl TextureState {
+    fn handle(&mut self) -> usize {
+        self.next += 1;
+        0xa000 + self.next
+    }
+}
+
+/// `tex3D<float>(tex, u, v, w)` of a float array with normalised coordinates, wrap addressing
+/// and linear filtering: the eight texels around the point (texel centres at `i + 0.5`,
+/// neighbours wrapping around), weighted by its distance to each.
+fn tex3d(size: [usize; 3], texels: &[f32], coords: [f32; 3]) -> f32 {
+    let axis = |n: f32, len: usize| {
+        let p = (n - n.floor()) * len as f32 - 0.5;
+        let i = p.floor();
+        let i0 = (i as isize).rem_euclid(len as isize) as usize;
+        (i0, (i0 + 1) % len, p - i)
+    };
+    let [(x0, x1, a), (y0, y1, b), (z0, z1, c)] = [0, 1, 2].map(|d| axis(coords[d], size[d]));
+    let at = |x: usize, y: usize, z: usize| texels[(z * size[1] + y) * size[0] + x];
+    let plane = |z| {
+        (1.0 - a) * (1.0 - b) * at(x0, y0, z)
+            + a * (1.0 - b) * at(x1, y0, z)
+            + (1.0 - a) * b * at(x0, y1, z)
+            + a * b * at(x1, y1, z)
+    };
+    (1.0 - c) * plane(z0) + c * plane(z1)
+}
+
+#[test]
+fn simple_texture_drv_passes_with_arrays_and_textures_faked() {
+    let device = Device::new();
+    let textures: &'static Textures = Box::leak(Box::default());
+    // `transformKernel(out, width, height, depth, theta, tex)` of `kernels/simpleTexture.cu`:
+    // thread `(x, y)` of block row `z` samples `tex` at the point rotated by `theta` about the
+    // slice's centre and writes it to `out[(z·height + y)·width + x]`.
+    device.kernel(
+        "transformKernel",
+        |k: &mut Launch<'_>,
+         (out, width, height, depth, theta, tex): (CUdeviceptr, i32, i32, i32, f32, u64)| {
+            let state = textures.0.lock().unwrap();
+            let Some((size, texels)) = state.textures.get(&tex).and_then(|a| state.arrays.get(a))
+            else {
+                return Err(Fault::new(format!("texture object {tex:#x} is not live")));
+            };
+            let (w, h, d) = (width as usize, height as usize, depth as usize);
+            let mut result = vec![0f32; w * h * d];
+            for t in k.threads() {
+                let x = (t.block.x * t.block_dim.x + t.thread.x) as usize;
+                let y = (t.block.y * t.block_dim.y + t.thread.y) as usize;
+                let z = t.block.z as usize;
+                if x >= w || y >= h || z >= d {
+                    continue;
+                }
+                let u = x as f32 - w as f32 / 2.0;
+                let v = y as f32 - h as f32 / 2.0;
+                let (s, c) = (theta.cos(), theta.sin());
+                let coords = [
+                    (u * s - v * c) / w as f32 + 0.5,
+                    (v * s + u * c) / h as f32 + 0.5,
+                    (z as f32 + 0.5) / d as f32,
+                ];
+                result[(z * h + y) * w + x] = tex3d(*size, texels, coords);
+            }
+            k.write_slice(out, &result)
+        },
+    );
+    type Cuda = simple_texture_drv::Cuda;
+    let driver = Fake::new()
+        .device(&device)
+        .on(function!(Cuda::cuArray3DCreate), |(array, desc)| {
+            // SAFETY: the caller passes a valid place and descriptor (the function's contract).
+            let desc = unsafe { &*desc };
+            if desc.Format != sys::CUarray_format::CU_AD_FORMAT_FLOAT || desc.NumChannels != 1 {
+                return CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            let mut state = textures.0.lock().unwrap();
+            let handle = state.handle();
+            let size = [desc.Width, desc.Height, desc.Depth];
+            state
+                .arrays
+                .insert(handle, (size, vec![0.0; size.iter().product()]));
+            // SAFETY: as above.
+            unsafe { write(array, std::ptr::without_provenance_mut(handle)) };
+            CUresult::CUDA_SUCCESS
+        })
+        .on(function!(Cuda::cuArrayDestroy), |(array,)| {
+            match textures.0.lock().unwrap().arrays.remove(&array.addr()) {
+                Some(_) => CUresult::CUDA_SUCCESS,
+                None => CUresult::CUDA_ERROR_INVALID_HANDLE,
+            }
+        })
+        .on(function!(Cuda::cuMemcpy3D), |(copy,)| {
+            // SAFETY: the caller passes a valid description (the function's contract).
+            let p = unsafe { &*copy };
+            let mut state = textures.0.lock().unwrap();
+            let Some((size, texels)) = state.arrays.get_mut(&p.dstArray.addr()) else {
+                return CUresult::CUDA_ERROR_INVALID_VALUE;
+            };
+            let row = size[0] * size_of::<f32>();
+            if p.srcMemoryType != sys::CUmemorytype::CU_MEMORYTYPE_HOST
+                || p.dstMemoryType != sys::CUmemorytype::CU_MEMORYTYPE_ARRAY
+                || [p.WidthInBytes, p.Height, p.Depth] != [row, size[1], size[2]]
+            {
+                return CUresult::CUDA_ERROR_INVALID_VALUE;
+            }
+            for z in 0..size[2] {
+                for y in 0..size[1] {
+                    let offset = (z * p.srcHeight + y) * p.srcPitch;
+                    // SAFETY: the source holds `Depth` slices of `srcHeight` rows of
+                    // `srcPitch` bytes (the function's contract); f32s need not be aligned.
+                    let values = unsafe { p.srcHost.byte_add(offset).cast::<f32>() };
+                    for x in 0..size[0] {
+                        // SAFETY: as above.
+                        texels[(z * size[1] + y) * size[0] + x] =
+                            unsafe { values.add(x).read_unaligned() };
+                    }
+                }
+            }
+            CUresult::CUDA_SUCCESS
+        })
+        .on(
+            function!(Cuda::cuTexObjectCreate),
+            |(texture, resource, description, _)| {
+                // SAFETY: the caller passes valid descriptions and a valid place (the function's
+                // contract).
+                let (resource, description) = unsafe { (&*resource, &*description) };
+                let wrap = sys::CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP;
+                if resource.resType != sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY
+                    || description.addressMode != [wrap; 3]
+                    || description.filterMode != sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR
+                    || description.flags & sys::CU_TRSF_NORMALIZED_COORDINATES == 0
+                {
+                    return CUresult::CUDA_ERROR_NOT_SUPPORTED;
+                }
+                // SAFETY: an array resource's union member is `array`.
+                let array = unsafe { resource.res.array.hArray }.addr();
+                let mut state = textures.0.lock().unwrap();
+                if !state.arrays.contains_key(&array) {
+                    return CUresult::CUDA_ERROR_INVALID_VALUE;
+                }
+                let handle = state.handle() as u64;
+                state.textures.insert(handle, array);
+                // SAFETY: as above.
+                unsafe { write(texture, handle) };
+                CUresult::CUDA_SUCCESS
+            },
+        )
+        .on(
+            function!(Cuda::cuTexObjectDestroy),
+            |(texture,)| match textures.0.lock().unwrap().textures.remove(&texture) {
+                Some(_) => CUresult::CUDA_SUCCESS,
+                None => CUresult::CUDA_ERROR_INVALID_HANDLE,
+            },
+        )
+        .build();
+    let cu = Cuda::with_config(driver.config());
+    simple_texture_drv::run(&cu).expect("simpleTextureDrv passes on the fake device");
+    let state = textures.0.lock().unwrap();
+    assert!(
+        state.arrays.is_empty() && state.textures.is_empty(),
+        "the array and the texture object were destroyed"
+    );
     device.finish().expect("no leak, no error");
 }
 

@@ -115,6 +115,11 @@ step "the fake driver (the runtime's fake feature): typed fakes, refusals, recor
 cargo test -p cuda-driver-table-core --features fake --lib fake
 cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
 cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
+# The fake device: its checks (each planted as the bug it catches), kernels as closures, streams
+# and events; its docs, the module's and the guide page's, as doctests.
+cargo test -p cuda-driver-table-tests --features fake --test fake_device
+cargo test -p cuda-driver-table-core --features fake --doc fake
+cargo test -p cuda-driver-table --features fake --doc guide
 # The vector_add example on the fake device: its kernel as a closure, its own check, no leak (also
 # on a failed launch). fastsum's and the samples' tests on the device run in `cargo test --workspace`.
 cargo test -p cuda-driver-table --features fake --example vector_add
@@ -193,6 +198,10 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
   cargo +nightly miri test -q -p cuda-driver-table-core --features fake --lib fake
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake
+  # The fake device manages memory through raw pointers (host copies, pinned memory); with
+  # tracing, an out-value a fake did not write is never read.
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_device
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake,tracing --test fake
   cargo +nightly miri test -q -p fastsum
   unset MIRIFLAGS
 else

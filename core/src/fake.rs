@@ -118,6 +118,29 @@
 //! # Ok::<(), cuda_driver_table::Error>(())
 //! ```
 //!
+//! ## The `fake` feature and Cargo's resolver
+//!
+//! Enable the feature in `[dev-dependencies]` only:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! cuda-driver-table = { version = "0.1", features = ["fake"] }
+//! ```
+//!
+//! With Cargo's feature resolver 2 that is a test-only feature: `cargo build` and `cargo run` of
+//! the package build the crate without it. Resolver 2 is the default for edition 2021 and later
+//! packages, but not for edition 2015/2018 packages, nor for a virtual workspace (a root
+//! `Cargo.toml` with `[workspace]` and no `[package]`), which takes resolver 1 unless it says
+//! otherwise. Resolver 1 unifies the features a package asks for in `[dev-dependencies]` with
+//! those of its `[dependencies]` in every build of that package, tests or not: `cargo build
+//! --release` then compiles the fake into the program (inert: a table uses a fake only when
+//! made with a fake's configuration, which only a test makes, but present). A package that
+//! depends on yours is not affected either way: the dev-dependencies of a dependency are never
+//! built. The fix is one line in the root `Cargo.toml`: `resolver = "2"` under `[workspace]`
+//! (or `[package]`).
+//!
+//! ## How a fake driver answers
+//!
 //! The fake is a driver as far as a table can tell: the table resolves each function through it
 //! at exactly its pinned ABI and stream flag, as from a real driver, so `resolve_all`, pins,
 //! per-thread configurations, [`Fake::driver_version`] against `MIN_DRIVER_VERSION` and the
@@ -177,7 +200,7 @@ use crate::table::{Field, FunctionSpec, LOOKUP_DRIVER_FLOOR};
 use crate::version::CudaVersion;
 
 #[doc(inline)]
-pub use crate::__cdt_fake_function as function;
+pub use crate::fake_function as function;
 
 mod device;
 mod kernel;
@@ -186,7 +209,9 @@ mod out;
 pub use device::{Device, Finding, FindingKind, Report, Work};
 pub use kernel::{DeviceValue, Dim3, Fault, KernelParams, Launch, Thread};
 #[doc(hidden)]
-pub use out::{was_written, OutPlace};
+pub use out::OutPlace;
+#[cfg(feature = "tracing")]
+pub(crate) use out::was_written;
 pub use out::{write, Written};
 
 /// The first of the handles `succeed_others` hands out without a device: high, never a host
@@ -201,12 +226,37 @@ fn token() -> NonNull<c_void> {
     NonNull::new(f as *mut c_void).unwrap_or(NonNull::dangling())
 }
 
-/// Names a function of a table for a [`Fake`]: `function!(Cuda::cuMemAlloc)`, or with a path,
-/// `function!(gpu::Cuda::cuMemAlloc)` or `function!(<gpu::Cuda>::cuMemAlloc)`. It is a
-/// [`Function`], whose type carries the function's signature at the table's pin.
-#[doc(hidden)]
+/// Names a function of a table for a [`Fake`](crate::fake::Fake): `function!(Cuda::cuMemAlloc)`,
+/// or with a path, `function!(gpu::Cuda::cuMemAlloc)` or `function!(<gpu::Cuda>::cuMemAlloc)`.
+/// It is a [`Function`](crate::fake::Function), whose type carries the function's signature at
+/// the table's pin, so the closure given for it takes exactly that function's arguments.
+///
+/// Use it as `cuda_driver_table::fake::function!` (a `macro_rules!` macro is also at the
+/// crate's root, as `fake_function!`; the two are the same).
+///
+/// ```
+/// use cuda_driver_table::fake::{function, Fake};
+/// use cuda_driver_table::{driver_table, sys::CUresult};
+///
+/// #[driver_table(cuInit, cuMemAlloc)]
+/// struct Cuda;
+///
+/// let cu_init = function!(Cuda::cuInit);
+/// assert_eq!(cu_init.name(), "cuInit");
+/// let driver = Fake::new().returns(cu_init, CUresult::CUDA_SUCCESS).build();
+/// # let _ = driver;
+/// ```
+///
+/// A name the table does not have is a compile error at the name:
+///
+/// ```compile_fail
+/// use cuda_driver_table::fake::function;
+/// #[cuda_driver_table::driver_table(cuInit)]
+/// struct Cuda;
+/// let _ = function!(Cuda::cuMemAlloc);
+/// ```
 #[macro_export]
-macro_rules! __cdt_fake_function {
+macro_rules! fake_function {
     (<$table:ty>::$name:ident) => {{
         // The table's method of that name: a name the table lacks is an error here, at the name.
         let _ = <$table>::$name;
@@ -221,13 +271,13 @@ macro_rules! __cdt_fake_function {
         >::new()
     }};
     ($($segment:ident)::+) => {
-        $crate::__cdt_fake_function!(@split [] $($segment)+)
+        $crate::fake_function!(@split [] $($segment)+)
     };
     (@split [$($path:ident)*] $name:ident) => {
-        $crate::__cdt_fake_function!(<$($path)::*>::$name)
+        $crate::fake_function!(<$($path)::*>::$name)
     };
     (@split [$($path:ident)*] $head:ident $($tail:ident)+) => {
-        $crate::__cdt_fake_function!(@split [$($path)* $head] $($tail)+)
+        $crate::fake_function!(@split [$($path)* $head] $($tail)+)
     };
 }
 
@@ -534,6 +584,9 @@ impl Fake {
 
     /// Fakes `function` with one that returns `result` on every call and touches nothing:
     /// `returns(function!(Cuda::cuLaunchKernel), CUresult::CUDA_ERROR_LAUNCH_FAILED)`.
+    ///
+    /// `result` is a [`sys::CUresult`](crate::sys::CUresult) (which rustdoc shows as the
+    /// struct it names, `cudaError_enum`).
     pub fn returns<T, const I: usize>(self, function: Function<T, I>, result: CUresult) -> Self
     where
         T: Field<I>,

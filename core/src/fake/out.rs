@@ -123,6 +123,8 @@ unsafe impl<T> Sync for Sent<T> {}
 /// One write of the call in progress.
 struct Record {
     addr: usize,
+    /// Read by the `tracing` feature's check (`was_written`).
+    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
     size: usize,
     value: Arc<dyn Any + Send + Sync>,
     bits: Option<u64>,
@@ -185,7 +187,8 @@ pub(crate) fn taken(outs: &[OutPlace]) -> Vec<Written> {
 
 /// Whether the fake call that just returned on this thread wrote the `size` bytes at `addr`
 /// (what the `tracing` feature's event of a fake call may read).
-pub fn was_written(addr: usize, size: usize) -> bool {
+#[cfg(feature = "tracing")]
+pub(crate) fn was_written(addr: usize, size: usize) -> bool {
     WRITES
         .try_with(|w| {
             w.borrow()

@@ -94,6 +94,21 @@ if [[ ! -e /dev/nvidiactl ]]; then
     echo "vector_add without a driver: expected exit 1 and at most two lines, got exit $rc and $lines lines" >&2
     exit 1
   fi
+  # With --driver only libcuda is needed: the advice is the driver's, with no CUDA runtime in it.
+  set +e
+  err=$(env -u CUDA_DRIVER_TABLE_CUDART -u CUDA_DRIVER_TABLE_LIBCUDA cargo run -q -p cuda-driver-table --example vector_add -- --driver 2>&1 >/dev/null)
+  set -e
+  printf '%s\n' "$err"
+  if ! grep -q 'install the NVIDIA driver' <<<"$err" || grep -qi 'runtime' <<<"$err"; then
+    echo "vector_add --driver without a driver: the advice is not the driver's alone" >&2
+    exit 1
+  fi
+fi
+# --help prints the usage and exits with 0 without loading anything (the libraries named here do not exist).
+help=$(CUDA_DRIVER_TABLE_CUDART=/nonexistent/libcudart.so CUDA_DRIVER_TABLE_LIBCUDA=/nonexistent/libcuda.so.1 cargo run -q -p cuda-driver-table --example vector_add -- --help)
+if ! grep -q '^usage: vector_add' <<<"$help"; then
+  echo "vector_add --help: expected the usage, got: $help" >&2
+  exit 1
 fi
 
 step "the samples without a driver: each exits with 1 and one line naming what it looked for; their PTX matches their kernels"
@@ -114,6 +129,14 @@ step "the fake driver (the runtime's fake feature): typed fakes, refusals, recor
 cargo test -p cuda-driver-table-core --features fake --lib fake
 cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
 cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
+# The fake device: its checks (each planted as the bug it catches), kernels as closures, streams
+# and events; its docs, the module's and the guide page's, as doctests.
+cargo test -p cuda-driver-table-tests --features fake --test fake_device
+cargo test -p cuda-driver-table-core --features fake --doc fake
+cargo test -p cuda-driver-table --features fake --doc guide
+# The vector_add example on the fake device: its kernel as a closure, its own check, no leak (also
+# on a failed launch). fastsum's and the samples' tests on the device run in `cargo test --workspace`.
+cargo test -p cuda-driver-table --features fake --example vector_add
 # The example library gets the feature from its dev-dependencies only: its own build has none of it.
 if cargo tree -q -p fastsum -e normal,build -f '{p} [{f}]' | grep 'cuda-driver-table v' | grep -q fake; then
   echo "a normal build of fastsum enables the fake feature: it must come from [dev-dependencies] only" >&2
@@ -208,6 +231,10 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
   cargo +nightly miri test -q -p cuda-driver-table-core --features fake --lib fake
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake
+  # The fake device manages memory through raw pointers (host copies, pinned memory); with
+  # tracing, an out-value a fake did not write is never read.
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_device
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake,tracing --test fake
   cargo +nightly miri test -q -p fastsum
   unset MIRIFLAGS
 else

@@ -21,4 +21,4 @@ pub use crate::trace::{cold, emit, nanos, result_name, written, Arg, DebugArg, O
 pub use tracing;
 
 #[cfg(feature = "fake")]
-pub use crate::fake::{fake_invoke, function_index};
+pub use crate::fake::{fake_invoke, function_index, OutPlace};

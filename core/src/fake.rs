@@ -1,6 +1,84 @@
-//! A fake driver for tests without a GPU (the `fake` feature, meant for `[dev-dependencies]`): a
-//! table configured with one calls Rust closures, each taking exactly its function's arguments
-//! and returning its result, instead of driver functions.
+//! A fake driver and a fake device for tests without a GPU (the `fake` feature, meant for
+//! `[dev-dependencies]`; see [Cargo features](#the-fake-feature-and-cargos-resolver)): a table
+//! configured with one calls Rust closures instead of driver functions. A [`Device`] is a
+//! whole GPU of them: memory the device owns, contexts, streams, events, modules, and kernels
+//! written as closures, checked as compute-sanitizer's memcheck and leak check check a GPU. A
+//! [`Fake`] fakes single functions, each with a closure taking exactly its arguments, and injects
+//! faults in front of the device.
+//!
+//! Code under test takes the table as `&Cuda`; `main` passes the `static` one, a test passes one
+//! configured with a device:
+//!
+//! ```
+//! use cuda_driver_table::fake::{Device, Launch};
+//! use cuda_driver_table::sys::{CUdeviceptr, CUdevice_attribute};
+//! use cuda_driver_table::{driver_table, kernel_args, Error};
+//!
+//! #[driver_table(
+//!     cuInit, cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent,
+//!     cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel,
+//!     cuMemAlloc, cuMemFree, cuMemcpyHtoD, cuMemcpyDtoH,
+//!     driver = 12000,
+//! )]
+//! struct Cuda;
+//!
+//! /// Doubles `values` on the GPU: the code under test, over any `&Cuda`.
+//! fn double(cu: &Cuda, values: &mut [f32]) -> Result<(), Error> {
+//!     let (mut ctx, mut module, mut f, mut d) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), 0);
+//!     let (n, bytes) = (values.len() as u32, size_of_val(values));
+//!     // SAFETY: each out-value is a valid place; the copies stay inside `values` and the
+//!     // allocation of `bytes`; the kernel takes a device pointer and a `u32`.
+//!     unsafe {
+//!         cu.cuInit(0)?;
+//!         cu.cuDevicePrimaryCtxRetain(&mut ctx, 0)?;
+//!         cu.cuCtxSetCurrent(ctx)?;
+//!         cu.cuModuleLoadData(&mut module, c"(PTX)".as_ptr().cast())?;
+//!         cu.cuModuleGetFunction(&mut f, module, c"double".as_ptr())?;
+//!         cu.cuMemAlloc(&mut d, bytes)?;
+//!         cu.cuMemcpyHtoD(d, values.as_ptr().cast(), bytes)?;
+//!         cu.cuLaunchKernel(f, n.div_ceil(256), 1, 1, 256, 1, 1, 0, std::ptr::null_mut(),
+//!             kernel_args![&d, &n].as_mut_ptr(), std::ptr::null_mut())?;
+//!         cu.cuMemcpyDtoH(values.as_mut_ptr().cast(), d, bytes)?;
+//!         cu.cuMemFree(d)?;
+//!         cu.cuModuleUnload(module)?;
+//!         cu.cuDevicePrimaryCtxRelease(0)?;
+//!     }
+//!     Ok(())
+//! }
+//!
+//! // The test: a device, the kernel as a closure over its typed parameters, the code, the check.
+//! let device = Device::new();
+//! device.kernel("double", |k: &mut Launch, (x, n): (CUdeviceptr, u32)| {
+//!     for t in k.threads() {
+//!         let i = t.global_x();
+//!         if i < u64::from(n) {
+//!             let v: f32 = k.read(x, i)?;
+//!             k.write(x, i, 2.0 * v)?;
+//!         }
+//!     }
+//!     Ok(())
+//! });
+//! let cu = Cuda::with_config(device.config());
+//! let mut values = [1.0, 2.0, 3.0];
+//! double(&cu, &mut values)?;
+//! assert_eq!(values, [2.0, 4.0, 6.0]);
+//! device.finish()?; // no leaks, no errors: every allocation and handle was freed
+//! # let _ = CUdevice_attribute::CU_DEVICE_ATTRIBUTE_WARP_SIZE;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Had `double` forgotten its `cuMemFree`, `finish` would say `leak: 12 bytes at 0xd000… that
+//! cuMemAlloc (call 6) allocated were still allocated when cuDevicePrimaryCtxRelease (call 11)
+//! destroyed their context`; freeing twice is a failing `cuMemFree` whose error says `double
+//! free: cuMemFree (call 11) frees 0xd000…, the 12-byte allocation that cuMemAlloc (call 6) made
+//! and cuMemFree (call 10) freed already`. [`Device`] lists the functions and the checks; the
+//! guide's page "Testing without a GPU" has the whole pattern.
+//!
+//! ## Faking functions
+//!
+//! A [`Fake`] fakes functions one by one, each with a closure that takes exactly its
+//! function's arguments and returns its result; with [`Fake::device`] it stands in front of a
+//! device, and [`Fake::inject`] fails a call the device would answer:
 //!
 //! ```
 //! use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +97,7 @@
 //!             return CUresult::CUDA_ERROR_OUT_OF_MEMORY;
 //!         }
 //!         // SAFETY: the caller of cuMemAlloc passes a valid place (its contract).
-//!         unsafe { *dptr = 0x1000 + bytesize as u64 };
+//!         unsafe { cuda_driver_table::fake::write(dptr, 0x1000 + bytesize as u64) };
 //!         CUresult::CUDA_SUCCESS
 //!     })
 //!     .build();
@@ -39,6 +117,29 @@
 //! assert_eq!(sizes, [256, 256]);
 //! # Ok::<(), cuda_driver_table::Error>(())
 //! ```
+//!
+//! ## The `fake` feature and Cargo's resolver
+//!
+//! Enable the feature in `[dev-dependencies]` only:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! cuda-driver-table = { version = "0.1", features = ["fake"] }
+//! ```
+//!
+//! With Cargo's feature resolver 2 that is a test-only feature: `cargo build` and `cargo run` of
+//! the package build the crate without it. Resolver 2 is the default for edition 2021 and later
+//! packages, but not for edition 2015/2018 packages, nor for a virtual workspace (a root
+//! `Cargo.toml` with `[workspace]` and no `[package]`), which takes resolver 1 unless it says
+//! otherwise. Resolver 1 unifies the features a package asks for in `[dev-dependencies]` with
+//! those of its `[dependencies]` in every build of that package, tests or not: `cargo build
+//! --release` then compiles the fake into the program (inert: a table uses a fake only when
+//! made with a fake's configuration, which only a test makes, but present). A package that
+//! depends on yours is not affected either way: the dev-dependencies of a dependency are never
+//! built. The fix is one line in the root `Cargo.toml`: `resolver = "2"` under `[workspace]`
+//! (or `[package]`).
+//!
+//! ## How a fake driver answers
 //!
 //! The fake is a driver as far as a table can tell: the table resolves each function through it
 //! at exactly its pinned ABI and stream flag, as from a real driver, so `resolve_all`, pins,
@@ -87,6 +188,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::panic::RefUnwindSafe;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::config::{Config, FakeRef};
@@ -98,14 +200,63 @@ use crate::table::{Field, FunctionSpec, LOOKUP_DRIVER_FLOOR};
 use crate::version::CudaVersion;
 
 #[doc(inline)]
-pub use crate::__cdt_fake_function as function;
+pub use crate::fake_function as function;
 
-/// Names a function of a table for a [`Fake`]: `function!(Cuda::cuMemAlloc)`, or with a path,
-/// `function!(gpu::Cuda::cuMemAlloc)` or `function!(<gpu::Cuda>::cuMemAlloc)`. It is a
-/// [`Function`], whose type carries the function's signature at the table's pin.
+mod device;
+mod kernel;
+mod out;
+
+pub use device::{Device, Finding, FindingKind, Report, Work};
+pub use kernel::{DeviceValue, Dim3, Fault, KernelParams, Launch, Thread};
 #[doc(hidden)]
+pub use out::OutPlace;
+#[cfg(feature = "tracing")]
+pub(crate) use out::was_written;
+pub use out::{write, Written};
+
+/// The first of the handles `succeed_others` hands out without a device: high, never a host
+/// address, apart from a device's.
+const OTHERS_BASE: usize = 0xc0de_0000_0000_0000;
+
+/// What a lookup hands out for a function the device or `succeed_others` answers: never called
+/// (see the resolver's `SAFETY`).
+fn token() -> NonNull<c_void> {
+    extern "C" fn never_called() {}
+    let f: extern "C" fn() = never_called;
+    NonNull::new(f as *mut c_void).unwrap_or(NonNull::dangling())
+}
+
+/// Names a function of a table for a [`Fake`](crate::fake::Fake): `function!(Cuda::cuMemAlloc)`,
+/// or with a path, `function!(gpu::Cuda::cuMemAlloc)` or `function!(<gpu::Cuda>::cuMemAlloc)`.
+/// It is a [`Function`](crate::fake::Function), whose type carries the function's signature at
+/// the table's pin, so the closure given for it takes exactly that function's arguments.
+///
+/// Use it as `cuda_driver_table::fake::function!` (a `macro_rules!` macro is also at the
+/// crate's root, as `fake_function!`; the two are the same).
+///
+/// ```
+/// use cuda_driver_table::fake::{function, Fake};
+/// use cuda_driver_table::{driver_table, sys::CUresult};
+///
+/// #[driver_table(cuInit, cuMemAlloc)]
+/// struct Cuda;
+///
+/// let cu_init = function!(Cuda::cuInit);
+/// assert_eq!(cu_init.name(), "cuInit");
+/// let driver = Fake::new().returns(cu_init, CUresult::CUDA_SUCCESS).build();
+/// # let _ = driver;
+/// ```
+///
+/// A name the table does not have is a compile error at the name:
+///
+/// ```compile_fail
+/// use cuda_driver_table::fake::function;
+/// #[cuda_driver_table::driver_table(cuInit)]
+/// struct Cuda;
+/// let _ = function!(Cuda::cuMemAlloc);
+/// ```
 #[macro_export]
-macro_rules! __cdt_fake_function {
+macro_rules! fake_function {
     (<$table:ty>::$name:ident) => {{
         // The table's method of that name: a name the table lacks is an error here, at the name.
         let _ = <$table>::$name;
@@ -120,13 +271,13 @@ macro_rules! __cdt_fake_function {
         >::new()
     }};
     ($($segment:ident)::+) => {
-        $crate::__cdt_fake_function!(@split [] $($segment)+)
+        $crate::fake_function!(@split [] $($segment)+)
     };
     (@split [$($path:ident)*] $name:ident) => {
-        $crate::__cdt_fake_function!(<$($path)::*>::$name)
+        $crate::fake_function!(<$($path)::*>::$name)
     };
     (@split [$($path:ident)*] $head:ident $($tail:ident)+) => {
-        $crate::__cdt_fake_function!(@split [$($path)* $head] $($tail)+)
+        $crate::fake_function!(@split [$($path)* $head] $($tail)+)
     };
 }
 
@@ -219,7 +370,7 @@ pub trait FakeFn: Copy + Send + Sync + 'static + sealed::Sealed {
     /// The arguments, as one tuple: `(A, B)`, `(A,)`, `()`.
     type Args: Copy + 'static;
     /// The result.
-    type Ret: 'static;
+    type Ret: Unfaked + 'static;
 
     /// A function of this type that touches nothing and returns [`Unfaked::unfaked`]: what the
     /// fake driver's lookups hand out, since a pointer cannot reach a closure.
@@ -240,6 +391,8 @@ pub trait FakeFn: Copy + Send + Sync + 'static + sealed::Sealed {
 pub trait Unfaked: sealed::Sealed {
     /// The result.
     fn unfaked() -> Self;
+    /// `result` as this type: how the device's and `succeed_others`' answers are returned.
+    fn from_result(result: CUresult) -> Self;
 }
 
 impl sealed::Sealed for CUresult {}
@@ -247,6 +400,9 @@ impl sealed::Sealed for CUresult {}
 impl Unfaked for CUresult {
     fn unfaked() -> Self {
         CUresult::CUDA_ERROR_NOT_SUPPORTED
+    }
+    fn from_result(result: CUresult) -> Self {
+        result
     }
 }
 
@@ -301,7 +457,12 @@ fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O
 /// The closure standing in for a function of type `F`.
 type Handler<F> = Box<dyn Fn(<F as FakeFn>::Args) -> <F as FakeFn>::Ret + Send + Sync>;
 
-/// One faked function: the spec it was given for, and its closure.
+/// A closure of [`Fake::inject`] for a function of type `F`: `Some` answers the call, `None`
+/// lets the device (or what else answers it) have it.
+type Injection<F> = Box<dyn Fn(<F as FakeFn>::Args) -> Option<<F as FakeFn>::Ret> + Send + Sync>;
+
+/// One faked function: the spec it was given for, and its closure (a [`Handler`], or for
+/// [`Fake::inject`] an [`Injection`]).
 struct Entry {
     spec: &'static FunctionSpec,
     /// `TypeId` of the function's type (`F`).
@@ -328,6 +489,9 @@ impl Entry {
 #[must_use]
 pub struct Fake {
     entries: Vec<Entry>,
+    injections: Vec<Entry>,
+    device: Option<device::Shared>,
+    succeed_others: bool,
     driver_version: Option<u32>,
     record: bool,
 }
@@ -343,6 +507,9 @@ impl Fake {
     pub fn new() -> Self {
         Self {
             entries: Vec::new(),
+            injections: Vec::new(),
+            device: None,
+            succeed_others: false,
             driver_version: None,
             record: true,
         }
@@ -371,8 +538,55 @@ impl Fake {
         self
     }
 
+    /// Puts `inject` in front of whatever else answers `function` (the [`device`](Self::device),
+    /// [`succeed_others`](Self::succeed_others)): it sees each call's arguments first, and a
+    /// `Some(result)` it returns is the call's answer, a `None` passes the call on. This is fault
+    /// injection on top of a working device: out of memory on the third allocation, a failing
+    /// launch. (A closure given with [`on`](Self::on) answers every call itself.)
+    pub fn inject<T, const I: usize, C>(mut self, function: Function<T, I>, inject: C) -> Self
+    where
+        T: Field<I>,
+        <T as Field<I>>::Fn: FakeFn,
+        C: Fn(Args<T, I>) -> Option<Ret<T, I>> + Send + Sync + 'static,
+    {
+        let spec = function.spec();
+        let fn_type = TypeId::of::<<T as Field<I>>::Fn>();
+        let handler: Injection<<T as Field<I>>::Fn> = Box::new(inject);
+        self.injections
+            .retain(|e| !(e.spec.name == spec.name && e.fn_type == fn_type));
+        self.injections.push(Entry {
+            spec,
+            fn_type,
+            stand_in: <<T as Field<I>>::Fn as FakeFn>::stand_in,
+            handler: Box::new(handler),
+        });
+        self
+    }
+
+    /// Answers the functions the [`Device`] implements (memory, contexts, streams, events,
+    /// modules, launches: [`Device`] lists them) with `device`, for every table made with this
+    /// driver's configuration. A function given a fake with [`on`](Self::on) is answered by that
+    /// fake instead; [`inject`](Self::inject) sees calls before the device does.
+    pub fn device(mut self, device: &Device) -> Self {
+        self.device = Some(device.shared());
+        self
+    }
+
+    /// Answers every function that nothing else answers with `CUDA_SUCCESS`, writing to each of
+    /// its out-values (that is not null): a distinct non-null handle to a handle (`CUcontext`,
+    /// `CUgraph`, ...), zero to anything else (an integer, an enum, a struct, a host pointer). So a
+    /// test fakes only what it checks; [`FakeDriver::written_by`] shows what such a call wrote.
+    /// Without it, a function nothing answers fails to resolve, naming itself.
+    pub fn succeed_others(mut self) -> Self {
+        self.succeed_others = true;
+        self
+    }
+
     /// Fakes `function` with one that returns `result` on every call and touches nothing:
     /// `returns(function!(Cuda::cuLaunchKernel), CUresult::CUDA_ERROR_LAUNCH_FAILED)`.
+    ///
+    /// `result` is a [`sys::CUresult`](crate::sys::CUresult) (which rustdoc shows as the
+    /// struct it names, `cudaError_enum`).
     pub fn returns<T, const I: usize>(self, function: Function<T, I>, result: CUresult) -> Self
     where
         T: Field<I>,
@@ -403,6 +617,10 @@ impl Fake {
     pub fn build(self) -> &'static FakeDriver {
         Box::leak(Box::new(FakeDriver(Driver {
             entries: self.entries,
+            injections: self.injections,
+            device: self.device,
+            succeed_others: self.succeed_others,
+            next_handle: AtomicUsize::new(0),
             driver_version: self.driver_version,
             calls: self.record.then(|| Mutex::new(Vec::new())),
         })))
@@ -414,6 +632,8 @@ impl fmt::Debug for Fake {
         let names: Vec<&str> = self.entries.iter().map(|e| e.spec.name).collect();
         f.debug_struct("Fake")
             .field("fakes", &names)
+            .field("device", &self.device.is_some())
+            .field("succeed_others", &self.succeed_others)
             .field("driver_version", &self.driver_version)
             .field("record", &self.record)
             .finish()
@@ -428,6 +648,11 @@ pub struct FakeDriver(Driver);
 /// configuration resolves through it without routing the calls to it (`Config::custom` would).
 struct Driver {
     entries: Vec<Entry>,
+    injections: Vec<Entry>,
+    device: Option<device::Shared>,
+    succeed_others: bool,
+    /// The handles `succeed_others` hands out without a device, counted.
+    next_handle: AtomicUsize,
     driver_version: Option<u32>,
     calls: Option<Mutex<Vec<Call>>>,
 }
@@ -437,6 +662,8 @@ struct Call {
     function: &'static str,
     /// A `Sent<F::Args>`.
     args: Box<dyn Any + Send>,
+    /// What it wrote through its out-values.
+    written: Vec<Written>,
 }
 
 /// The arguments of a recorded call.
@@ -488,6 +715,26 @@ impl FakeDriver {
                 .collect()
         })
     }
+
+    /// What every call of `function` the driver answered wrote through its out-values, in order
+    /// (empty when not recording), one list per call: `written_by(function!(Cuda::cuStreamCreate))`
+    /// gives each call's `[phStream]`. A call that failed, or whose fake wrote nothing (a closure
+    /// of [`Fake::on`] that writes without [`write`]), has an empty list. Shown for the calls of
+    /// tables made with the `tracing` feature or without it alike.
+    pub fn written_by<T, const I: usize>(&self, function: Function<T, I>) -> Vec<Vec<Written>>
+    where
+        T: Field<I>,
+        <T as Field<I>>::Fn: FakeFn,
+    {
+        let name = function.name();
+        self.0.lock().map_or_else(Vec::new, |calls| {
+            calls
+                .iter()
+                .filter(|c| c.function == name)
+                .map(|c| c.written.clone())
+                .collect()
+        })
+    }
 }
 
 impl fmt::Debug for FakeDriver {
@@ -506,30 +753,90 @@ impl Driver {
         Some(calls.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Answers a call of `name` of type `F`: the fake given for that function and type, or,
-    /// where there is none, `f` (a stand-in this driver handed out).
+    /// The entry of `entries` for `name` of type `F`, with its closure (a `H`).
+    fn find<'a, F: FakeFn, H: 'static>(entries: &'a [Entry], name: &str) -> Option<&'a H> {
+        let fn_type = TypeId::of::<F>();
+        entries
+            .iter()
+            .find(|e| e.fn_type == fn_type && e.spec.name == name)
+            .and_then(|e| e.handler.downcast_ref::<H>())
+    }
+
+    /// Answers a call of `name` of type `F`: an injection's `Some`, else the fake given for that
+    /// function and type, else the device, else `succeed_others`; `None` when nothing does.
+    /// Records the call when something answered it.
     ///
     /// # Safety
     ///
-    /// `args` uphold the C function's contract, and `f` is a function of that contract.
-    unsafe fn call<F: FakeFn>(&self, name: &'static str, f: F, args: F::Args) -> F::Ret {
-        let fn_type = TypeId::of::<F>();
-        let handler = self
-            .entries
-            .iter()
-            .find(|e| e.fn_type == fn_type && e.spec.name == name)
-            .and_then(|e| e.handler.downcast_ref::<Handler<F>>());
-        let Some(handler) = handler else {
-            // SAFETY: the caller's contract.
-            return unsafe { f.call(args) };
+    /// `args` uphold the C function's contract, and `outs` are its out-values among them.
+    unsafe fn call<F: FakeFn>(
+        &self,
+        name: &'static str,
+        args: F::Args,
+        outs: &[OutPlace],
+    ) -> Option<F::Ret> {
+        out::begin();
+        // SAFETY: the caller's contract.
+        let answer = match unsafe { self.answer::<F>(name, args, outs) } {
+            Some(answer) => answer,
+            // SAFETY: `outs` are out-values of this call (the caller's contract).
+            None if self.succeed_others => F::Ret::from_result(unsafe { self.succeed(outs) }),
+            None => return None,
         };
         if let Some(mut calls) = self.lock() {
             calls.push(Call {
                 function: name,
                 args: Box::new(Sent(args)),
+                written: out::taken(outs),
             });
         }
-        handler(args)
+        Some(answer)
+    }
+
+    /// The injection's, the fake's or the device's answer to a call, if one answers.
+    ///
+    /// # Safety
+    ///
+    /// As [`call`](Self::call).
+    unsafe fn answer<F: FakeFn>(
+        &self,
+        name: &'static str,
+        args: F::Args,
+        outs: &[OutPlace],
+    ) -> Option<F::Ret> {
+        if let Some(inject) = Self::find::<F, Injection<F>>(&self.injections, name) {
+            if let Some(answer) = inject(args) {
+                return Some(answer);
+            }
+        }
+        if let Some(handler) = Self::find::<F, Handler<F>>(&self.entries, name) {
+            return Some(handler(args));
+        }
+        let device = self.device.as_ref()?;
+        // SAFETY: the caller's contract.
+        let result = unsafe { device.call(name, &args, outs) }?;
+        Some(F::Ret::from_result(result))
+    }
+
+    /// `succeed_others`' answer: `CUDA_SUCCESS`, having written a distinct non-null handle to
+    /// each handle among `outs`, zero to each other out-value.
+    ///
+    /// # Safety
+    ///
+    /// `outs` are out-values of a call whose caller upholds the C contract: each is null or valid
+    /// for writes of its type, and that type is a C type of the bindings, for which all-zero
+    /// bytes are a value (integers, floats, enum newtypes, raw pointers, `Option`s of function
+    /// pointers, and `#[repr(C)]` structs, unions and arrays of them).
+    unsafe fn succeed(&self, outs: &[OutPlace]) -> CUresult {
+        for place in outs {
+            let handle = match &self.device {
+                Some(device) => device.token(),
+                None => OTHERS_BASE + 16 * (self.next_handle.fetch_add(1, Ordering::Relaxed) + 1),
+            };
+            // SAFETY: the caller's contract.
+            unsafe { place.fill(handle) };
+        }
+        CUresult::CUDA_SUCCESS
     }
 
     /// The status of a lookup of a function no fake was given for.
@@ -542,12 +849,20 @@ impl Driver {
     }
 }
 
-// SAFETY: every pointer handed out is the `stand_in` of an entry, a function of this program
+// SAFETY: a pointer handed out for an entry is its `stand_in`, a function of this program
 // (valid forever) of the entry's type: `Field<I>::Fn` of the table whose `FUNCTIONS[I]` is the
 // entry's spec, which by `Functions`' contract is the type of the `PFN_*` typedef of exactly that
 // spec's ABI and of its per-thread twin. A lookup finds an entry only for the request of that
 // very ABI (`Entry::answers`: `Abi::request` in either mode, the version and the flag), so
-// what it returns has exactly the requested ABI's type; any other lookup finds nothing.
+// what it returns has exactly the requested ABI's type.
+//
+// For a function the device or `succeed_others` answers, a lookup hands out `token()`, a
+// function of no driver's type. No one calls it: a `Driver` is reachable only through the
+// configuration `FakeDriver::config` makes (private type, private field), whose tables call
+// `fake_invoke`, which never calls what was resolved; their raw accessors are refused
+// (`TableCore::pointer`), and `Config::resolver` and `resolve` refuse that configuration
+// (`refuse_resolver`), so no safe code can reach a resolved pointer to call it; error names are
+// not looked up (`error_strings` answers). Every pointer stays valid for the process.
 unsafe impl Resolver for Driver {
     fn describe(&self) -> String {
         let mut names: Vec<&str> = self.entries.iter().map(|e| e.spec.name).collect();
@@ -562,7 +877,17 @@ unsafe impl Resolver for Driver {
         } else {
             format!("fakes of {}", names.join(", "))
         };
-        format!("a fake driver (cuda_driver_table::fake{version}) with {fakes}")
+        let device = if self.device.is_some() {
+            ", and a fake device"
+        } else {
+            ""
+        };
+        let others = if self.succeed_others {
+            ", succeeding otherwise"
+        } else {
+            ""
+        };
+        format!("a fake driver (cuda_driver_table::fake{version}) with {fakes}{device}{others}")
     }
 
     fn versioning(&self) -> Versioning {
@@ -597,6 +922,10 @@ unsafe impl Resolver for Driver {
         if let Some(entry) = named().find(|e| e.answers(version, flag)) {
             return (entry.stand_in)().map_or(LookupResult::SymbolNotFound, LookupResult::Found);
         }
+        let name = symbol.to_str().unwrap_or_default();
+        if self.succeed_others || self.device.is_some() && device::implements(name) {
+            return LookupResult::Found(token());
+        }
         let faked_at: Vec<String> = named()
             .map(|e| {
                 let abi = &e.spec.abi;
@@ -625,20 +954,26 @@ unsafe impl Resolver for Driver {
     }
 
     /// Fakes return codes; the driver's descriptions of them are not here, and the bindings name
-    /// them (`table::check`).
-    fn error_strings(&self, _code: u32) -> (Option<String>, Option<String>) {
-        (None, None)
+    /// them (`table::check`). What a device says about the call that just failed on this thread
+    /// (a double free, say) is its description.
+    fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
+        (None, out::failure(code))
     }
 }
 
-/// One call of a table's method: to the fake given for it when `config` is a fake driver's,
-/// else to `f`. What `__cdt_invoke!` expands to with the `fake` feature: a method then tests one
-/// field of its configuration before its call; the fake's side is out of line.
+/// One call of a table's method: to the fake driver when `config` is a fake driver's, else to
+/// `f`. What `__cdt_invoke!` expands to with the `fake` feature: a method then tests one field of
+/// its configuration before its call; the fake's side is out of line. `outs` are the call's
+/// out-values (what a fake may write, and what the `tracing` feature's event then shows).
+///
+/// A fake driver's configuration never calls `f`: its resolver hands out functions for the
+/// tables' bookkeeping only, and what no fake answers returns [`Unfaked::unfaked`].
 ///
 /// # Safety
 ///
-/// `f` is the function the table resolved for `name` through `config`, and `args` uphold its C
-/// contract (the caller of the table's method upholds it).
+/// `f` is the function the table resolved for `name` through `config`, `args` uphold its C
+/// contract (the caller of the table's method upholds it), and `outs` are out-values among
+/// `args`, each of the type the function writes through it.
 #[doc(hidden)]
 #[inline]
 pub unsafe fn fake_invoke<F: FakeFn>(
@@ -646,12 +981,13 @@ pub unsafe fn fake_invoke<F: FakeFn>(
     name: &'static str,
     f: F,
     args: F::Args,
+    outs: &[OutPlace],
 ) -> F::Ret {
     match config.fake() {
         // SAFETY: the caller's contract.
         None => unsafe { f.call(args) },
-        // SAFETY: the caller's contract; `f` was resolved through this fake's configuration.
-        Some(fake) => unsafe { call_fake(fake, name, f, args) },
+        // SAFETY: the caller's contract.
+        Some(fake) => unsafe { call_fake::<F>(fake, name, args, outs) },
     }
 }
 
@@ -659,17 +995,46 @@ pub unsafe fn fake_invoke<F: FakeFn>(
 ///
 /// # Safety
 ///
-/// As [`fake_invoke`], `f` resolved through the configuration `fake` came from.
+/// As [`fake_invoke`].
 #[inline(never)]
-unsafe fn call_fake<F: FakeFn>(fake: FakeRef, name: &'static str, f: F, args: F::Args) -> F::Ret {
+unsafe fn call_fake<F: FakeFn>(
+    fake: FakeRef,
+    name: &'static str,
+    args: F::Args,
+    outs: &[OutPlace],
+) -> F::Ret {
     let fake: &'static (dyn Any + Send + Sync) = fake.0;
-    match fake.downcast_ref::<FakeDriver>() {
-        // SAFETY: the caller's contract.
-        Some(driver) => unsafe { driver.0.call(name, f, args) },
+    let Some(driver) = fake.downcast_ref::<FakeDriver>() else {
         // Never: only `FakeDriver::config` makes a configuration with a fake.
-        // SAFETY: the caller's contract.
-        None => unsafe { f.call(args) },
-    }
+        return F::Ret::unfaked();
+    };
+    // SAFETY: the caller's contract.
+    unsafe { driver.0.call::<F>(name, args, outs) }.unwrap_or_else(F::Ret::unfaked)
+}
+
+/// The refusal of `Config::resolver` and `resolve` for a fake driver's configuration: its
+/// resolver, used on its own (`Config::custom(fake.config().resolver()?)`), would reach none of
+/// the fakes.
+pub(crate) fn refuse_resolver(config: &Config) -> Option<crate::Error> {
+    let fake = config.fake()?;
+    let fake: &'static (dyn Any + Send + Sync) = fake.0;
+    let describe = fake
+        .downcast_ref::<FakeDriver>()
+        .map_or_else(|| "a fake driver".to_owned(), |d| d.0.describe());
+    Some(
+        crate::error::ErrorKind::LookupFailed {
+            function: "Config::resolver",
+            status: Status::new(
+                801,
+                "CUDA_ERROR_NOT_SUPPORTED",
+                "a fake driver's resolver cannot be used on its own (`Config::custom` of it would \
+                 reach none of its fakes); make tables with the fake's own configuration, \
+                 `Cuda::with_config(driver.config())`",
+            ),
+            backend: describe,
+        }
+        .into(),
+    )
 }
 
 #[cfg(test)]

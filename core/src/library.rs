@@ -113,6 +113,10 @@ use crate::version::{cut, split};
 /// When the library cannot be loaded or the function cannot be resolved at that ABI (see
 /// [`ErrorKind`]).
 pub fn resolve(config: &Config, name: &'static str, abi: &Abi) -> Result<NonNull<c_void>, Error> {
+    #[cfg(feature = "fake")]
+    if let Some(refused) = crate::fake::refuse_resolver(config) {
+        return Err(refused);
+    }
     resolve_with(resolver_for(config)?, config.stream_mode(), name, abi)
 }
 
@@ -123,8 +127,13 @@ impl Config {
     /// # Errors
     ///
     /// When the library cannot be found or is not a CUDA library (the error lists every path
-    /// tried).
+    /// tried), or this is a fake driver's configuration (its resolver reaches none of its fakes:
+    /// make tables with the configuration itself).
     pub fn resolver(&self) -> Result<&'static dyn Resolver, Error> {
+        #[cfg(feature = "fake")]
+        if let Some(refused) = crate::fake::refuse_resolver(self) {
+            return Err(refused);
+        }
         resolver_for(self)
     }
 }

@@ -22,10 +22,10 @@
 #[macro_export]
 macro_rules! __cdt_call {
     (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
-        $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, $($call)+))
+        $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
     };
     (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
-        ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, $($call)+))
+        ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
     };
 }
 
@@ -43,7 +43,7 @@ macro_rules! __cdt_call {
             // Out of line: the method's fast path keeps only the check above.
             $crate::__private::cold(|| {
             let start = ::std::time::Instant::now();
-            let code = $crate::__cdt_invoke!($config, $name, $($call)+);
+            let code = $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+);
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
             let result = $crate::__private::check($config, $name, code);
             #[allow(unused_imports)]
@@ -60,7 +60,7 @@ macro_rules! __cdt_call {
                     // through it), and the call succeeded: the driver wrote that value where the
                     // caller's contract (the method's `# Safety`) let it; `written` reads nothing
                     // through a null pointer.
-                    $(out.$out = unsafe { $crate::__private::written($out, $show) },)*
+                    $(out.$out = unsafe { $crate::__private::written($config, $out, $show) },)*
                     result = "CUDA_SUCCESS",
                     elapsed_ns,
                 ),
@@ -77,7 +77,7 @@ macro_rules! __cdt_call {
             result
             })
         } else {
-            $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, $($call)+))
+            $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
         }
     }};
     (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {{
@@ -87,7 +87,7 @@ macro_rules! __cdt_call {
         ) {
             $crate::__private::cold(|| {
             let start = ::std::time::Instant::now();
-            let value = $crate::__cdt_invoke!($config, $name, $($call)+);
+            let value = $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+);
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
             #[allow(unused_imports)]
             use $crate::__private::{DebugArg as _, OpaqueArg as _};
@@ -102,7 +102,7 @@ macro_rules! __cdt_call {
             ::core::result::Result::Ok(value)
             })
         } else {
-            ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, $($call)+))
+            ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
         }
     }};
 }
@@ -113,7 +113,7 @@ macro_rules! __cdt_call {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_invoke {
-    ($config:expr, $name:literal, $($call:tt)+) => {
+    ($config:expr, $name:literal, ($($out:ident),*), $($call:tt)+) => {
         $($call)+
     };
 }
@@ -125,12 +125,20 @@ macro_rules! __cdt_invoke {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_invoke {
-    ($config:expr, $name:literal, unsafe { $f:ident($($param:ident),* $(,)?) }) => {
+    ($config:expr, $name:literal, ($($out:ident),*), unsafe { $f:ident($($param:ident),* $(,)?) }) => {
         // SAFETY: `$f` is the function the table resolved through `$config`, called with the
         // method's arguments, whose caller upholds the C function's contract (the method's
-        // `# Safety`): `fake_invoke` calls `$f` with them, or hands them to the fake given for
-        // this very function and type.
-        unsafe { $crate::__private::fake_invoke($config, $name, $f, ($($param,)*)) }
+        // `# Safety`): `fake_invoke` calls `$f` with them, or hands them to the fake driver;
+        // each `$out` is one of them, an out-value the generator marked, of its pointee type.
+        unsafe {
+            $crate::__private::fake_invoke(
+                $config,
+                $name,
+                $f,
+                ($($param,)*),
+                &[$($crate::__private::OutPlace::new(::core::stringify!($out), $out)),*],
+            )
+        }
     };
 }
 
@@ -153,6 +161,8 @@ mod on {
     use std::any::type_name;
     use std::cell::Cell;
     use std::fmt;
+    #[cfg(feature = "fake")]
+    use std::mem::size_of;
     use std::time::Duration;
 
     use crate::config::Config;
@@ -240,18 +250,29 @@ mod on {
     /// What the driver wrote through an out-value, for the event of a successful call: the value `p`
     /// points to, shown by `show`; `None` (no field in the event) where `p` is null.
     ///
+    /// For a call answered by a fake driver (`config` is a fake's), only what the fake wrote is
+    /// read: the fake records each out-value it writes (`fake::write`), and an out-value it
+    /// did not write is absent from the event, however the call returned.
+    ///
     /// # Safety
     ///
-    /// `p` is null, or valid for reads of a `T` that is initialized: the driver wrote it (the call
-    /// returned `CUDA_SUCCESS` and `cuda.h` documents the parameter as returned). It need not be
-    /// aligned.
+    /// `p` is null, or valid for reads of a `T`, which is initialized unless the call was
+    /// answered by a fake: the driver wrote it (the call returned `CUDA_SUCCESS` and `cuda.h`
+    /// documents the parameter as returned). It need not be aligned.
     pub unsafe fn written<T: Copy, D: fmt::Debug>(
+        config: &Config,
         p: *mut T,
         show: impl FnOnce(T) -> D,
     ) -> Option<tracing::field::DebugValue<D>> {
         if p.is_null() {
             return None;
         }
+        #[cfg(feature = "fake")]
+        if config.fake().is_some() && !crate::fake::was_written(p as usize, size_of::<T>()) {
+            return None;
+        }
+        #[cfg(not(feature = "fake"))]
+        let _ = config;
         // SAFETY: `p` is not null, and valid for reads of an initialized `T` (the caller's promise);
         // an unaligned read asks nothing more.
         let value = unsafe { p.read_unaligned() };
@@ -273,7 +294,7 @@ mod on {
         // Inside `emit`: a nested resolution, which emits nothing, builds no description either.
         emit(|| {
             let (abi, mode) = abi.request(config.stream_mode());
-            let backend = match config.resolver() {
+            let backend = match crate::library::resolver_for(config) {
                 Ok(r) => r.describe(),
                 Err(_) => "no library".to_owned(),
             };

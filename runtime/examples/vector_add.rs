@@ -7,10 +7,20 @@
 //!
 //! `cargo run --example vector_add --features tracing -- --trace` prints every driver call the
 //! program makes (arguments, result, time) and every resolution, through a `tracing` subscriber.
+//!
+//! The work is a function over `&Cuda`, so that a test can hand it a table configured with the
+//! fake device instead of the driver (`cargo test -p cuda-driver-table --features fake --example
+//! vector_add`). What it creates is owned by `scopeguard` guards, which release it on every path,
+//! errors included, in the reverse order of creation: the buffers and the module before the
+//! context they live in.
 
-use cuda_driver_table::{driver_table, kernel_args, sys, Config, Error, ErrorKind};
+use cuda_driver_table::{
+    driver_table, kernel_args, sys, Config, CudaLibrary, CudaVersion, Error, ErrorKind, Origin,
+};
+use scopeguard::{guard, ScopeGuard};
 use std::ffi::{c_char, CStr};
 use std::process::ExitCode;
+use std::ptr::null_mut;
 use std::time::Instant;
 
 #[driver_table(
@@ -35,121 +45,124 @@ use std::time::Instant;
 )]
 struct Cuda;
 
-/// `c[i] = a[i] + b[i]` for `i < n`.
-const PTX: &str = r#"
-.version 7.0
-.target sm_52
-.address_size 64
-.visible .entry vadd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<6>;
-    .reg .f32 %f<4>;
-    .reg .b64 %rd<11>;
-    ld.param.u64 %rd1, [a];
-    ld.param.u64 %rd2, [b];
-    ld.param.u64 %rd3, [c];
-    ld.param.u32 %r2, [n];
-    mov.u32 %r3, %ctaid.x;
-    mov.u32 %r4, %ntid.x;
-    mov.u32 %r5, %tid.x;
-    mad.lo.s32 %r1, %r3, %r4, %r5;
-    setp.ge.u32 %p1, %r1, %r2;
-    @%p1 bra DONE;
-    cvta.to.global.u64 %rd4, %rd1;
-    cvta.to.global.u64 %rd5, %rd2;
-    cvta.to.global.u64 %rd6, %rd3;
-    mul.wide.u32 %rd7, %r1, 4;
-    add.s64 %rd8, %rd4, %rd7;
-    add.s64 %rd9, %rd5, %rd7;
-    add.s64 %rd10, %rd6, %rd7;
-    ld.global.f32 %f1, [%rd8];
-    ld.global.f32 %f2, [%rd9];
-    add.f32 %f3, %f1, %f2;
-    st.global.f32 [%rd10], %f3;
-DONE:
-    ret;
-}
-"#;
+/// The kernel `vadd(a, b, c, n)`: `c[i] = a[i] + b[i]` for `i < n`, NUL-terminated as
+/// `cuModuleLoadData` takes it (the GPU tests load the same file).
+const PTX: &str = concat!(include_str!("vector_add.ptx"), "\0");
 
+/// The elements added by a run of the example.
 const N: usize = 1 << 24;
+/// Threads per block of the launch.
+const THREADS: usize = 256;
 
-fn run(cu: &Cuda) -> Result<(), Error> {
-    let start = Instant::now();
-    let a: Vec<f32> = (0..N).map(|i| i as f32).collect();
-    let b: Vec<f32> = (0..N).map(|i| (2 * i) as f32 + 0.5).collect();
-    let mut c = vec![0f32; N];
-    let bytes = N * size_of::<f32>();
-    let (mut version, mut name) = (0, [0 as c_char; 128]);
-    // SAFETY: every pointer passed is valid for the size given; the device memory, module and
-    // context are used only between their creation and release on this thread; the kernel
-    // parameters match the PTX entry's signature (three u64 pointers and a u32).
+const USAGE: &str = "\
+usage: vector_add [--driver] [--trace]
+
+Adds two vectors of 2^24 floats on GPU 0 and checks every sum.
+
+  --driver  load libcuda.so.1 (the NVIDIA driver) directly; by default libcudart is used,
+            or libcuda.so.1 where no CUDA runtime is installed
+  --trace   print every driver call (needs --features tracing)
+  --help    print this and exit
+";
+
+/// What a run found.
+struct Report {
+    /// `cuDriverGetVersion`.
+    driver: i32,
+    /// Device 0's name.
+    device: String,
+    /// The elements added.
+    n: usize,
+    /// How many of the sums the device wrote are not the CPU's.
+    wrong: usize,
+}
+
+/// Device memory of `bytes` bytes, freed when the guard is dropped.
+///
+/// # Safety
+///
+/// A context is current on this thread and stays alive and current until the guard is dropped.
+unsafe fn device_buffer(
+    cu: &Cuda,
+    bytes: usize,
+) -> Result<ScopeGuard<sys::CUdeviceptr, impl FnOnce(sys::CUdeviceptr) + '_>, Error> {
+    let mut ptr = 0;
+    // SAFETY: `ptr` is a valid place for the device pointer; the caller's contract for the context.
+    unsafe { cu.cuMemAlloc(&mut ptr, bytes) }?;
+    Ok(guard(ptr, move |ptr| {
+        // SAFETY: `ptr` came from cuMemAlloc above and is freed once, here, in its context (the
+        // caller's contract); every use of it was synchronised before the guard is dropped.
+        let _ = unsafe { cu.cuMemFree(ptr) };
+    }))
+}
+
+/// Adds two vectors of `n` elements on device 0 through `cu`, in its primary context, and counts
+/// the sums that differ from the CPU's.
+fn run(cu: &Cuda, n: usize) -> Result<Report, Error> {
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..n).map(|i| (2 * i) as f32 + 0.5).collect();
+    let mut c = vec![0f32; n];
+    let bytes = n * size_of::<f32>();
+    let (mut driver, mut name) = (0, [0 as c_char; 128]);
+    // SAFETY: every out-pointer is a live local and the name buffer's length is passed with it;
+    // the host vectors hold `bytes` bytes and the device buffers were allocated with that size;
+    // the kernel's parameters match the PTX entry's signature (three u64 pointers and a u32) and
+    // the launch reads them before it returns; the result is read after the stream is
+    // synchronised; each guard releases its handle once, after its last use, and they are dropped
+    // in reverse order: the module and the buffers before the primary context.
     unsafe {
         cu.cuInit(0)?;
-        cu.cuDriverGetVersion(&mut version)?;
+        cu.cuDriverGetVersion(&mut driver)?;
         let mut dev = 0;
         cu.cuDeviceGet(&mut dev, 0)?;
         cu.cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev)?;
-        let mut ctx: sys::CUcontext = std::ptr::null_mut();
+        let mut ctx = null_mut();
         cu.cuDevicePrimaryCtxRetain(&mut ctx, dev)?;
+        let _primary = guard(dev, |dev| {
+            let _ = cu.cuDevicePrimaryCtxRelease(dev);
+        });
         cu.cuCtxSetCurrent(ctx)?;
-        let (mut da, mut db, mut dc) = (0, 0, 0);
-        cu.cuMemAlloc(&mut da, bytes)?;
-        cu.cuMemAlloc(&mut db, bytes)?;
-        cu.cuMemAlloc(&mut dc, bytes)?;
-        cu.cuMemcpyHtoD(da, a.as_ptr().cast(), bytes)?;
-        cu.cuMemcpyHtoD(db, b.as_ptr().cast(), bytes)?;
-        let ptx = std::ffi::CString::new(PTX).expect("the PTX text has no NUL byte");
-        let mut module: sys::CUmodule = std::ptr::null_mut();
-        cu.cuModuleLoadData(&mut module, ptx.as_ptr().cast())?;
-        let mut func: sys::CUfunction = std::ptr::null_mut();
-        cu.cuModuleGetFunction(&mut func, module, c"vadd".as_ptr())?;
-        let n = N as u32;
-        let threads = 256;
-        let blocks = N.div_ceil(threads) as u32;
+        let da = device_buffer(cu, bytes)?;
+        let db = device_buffer(cu, bytes)?;
+        let dc = device_buffer(cu, bytes)?;
+        cu.cuMemcpyHtoD(*da, a.as_ptr().cast(), bytes)?;
+        cu.cuMemcpyHtoD(*db, b.as_ptr().cast(), bytes)?;
+        let mut module = null_mut();
+        cu.cuModuleLoadData(&mut module, PTX.as_ptr().cast())?;
+        let module = guard(module, |module| {
+            let _ = cu.cuModuleUnload(module);
+        });
+        let mut func = null_mut();
+        cu.cuModuleGetFunction(&mut func, *module, c"vadd".as_ptr())?;
+        let count = n as u32;
         cu.cuLaunchKernel(
             func,
-            blocks,
+            n.div_ceil(THREADS) as u32,
             1,
             1,
-            threads as u32,
+            THREADS as u32,
             1,
             1,
             0,
-            std::ptr::null_mut(),
+            null_mut(),
             // `vadd(a, b, c, n)`: the array lives until the launch has read it.
-            kernel_args![&da, &db, &dc, &n].as_mut_ptr(),
-            std::ptr::null_mut(),
+            kernel_args![&*da, &*db, &*dc, &count].as_mut_ptr(),
+            null_mut(),
         )?;
-        cu.cuStreamSynchronize(std::ptr::null_mut())?;
-        cu.cuMemcpyDtoH(c.as_mut_ptr().cast(), dc, bytes)?;
-        for p in [da, db, dc] {
-            cu.cuMemFree(p)?;
-        }
-        cu.cuModuleUnload(module)?;
-        cu.cuDevicePrimaryCtxRelease(dev)?;
+        cu.cuStreamSynchronize(null_mut())?;
+        cu.cuMemcpyDtoH(c.as_mut_ptr().cast(), *dc, bytes)?;
     }
-    let wrong = (0..N).filter(|&i| c[i] != a[i] + b[i]).count();
+    let wrong = (0..n).filter(|&i| c[i] != a[i] + b[i]).count();
     // SAFETY: cuDeviceGetName wrote a NUL-terminated name into the buffer.
-    let name = unsafe { CStr::from_ptr(name.as_ptr()) }.to_string_lossy();
-    let library = cu.config().resolver()?.describe();
-    println!(
-        "driver:   CUDA {} ({version})",
-        cuda_driver_table::CudaVersion(version as u32),
-    );
-    println!("device:   {name}");
-    println!("backend:  {library}");
-    println!(
-        "checked:  {N} elements, {} wrong, in {:.1} ms (start to finish)",
+    let device = unsafe { CStr::from_ptr(name.as_ptr()) }
+        .to_string_lossy()
+        .into_owned();
+    Ok(Report {
+        driver,
+        device,
+        n,
         wrong,
-        start.elapsed().as_secs_f64() * 1e3
-    );
-    if wrong == 0 {
-        Ok(())
-    } else {
-        eprintln!("vector_add: {wrong} of {N} elements are wrong");
-        std::process::exit(2)
-    }
+    })
 }
 
 /// `--trace`: a subscriber that prints the crate's events to standard error.
@@ -171,50 +184,193 @@ fn trace(on: bool) -> Result<(), &'static str> {
     Err("--trace needs the tracing feature: cargo run --example vector_add --features tracing -- --trace")
 }
 
+/// What to do about `library`, which could not be loaded from where `origin` says.
+fn what_to_do(library: &CudaLibrary, origin: Origin) -> String {
+    match origin {
+        Origin::Environment => format!("fix or unset {}", library.env_var),
+        Origin::Code => "fix the path given to Config::library".to_owned(),
+        Origin::Search => format!(
+            "{}, or set {} to its path",
+            library.install, library.env_var
+        ),
+    }
+}
+
+/// "could not load X; looked for A, B" and what to do, for a library that was not found.
+fn looked_for(e: &Error) -> Option<(String, String)> {
+    match e.kind() {
+        ErrorKind::LibraryNotFound {
+            library,
+            origin,
+            tried,
+        } => {
+            let paths: Vec<&str> = tried.iter().map(|(p, _)| p.as_str()).collect();
+            let line = format!(
+                "could not load {}; looked for {}",
+                library.title,
+                paths.join(", ")
+            );
+            Some((line, what_to_do(library, *origin)))
+        }
+        _ => None,
+    }
+}
+
+/// Why `run` failed, on one line, and for a library that was not found a second one saying what
+/// to do: the advice of the library the configuration needs. The default configuration falls
+/// back to libcuda, so the driver alone is enough for it, as for `--driver`.
+fn explain(e: &Error) -> String {
+    let (what, advice) = match e.kind() {
+        ErrorKind::NoCudaLibrary { runtime, driver } => {
+            let runtime = looked_for(runtime).map_or_else(|| runtime.to_string(), |(l, _)| l);
+            match looked_for(driver) {
+                Some((line, advice)) => (format!("{runtime}; then {line}"), Some(advice)),
+                None => (format!("{runtime}; then {driver}"), None),
+            }
+        }
+        _ => match looked_for(e) {
+            Some((line, advice)) => (line, Some(advice)),
+            None => (e.to_string(), None),
+        },
+    };
+    match advice {
+        Some(advice) => format!("vector_add: {what}\nvector_add: {advice}"),
+        None => format!("vector_add: {what}"),
+    }
+}
+
 fn main() -> ExitCode {
-    if let Err(e) = trace(std::env::args().any(|a| a == "--trace")) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    if let Some(unknown) = args
+        .iter()
+        .find(|a| !["--driver", "--trace"].contains(&a.as_str()))
+    {
+        eprint!("vector_add: unknown argument {unknown:?}\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    if let Err(e) = trace(args.iter().any(|a| a == "--trace")) {
         eprintln!("vector_add: {e}");
         return ExitCode::from(2);
     }
     // The default configuration: libcudart, or libcuda where no libcudart is installed.
-    let config = if std::env::args().any(|a| a == "--driver") {
+    let config = if args.iter().any(|a| a == "--driver") {
         Config::driver()
     } else {
         Config::new()
     };
     let cu = Cuda::with_config(config);
-    match run(&cu) {
-        Ok(()) => ExitCode::SUCCESS,
+    let start = Instant::now();
+    let report = match run(&cu, N) {
+        Ok(report) => report,
         Err(e) => {
-            // What was looked for, on one line per library.
-            let looked_for = |e: &Error| match e.kind() {
-                ErrorKind::LibraryNotFound { library, tried, .. } => {
-                    let paths: Vec<&str> = tried.iter().map(|(p, _)| p.as_str()).collect();
-                    Some(format!(
-                        "could not load {}; looked for {}",
-                        library.title,
-                        paths.join(", ")
-                    ))
-                }
-                _ => None,
-            };
-            let install = "vector_add: install the NVIDIA driver (and a CUDA runtime), or set CUDA_DRIVER_TABLE_CUDART / CUDA_DRIVER_TABLE_LIBCUDA";
-            match e.kind() {
-                ErrorKind::NoCudaLibrary { runtime, driver } => {
-                    let runtime = looked_for(runtime).unwrap_or_else(|| runtime.to_string());
-                    let driver = looked_for(driver).unwrap_or_else(|| driver.to_string());
-                    eprintln!("vector_add: {runtime}; then {driver}");
-                    eprintln!("{install}");
-                }
-                _ => match looked_for(&e) {
-                    Some(line) => {
-                        eprintln!("vector_add: {line}");
-                        eprintln!("{install}");
-                    }
-                    None => eprintln!("vector_add: {e}"),
-                },
-            }
-            ExitCode::FAILURE
+            eprintln!("{}", explain(&e));
+            return ExitCode::FAILURE;
         }
+    };
+    let elapsed = start.elapsed();
+    println!(
+        "driver:   CUDA {} ({})",
+        CudaVersion(report.driver as u32),
+        report.driver
+    );
+    println!("device:   {}", report.device);
+    if let Ok(backend) = cu.config().resolver() {
+        println!("backend:  {}", backend.describe());
+    }
+    println!(
+        "checked:  {} elements, {} wrong, in {:.1} ms (start to finish)",
+        report.n,
+        report.wrong,
+        elapsed.as_secs_f64() * 1e3
+    );
+    if report.wrong == 0 {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "vector_add: {} of {} elements are wrong",
+            report.wrong, report.n
+        );
+        ExitCode::from(2)
+    }
+}
+
+/// The example on the fake device (`cargo test -p cuda-driver-table --features fake --example
+/// vector_add`): its `vadd` kernel as a closure, the example's own check, and the device's leak
+/// check.
+#[cfg(all(test, feature = "fake"))]
+mod tests {
+    use super::*;
+    use cuda_driver_table::fake::{function, Device, Fake, Launch};
+    use cuda_driver_table::sys::{CUdeviceptr, CUresult};
+
+    /// The kernel's parameters: `vadd(a, b, c, n)`.
+    type Params = (CUdeviceptr, CUdeviceptr, CUdeviceptr, u32);
+
+    /// A device whose `vadd` does what the PTX does: thread `i` of the grid writes
+    /// `a[i] + b[i]` to `c[i]` when `i < n`.
+    fn device() -> Device {
+        let device = Device::new();
+        device.kernel("vadd", |k: &mut Launch, (a, b, c, n): Params| {
+            for t in k.threads() {
+                let i = t.global_x();
+                if i < u64::from(n) {
+                    let sum = k.read::<f32>(a, i)? + k.read::<f32>(b, i)?;
+                    k.write(c, i, sum)?;
+                }
+            }
+            Ok(())
+        });
+        device
+    }
+
+    #[test]
+    fn every_sum_is_right_and_everything_is_released() {
+        let device = device();
+        let cu = Cuda::with_config(device.config());
+        // Not a multiple of the block: the last block's threads past `n` write nothing.
+        let n = 3 * THREADS + 17;
+        let report = run(&cu, n).expect("the fake device runs the example");
+        assert_eq!((report.n, report.wrong), (n, 0));
+        device.finish().expect("no leak, no error");
+    }
+
+    #[test]
+    fn a_kernel_that_adds_wrongly_is_caught_by_the_check() {
+        let device = Device::new();
+        // Subtracts, and skips the last element.
+        device.kernel("vadd", |k: &mut Launch, (a, b, c, n): Params| {
+            for t in k.threads() {
+                let i = t.global_x();
+                if i + 1 < u64::from(n) {
+                    let difference = k.read::<f32>(a, i)? - k.read::<f32>(b, i)?;
+                    k.write(c, i, difference)?;
+                }
+            }
+            Ok(())
+        });
+        let cu = Cuda::with_config(device.config());
+        let report = run(&cu, 100).expect("the fake device runs the example");
+        assert_eq!(report.wrong, 100);
+        device.finish().expect("no leak, no error");
+    }
+
+    #[test]
+    fn a_failing_launch_is_the_error_and_still_releases_everything() {
+        let device = device();
+        let driver = Fake::new()
+            .device(&device)
+            .inject(function!(Cuda::cuLaunchKernel), |_| {
+                Some(CUresult::CUDA_ERROR_LAUNCH_FAILED)
+            })
+            .build();
+        let cu = Cuda::with_config(driver.config());
+        let error = run(&cu, 1000).err().expect("the launch fails");
+        assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_LAUNCH_FAILED.0));
+        // The buffers, the module and the primary context were released on the error path.
+        device.finish().expect("no leak after the failed launch");
     }
 }

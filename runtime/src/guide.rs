@@ -9,6 +9,8 @@
 //! - [`call_tracing`]: the `tracing` feature's events.
 //! - [`local_toolkit`]: the bindings of the build machine's CUDA toolkit (`cuda-local`).
 //! - [`from_cudarc`]: cudarc's API side by side with this crate's, and a function translated.
+//! - [Testing without a GPU][guide-testing]: the fake device, with code over `&Cuda`, a device
+//!   per test, kernels as closures and the leak check (the `fake` feature).
 //!
 //! The fake driver for tests without a GPU is documented in its module, [`fake`][fake-module]
 //! (the `fake` feature).
@@ -17,6 +19,11 @@
 #![cfg_attr(
     not(feature = "fake"),
     doc = "[fake-module]: https://docs.rs/cuda-driver-table/latest/cuda_driver_table/fake/index.html"
+)]
+#![cfg_attr(feature = "fake", doc = "[guide-testing]: crate::guide::testing_without_a_gpu")]
+#![cfg_attr(
+    not(feature = "fake"),
+    doc = "[guide-testing]: https://docs.rs/cuda-driver-table/latest/cuda_driver_table/guide/testing_without_a_gpu/index.html"
 )]
 
 // Each page links the `fake` module by the reference `[fake-module]`, defined below for it: an
@@ -41,3 +48,10 @@ page!(owning, "guide/owning.md");
 page!(call_tracing, "guide/call_tracing.md");
 page!(local_toolkit, "guide/local_toolkit.md");
 page!(from_cudarc, "guide/from_cudarc.md");
+// Its examples use the fake device: the page is built with the `fake` feature (as docs.rs
+// builds it), where they compile as doctests.
+page!(
+    #[cfg(feature = "fake")]
+    testing_without_a_gpu,
+    "guide/testing_without_a_gpu.md"
+);

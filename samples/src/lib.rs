@@ -1,8 +1,11 @@
-//! What every sample shares: its command line, its exit codes and its one-line errors.
+//! What every sample shares: its command line, its exit codes and its one-line errors; and the
+//! samples themselves.
 //!
-//! Each sample in `src/bin/` is a port of one of NVIDIA's driver-API samples (named in its
-//! header) with a `#[driver_table]` listing exactly the functions it calls. Its kernels are CUDA C
-//! in `kernels/`, compiled to the PTX in `kernels/generated/` by `kernels/generate.sh`.
+//! Each sample is a port of one of NVIDIA's driver-API samples (named in its header): a module
+//! here with a `#[driver_table]` listing exactly the functions it calls and a `run` over that
+//! table (`&Cuda`), which its program in `src/bin/` hands a table on the driver and the tests one
+//! on the fake device. Its kernels are CUDA C in `kernels/`, compiled to the PTX in
+//! `kernels/generated/` by `kernels/generate.sh`.
 //!
 //! Every sample takes `--driver` (resolve through libcuda's `cuGetProcAddress` instead of the
 //! default configuration, which prefers libcudart and falls back to libcuda) and exits with
@@ -179,3 +182,17 @@ pub fn random_floats(n: usize, seed: u64) -> Vec<f32> {
         })
         .collect()
 }
+
+// The samples, each a module with its table (`Cuda`) and a `run` over `&Cuda`: its binary in
+// `src/bin/` hands it a table on the driver, the tests one on the fake device.
+pub mod cluster_launch;
+pub mod matrix_mul_drv;
+pub mod ptxjit;
+pub mod simple_p2p;
+pub mod simple_texture_drv;
+pub mod stream_graphs;
+pub mod stream_ordered_allocation;
+pub mod tensor_map_tma;
+pub mod thread_migration;
+pub mod vector_add_drv;
+pub mod vector_add_mmap;

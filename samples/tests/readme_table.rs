@@ -1,6 +1,6 @@
 //! The README's Samples table is derived from the samples: one row per program of `src/bin/`,
-//! whose last column lists exactly the functions of that program's `#[driver_table(...)]`, in
-//! its order. A sample added, removed or given another function without its row fails here.
+//! whose last column lists exactly the functions of that program's `#[driver_table(...)]` (in
+//! the program, or in the module of the samples' library it runs), in its order. A sample added, removed or given another function without its row fails here.
 
 use std::path::Path;
 
@@ -20,6 +20,26 @@ fn table_functions(source: &str) -> Vec<String> {
         .filter(|item| item.starts_with("cu"))
         .map(str::to_owned)
         .collect()
+}
+
+/// The source that declares the table of the program `src/bin/{name}.rs`: the program itself, or
+/// the module of the samples' library whose sample it runs (`use cuda_driver_table_samples::
+/// MODULE::...`, in `src/MODULE.rs`).
+fn table_source(root: &Path, name: &str) -> String {
+    let bin =
+        std::fs::read_to_string(root.join(format!("src/bin/{name}.rs"))).expect("the sample reads");
+    if bin.contains("#[driver_table(") {
+        return bin;
+    }
+    let module = bin
+        .split_once("use cuda_driver_table_samples::")
+        .and_then(|(_, rest)| rest.split_once("::"))
+        .map(|(module, _)| module)
+        .unwrap_or_else(|| {
+            panic!("src/bin/{name}.rs neither declares a table nor uses a sample's module")
+        });
+    std::fs::read_to_string(root.join(format!("src/{module}.rs")))
+        .unwrap_or_else(|e| panic!("src/{module}.rs, the sample of {name}, reads: {e}"))
 }
 
 /// The rows of the README's Samples table: (sample, functions).
@@ -70,8 +90,7 @@ fn the_readme_lists_every_sample_with_exactly_its_tables_functions() {
         "the README's Samples table and samples/src/bin differ"
     );
     for (name, functions) in rows {
-        let source = std::fs::read_to_string(root.join(format!("src/bin/{name}.rs")))
-            .expect("the sample reads");
+        let source = table_source(root, &name);
         assert_eq!(
             functions,
             table_functions(&source),

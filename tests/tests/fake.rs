@@ -39,7 +39,7 @@ fn allocating(fail_at: Option<usize>) -> Fake {
                 return CUresult::CUDA_ERROR_OUT_OF_MEMORY;
             }
             // SAFETY: the caller of cuMemAlloc passes a valid place for the pointer.
-            unsafe { *dptr = next.fetch_add(bytesize as u64, Ordering::Relaxed) };
+            unsafe { cuda_driver_table::fake::write(dptr, next.fetch_add(bytesize as u64, Ordering::Relaxed)) };
             CUresult::CUDA_SUCCESS
         })
         .returns(function!(Cuda::cuMemFree), CUresult::CUDA_SUCCESS)
@@ -566,6 +566,72 @@ mod tracing_events {
         assert_eq!(events[2]["bytesize"], "512");
         assert_eq!(events[2]["result"], "CUDA_ERROR_OUT_OF_MEMORY");
         assert_eq!(events[2]["code"], "2");
+    }
+
+    /// The fields of the event of the first call of `function`.
+    fn call_event(events: &Events, function: &str) -> BTreeMap<String, String> {
+        let events = events.0.lock().unwrap();
+        let found = events
+            .iter()
+            .find(|e| e.get("function").map(String::as_str) == Some(function));
+        found.cloned().unwrap_or_else(|| panic!("no event of {function}: {events:#?}"))
+    }
+
+    #[test]
+    fn an_out_value_a_fake_did_not_write_is_not_read() {
+        // Under Miri: reading `dptr` here would read uninitialised memory.
+        let driver = Fake::new()
+            .returns(function!(Cuda::cuMemAlloc), CUresult::CUDA_SUCCESS)
+            .build();
+        let cu = Cuda::with_config(driver.config());
+        let events = Events::default();
+        let mut dptr = std::mem::MaybeUninit::<sys::CUdeviceptr>::uninit();
+        tracing::subscriber::with_default(events.clone(), || {
+            // SAFETY: `dptr` is a valid place for a device pointer, uninitialised as the
+            // method allows.
+            unsafe { cu.cuMemAlloc(dptr.as_mut_ptr(), 256) }.expect("faked");
+        });
+        let call = call_event(&events, "cuMemAlloc");
+        assert_eq!(call["result"], "CUDA_SUCCESS");
+        assert!(!call.contains_key("out.dptr"), "{call:?}");
+        assert!(driver.written_by(function!(Cuda::cuMemAlloc))[0].is_empty());
+    }
+
+    #[test]
+    fn an_out_value_a_fake_wrote_is_shown() {
+        let driver = allocating(None).build();
+        let cu = Cuda::with_config(driver.config());
+        let events = Events::default();
+        tracing::subscriber::with_default(events.clone(), || {
+            alloc(&cu, 256).expect("faked");
+        });
+        assert_eq!(call_event(&events, "cuMemAlloc")["out.dptr"], "0x1000");
+        let written = driver.written_by(function!(Cuda::cuMemAlloc));
+        assert_eq!(written[0][0].get::<u64>(), Some(0x1000));
+    }
+
+    #[driver_table(cuInit, cuCtxCreate, cuCtxDestroy, cuMemAlloc, cuMemFree, driver = 12000)]
+    struct OnDevice;
+
+    #[test]
+    fn what_the_device_wrote_is_shown() {
+        let device = cuda_driver_table::fake::Device::new();
+        let cu = OnDevice::with_config(device.config());
+        let events = Events::default();
+        let d = tracing::subscriber::with_default(events.clone(), || {
+            let (mut ctx, mut d) = (null(), 0);
+            // SAFETY: valid places; `d` is freed once, `ctx` destroyed once.
+            unsafe {
+                cu.cuInit(0).expect("the device answers");
+                cu.cuCtxCreate(&mut ctx, null(), 0, 0, 0).expect("the device answers");
+                cu.cuMemAlloc(&mut d, 256).expect("the device answers");
+                cu.cuMemFree(d).expect("freed");
+                cu.cuCtxDestroy(ctx).expect("destroyed");
+            }
+            d
+        });
+        assert_eq!(call_event(&events, "cuMemAlloc")["out.dptr"], format!("{d:#x}"));
+        device.finish().expect("clean");
     }
 
     #[test]

@@ -143,7 +143,7 @@ fn describe_names_each_faked_function_once_and_the_version() {
     let builder = format!("{:?}", fake().driver_version(12080).record(false));
     assert_eq!(
         builder,
-        r#"Fake { fakes: ["cuInit", "cuLaunchKernel"], driver_version: Some(12080), record: false }"#
+        r#"Fake { fakes: ["cuInit", "cuLaunchKernel"], device: false, succeed_others: false, driver_version: Some(12080), record: false }"#
     );
 }
 
@@ -169,7 +169,7 @@ fn fake_invoke_calls_the_fake_of_a_fake_configuration_and_the_function_otherwise
     let core = Core::new(driver.config());
     let init = core.get::<0>().expect("faked");
     // SAFETY: cuInit takes any flags; `init` was resolved through this configuration.
-    let result = unsafe { fake_invoke(core.config(), "cuInit", init, (7,)) };
+    let result = unsafe { fake_invoke(core.config(), "cuInit", init, (7,), &[]) };
     assert_eq!(result, CUresult(1007));
     assert_eq!(driver.calls(), ["cuInit"]);
     assert_eq!(driver.calls_to(INIT), [(7,)]);
@@ -181,13 +181,14 @@ fn fake_invoke_calls_the_fake_of_a_fake_configuration_and_the_function_otherwise
     }
     let real: <Table as Field<0>>::Fn = real_init;
     // SAFETY: `real_init` takes any flags.
-    let result = unsafe { fake_invoke(&Config::runtime(), "cuInit", real, (5,)) };
+    let result = unsafe { fake_invoke(&Config::runtime(), "cuInit", real, (5,), &[]) };
     assert_eq!(result, CUresult::CUDA_ERROR_NO_DEVICE);
     assert_eq!(CALLED_WITH.load(Ordering::Relaxed), 5);
-    // A fake driver whose fakes lack this function and type answers with the stand-in.
+    // A fake driver whose fakes lack this function and type answers as the stand-in does,
+    // calling nothing.
     let other = Fake::new().build();
     // SAFETY: as above.
-    let result = unsafe { fake_invoke(&other.config(), "cuInit", init, (0,)) };
+    let result = unsafe { fake_invoke(&other.config(), "cuInit", init, (0,), &[]) };
     assert_eq!(result, CUresult::CUDA_ERROR_NOT_SUPPORTED);
 }
 
@@ -221,9 +222,9 @@ fn recording_keeps_each_functions_arguments_apart() {
     let mut p = 0;
     // SAFETY: `p` is a valid place; the fakes read nothing.
     unsafe {
-        fake_invoke(core.config(), "cuInit", init, (0,));
-        fake_invoke(core.config(), "cuMemAlloc", alloc, (&raw mut p, 64));
-        fake_invoke(core.config(), "cuInit", init, (3,));
+        fake_invoke(core.config(), "cuInit", init, (0,), &[]);
+        fake_invoke(core.config(), "cuMemAlloc", alloc, (&raw mut p, 64), &[]);
+        fake_invoke(core.config(), "cuInit", init, (3,), &[]);
     }
     assert_eq!(driver.calls(), ["cuInit", "cuMemAlloc", "cuInit"]);
     assert_eq!(driver.calls_to(INIT), [(0,), (3,)]);

@@ -1,17 +1,22 @@
 //! `fastsum`: the weighted sum `Σ values[i] · weights[i]` of two vectors, on the GPU, through a
-//! `#[driver_table]`. An example of a library whose failure paths are tested without a GPU: its
-//! tests (`tests/fake_driver.rs`) run this code against the fake driver of `cuda-driver-table`
-//! (its `fake` feature, a dev-dependency), which emulates device memory and the kernel, runs out
-//! of memory on the third allocation or fails the launch, and records every call.
+//! `#[driver_table]`. An example of a library tested without a GPU: its tests
+//! (`tests/fake_driver.rs`) run this code on the fake device of `cuda-driver-table` (its `fake`
+//! feature, a dev-dependency), which holds the memory, runs the kernel as a Rust closure and
+//! checks that everything was released, and in front of which a test runs out of memory on the
+//! third allocation or fails the launch.
 //!
-//! Everything allocated is freed on every path, errors included: device buffers, the module and
-//! the context are owned by guards that free them when dropped.
+//! Everything allocated is freed on every path, errors included: inside a function, each device
+//! buffer, module or context is owned by a `scopeguard` guard as soon as the driver returns it,
+//! and released when the guard goes out of scope, in the reverse order of creation; what outlives
+//! the function (the context and the module of a [`Fastsum`]) is handed from its guards to the
+//! value that keeps it, whose `Drop` releases it.
 
 use std::ffi::{c_void, CStr};
 use std::fmt;
 use std::ptr::null_mut;
 
 use cuda_driver_table::{driver_table, sys, Error};
+use scopeguard::{guard, ScopeGuard};
 
 /// The driver functions `fastsum` uses.
 #[driver_table(
@@ -126,55 +131,26 @@ impl From<Error> for FastsumError {
     }
 }
 
-/// The primary context of a device, retained: released when dropped.
-struct PrimaryContext<'a> {
+/// The weighted sum on one device: its primary context, retained, and the loaded kernel. Dropping
+/// it unloads the module and then releases the context.
+pub struct Fastsum<'a> {
     cu: &'a Cuda,
     device: sys::CUdevice,
     context: sys::CUcontext,
-}
-
-impl Drop for PrimaryContext<'_> {
-    fn drop(&mut self) {
-        // SAFETY: the context was retained for this device (`Fastsum::new`), once.
-        let _ = unsafe { self.cu.cuDevicePrimaryCtxRelease(self.device) };
-    }
-}
-
-/// A loaded module: unloaded when dropped.
-struct Module<'a> {
-    cu: &'a Cuda,
     module: sys::CUmodule,
-}
-
-impl Drop for Module<'_> {
-    fn drop(&mut self) {
-        // SAFETY: the module was loaded (`Fastsum::new`) and nothing uses it any more.
-        let _ = unsafe { self.cu.cuModuleUnload(self.module) };
-    }
-}
-
-/// Device memory: freed when dropped.
-struct DeviceBuffer<'a> {
-    cu: &'a Cuda,
-    ptr: sys::CUdeviceptr,
-}
-
-impl Drop for DeviceBuffer<'_> {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` came from cuMemAlloc, and every use of it has completed (the kernel is
-        // synchronized before results are read; on an error nothing is left running on it that
-        // a free would not wait for).
-        let _ = unsafe { self.cu.cuMemFree(self.ptr) };
-    }
-}
-
-/// The weighted sum on one device: its context and the loaded kernel.
-pub struct Fastsum<'a> {
-    cu: &'a Cuda,
-    // Dropped in this order: the module, then the context it lives in.
-    module: Module<'a>,
-    context: PrimaryContext<'a>,
     kernel: sys::CUfunction,
+}
+
+impl Drop for Fastsum<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the module was loaded into the context and the context retained for this
+        // device, once each (`Fastsum::new`); nothing uses them after `self`. The module goes
+        // first: it lives in the context.
+        unsafe {
+            let _ = self.cu.cuModuleUnload(self.module);
+            let _ = self.cu.cuDevicePrimaryCtxRelease(self.device);
+        }
+    }
 }
 
 impl<'a> Fastsum<'a> {
@@ -187,35 +163,34 @@ impl<'a> Fastsum<'a> {
     /// released.
     pub fn new(cu: &'a Cuda, ordinal: i32) -> Result<Self, FastsumError> {
         let mut device = 0;
-        let mut raw_context = null_mut();
-        // SAFETY: `device` and `raw_context` are valid places for what the driver returns.
+        let mut context = null_mut();
+        let mut module = null_mut();
+        let mut kernel = null_mut();
+        // SAFETY: every out-pointer is a valid place for what the driver returns; `PTX` and
+        // `KERNEL` are NUL-terminated; each guard releases its handle once, if a later step
+        // fails: the module before the context it was loaded into. On success they are
+        // defused, and the handles are the `Fastsum`'s, released when it is dropped.
         unsafe {
             cu.cuInit(0)?;
             cu.cuDeviceGet(&mut device, ordinal)?;
-            cu.cuDevicePrimaryCtxRetain(&mut raw_context, device)?;
+            cu.cuDevicePrimaryCtxRetain(&mut context, device)?;
+            let retained = guard(device, |device| {
+                let _ = cu.cuDevicePrimaryCtxRelease(device);
+            });
+            cu.cuCtxSetCurrent(context)?;
+            cu.cuModuleLoadData(&mut module, PTX.as_ptr().cast())?;
+            let loaded = guard(module, |module| {
+                let _ = cu.cuModuleUnload(module);
+            });
+            cu.cuModuleGetFunction(&mut kernel, module, KERNEL.as_ptr())?;
+            ScopeGuard::into_inner(loaded);
+            ScopeGuard::into_inner(retained);
         }
-        let context = PrimaryContext {
-            cu,
-            device,
-            context: raw_context,
-        };
-        let mut raw_module = null_mut();
-        // SAFETY: the context was just retained; `PTX` is NUL-terminated PTX text.
-        unsafe {
-            cu.cuCtxSetCurrent(context.context)?;
-            cu.cuModuleLoadData(&mut raw_module, PTX.as_ptr().cast())?;
-        }
-        let module = Module {
-            cu,
-            module: raw_module,
-        };
-        let mut kernel = null_mut();
-        // SAFETY: `module` is loaded; `KERNEL` is NUL-terminated.
-        unsafe { cu.cuModuleGetFunction(&mut kernel, module.module, KERNEL.as_ptr()) }?;
         Ok(Self {
             cu,
-            module,
+            device,
             context,
+            module,
             kernel,
         })
     }
@@ -242,7 +217,8 @@ impl<'a> Fastsum<'a> {
         }
         let bytes = size_of_val(values);
         // SAFETY: the context was retained in `new` and lives as long as `self`.
-        unsafe { self.cu.cuCtxSetCurrent(self.context.context) }?;
+        unsafe { self.cu.cuCtxSetCurrent(self.context) }?;
+        // Freed when they go out of scope, on every path (the last allocated first).
         let values_d = self.alloc(bytes)?;
         let weights_d = self.alloc(bytes)?;
         let out_d = self.alloc(size_of::<f32>())?;
@@ -252,11 +228,11 @@ impl<'a> Fastsum<'a> {
         // and point at locals that outlive the launch; the result is read after the synchronize.
         unsafe {
             self.cu
-                .cuMemcpyHtoD(values_d.ptr, values.as_ptr().cast(), bytes)?;
+                .cuMemcpyHtoD(*values_d, values.as_ptr().cast(), bytes)?;
             self.cu
-                .cuMemcpyHtoD(weights_d.ptr, weights.as_ptr().cast(), bytes)?;
-            self.cu.cuMemsetD32(out_d.ptr, 0, 1)?;
-            let (mut v, mut w, mut o) = (values_d.ptr, weights_d.ptr, out_d.ptr);
+                .cuMemcpyHtoD(*weights_d, weights.as_ptr().cast(), bytes)?;
+            self.cu.cuMemsetD32(*out_d, 0, 1)?;
+            let (mut v, mut w, mut o) = (*values_d, *weights_d, *out_d);
             let mut params: [*mut c_void; 4] = [
                 (&raw mut v).cast(),
                 (&raw mut w).cast(),
@@ -278,17 +254,29 @@ impl<'a> Fastsum<'a> {
             )?;
             self.cu.cuStreamSynchronize(null_mut())?;
             self.cu
-                .cuMemcpyDtoH((&raw mut result).cast(), out_d.ptr, size_of::<f32>())?;
+                .cuMemcpyDtoH((&raw mut result).cast(), *out_d, size_of::<f32>())?;
         }
         Ok(result)
     }
 
-    /// `bytes` of device memory; out of memory is [`FastsumError::OutOfMemory`].
-    fn alloc(&self, bytes: usize) -> Result<DeviceBuffer<'a>, FastsumError> {
+    /// `bytes` of device memory, freed when the guard is dropped; out of memory is
+    /// [`FastsumError::OutOfMemory`].
+    fn alloc(
+        &self,
+        bytes: usize,
+    ) -> Result<ScopeGuard<sys::CUdeviceptr, impl FnOnce(sys::CUdeviceptr) + 'a>, FastsumError>
+    {
+        let cu = self.cu;
         let mut ptr = 0;
-        // SAFETY: `ptr` is a valid place for the device pointer.
-        match unsafe { self.cu.cuMemAlloc(&mut ptr, bytes) } {
-            Ok(()) => Ok(DeviceBuffer { cu: self.cu, ptr }),
+        // SAFETY: `ptr` is a valid place for the device pointer; the context is current
+        // (`weighted_sum`).
+        match unsafe { cu.cuMemAlloc(&mut ptr, bytes) } {
+            Ok(()) => Ok(guard(ptr, move |ptr| {
+                // SAFETY: `ptr` came from cuMemAlloc and is freed once, here; every use of it
+                // has completed (the kernel is synchronized before results are read; on an
+                // error nothing is left running on it that a free would not wait for).
+                let _ = unsafe { cu.cuMemFree(ptr) };
+            })),
             Err(e) if e.code() == Some(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY.0) => {
                 Err(FastsumError::OutOfMemory { bytes })
             }
@@ -300,8 +288,8 @@ impl<'a> Fastsum<'a> {
 impl fmt::Debug for Fastsum<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Fastsum")
-            .field("device", &self.context.device)
-            .field("module", &self.module.module)
+            .field("device", &self.device)
+            .field("module", &self.module)
             .finish_non_exhaustive()
     }
 }

@@ -51,6 +51,7 @@ fn run(args: &Args) -> Result<(), Failure> {
 mod linux {
     use cuda_driver_table::{driver_table, kernel_args, sys};
     use cuda_driver_table_samples::{Args, Failure};
+    use scopeguard::{guard, ScopeGuard};
     use std::ffi::{c_int, c_void};
     use std::io::{self, Read, Write};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -219,10 +220,18 @@ mod linux {
 
         let mut ctx: sys::CUcontext = ptr::null_mut();
         // SAFETY: `ctx` is a valid place for the context of a device the driver handed out.
-        unsafe {
-            cu.cuDevicePrimaryCtxRetain(&mut ctx, backing)?;
-            cu.cuCtxSetCurrent(ctx)?;
-        }
+        unsafe { cu.cuDevicePrimaryCtxRetain(&mut ctx, backing) }?;
+        // Each guard releases what it holds once, when `parent` returns, in reverse order: the
+        // mapped stripes, the addresses, the allocations, then the context, made not current.
+        let _primary = guard(backing, |dev| {
+            // SAFETY: the context was retained above, once; everything in it is released before.
+            unsafe {
+                let _ = cu.cuCtxSetCurrent(ptr::null_mut());
+                let _ = cu.cuDevicePrimaryCtxRelease(dev);
+            }
+        });
+        // SAFETY: the context was retained.
+        unsafe { cu.cuCtxSetCurrent(ctx) }?;
 
         // As the C sample's `CUmemAllocationProp prop = {}`: every field the driver reads is set
         // below or is meant to be zero (no Windows metadata, default allocation flags).
@@ -248,26 +257,46 @@ mod linux {
 
         // Create and export every buffer, then map them all into one range of the parent's own
         // address space, cleared to 0 before any child writes.
+        let release = |handle| {
+            // SAFETY: each handle given was created below and is released once, after its
+            // mapping is gone.
+            let _ = unsafe { cu.cuMemRelease(handle) };
+        };
         let mut handles = Vec::with_capacity(n);
         let mut fds = Vec::with_capacity(n);
         let total = n * BUF_SIZE;
         let mut base: sys::CUdeviceptr = 0;
-        // SAFETY: every out-parameter is a valid place; `prop` is fully initialised; each handle
-        // is mapped at its own BUF_SIZE slice of the range reserved for all of them; the memset
-        // stays inside the mapped range.
+        // SAFETY: every out-parameter is a valid place; `prop` is fully initialised.
         unsafe {
             for _ in 0..n {
                 let mut handle: sys::CUmemGenericAllocationHandle = 0;
                 cu.cuMemCreate(&mut handle, BUF_SIZE, &prop, 0)?;
-                handles.push(handle);
+                handles.push(guard(handle, release));
                 let mut fd: c_int = -1;
                 cu.cuMemExportToShareableHandle((&raw mut fd).cast(), handle, HANDLE_TYPE, 0)?;
                 // SAFETY: the export created this descriptor for the caller, who owns it.
                 fds.push(OwnedFd::from_raw_fd(fd));
             }
             cu.cuMemAddressReserve(&mut base, total, BUF_SIZE, 0, 0)?;
-            for (i, &handle) in handles.iter().enumerate() {
-                cu.cuMemMap(base + (i * BUF_SIZE) as u64, BUF_SIZE, 0, handle, 0)?;
+        }
+        let _reserved = guard(base, |base| {
+            // SAFETY: reserved above, once; nothing is mapped in it any more.
+            let _ = unsafe { cu.cuMemAddressFree(base, total) };
+        });
+        // The stripes mapped so far, from `base` on: unmapped together.
+        let mut mapped = guard(0, |stripes: usize| {
+            if stripes > 0 {
+                // SAFETY: the first `stripes` slices of the range were mapped below; nothing
+                // uses them any more.
+                let _ = unsafe { cu.cuMemUnmap(base, stripes * BUF_SIZE) };
+            }
+        });
+        // SAFETY: each handle is mapped at its own BUF_SIZE slice of the range reserved for all
+        // of them; the memset stays inside the mapped range.
+        unsafe {
+            for (i, handle) in handles.iter().enumerate() {
+                cu.cuMemMap(base + (i * BUF_SIZE) as u64, BUF_SIZE, 0, **handle, 0)?;
+                *mapped += 1;
             }
             cu.cuMemSetAccess(base, total, &read_write(backing), 1)?;
             cu.cuMemsetD8(base, 0, total)?;
@@ -309,18 +338,6 @@ mod linux {
             }
         }
         println!("Parent: checked {n} buffer(s)");
-
-        // SAFETY: the range was reserved and mapped above and nothing uses it any more; each
-        // handle is released once, after its last mapping is gone.
-        unsafe {
-            cu.cuMemUnmap(base, total)?;
-            cu.cuMemAddressFree(base, total)?;
-            for handle in handles {
-                cu.cuMemRelease(handle)?;
-            }
-            cu.cuCtxSetCurrent(ptr::null_mut())?;
-            cu.cuDevicePrimaryCtxRelease(backing)?;
-        }
         match wrong {
             None => Ok(()),
             Some((b, j, got, want)) => Err(Failure::Check(format!(
@@ -585,22 +602,53 @@ mod linux {
         let (mut blocks, mut sms) = (0, 0);
         let total = n * BUF_SIZE;
         let mut base: sys::CUdeviceptr = 0;
-        // SAFETY: every out-parameter is a valid place; the PTX is NUL-terminated; each imported
-        // handle is mapped at its own BUF_SIZE slice of the range reserved for all of them and
-        // released once (the mapping keeps the memory alive).
+        // Declared before the stream's guard, which waits for the stream: outlives any copy
+        // into it.
+        let mut host = vec![0u8; BUF_SIZE];
+        // SAFETY: valid places.
         unsafe {
             cu.cuInit(0)?;
             cu.cuDeviceGet(&mut dev, ordinal)?;
             cu.cuDevicePrimaryCtxRetain(&mut ctx, dev)?;
+        }
+        // Each guard releases what it holds once, when `child` returns, in reverse order: the
+        // mapped stripes, the addresses, the module, the stream, then the context, made not
+        // current.
+        let _primary = guard(dev, |dev| {
+            // SAFETY: the context was retained above, once; everything in it is released before.
+            unsafe {
+                let _ = cu.cuCtxSetCurrent(ptr::null_mut());
+                let _ = cu.cuDevicePrimaryCtxRelease(dev);
+            }
+        });
+        // SAFETY: the context was retained; a valid place.
+        unsafe {
             cu.cuCtxSetCurrent(ctx)?;
             cu.cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING.0)?;
+        }
+        let stream = guard(stream, |stream| {
+            // SAFETY: created above, once; waited for before it goes.
+            unsafe {
+                let _ = cu.cuStreamSynchronize(stream);
+                let _ = cu.cuStreamDestroy(stream);
+            }
+        });
+        // SAFETY: a valid place; the PTX is NUL-terminated.
+        unsafe {
             cu.cuModuleLoadData(
                 &mut module,
                 cuda_driver_table_samples::ptx!("memMapIPCDrv")
                     .as_ptr()
                     .cast(),
-            )?;
-            cu.cuModuleGetFunction(&mut func, module, c"fill_bytes".as_ptr())?;
+            )
+        }?;
+        let module = guard(module, |module| {
+            // SAFETY: loaded above, once; nothing uses it after `child`.
+            let _ = unsafe { cu.cuModuleUnload(module) };
+        });
+        // SAFETY: valid places; the module is loaded; the device is the driver's.
+        unsafe {
+            cu.cuModuleGetFunction(&mut func, *module, c"fill_bytes".as_ptr())?;
             cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, func, THREADS as c_int, 0)?;
             cu.cuDeviceGetAttribute(
                 &mut sms,
@@ -608,13 +656,34 @@ mod linux {
                 dev,
             )?;
             cu.cuMemAddressReserve(&mut base, total, BUF_SIZE, 0, 0)?;
+        }
+        let _reserved = guard(base, |base| {
+            // SAFETY: reserved above, once; nothing is mapped in it any more.
+            let _ = unsafe { cu.cuMemAddressFree(base, total) };
+        });
+        // The stripes mapped so far, from `base` on: unmapped together.
+        let mut mapped = guard(0, |stripes: usize| {
+            if stripes > 0 {
+                // SAFETY: the first `stripes` slices of the range were mapped below; every
+                // launch on them was synchronised.
+                let _ = unsafe { cu.cuMemUnmap(base, stripes * BUF_SIZE) };
+            }
+        });
+        // SAFETY: each imported handle is mapped at its own BUF_SIZE slice of the range reserved
+        // for all of them and released once: by its guard when the mapping fails, else right
+        // after it (the mapping keeps the memory alive).
+        unsafe {
             for (i, fd) in fds.iter().enumerate() {
                 let mut handle: sys::CUmemGenericAllocationHandle = 0;
                 // A POSIX descriptor is passed as the pointer-sized integer itself.
                 let os_handle = ptr::without_provenance_mut::<c_void>(fd.as_raw_fd() as usize);
                 cu.cuMemImportFromShareableHandle(&mut handle, os_handle, HANDLE_TYPE)?;
-                cu.cuMemMap(base + (i * BUF_SIZE) as u64, BUF_SIZE, 0, handle, 0)?;
-                cu.cuMemRelease(handle)?;
+                let handle = guard(handle, |handle| {
+                    let _ = cu.cuMemRelease(handle);
+                });
+                cu.cuMemMap(base + (i * BUF_SIZE) as u64, BUF_SIZE, 0, *handle, 0)?;
+                *mapped += 1;
+                cu.cuMemRelease(ScopeGuard::into_inner(handle))?;
             }
             cu.cuMemSetAccess(base, total, &read_write(dev), 1)?;
         }
@@ -637,11 +706,11 @@ mod linux {
                     1,
                     1,
                     0,
-                    stream,
+                    *stream,
                     kernel_args![&buffer, &len, &value].as_mut_ptr(),
                     ptr::null_mut(),
                 )?;
-                cu.cuStreamSynchronize(stream)?;
+                cu.cuStreamSynchronize(*stream)?;
             }
             // Every child finishes this step before any starts the next, so each buffer's last
             // writer is known.
@@ -653,24 +722,15 @@ mod linux {
         }
 
         println!("Process {id}: verifying...");
-        let mut host = vec![0u8; BUF_SIZE];
-        // SAFETY: `host` holds BUF_SIZE bytes, alive until the stream is synchronised; the
-        // handles created above are destroyed once each, after their last use, and the range is
-        // unmapped before it is freed.
+        // SAFETY: `host` holds BUF_SIZE bytes, alive until the stream is synchronised.
         unsafe {
             cu.cuMemcpyDtoHAsync(
                 host.as_mut_ptr().cast(),
                 base + (id * BUF_SIZE) as u64,
                 BUF_SIZE,
-                stream,
+                *stream,
             )?;
-            cu.cuStreamSynchronize(stream)?;
-            cu.cuStreamDestroy(stream)?;
-            cu.cuModuleUnload(module)?;
-            cu.cuMemUnmap(base, total)?;
-            cu.cuMemAddressFree(base, total)?;
-            cu.cuCtxSetCurrent(ptr::null_mut())?;
-            cu.cuDevicePrimaryCtxRelease(dev)?;
+            cu.cuStreamSynchronize(*stream)?;
         }
         let want = expected(id, n);
         match host.iter().position(|&v| v != want) {

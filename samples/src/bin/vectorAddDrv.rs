@@ -1,101 +1,13 @@
-//! `vectorAddDrv`, after NVIDIA's sample of that name (cuda-samples,
-//! `Samples/0_Introduction/vectorAddDrv`): the driver API's module and kernel basics. It creates a
-//! context, loads the PTX of `kernels/vectorAdd.cu` as a module, adds two vectors of 50 000 random
-//! floats on the GPU and checks every sum against the CPU's (within 1e-7, as the original).
+//! `vectorAddDrv` on device 0 (the sample: `cuda_driver_table_samples::vector_add_drv`).
 //!
 //! `cargo run -p cuda-driver-table-samples --bin vectorAddDrv [-- --driver]`
-//!
-//! `driver = 13000`: the kernel is PTX of nvcc 13.0 (ISA 9.0), which only a CUDA 13.0 driver
-//! compiles; `cuCtxCreate` is then its 12.5 ABI, with `CUctxCreateParams`, as in the original.
 #![allow(non_snake_case)]
 
-use cuda_driver_table::{driver_table, kernel_args, sys};
-use cuda_driver_table_samples::{ptx, random_floats, Args, Failure};
+use cuda_driver_table_samples::vector_add_drv::{run, Cuda};
 use std::process::ExitCode;
-use std::ptr;
-
-#[driver_table(
-    cuInit,
-    cuDeviceGet,
-    cuCtxCreate,
-    cuCtxDestroy,
-    cuModuleLoadData,
-    cuModuleUnload,
-    cuModuleGetFunction,
-    cuMemAlloc,
-    cuMemFree,
-    cuMemcpyHtoD,
-    cuMemcpyDtoH,
-    cuLaunchKernel,
-    driver = 13000
-)]
-struct Cuda;
-
-/// The vectors' length, as in the original.
-const N: usize = 50_000;
-
-fn run(args: &Args) -> Result<(), Failure> {
-    let cu = Cuda::with_config(args.config());
-    println!("Vector Addition (Driver API)");
-    let a = random_floats(N, 1);
-    let b = random_floats(N, 2);
-    let mut c = vec![0f32; N];
-    let bytes = N * size_of::<f32>();
-    let n = N as i32;
-    // SAFETY: every out-pointer is a live local; the host buffers hold `bytes` bytes and the
-    // device buffers were allocated with that size; the kernel's parameters are what
-    // `VecAdd_kernel(const float *, const float *, float *, int)` takes, and the launch reads them
-    // before it returns; every handle is used between its creation and its release, in the
-    // context current on this thread.
-    unsafe {
-        cu.cuInit(0)?;
-        let mut dev = 0;
-        cu.cuDeviceGet(&mut dev, 0)?;
-        let mut params = sys::CUctxCreateParams::default();
-        let mut ctx = ptr::null_mut();
-        cu.cuCtxCreate(&mut ctx, &mut params, 0, dev)?;
-        let mut module = ptr::null_mut();
-        cu.cuModuleLoadData(&mut module, ptx!("vectorAdd").as_ptr().cast())?;
-        let mut kernel = ptr::null_mut();
-        cu.cuModuleGetFunction(&mut kernel, module, c"VecAdd_kernel".as_ptr())?;
-        let (mut da, mut db, mut dc) = (0, 0, 0);
-        cu.cuMemAlloc(&mut da, bytes)?;
-        cu.cuMemAlloc(&mut db, bytes)?;
-        cu.cuMemAlloc(&mut dc, bytes)?;
-        cu.cuMemcpyHtoD(da, a.as_ptr().cast(), bytes)?;
-        cu.cuMemcpyHtoD(db, b.as_ptr().cast(), bytes)?;
-        let threads = 256;
-        let blocks = N.div_ceil(threads) as u32;
-        cu.cuLaunchKernel(
-            kernel,
-            blocks,
-            1,
-            1,
-            threads as u32,
-            1,
-            1,
-            0,
-            ptr::null_mut(),
-            kernel_args![&da, &db, &dc, &n].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
-        // Synchronous on the legacy default stream: waits for the kernel.
-        cu.cuMemcpyDtoH(c.as_mut_ptr().cast(), dc, bytes)?;
-        for p in [da, db, dc] {
-            cu.cuMemFree(p)?;
-        }
-        cu.cuModuleUnload(module)?;
-        cu.cuCtxDestroy(ctx)?;
-    }
-    match (0..N).find(|&i| (c[i] - (a[i] + b[i])).abs() > 1e-7) {
-        None => Ok(()),
-        Some(i) => Err(Failure::Check(format!(
-            "element {i}: {} + {} gave {}",
-            a[i], b[i], c[i]
-        ))),
-    }
-}
 
 fn main() -> ExitCode {
-    cuda_driver_table_samples::main("vectorAddDrv", run)
+    cuda_driver_table_samples::main("vectorAddDrv", |args| {
+        run(&Cuda::with_config(args.config()))
+    })
 }

@@ -1,0 +1,841 @@
+//! The fake device (`--features fake`): memory that moves real bytes, kernels as closures over
+//! typed parameters, streams and events on a fake clock, contexts current per thread; and each
+//! check, planted as the bug it catches (a leak, a double free, an out-of-bounds copy, use after
+//! free, a destroyed stream used, ...), asserting that the error and the report name it. Also
+//! fault injection in front of the device, `succeed_others`, and the refusal of a fake's
+//! resolver used on its own.
+#![cfg(feature = "fake")]
+
+use std::ffi::c_void;
+use std::ptr::{null, null_mut};
+
+use cuda_driver_table::fake::{function, Device, Fake, Fault, FindingKind, Launch};
+use cuda_driver_table::sys::{CUcontext, CUdeviceptr, CUresult, CUstream};
+use cuda_driver_table::{driver_table, Config, Error, ErrorKind};
+
+#[driver_table(
+    cuInit,
+    cuDevicePrimaryCtxRetain,
+    cuDevicePrimaryCtxRelease,
+    cuCtxCreate,
+    cuCtxDestroy,
+    cuCtxSetCurrent,
+    cuCtxGetCurrent,
+    cuMemAlloc,
+    cuMemFree,
+    cuMemAllocHost,
+    cuMemFreeHost,
+    cuMemcpyHtoD,
+    cuMemcpyDtoH,
+    cuMemcpyDtoD,
+    cuMemcpyHtoDAsync,
+    cuMemcpyDtoHAsync,
+    cuMemsetD8,
+    cuMemsetD32,
+    cuMemsetD32Async,
+    cuMemGetInfo,
+    cuStreamCreate,
+    cuStreamDestroy,
+    cuStreamSynchronize,
+    cuStreamWaitEvent,
+    cuEventCreate,
+    cuEventDestroy,
+    cuEventRecord,
+    cuEventElapsedTime,
+    cuModuleLoadData,
+    cuModuleUnload,
+    cuModuleGetFunction,
+    cuLaunchKernel,
+    cuCtxGetApiVersion,
+    cuArrayCreate,
+    cuArrayDestroy,
+    driver = 12000
+)]
+struct Cuda;
+
+type Result<T = (), E = Error> = std::result::Result<T, E>;
+
+/// `cuInit` and the primary context, current on this thread.
+fn start(cu: &Cuda) -> Result<CUcontext> {
+    let mut ctx = null_mut();
+    // SAFETY: `ctx` is a valid place for a context.
+    unsafe {
+        cu.cuInit(0)?;
+        cu.cuDevicePrimaryCtxRetain(&mut ctx, 0)?;
+        cu.cuCtxSetCurrent(ctx)?;
+    }
+    Ok(ctx)
+}
+
+fn stop(cu: &Cuda) -> Result {
+    // SAFETY: device 0 is the fake's only device.
+    unsafe { cu.cuDevicePrimaryCtxRelease(0) }
+}
+
+fn alloc(cu: &Cuda, bytes: usize) -> Result<CUdeviceptr> {
+    let mut d = 0;
+    // SAFETY: `d` is a valid place for a device pointer.
+    unsafe { cu.cuMemAlloc(&mut d, bytes) }?;
+    Ok(d)
+}
+
+fn upload<T>(cu: &Cuda, d: CUdeviceptr, values: &[T]) -> Result {
+    // SAFETY: `values` is valid for reads of its size.
+    unsafe { cu.cuMemcpyHtoD(d, values.as_ptr().cast(), size_of_val(values)) }
+}
+
+fn download<T>(cu: &Cuda, values: &mut [T], d: CUdeviceptr) -> Result {
+    // SAFETY: `values` is valid for writes of its size.
+    unsafe { cu.cuMemcpyDtoH(values.as_mut_ptr().cast(), d, size_of_val(values)) }
+}
+
+/// The description of a failing call's error (the device's finding for it).
+fn description(error: &Error) -> &str {
+    match error.kind() {
+        ErrorKind::Cuda {
+            description: Some(d),
+            ..
+        } => d,
+        other => panic!("expected a CUDA error with a description, got {other:?}"),
+    }
+}
+
+/// The message of the only finding of `kind` in what `device` reports.
+fn only(device: Device, kind: FindingKind) -> String {
+    let report = device
+        .finish()
+        .expect_err("the device found the planted bug");
+    let found: Vec<_> = report
+        .findings()
+        .iter()
+        .filter(|f| f.kind() == kind)
+        .collect();
+    assert_eq!(found.len(), 1, "{report}");
+    found[0].message().to_owned()
+}
+
+#[test]
+fn copies_and_sets_move_real_bytes_and_a_clean_program_reports_nothing(
+) -> Result<(), Box<dyn std::error::Error>> {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let (a, b) = (alloc(&cu, 16)?, alloc(&cu, 16)?);
+    assert_ne!(a, b);
+    assert!(
+        a >= 0xd000_0000_0000_0000,
+        "a device pointer is no host address: {a:#x}"
+    );
+    upload(&cu, a, &[1_u32, 2, 3, 4])?;
+    // SAFETY: `b + 4` is inside the 16 bytes at `b`.
+    unsafe {
+        cu.cuMemcpyDtoD(b, a, 16)?;
+        cu.cuMemsetD32(b + 4, 0xabcd, 2)?;
+        cu.cuMemsetD8(a, 0xff, 1)?;
+    }
+    let mut back = [0_u32; 4];
+    download(&cu, &mut back, b)?;
+    assert_eq!(back, [1, 0xabcd, 0xabcd, 4]);
+    download(&cu, &mut back, a)?;
+    assert_eq!(back, [0xff, 2, 3, 4]);
+    assert_eq!(
+        device.read(b + 4, 4),
+        Some(0xabcd_u32.to_ne_bytes().to_vec())
+    );
+    let (mut free, mut total) = (0, 0);
+    // SAFETY: two valid places.
+    unsafe { cu.cuMemGetInfo(&mut free, &mut total) }?;
+    assert_eq!(total - free, 32);
+    // SAFETY: allocated above, freed once each.
+    unsafe {
+        cu.cuMemFree(a)?;
+        cu.cuMemFree(b)?;
+    }
+    stop(&cu)?;
+    device.finish()?;
+    Ok(())
+}
+
+/// `c = a + b` over `n` floats, one thread each.
+fn vadd(
+    k: &mut Launch,
+    (a, b, c, n): (CUdeviceptr, CUdeviceptr, CUdeviceptr, u32),
+) -> Result<(), Fault> {
+    for t in k.threads() {
+        let i = t.global_x();
+        if i < u64::from(n) {
+            let sum = k.read::<f32>(a, i)? + k.read::<f32>(b, i)?;
+            k.write(c, i, sum)?;
+        }
+    }
+    Ok(())
+}
+
+/// Loads a module and finds `name` in it.
+fn function_named(
+    cu: &Cuda,
+    name: &std::ffi::CStr,
+) -> Result<(
+    cuda_driver_table::sys::CUmodule,
+    cuda_driver_table::sys::CUfunction,
+)> {
+    let (mut module, mut f) = (null_mut(), null_mut());
+    // SAFETY: valid places; the image is any bytes for the fake.
+    unsafe {
+        cu.cuModuleLoadData(&mut module, c"any image".as_ptr().cast())?;
+        cu.cuModuleGetFunction(&mut f, module, name.as_ptr())?;
+    }
+    Ok((module, f))
+}
+
+#[test]
+fn a_kernel_closure_gets_its_typed_parameters_and_the_geometry(
+) -> Result<(), Box<dyn std::error::Error>> {
+    let device = Device::new();
+    device.kernel("vadd", vadd);
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let n = 1000_u32;
+    let bytes = n as usize * 4;
+    let (a, b, c) = (alloc(&cu, bytes)?, alloc(&cu, bytes)?, alloc(&cu, bytes)?);
+    let xs: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let ys: Vec<f32> = (0..n).map(|i| 0.5 * i as f32).collect();
+    upload(&cu, a, &xs)?;
+    upload(&cu, b, &ys)?;
+    let (module, f) = function_named(&cu, c"vadd")?;
+    let mut stream = null_mut();
+    // SAFETY: `vadd` takes three device pointers to `n` floats and `n`.
+    unsafe {
+        cu.cuStreamCreate(&mut stream, 0)?;
+        cu.cuLaunchKernel(
+            f,
+            n.div_ceil(256),
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            stream,
+            cuda_driver_table::kernel_args![&a, &b, &c, &n].as_mut_ptr(),
+            null_mut(),
+        )?;
+        cu.cuStreamSynchronize(stream)?;
+    }
+    let mut sums = vec![0.0_f32; n as usize];
+    download(&cu, &mut sums, c)?;
+    assert!(sums.iter().enumerate().all(|(i, s)| *s == 1.5 * i as f32));
+    let work = device.work(stream);
+    assert_eq!(work.len(), 1);
+    assert_eq!(
+        (work[0].call, work[0].what.as_str()),
+        ("cuLaunchKernel", "runs vadd")
+    );
+    // SAFETY: each freed once.
+    unsafe {
+        cu.cuStreamDestroy(stream)?;
+        cu.cuModuleUnload(module)?;
+        for d in [a, b, c] {
+            cu.cuMemFree(d)?;
+        }
+    }
+    stop(&cu)?;
+    device.finish()?;
+    Ok(())
+}
+
+#[test]
+fn an_unknown_kernel_name_is_not_found_as_the_driver_says() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let (mut module, mut f) = (null_mut(), null_mut());
+    // SAFETY: valid places; any image.
+    unsafe { cu.cuModuleLoadData(&mut module, c"any".as_ptr().cast()) }?;
+    // SAFETY: as above.
+    let error = unsafe { cu.cuModuleGetFunction(&mut f, module, c"missing".as_ptr()) }
+        .expect_err("no such kernel");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_NOT_FOUND.0));
+    assert!(
+        description(&error).contains("`missing`, which is not registered"),
+        "{error}"
+    );
+    // SAFETY: loaded above.
+    unsafe { cu.cuModuleUnload(module) }?;
+    stop(&cu)?;
+    device
+        .finish()
+        .expect("a name not found is no bug of the program's");
+    Ok(())
+}
+
+#[test]
+fn a_leak_is_reported_with_its_size_pointer_and_the_call_that_made_it() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let d = alloc(&cu, 256)?;
+    let report = device.check().expect_err("a leak");
+    let leak =
+        format!("leak: 256 bytes at {d:#x} that cuMemAlloc (call 4) allocated were never freed");
+    assert_eq!(report.findings()[0].message(), leak, "{report}");
+    assert!(
+        report.to_string().contains(&format!("\n  {leak}\n")),
+        "{report}"
+    );
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    stop(&cu)?;
+    device.finish().expect("nothing left");
+    Ok(())
+}
+
+#[test]
+fn memory_left_when_its_context_is_destroyed_is_a_leak_then() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    let mut ctx = null_mut();
+    // SAFETY: a valid place; device 0.
+    unsafe {
+        cu.cuInit(0)?;
+        cu.cuCtxCreate(&mut ctx, null_mut(), 0, 0, 0)?;
+    }
+    let d = alloc(&cu, 64)?;
+    // SAFETY: `ctx` is live.
+    unsafe { cu.cuCtxDestroy(ctx) }?;
+    let leak = only(device, FindingKind::Leak);
+    assert_eq!(
+        leak,
+        format!(
+            "leak: 64 bytes at {d:#x} that cuMemAlloc (call 3) allocated were still allocated \
+             when cuCtxDestroy (call 4) destroyed their context"
+        )
+    );
+    Ok(())
+}
+
+#[test]
+fn a_double_free_fails_and_names_both_frees() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let d = alloc(&cu, 128)?;
+    // SAFETY: `d` was allocated; the second free is the bug planted.
+    unsafe { cu.cuMemFree(d) }?;
+    // SAFETY: as above.
+    let error = unsafe { cu.cuMemFree(d) }.expect_err("freed twice");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    let expected = format!(
+        "double free: cuMemFree (call 6) frees {d:#x}, the 128-byte allocation that cuMemAlloc \
+         (call 4) made and cuMemFree (call 5) freed already"
+    );
+    assert_eq!(description(&error), expected);
+    stop(&cu)?;
+    assert_eq!(only(device, FindingKind::DoubleFree), expected);
+    Ok(())
+}
+
+#[test]
+fn freeing_what_was_never_allocated_fails() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let d = alloc(&cu, 128)?;
+    // SAFETY: the bug planted: not an allocation's start.
+    let error = unsafe { cu.cuMemFree(d + 8) }.expect_err("not a start");
+    assert!(
+        description(&error).starts_with("invalid free: cuMemFree (call 5) frees"),
+        "{error}"
+    );
+    assert!(
+        description(&error).contains("8 bytes into the 128-byte allocation"),
+        "{error}"
+    );
+    // SAFETY: as above: never allocated at all.
+    let error = unsafe { cu.cuMemFree(0xd000_0000_0000_0010) }.expect_err("never allocated");
+    assert!(
+        description(&error).ends_with("which this device never allocated"),
+        "{error}"
+    );
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    stop(&cu)?;
+    let report = device.finish().expect_err("two invalid frees");
+    assert_eq!(report.count(FindingKind::InvalidFree), 2, "{report}");
+    Ok(())
+}
+
+#[test]
+fn an_out_of_bounds_copy_moves_nothing_and_names_the_allocation() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let d = alloc(&cu, 256)?;
+    let host = [7_u8; 300];
+    let error = upload(&cu, d, &host).expect_err("300 bytes into 256");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    let expected = format!(
+        "out of bounds: cuMemcpyHtoD (call 5) writes 300 bytes at {d:#x}, 44 bytes past the end \
+         of the 256-byte allocation at {d:#x} that cuMemAlloc (call 4) made"
+    );
+    assert_eq!(description(&error), expected);
+    assert_eq!(device.read(d, 4), Some(vec![0; 4]), "nothing was copied");
+    // SAFETY: the bug planted: a set past the end too.
+    let error = unsafe { cu.cuMemsetD32(d + 252, 1, 2) }.expect_err("8 bytes at 252");
+    assert!(
+        description(&error).contains("4 bytes past the end of the 256-byte"),
+        "{error}"
+    );
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    stop(&cu)?;
+    let report = device.finish().expect_err("two out-of-bounds accesses");
+    assert_eq!(report.count(FindingKind::OutOfBounds), 2, "{report}");
+    assert_eq!(report.findings()[0].message(), expected);
+    Ok(())
+}
+
+#[test]
+fn use_after_free_is_caught_because_no_address_is_handed_out_twice() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let d = alloc(&cu, 64)?;
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    let again = alloc(&cu, 64)?;
+    assert_ne!(again, d);
+    let mut back = [0_u8; 16];
+    let error = download(&cu, &mut back, d).expect_err("freed");
+    assert_eq!(
+        description(&error),
+        format!(
+            "use after free: cuMemcpyDtoH (call 7) reads 16 bytes at {d:#x}, in the 64-byte \
+             allocation at {d:#x} that cuMemAlloc (call 4) made and cuMemFree (call 5) freed"
+        )
+    );
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(again) }?;
+    stop(&cu)?;
+    only(device, FindingKind::UseAfterFree);
+    Ok(())
+}
+
+#[test]
+fn a_destroyed_stream_used_is_an_invalid_handle() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let d = alloc(&cu, 16)?;
+    let mut stream: CUstream = null_mut();
+    // SAFETY: a valid place; the stream is destroyed once.
+    unsafe {
+        cu.cuStreamCreate(&mut stream, 0)?;
+        cu.cuStreamDestroy(stream)?;
+    }
+    let host = [0_u8; 16];
+    // SAFETY: the bug planted: `stream` was destroyed.
+    let error = unsafe { cu.cuMemcpyHtoDAsync(d, host.as_ptr().cast(), 16, stream) }
+        .expect_err("destroyed");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_HANDLE.0));
+    let expected = format!(
+        "invalid handle: cuMemcpyHtoDAsync (call 7) uses stream {:#x} that cuStreamCreate (call \
+         5) created and cuStreamDestroy (call 6) destroyed",
+        stream as usize
+    );
+    assert_eq!(description(&error), expected);
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    stop(&cu)?;
+    assert_eq!(only(device, FindingKind::InvalidHandle), expected);
+    Ok(())
+}
+
+#[test]
+fn live_handles_are_leaks_and_a_destroyed_context_is_an_invalid_context() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    let ctx = start(&cu)?;
+    let (mut stream, mut event) = (null_mut(), null_mut());
+    // SAFETY: valid places.
+    unsafe {
+        cu.cuStreamCreate(&mut stream, 0)?;
+        cu.cuEventCreate(&mut event, 0)?;
+    }
+    let report = device.check().expect_err("two live handles");
+    assert_eq!(report.count(FindingKind::Leak), 3, "{report}");
+    let text = report.to_string();
+    assert!(
+        text.contains(&format!(
+            "stream {:#x} that cuStreamCreate (call 4) created was never destroyed",
+            stream as usize
+        )),
+        "{text}"
+    );
+    assert!(text.contains("event"), "{text}");
+    assert!(text.contains("primary context"), "{text}");
+    // SAFETY: destroyed once each.
+    unsafe {
+        cu.cuEventDestroy(event)?;
+        cu.cuStreamDestroy(stream)?;
+    }
+    stop(&cu)?;
+    // The primary context is released: using it is an invalid context.
+    // SAFETY: the bug planted.
+    let error = unsafe { cu.cuCtxSetCurrent(ctx) }.expect_err("released");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_CONTEXT.0));
+    assert!(
+        description(&error).contains("cuDevicePrimaryCtxRelease (call 8) destroyed"),
+        "{error}"
+    );
+    only(device, FindingKind::InvalidHandle);
+    Ok(())
+}
+
+#[test]
+fn a_kernel_reading_past_an_allocation_fails_the_launch_and_is_reported() -> Result {
+    let device = Device::new();
+    device.kernel("vadd", vadd);
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let (a, c) = (alloc(&cu, 64)?, alloc(&cu, 64)?);
+    let (module, f) = function_named(&cu, c"vadd")?;
+    // 17 floats from 64-byte allocations: the 17th is out of bounds.
+    let n = 17_u32;
+    // SAFETY: the bug planted: `n` is one more than the allocations hold.
+    let error = unsafe {
+        cu.cuLaunchKernel(
+            f,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            null_mut(),
+            cuda_driver_table::kernel_args![&a, &a, &c, &n].as_mut_ptr(),
+            null_mut(),
+        )
+    }
+    .expect_err("out of bounds");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS.0));
+    assert!(
+        description(&error).starts_with(&format!(
+            "out of bounds: kernel vadd launched by cuLaunchKernel (call 8) reads 4 bytes at {:#x}",
+            a + 64
+        )),
+        "{error}"
+    );
+    // SAFETY: each freed once.
+    unsafe {
+        cu.cuModuleUnload(module)?;
+        cu.cuMemFree(a)?;
+        cu.cuMemFree(c)?;
+    }
+    stop(&cu)?;
+    only(device, FindingKind::OutOfBounds);
+    Ok(())
+}
+
+#[test]
+fn a_host_pointer_that_is_a_device_pointer_is_caught() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let (a, b) = (alloc(&cu, 16)?, alloc(&cu, 16)?);
+    // SAFETY: the bug planted: `b` is device memory given as host memory (the fake never
+    // reads it).
+    let error =
+        unsafe { cu.cuMemcpyHtoD(a, b as *const c_void, 16) }.expect_err("a device pointer");
+    assert!(
+        description(&error).contains("which is a device pointer of this device"),
+        "{error}"
+    );
+    // SAFETY: each freed once.
+    unsafe {
+        cu.cuMemFree(a)?;
+        cu.cuMemFree(b)?;
+    }
+    stop(&cu)?;
+    only(device, FindingKind::InvalidPointer);
+    Ok(())
+}
+
+#[test]
+fn pinned_host_memory_is_real_and_checked_for_leaks_and_double_frees() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let mut p: *mut c_void = null_mut();
+    // SAFETY: a valid place.
+    unsafe { cu.cuMemAllocHost(&mut p, 64) }?;
+    // SAFETY: 64 bytes of host memory the device allocated.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), 64) };
+    bytes.fill(9);
+    let d = alloc(&cu, 128)?;
+    // SAFETY: 64 bytes each way.
+    unsafe {
+        cu.cuMemcpyHtoD(d, p, 64)?;
+        cu.cuMemcpyDtoH(p, d, 64)?;
+    }
+    assert_eq!(device.read(d, 64), Some(vec![9; 64]));
+    // SAFETY: the bug planted: past the end of the pinned allocation.
+    let error = unsafe { cu.cuMemcpyDtoH(p, d, 65) }.expect_err("65 bytes into 64");
+    assert!(
+        description(&error).contains("past the end of the 64-byte host allocation"),
+        "{error}"
+    );
+    // SAFETY: allocated above; the second free is a bug planted.
+    unsafe { cu.cuMemFreeHost(p) }?;
+    // SAFETY: as above.
+    let error = unsafe { cu.cuMemFreeHost(p) }.expect_err("freed twice");
+    assert!(
+        description(&error).starts_with("double free: cuMemFreeHost"),
+        "{error}"
+    );
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    stop(&cu)?;
+    let report = device.finish().expect_err("two bugs");
+    assert_eq!(
+        (
+            report.count(FindingKind::OutOfBounds),
+            report.count(FindingKind::DoubleFree)
+        ),
+        (1, 1),
+        "{report}"
+    );
+    Ok(())
+}
+
+#[test]
+fn streams_and_events_run_in_order_on_a_fake_clock() -> Result {
+    let run = || -> Result<(f32, f32)> {
+        let device = Device::new();
+        let cu = Cuda::with_config(device.config());
+        start(&cu)?;
+        let d = alloc(&cu, 1 << 20)?;
+        let (mut s, mut t, mut e0, mut e1, mut e2) =
+            (null_mut(), null_mut(), null_mut(), null_mut(), null_mut());
+        let host = vec![0_u8; 1 << 20];
+        let (mut whole, mut waited) = (0.0, 0.0);
+        // SAFETY: valid places; 1 MiB copies.
+        unsafe {
+            cu.cuStreamCreate(&mut s, 0)?;
+            cu.cuStreamCreate(&mut t, 1)?;
+            for e in [&mut e0, &mut e1, &mut e2] {
+                cu.cuEventCreate(e, 0)?;
+            }
+            cu.cuEventRecord(e0, s)?;
+            cu.cuMemcpyHtoDAsync(d, host.as_ptr().cast(), 1 << 20, s)?;
+            cu.cuMemsetD32Async(d, 0, 1 << 18, s)?;
+            cu.cuEventRecord(e1, s)?;
+            // `t` waits for `s`'s work, then does its own.
+            cu.cuStreamWaitEvent(t, e1, 0)?;
+            cu.cuMemsetD32Async(d, 1, 16, t)?;
+            cu.cuEventRecord(e2, t)?;
+            cu.cuStreamSynchronize(t)?;
+            cu.cuEventElapsedTime(&mut whole, e0, e1)?;
+            cu.cuEventElapsedTime(&mut waited, e1, e2)?;
+            for e in [e0, e1, e2] {
+                cu.cuEventDestroy(e)?;
+            }
+        }
+        let work: Vec<_> = device
+            .work(s)
+            .into_iter()
+            .map(|w| (w.call, w.start_ns, w.end_ns))
+            .collect();
+        assert_eq!(work.len(), 4, "{work:?}");
+        assert!(
+            work.windows(2).all(|w| w[0].2 <= w[1].1),
+            "in order: {work:?}"
+        );
+        assert_eq!(device.work(t)[0].call, "cuStreamWaitEvent");
+        // SAFETY: destroyed and freed once each.
+        unsafe {
+            cu.cuStreamDestroy(s)?;
+            cu.cuStreamDestroy(t)?;
+            cu.cuMemFree(d)?;
+        }
+        stop(&cu)?;
+        device.finish().expect("clean");
+        Ok((whole, waited))
+    };
+    let (whole, waited) = run()?;
+    // Two 1 MiB operations at 1 µs + 1 ns per 10 bytes each, then one of 64 bytes.
+    assert_eq!(whole, 2.0 * (1_000.0 + 104_857.0) / 1e6);
+    assert_eq!(waited, (1_000.0 + 6.0) / 1e6);
+    assert_eq!(run()?, (whole, waited), "the same on every run");
+    Ok(())
+}
+
+#[test]
+fn the_current_context_is_per_thread() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let error = alloc(&cu, 16).expect_err("no current context on this thread");
+            assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_CONTEXT.0));
+            let mut ctx = null_mut::<c_void>().cast();
+            // SAFETY: a valid place.
+            unsafe { cu.cuCtxGetCurrent(&mut ctx) }.expect("answers null");
+            assert!(ctx.is_null());
+        });
+    });
+    stop(&cu)?;
+    device
+        .finish()
+        .expect("no bug: a missing context is an error, not a finding");
+    Ok(())
+}
+
+#[test]
+fn calls_before_cuinit_fail_as_the_driver_fails_them() {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    let error = alloc(&cu, 16).expect_err("not initialized");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_NOT_INITIALIZED.0));
+}
+
+#[test]
+fn injected_faults_stand_in_front_of_the_device() -> Result {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let device = Device::new();
+    let allocations = AtomicUsize::new(0);
+    let driver = Fake::new()
+        .device(&device)
+        // The third allocation runs out of memory; the others reach the device.
+        .inject(function!(Cuda::cuMemAlloc), move |_| {
+            (allocations.fetch_add(1, Ordering::Relaxed) == 2)
+                .then_some(CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+        })
+        .build();
+    let cu = Cuda::with_config(driver.config());
+    start(&cu)?;
+    let (a, b) = (alloc(&cu, 8)?, alloc(&cu, 8)?);
+    let error = alloc(&cu, 8).expect_err("injected");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY.0));
+    let c = alloc(&cu, 8)?;
+    assert_eq!(device.used_memory(), 24);
+    // SAFETY: each freed once.
+    unsafe {
+        for d in [a, b, c] {
+            cu.cuMemFree(d)?;
+        }
+    }
+    stop(&cu)?;
+    assert_eq!(
+        driver
+            .calls()
+            .iter()
+            .filter(|c| **c == "cuMemAlloc")
+            .count(),
+        4
+    );
+    device.finish().expect("clean");
+    Ok(())
+}
+
+#[test]
+fn succeed_others_answers_the_rest_and_shows_what_it_wrote() -> Result {
+    let device = Device::new();
+    let driver = Fake::new().device(&device).succeed_others().build();
+    let cu = Cuda::with_config(driver.config());
+    let ctx = start(&cu)?;
+    let (mut a, mut b) = (null_mut(), null_mut());
+    // SAFETY: valid places; the descriptor is not read by the fake.
+    unsafe {
+        let desc = std::mem::zeroed();
+        cu.cuArrayCreate(&mut a, &desc)?;
+        cu.cuArrayCreate(&mut b, &desc)?;
+        cu.cuArrayDestroy(a)?;
+    }
+    assert!(
+        !a.is_null() && !b.is_null() && a != b,
+        "distinct non-null handles"
+    );
+    let written = driver.written_by(function!(Cuda::cuArrayCreate));
+    assert_eq!(written.len(), 2);
+    assert_eq!(written[0][0].parameter(), "pHandle");
+    assert_eq!(written[1][0].as_u64(), Some(b as u64));
+    // An out-value the bindings do not mark (`cuCtxGetApiVersion`'s `version`) is not written.
+    let mut version = 7;
+    // SAFETY: a valid place.
+    unsafe { cu.cuCtxGetApiVersion(ctx, &mut version) }?;
+    assert_eq!(version, 7);
+    // What the device wrote shows too.
+    let retained = driver.written_by(function!(Cuda::cuDevicePrimaryCtxRetain));
+    assert_eq!(retained[0][0].get::<CUcontext>(), Some(ctx));
+    stop(&cu)?;
+    device.finish().expect("clean");
+    Ok(())
+}
+
+#[test]
+fn a_function_the_device_lacks_fails_to_resolve_naming_it() {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    let mut v = 0;
+    // SAFETY: a valid place (never reached).
+    let error = unsafe { cu.cuCtxGetApiVersion(null_mut(), &mut v) }.expect_err("not implemented");
+    assert!(error.to_string().contains("cuCtxGetApiVersion"), "{error}");
+}
+
+#[test]
+fn a_fake_resolver_used_on_its_own_is_refused_saying_what_to_do() {
+    let device = Device::new();
+    let error = device.config().resolver().map(|_| ()).expect_err("refused");
+    let text = error.to_string();
+    assert!(text.contains("driver.config()"), "{text}");
+    let _ = Config::runtime();
+}
+
+#[test]
+#[should_panic(expected = "leak: 8 bytes at")]
+fn a_device_dropped_with_a_leak_fails_the_test() {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu).expect("started");
+    alloc(&cu, 8).expect("allocated");
+}
+
+#[test]
+fn a_device_dropped_while_panicking_reports_without_a_second_panic() {
+    let outcome = std::panic::catch_unwind(|| {
+        let device = Device::new();
+        let cu = Cuda::with_config(device.config());
+        start(&cu).expect("started");
+        alloc(&cu, 8).expect("allocated");
+        panic!("the test's own failure");
+    });
+    let payload = outcome.expect_err("panicked");
+    assert_eq!(
+        payload.downcast_ref::<&str>(),
+        Some(&"the test's own failure")
+    );
+}
+
+#[test]
+fn null_out_values_and_streams_of_no_device_are_refused() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    // SAFETY: null is refused before anything is written.
+    let error = unsafe { cu.cuMemAlloc(null_mut(), 8) }.expect_err("null");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    let bogus: CUstream = std::ptr::without_provenance_mut(0x1234_5670);
+    // SAFETY: the stream is bogus (the bug planted); nothing is read through `null()`.
+    let error = unsafe { cu.cuStreamSynchronize(bogus) }.expect_err("no such stream");
+    assert!(
+        description(&error).contains("which is no stream of this device"),
+        "{error}"
+    );
+    let _ = null::<u8>();
+    stop(&cu)?;
+    only(device, FindingKind::InvalidHandle);
+    Ok(())
+}

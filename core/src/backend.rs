@@ -165,10 +165,9 @@ pub(crate) struct BuiltIn {
 pub(crate) unsafe fn export(lib: &Library, name: &CStr) -> Option<ffi::Untyped> {
     // SAFETY: the address is only read here, as a function pointer (`*mut c_void`'s size, which
     // `get` checks); callers call it only through the type of the function `name` exports.
-    match unsafe { lib.get::<ffi::Untyped>(name) } {
-        Ok(symbol) => Some(*symbol),
-        Err(_) => None,
-    }
+    unsafe { lib.get::<ffi::Untyped>(name) }
+        .ok()
+        .map(|symbol| *symbol)
 }
 
 /// The system whose library layout a search plan is for: the one this crate is built for, or
@@ -323,13 +322,11 @@ impl GetProc {
         classify(rc, status, ptr, version, driver_version, &|rc| {
             let code = rc as u32;
             let (name, description) = names(code);
-            let name = match name {
-                Some(name) => name,
-                None => match cu_result_name(code) {
-                    Some(name) => name.to_owned(),
-                    None => "unknown CUresult".to_owned(),
-                },
-            };
+            let name = name.unwrap_or_else(|| {
+                cu_result_name(code)
+                    .unwrap_or("unknown CUresult")
+                    .to_owned()
+            });
             let description = match description {
                 Some(description) => description,
                 None if code == sys::CUresult::CUDA_ERROR_STUB_LIBRARY.0 => {
@@ -351,20 +348,6 @@ impl GetProc {
         match self.call(symbol, version, StreamMode::Legacy) {
             (0, None | Some(0 | -1), p) => NonNull::new(p),
             _ => None,
-        }
-    }
-}
-
-/// Sorts `items` by `less`, keeping equal ones in order: an insertion sort, for the few entries of
-/// a folder listing, instead of the standard library's sort, which compiles a large routine for
-/// every element type into every program that uses the crate. Not generic: the listings are
-/// paths.
-pub(crate) fn sort_small(items: &mut [PathBuf], less: &dyn Fn(&Path, &Path) -> bool) {
-    for i in 1..items.len() {
-        let mut j = i;
-        while j > 0 && less(&items[j], &items[j - 1]) {
-            items.swap(j, j - 1);
-            j -= 1;
         }
     }
 }

@@ -161,12 +161,10 @@ impl Driver {
         _env: Env<'_>,
         _skipped: &mut Vec<(String, String)>,
     ) -> Vec<PathBuf> {
-        let mut candidates = Vec::new();
-        candidates.push(PathBuf::from(match os {
+        vec![PathBuf::from(match os {
             Os::Unix => "libcuda.so.1",
             Os::Windows => "nvcuda.dll",
-        }));
-        candidates
+        })]
     }
 
     /// Wraps a loaded library ([`BuiltIn::wrap`]). `None` when it exports no `cuGetProcAddress*`

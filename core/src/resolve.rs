@@ -104,15 +104,8 @@ pub unsafe trait Resolver: Send + Sync + RefUnwindSafe {
         // SAFETY: by the trait's contract, `resolve_symbol` only returns pointers of the requested
         // ABI, here the ABI 6000 of cuGetErrorName / cuGetErrorString.
         unsafe {
-            fns.strings(code, &|name, symbol| match resolve_symbol(
-                self,
-                StreamMode::Legacy,
-                name,
-                symbol,
-                &ERROR_STRING_ABI,
-            ) {
-                Ok(p) => Some(p),
-                Err(_) => None,
+            fns.strings(code, &|name, symbol| {
+                resolve_symbol(self, StreamMode::Legacy, name, symbol, &ERROR_STRING_ABI).ok()
             })
         }
     }
@@ -133,33 +126,16 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
     name: &'static str,
     abi: &Abi,
 ) -> Result<NonNull<c_void>, Error> {
-    // Driver function names are short: build the C string on the stack, not the heap.
-    let mut buf = [0u8; 128];
-    let heap;
-    let symbol: &CStr = if name.len() < buf.len() && !name.as_bytes().contains(&0) {
-        buf[..name.len()].copy_from_slice(name.as_bytes());
-        match CStr::from_bytes_until_nul(&buf) {
-            Ok(s) => s,
-            Err(_) => return Err(not_a_symbol(name, abi, mode)),
+    let request = abi.request(mode);
+    // A name that cannot be a C symbol (it holds a NUL byte) names no driver function.
+    let Ok(symbol) = CString::new(name) else {
+        return Err(ErrorKind::SymbolNotFound {
+            function: name,
+            version: request.0,
         }
-    } else {
-        let Ok(s) = CString::new(name) else {
-            return Err(not_a_symbol(name, abi, mode));
-        };
-        heap = s;
-        &heap
+        .into());
     };
-    resolve_symbol(resolver, mode, name, symbol, abi)
-}
-
-/// A name that cannot be a C symbol (it holds a NUL byte).
-#[cold]
-fn not_a_symbol(name: &'static str, abi: &Abi, mode: StreamMode) -> Error {
-    ErrorKind::SymbolNotFound {
-        function: name,
-        version: abi.request(mode).0,
-    }
-    .into()
+    resolve_request(resolver, &resolver.versioning(), name, &symbol, request)
 }
 
 /// [`resolve_with`] for a name that is already a C string (`symbol`, the same name with its NUL):
@@ -171,20 +147,26 @@ pub(crate) fn resolve_symbol<R: Resolver + ?Sized>(
     symbol: &CStr,
     abi: &Abi,
 ) -> Result<NonNull<c_void>, Error> {
-    resolve_symbol_as(resolver, &resolver.versioning(), mode, name, symbol, abi)
+    resolve_request(
+        resolver,
+        &resolver.versioning(),
+        name,
+        symbol,
+        abi.request(mode),
+    )
 }
 
-/// [`resolve_symbol`] with the resolver's [`Versioning`] already asked (once for a whole table by
-/// `resolve_all`).
-pub(crate) fn resolve_symbol_as<R: Resolver + ?Sized>(
+/// The rule itself: asks `resolver`, whose [`Versioning`] is `versioning` (asked once for a whole
+/// table by `resolve_all`), for `name` (`symbol`, with its NUL) at exactly `request`, a version
+/// and a stream flag as [`Abi::request`] makes them; an unversioned lookup only where the ABI
+/// history proves it returns exactly that version.
+pub(crate) fn resolve_request<R: Resolver + ?Sized>(
     resolver: &R,
     versioning: &Versioning,
-    mode: StreamMode,
     name: &'static str,
     symbol: &CStr,
-    abi: &Abi,
+    (version, flag): (u32, StreamMode),
 ) -> Result<NonNull<c_void>, Error> {
-    let (version, flag) = abi.request(mode);
     let (query, asked) = match *versioning {
         Versioning::Versioned => (Query::ByVersion(version), version),
         Versioning::Unversioned(runtime) => {

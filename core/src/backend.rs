@@ -155,19 +155,16 @@ pub(crate) struct BuiltIn {
     pub(crate) searched: &'static OnceLock<Searched>,
 }
 
-/// The address `lib` exports as `name`, if any, as an untyped function pointer that the caller
-/// transmutes to the function's type: one instance of the loader's generic lookup for every
-/// symbol, where a typed `get` per function type would compile one each.
+/// The function `lib` exports as `name`, if any, as a pointer of type `F`.
 ///
 /// # Safety
 ///
-/// `lib` must stay loaded while the address is used.
-pub(crate) unsafe fn export(lib: &Library, name: &CStr) -> Option<ffi::Untyped> {
-    // SAFETY: the address is only read here, as a function pointer (`*mut c_void`'s size, which
-    // `get` checks); callers call it only through the type of the function `name` exports.
-    unsafe { lib.get::<ffi::Untyped>(name) }
-        .ok()
-        .map(|symbol| *symbol)
+/// `F` must be a function pointer type of the function `name` exports (or [`ffi::Untyped`],
+/// to be typed before it is called), and `lib` must stay loaded while the pointer is used.
+pub(crate) unsafe fn export<F: Copy>(lib: &Library, name: &CStr) -> Option<F> {
+    // SAFETY: `F` is the export's function pointer type (the caller's promise; `get` checks its
+    // size), and the pointer is copied out for as long as the caller keeps `lib` loaded.
+    unsafe { lib.get::<F>(name) }.ok().map(|symbol| *symbol)
 }
 
 /// The system whose library layout a search plan is for: the one this crate is built for, or

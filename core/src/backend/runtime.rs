@@ -439,35 +439,19 @@ impl Runtime {
     /// resolver.
     unsafe fn wrap(lib: &Library, path: &Path) -> Option<&'static dyn BuiltInResolver> {
         // SAFETY: the caller keeps the library loaded, and guarantees libcudart's signatures,
-        // which are the types each address is transmuted to (an `Option` of a function pointer
-        // is that pointer, null for `None`). The unversioned entry point stays untyped until the
-        // runtime's major version is known.
+        // which are the types each export is read as. The unversioned entry point stays untyped
+        // until the runtime's major version is known.
         let (entry, runtime_get_version, driver_get_version, error_name, error_string) = unsafe {
             let entry = match export(lib, Self::LOOKUP_SYMBOLS[0]) {
-                Some(f) => EntryPoint::ByVersion(std::mem::transmute::<
-                    ffi::Untyped,
-                    ffi::RtEntryPointByVersion,
-                >(f)),
+                Some(f) => EntryPoint::ByVersion(f),
                 None => EntryPoint::Unversioned(export(lib, Self::LOOKUP_SYMBOLS[1])?),
             };
             (
                 entry,
-                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtGetVersion>>(export(
-                    lib,
-                    c"cudaRuntimeGetVersion",
-                )),
-                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtGetVersion>>(export(
-                    lib,
-                    c"cudaDriverGetVersion",
-                )),
-                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtErrorText>>(export(
-                    lib,
-                    c"cudaGetErrorName",
-                )),
-                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtErrorText>>(export(
-                    lib,
-                    c"cudaGetErrorString",
-                )),
+                export(lib, c"cudaRuntimeGetVersion"),
+                export(lib, c"cudaDriverGetVersion"),
+                export(lib, c"cudaGetErrorName"),
+                export(lib, c"cudaGetErrorString"),
             )
         };
         Some(Box::leak(Box::new(Self {

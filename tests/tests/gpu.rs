@@ -48,7 +48,7 @@ fn every_abi_of_key_functions_matches_its_export() {
                 for mode in MODES {
                     let export = abi.expected_export(mode);
                     let Some(export) = export else { continue };
-                    let got = resolve(&base.stream(mode), name, abi);
+                    let got = resolve(&base.with_stream_mode(mode), name, abi);
                     match (dlsym(&lib, export), got) {
                         (Some(want), Ok(p)) if p.as_ptr() == want => {}
                         (None, Err(_)) => {} // not exported by this driver, and not handed out
@@ -294,10 +294,10 @@ macro_rules! run_vector_add {
 fn vector_add_kernel_in_legacy_and_per_thread_mode() {
     for (label, base) in backends() {
         for mode in MODES {
-            let old = Old::with_config(base.stream(mode));
+            let old = Old::with_config(base.with_stream_mode(mode));
             let n = run_vector_add!(&old, |t: &Old, ctx: &mut sys::CUcontext, dev| t
                 .cuCtxCreate(ctx, 0, dev));
-            let new = Current::with_config(base.stream(mode));
+            let new = Current::with_config(base.with_stream_mode(mode));
             run_vector_add!(&new, |t: &Current, ctx: &mut sys::CUcontext, dev| t
                 .cuCtxCreate(ctx, std::ptr::null_mut(), 0, dev));
             // The per-thread mode really used the per-thread launch.
@@ -371,7 +371,7 @@ fn every_function_matches_the_driver_export() {
     let _ = writeln!(report, "|---|---|---|---|---|---|");
     for (label, base) in backends() {
         for mode in MODES {
-            let table = All::with_config(base.stream(mode));
+            let table = All::with_config(base.with_stream_mode(mode));
             let (mut equal, mut absent, mut newer, mut wrong) =
                 (0, Vec::new(), Vec::new(), Vec::new());
             for spec in All::FUNCTIONS {
@@ -425,7 +425,7 @@ fn every_function_matches_the_driver_export() {
     let _ = writeln!(report, "|---|---|---|---|---|---|");
     for (label, base) in backends() {
         for mode in MODES {
-            let config = base.stream(mode);
+            let config = base.with_stream_mode(mode);
             let (mut checked, mut equal, mut gone, mut wrong) = (0, 0, Vec::new(), Vec::new());
             for f in manifest::functions() {
                 for abi in f.abis.iter().filter(|a| a.version != f.default) {
@@ -482,7 +482,7 @@ fn every_function_matches_the_driver_export() {
                 .unwrap_or_default()
         );
         for mode in MODES {
-            let config = config.stream(mode);
+            let config = config.with_stream_mode(mode);
             let table = All::with_config(config);
             let (mut defaults, mut older, mut absent, mut refused, mut wrong) =
                 (0, 0, 0, Vec::new(), Vec::new());

@@ -312,18 +312,12 @@ impl ErrorStringFns {
         code: u32,
         fetch: &dyn Fn(&'static str, &'static CStr) -> Option<NonNull<c_void>>,
     ) -> (Option<String>, Option<String>) {
-        let fetch_into = |slot: &AtomicPtr<c_void>,
-                          name: &'static str,
-                          symbol: &'static CStr|
-         -> Option<NonNull<c_void>> {
-            match NonNull::new(slot.load(Ordering::Acquire)) {
-                Some(p) => Some(p),
-                None => {
-                    let p = fetch(name, symbol)?;
-                    slot.store(p.as_ptr(), Ordering::Release);
-                    Some(p)
-                }
-            }
+        let fetch_into = |slot: &AtomicPtr<c_void>, name: &'static str, symbol: &'static CStr| {
+            NonNull::new(slot.load(Ordering::Acquire)).or_else(|| {
+                let p = fetch(name, symbol)?;
+                slot.store(p.as_ptr(), Ordering::Release);
+                Some(p)
+            })
         };
         // One call of `cuGetErrorName` or `cuGetErrorString` (both of this type at ABI 6000).
         let text = |f: ffi::GetErrorName| -> Option<String> {
@@ -341,21 +335,16 @@ impl ErrorStringFns {
                     .into_owned(),
             )
         };
-        let name = match fetch_into(&self.name, "cuGetErrorName", c"cuGetErrorName") {
-            Some(p) => {
-                // SAFETY: by this function's contract `p` is cuGetErrorName at ABI 6000, whose
-                // bindings typedef is `ffi::GetErrorName`.
-                text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorName>(p.as_ptr()) })
-            }
-            None => None,
-        };
-        let description = match fetch_into(&self.string, "cuGetErrorString", c"cuGetErrorString") {
-            Some(p) => {
+        let name = fetch_into(&self.name, "cuGetErrorName", c"cuGetErrorName").and_then(|p| {
+            // SAFETY: by this function's contract `p` is cuGetErrorName at ABI 6000, whose
+            // bindings typedef is `ffi::GetErrorName`.
+            text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorName>(p.as_ptr()) })
+        });
+        let description = fetch_into(&self.string, "cuGetErrorString", c"cuGetErrorString")
+            .and_then(|p| {
                 // SAFETY: likewise cuGetErrorString, `ffi::GetErrorString`, the same type.
                 text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorString>(p.as_ptr()) })
-            }
-            None => None,
-        };
+            });
         (name, description)
     }
 }
@@ -366,12 +355,8 @@ impl ErrorStringFns {
 ///
 /// `p` must be null or point to a NUL-terminated string that lives at least during this call.
 pub(crate) unsafe fn c_string(p: *const c_char) -> Option<String> {
-    if p.is_null() {
-        None
-    } else {
-        // SAFETY: not null, and NUL-terminated by the caller's guarantee.
-        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
-    }
+    // SAFETY: not null, and NUL-terminated by the caller's guarantee.
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]

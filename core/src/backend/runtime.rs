@@ -308,18 +308,10 @@ unsafe impl Resolver for Runtime {
         if self.get_proc().is_ok() {
             return self.cu_errors_of(code);
         }
-        // SAFETY: `resolve_with` returns only the requested ABI 6000 of the named function.
+        // SAFETY: `resolve_symbol` returns only the requested ABI 6000 of the named function.
         unsafe {
             self.cu_errors.strings(code, &|name, symbol| {
-                // As a `&dyn Resolver`: the instance every other caller compiles, not one more.
-                resolve_symbol(
-                    self as &dyn Resolver,
-                    StreamMode::Legacy,
-                    name,
-                    symbol,
-                    &ERROR_STRING_ABI,
-                )
-                .ok()
+                resolve_symbol(self, StreamMode::Legacy, name, symbol, &ERROR_STRING_ABI).ok()
             })
         }
     }

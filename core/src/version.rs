@@ -4,7 +4,7 @@ use std::fmt;
 
 /// A CUDA version number as the driver API counts them (`1000 * major + 10 * minor`, the value of
 /// `cuDriverGetVersion` and of an ABI's `_vN`), displayed as its release: `CudaVersion(12050)`
-/// prints `12.5`.
+/// prints `12.5`. The one place in this crate that writes a version as its release.
 ///
 /// ```
 /// use cuda_driver_table::CudaVersion;

@@ -216,10 +216,8 @@ impl Os {
             Os::Windows => "\\",
         };
         let bytes = base.as_encoded_bytes();
-        let mut end = bytes.len();
-        while end > 0 && (bytes[end - 1] == b'/' || bytes[end - 1] == sep.as_bytes()[0]) {
-            end -= 1;
-        }
+        let is_separator = |b: &u8| *b == b'/' || *b == sep.as_bytes()[0];
+        let end = bytes.iter().rposition(|b| !is_separator(b)).map_or(0, |i| i + 1);
         // SAFETY: the bytes are `as_encoded_bytes` of an `OsStr` of this platform, cut just
         // before a run of ASCII separators: a split immediately before a valid non-empty UTF-8
         // substring, which `from_encoded_bytes_unchecked` allows.

@@ -217,7 +217,10 @@ impl Os {
         };
         let bytes = base.as_encoded_bytes();
         let is_separator = |b: &u8| *b == b'/' || *b == sep.as_bytes()[0];
-        let end = bytes.iter().rposition(|b| !is_separator(b)).map_or(0, |i| i + 1);
+        let end = bytes
+            .iter()
+            .rposition(|b| !is_separator(b))
+            .map_or(0, |i| i + 1);
         // SAFETY: the bytes are `as_encoded_bytes` of an `OsStr` of this platform, cut just
         // before a run of ASCII separators: a split immediately before a valid non-empty UTF-8
         // substring, which `from_encoded_bytes_unchecked` allows.

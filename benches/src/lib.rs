@@ -1,13 +1,14 @@
 //! Helpers shared by the benchmarks and the cold-start examples: the raw baselines
 //! (`cuGetProcAddress_v2` from a `dlopen`ed libcuda, `cudaGetDriverEntryPointByVersion` from a
-//! `dlopen`ed libcudart, plain `dlsym`), a monotonic clock readable across processes, and the
-//! check that a driver is there at all.
+//! `dlopen`ed libcudart, plain `dlsym`), a monotonic clock readable across processes, the body of
+//! every cold-start program ([`cold_start`]), and the check that a driver is there at all.
 //!
 //! [`gpu_report`] turns the output of a GPU run into the report (see `src/bin/bench-gpu.rs`).
 //!
 //! See `BENCHMARKS.md` at the workspace root for what is measured and how to run it.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::process::ExitCode;
 use std::ptr::null_mut;
 
 use libloading::os::unix::Library;
@@ -200,6 +201,41 @@ pub fn monotonic_ns() -> u64 {
     let rc = unsafe { clock_gettime(CLOCK_MONOTONIC, &mut ts) };
     assert_eq!(rc, 0, "clock_gettime(CLOCK_MONOTONIC) failed");
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The body of every cold-start program (`examples/cold_*.rs`): reads [`monotonic_ns`] as `main`
+/// is entered, makes `first_call` (everything the program needs for its first
+/// `cuDriverGetVersion`, loading included, returning the version), reads the clock again right
+/// after it returns, and prints `version t0 t` for `c/spawn_timer.c`. A failure prints
+/// `program: why` and exits with status 1.
+pub fn cold_start(program: &str, first_call: impl FnOnce() -> Result<c_int, String>) -> ExitCode {
+    let t0 = monotonic_ns();
+    let result = first_call();
+    let t = monotonic_ns();
+    match result {
+        Ok(version) => {
+            println!("{version} {t0} {t}");
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("{program}: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Calls `cuDriverGetVersion` at ABI 2020, the pointer `lookup` (named in messages) handed out
+/// for it: the first call of the Rust floors (`cold_raw`, `cold_raw_cudart`).
+pub fn call_driver_get_version(p: Option<*mut c_void>, lookup: &str) -> Result<c_int, String> {
+    let p = p.ok_or_else(|| format!("{lookup} found no cuDriverGetVersion"))?;
+    // SAFETY: `cuDriverGetVersion` at ABI 2020 is `CUresult (int*)`.
+    let f = unsafe { std::mem::transmute::<*mut c_void, PfnDriverGetVersion>(p) };
+    let mut version = 0;
+    // SAFETY: `version` is a valid out-parameter.
+    match unsafe { f(&mut version) } {
+        0 => Ok(version),
+        rc => Err(format!("cuDriverGetVersion returned {rc}")),
+    }
 }
 
 /// Whether criterion was asked to benchmark (`--bench`, as `cargo bench` passes) rather than to

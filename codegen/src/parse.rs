@@ -119,7 +119,7 @@ pub fn documented_decls(include: &Path) -> Result<Vec<Decl>, String> {
             )
         });
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(split(&result?.to_string())?.decls)
+    Ok(read_bindgen_output(&result?.to_string())?.decls)
 }
 
 const LIBC_STUBS: &[(&str, &str)] = &[
@@ -187,19 +187,15 @@ pub fn unsigned_macros(header: &str) -> BTreeSet<String> {
         if name.contains('(') {
             continue; // a function-like macro
         }
-        let mut literals = Vec::new();
-        let mut word = String::new();
-        let mut only_arithmetic = true;
-        for c in value.chars().chain([' ']) {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                word.push(c);
-                continue;
-            }
-            if !word.is_empty() {
-                literals.push(std::mem::take(&mut word));
-            }
-            only_arithmetic &= c.is_whitespace() || "()~-+*/%|&^<>".contains(c);
-        }
+        let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let literals: Vec<&str> = value
+            .split(|c| !is_word(c))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let only_arithmetic = value
+            .chars()
+            .filter(|&c| !is_word(c))
+            .all(|c| c.is_whitespace() || "()~-+*/%|&^<>".contains(c));
         let suffix = |w: &str| {
             w.trim_start_matches("0x")
                 .trim_start_matches(|c: char| c.is_ascii_hexdigit())
@@ -286,7 +282,7 @@ pub struct Decl {
 }
 
 /// Parses bindgen's output and separates the extern blocks from the rest.
-pub fn split(source: &str) -> Result<Generated, String> {
+pub fn read_bindgen_output(source: &str) -> Result<Generated, String> {
     let file = syn::parse_file(source).map_err(|e| format!("cannot parse bindgen output: {e}"))?;
     let mut items = Vec::new();
     let mut decls = Vec::new();

@@ -52,7 +52,7 @@ pub struct BindingItem {
 /// Runs bindgen over the release's headers and builds its manifest.
 pub fn parse_release(source: Source, include: &Path) -> Result<ParsedRelease, String> {
     let raw = parse::run_bindgen(include)?;
-    let mut generated = parse::split(&raw)?;
+    let mut generated = parse::read_bindgen_output(&raw)?;
     // `(~0u)` and the like: C's type and value, not the 64-bit evaluation bindgen's is.
     let cuda_h = include.join("cuda.h");
     let header = std::fs::read_to_string(&cuda_h)

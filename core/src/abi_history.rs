@@ -6,23 +6,16 @@
 
 include!("generated/abi_history.rs");
 
-use std::cmp::Ordering;
 use std::sync::OnceLock;
-
-use crate::version::{parse_number, split};
 
 /// The lines of [`ABI_HISTORY`], split once per process (sorted by name, as generated).
 fn lines() -> &'static [&'static str] {
     static LINES: OnceLock<Vec<&'static str>> = OnceLock::new();
     LINES.get_or_init(|| {
-        let mut lines = Vec::new();
-        // The text is generated: no `\r`.
-        for line in split(ABI_HISTORY, b'\n') {
-            if !line.is_empty() {
-                lines.push(line);
-            }
-        }
-        lines
+        ABI_HISTORY
+            .lines()
+            .filter(|line| !line.is_empty())
+            .collect()
     })
 }
 
@@ -31,9 +24,8 @@ fn lines() -> &'static [&'static str] {
 #[cfg_attr(test, derive(Debug))]
 pub(crate) struct Versions(&'static str);
 
-#[cfg(test)]
 impl Versions {
-    /// The versions, oldest first.
+    /// The versions, oldest first (`-`, no version, gives none).
     pub(crate) fn iter(self) -> impl Iterator<Item = u32> {
         self.0.split(',').filter_map(|v| v.parse().ok())
     }
@@ -42,35 +34,17 @@ impl Versions {
 /// The legacy and per-thread ABI versions of `name`, or `None` if the history does not know the
 /// function.
 pub(crate) fn abis(name: &str) -> Option<(Versions, Versions)> {
-    // A binary search by each line's first field (the lines are sorted by it), written out.
     let lines = lines();
-    let (mut low, mut high) = (0, lines.len());
-    while low < high {
-        let mid = low + (high - low) / 2;
-        let mut fields = split(lines[mid], b' ');
-        match fields.next().unwrap_or("").cmp(name) {
-            Ordering::Less => low = mid + 1,
-            Ordering::Greater => high = mid,
-            Ordering::Equal => return Some((Versions(fields.next()?), Versions(fields.next()?))),
-        }
-    }
-    None
+    let i = lines
+        .binary_search_by(|line| line.split(' ').next().unwrap_or_default().cmp(name))
+        .ok()?;
+    let mut fields = lines[i].split(' ').skip(1);
+    Some((Versions(fields.next()?), Versions(fields.next()?)))
 }
 
 /// The newest version in `versions` that is `<= at`: the ABI a lookup at version `at` returns.
 pub(crate) fn newest_at_or_below(versions: Versions, at: u32) -> Option<u32> {
-    let mut newest = None;
-    // Ascending: the first version above `at` ends the search (`-`, no version, is skipped).
-    for v in split(versions.0, b',') {
-        let Some(v) = parse_number(v) else {
-            continue;
-        };
-        if v > at {
-            break;
-        }
-        newest = Some(v);
-    }
-    newest
+    versions.iter().take_while(|&v| v <= at).last()
 }
 
 #[cfg(test)]

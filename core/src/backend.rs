@@ -155,20 +155,16 @@ pub(crate) struct BuiltIn {
     pub(crate) searched: &'static OnceLock<Searched>,
 }
 
-/// The address `lib` exports as `name`, if any, as an untyped function pointer that the caller
-/// transmutes to the function's type: one instance of the loader's generic lookup for every
-/// symbol, where a typed `get` per function type would compile one each.
+/// The function `lib` exports as `name`, if any, as a pointer of type `F`.
 ///
 /// # Safety
 ///
-/// `lib` must stay loaded while the address is used.
-pub(crate) unsafe fn export(lib: &Library, name: &CStr) -> Option<ffi::Untyped> {
-    // SAFETY: the address is only read here, as a function pointer (`*mut c_void`'s size, which
-    // `get` checks); callers call it only through the type of the function `name` exports.
-    match unsafe { lib.get::<ffi::Untyped>(name) } {
-        Ok(symbol) => Some(*symbol),
-        Err(_) => None,
-    }
+/// `F` must be a function pointer type of the function `name` exports (or [`ffi::Untyped`],
+/// to be typed before it is called), and `lib` must stay loaded while the pointer is used.
+pub(crate) unsafe fn export<F: Copy>(lib: &Library, name: &CStr) -> Option<F> {
+    // SAFETY: `F` is the export's function pointer type (the caller's promise; `get` checks its
+    // size), and the pointer is copied out for as long as the caller keeps `lib` loaded.
+    unsafe { lib.get::<F>(name) }.ok().map(|symbol| *symbol)
 }
 
 /// The system whose library layout a search plan is for: the one this crate is built for, or
@@ -220,10 +216,11 @@ impl Os {
             Os::Windows => "\\",
         };
         let bytes = base.as_encoded_bytes();
-        let mut end = bytes.len();
-        while end > 0 && (bytes[end - 1] == b'/' || bytes[end - 1] == sep.as_bytes()[0]) {
-            end -= 1;
-        }
+        let is_separator = |b: &u8| *b == b'/' || *b == sep.as_bytes()[0];
+        let end = bytes
+            .iter()
+            .rposition(|b| !is_separator(b))
+            .map_or(0, |i| i + 1);
         // SAFETY: the bytes are `as_encoded_bytes` of an `OsStr` of this platform, cut just
         // before a run of ASCII separators: a split immediately before a valid non-empty UTF-8
         // substring, which `from_encoded_bytes_unchecked` allows.
@@ -323,13 +320,11 @@ impl GetProc {
         classify(rc, status, ptr, version, driver_version, &|rc| {
             let code = rc as u32;
             let (name, description) = names(code);
-            let name = match name {
-                Some(name) => name,
-                None => match cu_result_name(code) {
-                    Some(name) => name.to_owned(),
-                    None => "unknown CUresult".to_owned(),
-                },
-            };
+            let name = name.unwrap_or_else(|| {
+                cu_result_name(code)
+                    .unwrap_or("unknown CUresult")
+                    .to_owned()
+            });
             let description = match description {
                 Some(description) => description,
                 None if code == sys::CUresult::CUDA_ERROR_STUB_LIBRARY.0 => {
@@ -351,20 +346,6 @@ impl GetProc {
         match self.call(symbol, version, StreamMode::Legacy) {
             (0, None | Some(0 | -1), p) => NonNull::new(p),
             _ => None,
-        }
-    }
-}
-
-/// Sorts `items` by `less`, keeping equal ones in order: an insertion sort, for the few entries of
-/// a folder listing, instead of the standard library's sort, which compiles a large routine for
-/// every element type into every program that uses the crate. Not generic: the listings are
-/// paths.
-pub(crate) fn sort_small(items: &mut [PathBuf], less: &dyn Fn(&Path, &Path) -> bool) {
-    for i in 1..items.len() {
-        let mut j = i;
-        while j > 0 && less(&items[j], &items[j - 1]) {
-            items.swap(j, j - 1);
-            j -= 1;
         }
     }
 }

@@ -64,7 +64,7 @@ enum LibraryPath {
 pub struct Config {
     backend: Backend,
     library: Option<LibraryPath>,
-    stream: StreamMode,
+    stream_mode: StreamMode,
     /// The default configuration's way out: when the search finds no libcudart at all, resolve
     /// through libcuda instead.
     driver_fallback: bool,
@@ -119,7 +119,7 @@ impl Config {
         Self {
             backend,
             library: None,
-            stream: StreamMode::Legacy,
+            stream_mode: StreamMode::Legacy,
             driver_fallback: false,
             #[cfg(feature = "fake")]
             fake: None,
@@ -181,15 +181,16 @@ impl Config {
         self
     }
 
-    /// Use this default-stream mode.
-    pub const fn stream(mut self, mode: StreamMode) -> Self {
-        self.stream = mode;
+    /// This configuration with default-stream mode `mode` (read back by
+    /// [`stream_mode`](Self::stream_mode)).
+    pub const fn with_stream_mode(mut self, mode: StreamMode) -> Self {
+        self.stream_mode = mode;
         self
     }
 
-    /// Shorthand for `.stream(StreamMode::PerThread)`.
+    /// Shorthand for `.with_stream_mode(StreamMode::PerThread)`.
     pub const fn per_thread(self) -> Self {
-        self.stream(StreamMode::PerThread)
+        self.with_stream_mode(StreamMode::PerThread)
     }
 
     /// The backend.
@@ -199,11 +200,10 @@ impl Config {
 
     /// The explicit library path, if one was given.
     pub fn library_path(&self) -> Option<&'static Path> {
-        match self.library {
-            None => None,
-            Some(LibraryPath::Str(s)) => Some(Path::new(s)),
-            Some(LibraryPath::Path(p)) => Some(p),
-        }
+        self.library.map(|library| match library {
+            LibraryPath::Str(s) => Path::new(s),
+            LibraryPath::Path(p) => p,
+        })
     }
 
     /// Whether this is the default configuration's runtime backend, which resolves through libcuda
@@ -212,9 +212,9 @@ impl Config {
         self.driver_fallback
     }
 
-    /// The default-stream mode.
+    /// The default-stream mode ([`with_stream_mode`](Self::with_stream_mode)).
     pub const fn stream_mode(&self) -> StreamMode {
-        self.stream
+        self.stream_mode
     }
 }
 

@@ -279,7 +279,7 @@ impl fmt::Display for ErrorKind {
                     quoted(path.as_os_str()),
                     library.kind,
                 )?;
-                f.write_str(&joined(missing))?;
+                f.write_str(&missing.join(", "))?;
                 match origin {
                     Origin::Code => write!(
                         f,
@@ -474,35 +474,17 @@ fn write_not_found(
 /// control characters (a newline is `\n`) and bytes that are not UTF-8 (`\xFF`) escaped.
 /// Backslashes are left alone: they are Windows' separators.
 pub(crate) fn quoted(path: &OsStr) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
     let mut s = String::from('"');
     for chunk in path.as_encoded_bytes().utf8_chunks() {
         for c in chunk.valid().chars() {
-            // What `char::escape_debug` writes for a control character (all are below U+00A0:
-            // two hexadecimal digits at most), written out: the standard routine is large.
-            match c {
-                '"' => s.push_str("\\\""),
-                '\0' => s.push_str("\\0"),
-                '\t' => s.push_str("\\t"),
-                '\r' => s.push_str("\\r"),
-                '\n' => s.push_str("\\n"),
-                c if c.is_control() => {
-                    let n = c as usize;
-                    s.push_str("\\u{");
-                    if n >= 0x10 {
-                        s.push(char::from(HEX[(n >> 4) & 0xF]));
-                    }
-                    s.push(char::from(HEX[n & 0xF]));
-                    s.push('}');
-                }
-                c => s.push(c),
+            if c == '"' || c.is_control() {
+                s.extend(c.escape_debug());
+            } else {
+                s.push(c);
             }
         }
-        for &byte in chunk.invalid() {
-            s.push_str("\\x");
-            s.push(char::from(HEX_UPPER[usize::from(byte >> 4)]));
-            s.push(char::from(HEX_UPPER[usize::from(byte & 0xF)]));
+        for byte in chunk.invalid() {
+            s.push_str(&format!("\\x{byte:02X}"));
         }
     }
     s.push('"');
@@ -564,14 +546,10 @@ impl fmt::Display for Errors {
                 continue;
             };
             let function = e.kind().function().unwrap_or("?");
-            let mut i = 0;
-            while i < shared.len() && shared[i].0 != cause {
-                i += 1;
+            match shared.iter_mut().find(|(c, _, _)| *c == cause) {
+                Some((_, functions, _)) => functions.push(function),
+                None => shared.push((cause, vec![function], e)),
             }
-            if i == shared.len() {
-                shared.push((cause, Vec::new(), e));
-            }
-            shared[i].1.push(function);
         }
         let n = self.0.len();
         write!(f, "{n} driver function{} could not be resolved", plural(n))?;
@@ -625,26 +603,13 @@ fn function_list(functions: &[&str]) -> String {
     match functions {
         [one] => (*one).to_owned(),
         _ => {
-            let mut names = joined(&functions[..functions.len().min(SHOWN)]);
+            let mut names = functions[..functions.len().min(SHOWN)].join(", ");
             if functions.len() > SHOWN {
                 names.push_str(", ...");
             }
             format!("{} functions ({names})", functions.len())
         }
     }
-}
-
-/// `names` joined by `, `: a loop, where `[&str]::join` would compile its generic routine into
-/// this crate.
-pub(crate) fn joined(names: &[&str]) -> String {
-    let mut s = String::new();
-    for i in 0..names.len() {
-        if i > 0 {
-            s.push_str(", ");
-        }
-        s.push_str(names[i]);
-    }
-    s
 }
 
 #[cfg(test)]

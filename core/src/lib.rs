@@ -5,21 +5,8 @@
 //! A crate of its own so that a clean build compiles it and the attribute's crate side by side:
 //! the attribute is not needed to compile this code, only to use it.
 
-// Compile cost: this crate is compiled into every user's program, with debug info in a debug
-// build, and every iterator adapter, closure handed to a generic function and generic used at
-// one more type compiles one more copy of the standard library's code into it. So its code
-// prefers plain loops, `match`es, `&dyn Fn` and values (such as `backend::BuiltIn`) to adapter
-// chains, `Option`/`Result` combinators and generics; these lints would ask for them back.
 // docs.rs (`--cfg docsrs`, nightly) shows each feature-gated item with its feature.
 #![cfg_attr(docsrs, feature(doc_cfg))]
-#![allow(
-    clippy::manual_map,
-    clippy::manual_ok_err,
-    clippy::manual_unwrap_or,
-    clippy::manual_unwrap_or_default,
-    clippy::needless_range_loop,
-    clippy::vec_init_then_push
-)]
 
 #[cfg(feature = "fake")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fake")))]

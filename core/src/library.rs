@@ -88,15 +88,13 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use libloading::Library;
 
 use crate::backend::{
-    sort_small, BuiltIn, BuiltInResolver, Env, Loaded, Os, Searched, Source, VersionedLookup,
-    DRIVER, RUNTIME,
+    BuiltIn, BuiltInResolver, Env, Loaded, Os, Searched, Source, VersionedLookup, DRIVER, RUNTIME,
 };
 use crate::config::{Backend, Config};
-use crate::error::{joined, quoted, CudaLibrary, Error, ErrorKind, Origin};
+use crate::error::{quoted, CudaLibrary, Error, ErrorKind, Origin};
 use crate::manifest::Abi;
 use crate::resolve::{resolve_with, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
-use crate::version::{cut, split};
 
 /// Resolves driver function `name` at ABI `abi` through `config`'s backend and stream mode, by
 /// the same rules as a table's fields ([`Abi::request`] is what is asked); loads the library
@@ -394,16 +392,15 @@ fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
 /// folders (the folders behind the loader's own search, [`system_library_folders`]); the
 /// loader's search itself is noted in `skipped` as not made.
 fn keep_names_from_the_loader(
-    mut candidates: Vec<PathBuf>,
+    candidates: Vec<PathBuf>,
     ld_path: &OsStr,
     skipped: &mut Vec<(String, String)>,
 ) -> Vec<PathBuf> {
     let folders = absolute_entries(ld_path);
-    // The names searched for, quoted and joined with ", " as they come.
-    let mut names = String::new();
+    // The names searched for, quoted, as they come.
+    let mut names = Vec::new();
     let mut kept = Vec::new();
-    for i in 0..candidates.len() {
-        let candidate = std::mem::take(&mut candidates[i]);
+    for candidate in candidates {
         if Os::Unix.has_folder(candidate.as_os_str()) {
             kept.push(candidate);
             continue;
@@ -411,13 +408,11 @@ fn keep_names_from_the_loader(
         for folder in &folders {
             kept.push(folder.join(&candidate));
         }
-        if !names.is_empty() {
-            names.push_str(", ");
-        }
-        names.push_str(&quoted(candidate.as_os_str()));
+        names.push(quoted(candidate.as_os_str()));
         kept.push(candidate);
     }
     if !names.is_empty() {
+        let names = names.join(", ");
         skipped.push((
             format!("the system loader's search for {names}"),
             format!(
@@ -555,17 +550,15 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
         return;
     };
     // Lines: a `\r` before a `\n` is whitespace, trimmed with the rest.
-    for line in split(&text, b'\n') {
-        let line = trim(cut(line, b'#').0);
+    for line in text.split('\n') {
+        let line = line.split('#').next().unwrap_or_default().trim();
         if let Some(patterns) = include_patterns(line) {
             if depth >= MAX_INCLUDE_DEPTH {
                 continue;
             }
-            let mut rest = patterns;
-            while let Some((pattern, after)) = next_word(rest) {
-                rest = after;
+            for pattern in patterns.split_whitespace() {
                 let pattern = match file.parent() {
-                    Some(dir) if !pattern.as_bytes().starts_with(b"/") => dir.join(pattern),
+                    Some(dir) if !pattern.starts_with('/') => dir.join(pattern),
                     _ => PathBuf::from(pattern),
                 };
                 for included in &matching_files(&pattern) {
@@ -574,54 +567,13 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             }
         } else {
             // Folders, separated by blanks, `:` or `,`.
-            let bytes = line.as_bytes();
-            let mut start = 0;
-            for end in 0..=bytes.len() {
-                if end == bytes.len() || matches!(bytes[end], b' ' | b'\t' | b':' | b',') {
-                    let folder = cut(&line[start..end], b'=').0;
-                    if folder.as_bytes().starts_with(b"/") {
-                        out.push(PathBuf::from(folder));
-                    }
-                    start = end + 1;
+            for word in line.split([' ', '\t', ':', ',']) {
+                let folder = word.split('=').next().unwrap_or_default();
+                if folder.starts_with('/') {
+                    out.push(PathBuf::from(folder));
                 }
             }
         }
-    }
-}
-
-/// `text` without the whitespace at its ends (Unicode's, as `str::trim` has it), written out:
-/// the standard routine is generic over its pattern.
-fn trim(text: &str) -> &str {
-    let mut kept: Option<(usize, usize)> = None;
-    for (i, c) in text.char_indices() {
-        if !c.is_whitespace() {
-            let start = match kept {
-                Some((start, _)) => start,
-                None => i,
-            };
-            kept = Some((start, i + c.len_utf8()));
-        }
-    }
-    match kept {
-        Some((start, end)) => &text[start..end],
-        None => "",
-    }
-}
-
-/// The first word of `text` (separated by whitespace, as `str::split_whitespace` has it) and
-/// what follows it; `None` when there is none.
-fn next_word(text: &str) -> Option<(&str, &str)> {
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (start, c.is_whitespace()) {
-            (None, false) => start = Some(i),
-            (Some(start), true) => return Some((&text[start..i], &text[i..])),
-            _ => {}
-        }
-    }
-    match start {
-        Some(start) => Some((&text[start..], "")),
-        None => None,
     }
 }
 
@@ -644,7 +596,7 @@ fn matching_files(pattern: &Path) -> Vec<PathBuf> {
     let Some(name) = name.to_str() else {
         return files;
     };
-    let (prefix, Some(suffix)) = cut(name, b'*') else {
+    let Some((prefix, suffix)) = name.split_once('*') else {
         files.push(pattern.to_path_buf());
         return files;
     };
@@ -667,7 +619,7 @@ fn matching_files(pattern: &Path) -> Vec<PathBuf> {
             files.push(entry.path());
         }
     }
-    sort_small(&mut files, &|a, b| a < b);
+    files.sort();
     files
 }
 
@@ -693,14 +645,10 @@ fn load_plan_of(
 ) -> Searched {
     // For messages; the names are ASCII.
     let lookup_names = || -> Vec<&'static str> {
-        let mut names = Vec::new();
-        for symbol in lookup_symbols {
-            names.push(match symbol.to_str() {
-                Ok(name) => name,
-                Err(_) => "",
-            });
-        }
-        names
+        lookup_symbols
+            .iter()
+            .map(|symbol| symbol.to_str().unwrap_or_default())
+            .collect()
     };
     // Only a search can find nothing: a path that was named is reported, never replaced.
     let named = |loaded| Searched {
@@ -760,7 +708,7 @@ fn load_plan_of(
                     quoted(path.as_os_str()),
                     format!(
                         "loaded, but exports none of {}; not a CUDA library",
-                        joined(&lookup_names())
+                        lookup_names().join(", ")
                     ),
                 ));
             }

@@ -2,12 +2,10 @@
 //! for each: what tests and tools need to check resolved pointers; and the names of its
 //! `CUresult` codes (generated from the release's `cuda.h`).
 
-use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::stream::StreamMode;
-use crate::version::{cut, parse_number, split};
 
 /// A driver function and every ABI it has in the selected release, oldest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,18 +78,14 @@ pub fn functions() -> &'static [Function] {
         // Kept for the rest of the process, like the list pointing into it (exactly once: this
         // runs once).
         let abis: &'static [Abi] = read(FUNCTIONS_TEXT, &mut ranges).leak();
-        let mut functions = Vec::with_capacity(ranges.len());
-        for (name, default, range) in &ranges {
-            functions.push(Function {
+        ranges
+            .into_iter()
+            .map(|(name, default, range)| Function {
                 name,
-                default: *default,
-                abis: match abis.get(range.clone()) {
-                    Some(abis) => abis,
-                    None => &[],
-                },
-            });
-        }
-        functions
+                default,
+                abis: abis.get(range).unwrap_or_default(),
+            })
+            .collect()
     })
 }
 
@@ -101,32 +95,32 @@ pub fn functions() -> &'static [Function] {
 /// that none is).
 fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>)>) -> Vec<Abi> {
     fn version_export(field: &'static str) -> Option<(u32, Option<&'static str>)> {
-        let (version, export) = cut(field, b':');
-        let (version, export) = (parse_number(version)?, export?);
-        Some((version, if export == "-" { None } else { Some(export) }))
+        let (version, export) = field.split_once(':')?;
+        Some((version.parse().ok()?, (export != "-").then_some(export)))
     }
     let mut abis = Vec::new();
     // Lines (the text is generated: no `\r`), and fields separated by one space.
-    for line in split(text, b'\n') {
-        let mut fields = split(line, b' ');
+    for line in text.split('\n') {
+        let mut fields = line.split(' ');
         let (Some(name), Some(default)) = (fields.next(), fields.next()) else {
             continue;
         };
-        let Some(default) = parse_number(default) else {
+        let Ok(default) = default.parse() else {
             continue;
         };
         let start = abis.len();
         for field in fields {
-            let (abi, twin) = cut(field, b'/');
+            let (abi, twin) = match field.split_once('/') {
+                Some((abi, twin)) => (abi, Some(twin)),
+                None => (field, None),
+            };
             let Some((version, export)) = version_export(abi) else {
                 continue;
             };
-            let per_thread = match twin {
+            let per_thread = match twin.map(version_export) {
                 None => None,
-                Some(twin) => match version_export(twin) {
-                    Some((version, export)) => Some(PerThread { version, export }),
-                    None => continue,
-                },
+                Some(Some((version, export))) => Some(PerThread { version, export }),
+                Some(None) => continue,
             };
             abis.push(Abi {
                 version,
@@ -142,28 +136,17 @@ fn read(text: &'static str, functions: &mut Vec<(&'static str, u32, Range<usize>
 /// The name of `CUresult` `code` in the bindings of the selected release
 /// (`CUDA_ERROR_STUB_LIBRARY` for 34), if they have one: for a code the driver cannot name itself.
 pub fn cu_result_name(code: u32) -> Option<&'static str> {
-    for (c, name) in CU_RESULTS {
-        if c.0 == code {
-            return Some(*name);
-        }
-    }
-    None
+    CU_RESULTS
+        .iter()
+        .find(|(c, _)| c.0 == code)
+        .map(|&(_, name)| name)
 }
 
 /// Looks a function up by name in the selected release.
 pub fn find(name: &str) -> Option<&'static Function> {
-    // A binary search (the list is sorted by name), written out.
     let functions = functions();
-    let (mut low, mut high) = (0, functions.len());
-    while low < high {
-        let mid = low + (high - low) / 2;
-        match functions[mid].name.cmp(name) {
-            Ordering::Less => low = mid + 1,
-            Ordering::Greater => high = mid,
-            Ordering::Equal => return Some(&functions[mid]),
-        }
-    }
-    None
+    let i = functions.binary_search_by(|f| f.name.cmp(name)).ok()?;
+    Some(&functions[i])
 }
 
 #[cfg(test)]

@@ -104,15 +104,8 @@ pub unsafe trait Resolver: Send + Sync + RefUnwindSafe {
         // SAFETY: by the trait's contract, `resolve_symbol` only returns pointers of the requested
         // ABI, here the ABI 6000 of cuGetErrorName / cuGetErrorString.
         unsafe {
-            fns.strings(code, &|name, symbol| match resolve_symbol(
-                self,
-                StreamMode::Legacy,
-                name,
-                symbol,
-                &ERROR_STRING_ABI,
-            ) {
-                Ok(p) => Some(p),
-                Err(_) => None,
+            fns.strings(code, &|name, symbol| {
+                resolve_symbol(self, StreamMode::Legacy, name, symbol, &ERROR_STRING_ABI).ok()
             })
         }
     }
@@ -133,33 +126,16 @@ pub(crate) fn resolve_with<R: Resolver + ?Sized>(
     name: &'static str,
     abi: &Abi,
 ) -> Result<NonNull<c_void>, Error> {
-    // Driver function names are short: build the C string on the stack, not the heap.
-    let mut buf = [0u8; 128];
-    let heap;
-    let symbol: &CStr = if name.len() < buf.len() && !name.as_bytes().contains(&0) {
-        buf[..name.len()].copy_from_slice(name.as_bytes());
-        match CStr::from_bytes_until_nul(&buf) {
-            Ok(s) => s,
-            Err(_) => return Err(not_a_symbol(name, abi, mode)),
+    let request = abi.request(mode);
+    // A name that cannot be a C symbol (it holds a NUL byte) names no driver function.
+    let Ok(symbol) = CString::new(name) else {
+        return Err(ErrorKind::SymbolNotFound {
+            function: name,
+            version: request.0,
         }
-    } else {
-        let Ok(s) = CString::new(name) else {
-            return Err(not_a_symbol(name, abi, mode));
-        };
-        heap = s;
-        &heap
+        .into());
     };
-    resolve_symbol(resolver, mode, name, symbol, abi)
-}
-
-/// A name that cannot be a C symbol (it holds a NUL byte).
-#[cold]
-fn not_a_symbol(name: &'static str, abi: &Abi, mode: StreamMode) -> Error {
-    ErrorKind::SymbolNotFound {
-        function: name,
-        version: abi.request(mode).0,
-    }
-    .into()
+    resolve_request(resolver, &resolver.versioning(), name, &symbol, request)
 }
 
 /// [`resolve_with`] for a name that is already a C string (`symbol`, the same name with its NUL):
@@ -171,20 +147,26 @@ pub(crate) fn resolve_symbol<R: Resolver + ?Sized>(
     symbol: &CStr,
     abi: &Abi,
 ) -> Result<NonNull<c_void>, Error> {
-    resolve_symbol_as(resolver, &resolver.versioning(), mode, name, symbol, abi)
+    resolve_request(
+        resolver,
+        &resolver.versioning(),
+        name,
+        symbol,
+        abi.request(mode),
+    )
 }
 
-/// [`resolve_symbol`] with the resolver's [`Versioning`] already asked (once for a whole table by
-/// `resolve_all`).
-pub(crate) fn resolve_symbol_as<R: Resolver + ?Sized>(
+/// The rule itself: asks `resolver`, whose [`Versioning`] is `versioning` (asked once for a whole
+/// table by `resolve_all`), for `name` (`symbol`, with its NUL) at exactly `request`, a version
+/// and a stream flag as [`Abi::request`] makes them; an unversioned lookup only where the ABI
+/// history proves it returns exactly that version.
+pub(crate) fn resolve_request<R: Resolver + ?Sized>(
     resolver: &R,
     versioning: &Versioning,
-    mode: StreamMode,
     name: &'static str,
     symbol: &CStr,
-    abi: &Abi,
+    (version, flag): (u32, StreamMode),
 ) -> Result<NonNull<c_void>, Error> {
-    let (version, flag) = abi.request(mode);
     let (query, asked) = match *versioning {
         Versioning::Versioned => (Query::ByVersion(version), version),
         Versioning::Unversioned(runtime) => {
@@ -330,18 +312,12 @@ impl ErrorStringFns {
         code: u32,
         fetch: &dyn Fn(&'static str, &'static CStr) -> Option<NonNull<c_void>>,
     ) -> (Option<String>, Option<String>) {
-        let fetch_into = |slot: &AtomicPtr<c_void>,
-                          name: &'static str,
-                          symbol: &'static CStr|
-         -> Option<NonNull<c_void>> {
-            match NonNull::new(slot.load(Ordering::Acquire)) {
-                Some(p) => Some(p),
-                None => {
-                    let p = fetch(name, symbol)?;
-                    slot.store(p.as_ptr(), Ordering::Release);
-                    Some(p)
-                }
-            }
+        let fetch_into = |slot: &AtomicPtr<c_void>, name: &'static str, symbol: &'static CStr| {
+            NonNull::new(slot.load(Ordering::Acquire)).or_else(|| {
+                let p = fetch(name, symbol)?;
+                slot.store(p.as_ptr(), Ordering::Release);
+                Some(p)
+            })
         };
         // One call of `cuGetErrorName` or `cuGetErrorString` (both of this type at ABI 6000).
         let text = |f: ffi::GetErrorName| -> Option<String> {
@@ -359,21 +335,16 @@ impl ErrorStringFns {
                     .into_owned(),
             )
         };
-        let name = match fetch_into(&self.name, "cuGetErrorName", c"cuGetErrorName") {
-            Some(p) => {
-                // SAFETY: by this function's contract `p` is cuGetErrorName at ABI 6000, whose
-                // bindings typedef is `ffi::GetErrorName`.
-                text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorName>(p.as_ptr()) })
-            }
-            None => None,
-        };
-        let description = match fetch_into(&self.string, "cuGetErrorString", c"cuGetErrorString") {
-            Some(p) => {
+        let name = fetch_into(&self.name, "cuGetErrorName", c"cuGetErrorName").and_then(|p| {
+            // SAFETY: by this function's contract `p` is cuGetErrorName at ABI 6000, whose
+            // bindings typedef is `ffi::GetErrorName`.
+            text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorName>(p.as_ptr()) })
+        });
+        let description = fetch_into(&self.string, "cuGetErrorString", c"cuGetErrorString")
+            .and_then(|p| {
                 // SAFETY: likewise cuGetErrorString, `ffi::GetErrorString`, the same type.
                 text(unsafe { std::mem::transmute::<*mut c_void, ffi::GetErrorString>(p.as_ptr()) })
-            }
-            None => None,
-        };
+            });
         (name, description)
     }
 }
@@ -384,12 +355,8 @@ impl ErrorStringFns {
 ///
 /// `p` must be null or point to a NUL-terminated string that lives at least during this call.
 pub(crate) unsafe fn c_string(p: *const c_char) -> Option<String> {
-    if p.is_null() {
-        None
-    } else {
-        // SAFETY: not null, and NUL-terminated by the caller's guarantee.
-        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
-    }
+    // SAFETY: not null, and NUL-terminated by the caller's guarantee.
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]

@@ -15,14 +15,14 @@ use std::marker::PhantomData;
 use std::ptr::{null_mut, NonNull};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::backend::{Source, VersionedLookup};
+use crate::backend::Source;
 use crate::config::Config;
 #[cfg(feature = "fake")]
 use crate::error::Status;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::library::{resolver_for, source_for};
 use crate::manifest::{cu_result_name, Abi, PerThread};
-use crate::resolve::{found, resolve_symbol, resolve_symbol_as, Resolver};
+use crate::resolve::{found, resolve_request};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
@@ -340,7 +340,7 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
         let p = self.slots[I].load(Ordering::Acquire);
         // SAFETY: `Option<Fn>` is an `Option` of an `extern "C"` function pointer (`Field`'s
         // contract) of pointer size (checked above), whose representation is the function's
-        // address, null for `None`. Slot `I` is only filled (by `fill`, or `resolve_every` for
+        // address, null for `None`. Slot `I` is only filled (by `settle`, for `fill` or
         // `resolve_all`) with what the backend resolved for `T::FUNCTIONS[I]` at exactly its
         // request, which by `Functions`' contract has type `Fn`.
         unsafe { std::mem::transmute_copy::<*mut c_void, Option<<T as Field<I>>::Fn>>(&p) }
@@ -395,62 +395,60 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
     }
 }
 
-/// Resolves `spec` through `config` and stores it in `ptr` (the slow path of every field).
+/// Resolves `spec` through `config` and stores it in `slot` (the slow path of every field).
 ///
 /// Not generic: one copy serves every field of every table.
 #[cold]
 #[inline(never)]
 fn fill(
-    ptr: &AtomicPtr<c_void>,
+    slot: &AtomicPtr<c_void>,
     config: &Config,
     spec: &FunctionSpec,
 ) -> Result<NonNull<c_void>, Error> {
-    #[cfg(feature = "tracing")]
-    let start = std::time::Instant::now();
-    let resolved = match source_for(config) {
-        Ok(source) => resolve_symbol(
-            source.resolver(),
-            config.stream_mode(),
+    settle(slot, config, spec, &|request| {
+        let resolver = source_for(config)?.resolver();
+        resolve_request(
+            resolver,
+            &resolver.versioning(),
             spec.name,
             spec.symbol,
-            &spec.abi,
-        ),
-        Err(e) => Err(e),
-    };
-    let result = match resolved {
-        Ok(p) => Ok(store_first(ptr, p)),
-        Err(e) => Err(e),
-    };
-    // The event comes after the store: a subscriber that calls this table from inside it finds
-    // the field resolved (and `trace` keeps events from nesting, for a failure).
+            request,
+        )
+    })
+}
+
+/// The one way a slot is filled: computes `spec`'s request ([`Abi::request`] in `config`'s
+/// stream mode) once, resolves it with `resolve`, stores the pointer ([`store_first`]) and, with
+/// the `tracing` feature, emits the resolution's event with that same request. The event comes
+/// after the store: a subscriber that calls the table from inside it finds the field resolved
+/// (and `trace` keeps events from nesting, for a failure).
+fn settle(
+    slot: &AtomicPtr<c_void>,
+    config: &Config,
+    spec: &FunctionSpec,
+    resolve: &dyn Fn((u32, StreamMode)) -> Result<NonNull<c_void>, Error>,
+) -> Result<NonNull<c_void>, Error> {
+    let request = spec.abi.request(config.stream_mode());
     #[cfg(feature = "tracing")]
-    crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
+    let start = std::time::Instant::now();
+    let result = resolve(request).map(|p| store_first(slot, p));
+    #[cfg(feature = "tracing")]
+    crate::trace::resolution(config, spec.name, request, &result, start.elapsed());
     result
 }
 
-/// Stores `p` in `ptr` unless a racing thread stored a pointer first, and returns the one stored:
-/// every caller of a function gets the same pointer, even from a resolver that answers one
-/// question with different (equally valid) pointers.
-fn store_first(ptr: &AtomicPtr<c_void>, p: NonNull<c_void>) -> NonNull<c_void> {
-    match ptr.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {
+/// Stores `p` in `slot` unless a racing thread stored a pointer first, and returns the one
+/// stored: every caller of a function gets the same pointer, even from a resolver that answers
+/// one question with different (equally valid) pointers.
+fn store_first(slot: &AtomicPtr<c_void>, p: NonNull<c_void>) -> NonNull<c_void> {
+    match slot.compare_exchange(null_mut(), p.as_ptr(), Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => p,
-        Err(winner) => match NonNull::new(winner) {
-            Some(winner) => winner,
-            None => p,
-        },
+        Err(winner) => NonNull::new(winner).unwrap_or(p),
     }
 }
 
 /// Resolves every function of `specs` whose slot (in `slots`, the same order) is empty, through
 /// `config` (the body of every table's `resolve_all`, not generic).
-///
-/// What can be asked once for the whole table is asked once: the library (`source_for`) and,
-/// for a built-in backend, its lookup function, which is then called directly for each function
-/// ([`resolve_directly`]); for another resolver, or a backend without a versioned lookup now
-/// (an old libcudart without a driver), its [`Versioning`], then each function as a field's
-/// first call asks it ([`resolve_symbol_as`]).
-///
-/// [`Versioning`]: crate::Versioning
 fn resolve_every(
     slots: &[AtomicPtr<c_void>],
     specs: &[FunctionSpec],
@@ -460,122 +458,60 @@ fn resolve_every(
 }
 
 /// [`resolve_every`] through `source`, the outcome of `source_for(config)`.
+///
+/// What can be asked once for the whole table is asked once: the library (`source`; when it
+/// failed, every function fails with its error) and, for a built-in backend, its versioned lookup
+/// function, which is then called directly for each function, with a plain check that it found
+/// it ([`found`]); a function it did not find is asked again through the resolver
+/// ([`resolve_request`]), which says why in the error: failures take the slow path, successes
+/// nothing more. For another resolver, or a backend without a versioned lookup now (an old
+/// libcudart without a driver), its [`Versioning`] is asked once, then each function as a
+/// field's first call asks it. Each function goes through [`settle`], as a field's first call does.
+///
+/// [`Versioning`]: crate::Versioning
 fn resolve_every_through(
     slots: &[AtomicPtr<c_void>],
     specs: &[FunctionSpec],
     config: &Config,
     source: Result<Source, Error>,
 ) -> Result<(), Errors> {
-    let mut errors = Vec::new();
-    // The functions to resolve: `specs[i]` for each `i < n` whose slot is empty when its turn
-    // comes.
-    let n = slots.len().min(specs.len());
-    let source = match source {
-        Ok(source) => source,
-        // Every function fails with the library's error.
-        Err(e) => {
-            for i in 0..n {
-                if !slots[i].load(Ordering::Acquire).is_null() {
-                    continue;
-                }
-                #[cfg(feature = "tracing")]
-                crate::trace::resolution(
-                    config,
-                    specs[i].name,
-                    &specs[i].abi,
-                    &Err(e.clone()),
-                    std::time::Duration::ZERO,
-                );
-                errors.push(e.clone());
-            }
-            return Errors::from_vec(errors);
-        }
+    let direct = source
+        .as_ref()
+        .ok()
+        .and_then(|source| source.versioned_lookup());
+    let versioning = match (&source, direct) {
+        (Ok(source), None) => Some(source.resolver().versioning()),
+        _ => None,
     };
-    let resolver = source.resolver();
-    match source.versioned_lookup() {
-        Some(lookup) => resolve_directly(
-            &slots[..n],
-            &specs[..n],
-            config,
-            resolver,
-            &mut errors,
-            lookup,
-        ),
-        None => {
-            let versioning = resolver.versioning();
-            for i in 0..n {
-                let (slot, spec) = (&slots[i], &specs[i]);
-                if !slot.load(Ordering::Acquire).is_null() {
-                    continue;
+    let errors = slots
+        .iter()
+        .zip(specs)
+        .filter(|(slot, _)| slot.load(Ordering::Acquire).is_null())
+        .filter_map(|(slot, spec)| {
+            settle(slot, config, spec, &|(version, flag)| {
+                let resolver = source.as_ref().map_err(Error::clone)?.resolver();
+                if let Some(lookup) = direct {
+                    let (rc, status, p) = lookup.call(spec.symbol, version, flag);
+                    if let Some(p) = found(rc, status, p) {
+                        return Ok(p);
+                    }
                 }
-                #[cfg(feature = "tracing")]
-                let start = std::time::Instant::now();
-                let result = match resolve_symbol_as(
+                let versioning = match &versioning {
+                    Some(versioning) => versioning,
+                    None => &resolver.versioning(),
+                };
+                resolve_request(
                     resolver,
-                    &versioning,
-                    config.stream_mode(),
+                    versioning,
                     spec.name,
                     spec.symbol,
-                    &spec.abi,
-                ) {
-                    Ok(p) => Ok(store_first(slot, p)),
-                    Err(e) => Err(e),
-                };
-                #[cfg(feature = "tracing")]
-                crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
-                if let Err(e) = result {
-                    errors.push(e);
-                }
-            }
-        }
-    }
+                    (version, flag),
+                )
+            })
+            .err()
+        })
+        .collect();
     Errors::from_vec(errors)
-}
-
-/// The loop of [`resolve_every`] for a built-in backend whose versioned lookup is `lookup`, over
-/// the functions of `specs` whose slot (in `slots`, the same order) is empty: per function, the
-/// request ([`Abi::request`], as [`resolve_symbol`] makes it), the call, the check
-/// that it found the function ([`found`]), the store and, with the `tracing` feature, the event.
-/// A function the call did not find is asked again through `resolver` ([`resolve_symbol`]),
-/// which says why in the error: failures take the slow path, successes nothing more.
-///
-/// The store is plain, where a field's first call (`fill`) keeps the pointer a racing thread
-/// stored first: a built-in backend's lookup answers a (name, version, flag) with the driver's one
-/// pointer for it, so every thread that races this store stores the very same pointer.
-fn resolve_directly(
-    slots: &[AtomicPtr<c_void>],
-    specs: &[FunctionSpec],
-    config: &Config,
-    resolver: &dyn Resolver,
-    errors: &mut Vec<Error>,
-    lookup: VersionedLookup,
-) {
-    let mode = config.stream_mode();
-    for i in 0..slots.len().min(specs.len()) {
-        let (slot, spec) = (&slots[i], &specs[i]);
-        if !slot.load(Ordering::Acquire).is_null() {
-            continue;
-        }
-        #[cfg(feature = "tracing")]
-        let start = std::time::Instant::now();
-        let (version, flag) = spec.abi.request(mode);
-        let (rc, status, p) = lookup.call(spec.symbol, version, flag);
-        let result = match found(rc, status, p) {
-            Some(p) => {
-                slot.store(p.as_ptr(), Ordering::Release);
-                Ok(p)
-            }
-            None => match resolve_symbol(resolver, mode, spec.name, spec.symbol, &spec.abi) {
-                Ok(p) => Ok(store_first(slot, p)),
-                Err(e) => Err(e),
-            },
-        };
-        #[cfg(feature = "tracing")]
-        crate::trace::resolution(config, spec.name, &spec.abi, &result, start.elapsed());
-        if let Err(e) = result {
-            errors.push(e);
-        }
-    }
 }
 
 /// The configuration and the names of the functions resolved so far.
@@ -638,17 +574,10 @@ pub fn check(config: &Config, function: &'static str, result: CUresult) -> Resul
 #[cold]
 #[inline(never)]
 fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
-    let (name, description) = match resolver_for(config) {
-        Ok(resolver) => resolver.error_strings(code),
-        Err(_) => (None, None),
-    };
-    let name = match name {
-        Some(name) => Some(name),
-        None => match cu_result_name(code) {
-            Some(name) => Some(name.to_owned()),
-            None => None,
-        },
-    };
+    let (name, description) = resolver_for(config)
+        .map(|resolver| resolver.error_strings(code))
+        .unwrap_or_default();
+    let name = name.or_else(|| cu_result_name(code).map(str::to_owned));
     ErrorKind::Cuda {
         function,
         code,

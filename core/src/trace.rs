@@ -167,7 +167,7 @@ mod on {
 
     use crate::config::Config;
     use crate::error::{Error, ErrorKind};
-    use crate::manifest::Abi;
+    use crate::stream::StreamMode;
 
     /// An argument of a traced call, shown by [`DebugArg`] where its type has `Debug` (pointers
     /// in hex, integers and the bindings' enums by value), else by [`OpaqueArg`] as its type's
@@ -279,12 +279,13 @@ mod on {
         Some(tracing::field::debug(show(value)))
     }
 
-    /// The event of one resolution: the function, the ABI version and flag asked, the backend,
-    /// the time it took and, for a failure (at DEBUG), the error.
+    /// The event of one resolution: the function, the ABI version and flag asked (`request`, as
+    /// the resolution computed it), the backend, the time it took and, for a failure (at DEBUG),
+    /// the error.
     pub(crate) fn resolution(
         config: &Config,
         name: &str,
-        abi: &Abi,
+        (abi, mode): (u32, StreamMode),
         result: &Result<std::ptr::NonNull<std::ffi::c_void>, Error>,
         elapsed: Duration,
     ) {
@@ -293,11 +294,8 @@ mod on {
         }
         // Inside `emit`: a nested resolution, which emits nothing, builds no description either.
         emit(|| {
-            let (abi, mode) = abi.request(config.stream_mode());
-            let backend = match crate::library::resolver_for(config) {
-                Ok(r) => r.describe(),
-                Err(_) => "no library".to_owned(),
-            };
+            let backend = crate::library::resolver_for(config)
+                .map_or_else(|_| "no library".to_owned(), |r| r.describe());
             let elapsed_ns = nanos(elapsed);
             match result {
                 Ok(p) => tracing::event!(

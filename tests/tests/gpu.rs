@@ -5,13 +5,14 @@
 #![cfg(feature = "gpu")]
 
 use cuda_driver_table::{
-    driver_table, manifest, resolve, sys, Config, ErrorKind, StreamMode, Versioning,
+    driver_table, manifest, resolve, sys, Config, Error, ErrorKind, StreamMode, Versioning,
 };
 use cuda_driver_table_tests::gpu::{
     backends, cudart13, cudart_config, cudart_matrix, dlsym, libcuda, MODES,
 };
 use std::ffi::c_void;
 use std::fmt::Write as _;
+use std::ptr::NonNull;
 
 /// An ABI without a per-thread twin, for lookups by version alone.
 fn abi(version: u32) -> manifest::Abi {
@@ -48,7 +49,7 @@ fn every_abi_of_key_functions_matches_its_export() {
                 for mode in MODES {
                     let export = abi.expected_export(mode);
                     let Some(export) = export else { continue };
-                    let got = resolve(&base.stream(mode), name, abi);
+                    let got = resolve(&base.with_stream_mode(mode), name, abi);
                     match (dlsym(&lib, export), got) {
                         (Some(want), Ok(p)) if p.as_ptr() == want => {}
                         (None, Err(_)) => {} // not exported by this driver, and not handed out
@@ -261,10 +262,10 @@ macro_rules! run_vector_add {
 fn vector_add_kernel_in_legacy_and_per_thread_mode() {
     for (label, base) in backends() {
         for mode in MODES {
-            let old = Old::with_config(base.stream(mode));
+            let old = Old::with_config(base.with_stream_mode(mode));
             let n = run_vector_add!(&old, |t: &Old, ctx: &mut sys::CUcontext, dev| t
                 .cuCtxCreate(ctx, 0, dev));
-            let new = Current::with_config(base.stream(mode));
+            let new = Current::with_config(base.with_stream_mode(mode));
             run_vector_add!(&new, |t: &Current, ctx: &mut sys::CUcontext, dev| t
                 .cuCtxCreate(ctx, std::ptr::null_mut(), 0, dev));
             // The per-thread mode really used the per-thread launch.
@@ -288,14 +289,92 @@ fn vector_add_kernel_in_legacy_and_per_thread_mode() {
     }
 }
 
+#[driver_table(all)]
+struct All;
+
+/// How the pointers of one configuration compare with `dlsym` of the exports `cuda.h` names for
+/// their ABIs: each ABI checked lands in one column of the report.
+#[derive(Default)]
+struct Tally {
+    checked: usize,
+    equal: usize,
+    /// Not found (status 1), and the driver exports no such symbol.
+    absent: Vec<String>,
+    /// Newer than the driver (status 2, or a version it refuses), and not exported either.
+    newer: Vec<String>,
+    /// An unversioned lookup that could not be proven to return exactly the ABI.
+    refused: Vec<String>,
+    /// Anything else: a pointer that differs from `dlsym`, or a failure where it has one.
+    wrong: Vec<String>,
+}
+
+impl Tally {
+    /// Records what resolving `name` at `version` gave (`got`) against `dlsym(export)`.
+    fn judge(
+        &mut self,
+        lib: &libloading::Library,
+        (name, version, export): (&str, u32, &str),
+        got: Result<NonNull<c_void>, Error>,
+    ) {
+        self.checked += 1;
+        let what = format!("{name}@{version}");
+        let kind = got.as_ref().err().map(Error::kind);
+        match (&got, dlsym(lib, export)) {
+            (Ok(p), Some(w)) if p.as_ptr() == w => self.equal += 1,
+            (Err(_), None) if matches!(kind, Some(ErrorKind::SymbolNotFound { .. })) => {
+                self.absent.push(what)
+            }
+            (Err(_), None)
+                if matches!(
+                    kind,
+                    Some(ErrorKind::VersionNotSufficient { .. } | ErrorKind::DriverTooOld { .. })
+                ) =>
+            {
+                self.newer.push(what)
+            }
+            (Err(_), _) if matches!(kind, Some(ErrorKind::UnversionedLookupUnsafe { .. })) => {
+                self.refused.push(what)
+            }
+            (_, w) => self
+                .wrong
+                .push(format!("{what}: {got:?}, dlsym({export}) = {w:?}")),
+        }
+    }
+}
+
+/// Every function of the default release at its default ABI, through an `All` table configured
+/// with `config`, and every older ABI with an exported name, through `resolve`: the two tallies.
+/// The one body behind every row of the report.
+fn compare(lib: &libloading::Library, config: Config) -> (Tally, Tally) {
+    let mode = config.stream_mode();
+    let table = All::with_config(config);
+    let mut defaults = Tally::default();
+    for spec in All::FUNCTIONS {
+        let export = spec
+            .abi
+            .expected_export(mode)
+            .expect("every ABI has an export");
+        let got = table.raw_pointer(spec.name).expect("in table");
+        defaults.judge(lib, (spec.name, spec.abi.version, export), got);
+    }
+    let mut older = Tally::default();
+    for f in manifest::functions() {
+        for abi in f.abis.iter().filter(|a| a.version != f.default) {
+            let Some(export) = abi.expected_export(mode) else {
+                continue;
+            };
+            let got = resolve(&config, f.name, abi);
+            older.judge(lib, (f.name, abi.version, export), got);
+        }
+    }
+    (defaults, older)
+}
+
 /// every function of the default release, at its default ABI, through both backends and
 /// in both stream modes, through a generated table; plus every older ABI that has an exported
 /// name, and the libcudart matrix. Writes the report to `$CDT_GPU_RESULTS` when set.
 #[test]
 fn every_function_matches_the_driver_export() {
-    #[driver_table(all)]
-    struct All;
-
     let lib = libcuda();
     let mut report = String::new();
     let mut failures = Vec::new();
@@ -330,105 +409,64 @@ fn every_function_matches_the_driver_export() {
             .sum::<usize>(),
     );
 
-    let _ = writeln!(
-        report,
-        "## Every function at its default ABI, through a `#[driver_table(all)]` table\n"
-    );
-    let _ = writeln!(report, "| backend | mode | resolved and equal | absent (status 1) | newer than the driver | wrong pointer |");
-    let _ = writeln!(report, "|---|---|---|---|---|---|");
+    // Both backends: one row of each of the first two tables per backend and mode.
+    let mut default_rows = String::new();
+    let mut older_rows = String::new();
     for (label, base) in backends() {
         for mode in MODES {
-            let table = All::with_config(base.stream(mode));
-            let (mut equal, mut absent, mut newer, mut wrong) =
-                (0, Vec::new(), Vec::new(), Vec::new());
-            for spec in All::FUNCTIONS {
-                let export = spec
-                    .abi
-                    .expected_export(mode)
-                    .expect("every ABI has an export");
-                let want = dlsym(&lib, export);
-                match (table.raw_pointer(spec.name).expect("in table"), want) {
-                    (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
-                    (Ok(p), w) => {
-                        wrong.push(format!("{} -> {p:?}, dlsym({export}) = {w:?}", spec.name))
-                    }
-                    (Err(e), w) => match e.kind() {
-                        ErrorKind::SymbolNotFound { .. } if w.is_none() => absent.push(spec.name),
-                        ErrorKind::VersionNotSufficient { .. } | ErrorKind::DriverTooOld { .. }
-                            if w.is_none() =>
-                        {
-                            newer.push(spec.name)
-                        }
-                        _ => wrong.push(format!("{}: {e} (dlsym({export}) = {w:?})", spec.name)),
-                    },
-                }
-            }
+            let (defaults, older) = compare(&lib, base.with_stream_mode(mode));
+            let mode = mode_name(mode);
             let _ = writeln!(
-                report,
-                "| {label} | {} | {equal} | {} {:?} | {} {:?} | {} |",
-                mode_name(mode),
-                absent.len(),
-                absent,
-                newer.len(),
-                newer,
-                wrong.len()
+                default_rows,
+                "| {label} | {mode} | {} | {} {:?} | {} {:?} | {} |",
+                defaults.equal,
+                defaults.absent.len(),
+                defaults.absent,
+                defaults.newer.len(),
+                defaults.newer,
+                defaults.wrong.len()
             );
-            failures.extend(
-                wrong
-                    .into_iter()
-                    .map(|w| format!("{label} {}: {w}", mode_name(mode))),
-            );
-        }
-    }
-
-    let _ = writeln!(
-        report,
-        "\n## Every older ABI with an exported name (`resolve` at that version)\n"
-    );
-    let _ = writeln!(
-        report,
-        "| backend | mode | checked | equal | not handed out (driver does not export it) | wrong |"
-    );
-    let _ = writeln!(report, "|---|---|---|---|---|---|");
-    for (label, base) in backends() {
-        for mode in MODES {
-            let config = base.stream(mode);
-            let (mut checked, mut equal, mut gone, mut wrong) = (0, 0, Vec::new(), Vec::new());
-            for f in manifest::functions() {
-                for abi in f.abis.iter().filter(|a| a.version != f.default) {
-                    let export = abi.expected_export(mode);
-                    let Some(export) = export else { continue };
-                    checked += 1;
-                    let got = resolve(&config, f.name, abi);
-                    match (got, dlsym(&lib, export)) {
-                        (Ok(p), Some(w)) if p.as_ptr() == w => equal += 1,
-                        (Err(_), None) => gone.push(format!("{}@{}", f.name, abi.version)),
-                        (got, w) => wrong.push(format!(
-                            "{}@{}: {got:?}, dlsym({export}) = {w:?}",
-                            f.name, abi.version
-                        )),
-                    }
-                }
-            }
+            let gone: Vec<&String> = older.absent.iter().chain(&older.newer).collect();
             let _ = writeln!(
-                report,
-                "| {label} | {} | {checked} | {equal} | {} {:?} | {} |",
-                mode_name(mode),
+                older_rows,
+                "| {label} | {mode} | {} | {} | {} {gone:?} | {} |",
+                older.checked,
+                older.equal,
                 gone.len(),
-                gone,
-                wrong.len()
+                older.wrong.len()
             );
-            failures.extend(
-                wrong
-                    .into_iter()
-                    .map(|w| format!("{label} {} older: {w}", mode_name(mode))),
-            );
+            for (part, tally) in [("", defaults), (" older", older)] {
+                failures.extend(
+                    tally
+                        .wrong
+                        .iter()
+                        .map(|w| format!("{label} {mode}{part}: {w}")),
+                );
+                failures.extend(
+                    tally
+                        .refused
+                        .iter()
+                        .map(|r| format!("{label} {mode}{part}: refused {r}")),
+                );
+            }
         }
     }
+    let _ = writeln!(
+        report,
+        "## Every function at its default ABI, through a `#[driver_table(all)]` table\n\n\
+         | backend | mode | resolved and equal | absent (status 1) | newer than the driver | wrong pointer |\n\
+         |---|---|---|---|---|---|\n{default_rows}"
+    );
+    let _ = writeln!(
+        report,
+        "## Every older ABI with an exported name (`resolve` at that version)\n\n\
+         | backend | mode | checked | equal | not handed out (driver does not export it) | wrong |\n\
+         |---|---|---|---|---|---|\n{older_rows}"
+    );
 
     let _ = writeln!(
         report,
-        "\n## Every libcudart x this driver: every function at its default ABI and every older ABI, both stream modes\n"
+        "## Every libcudart x this driver: every function at its default ABI and every older ABI, both stream modes\n"
     );
     let _ = writeln!(
         report,
@@ -449,65 +487,31 @@ fn every_function_matches_the_driver_export() {
                 .unwrap_or_default()
         );
         for mode in MODES {
-            let config = config.stream(mode);
-            let table = All::with_config(config);
-            let (mut defaults, mut older, mut absent, mut refused, mut wrong) =
-                (0, 0, 0, Vec::new(), Vec::new());
-            let mut judge = |name: &str,
-                             version: u32,
-                             export: &str,
-                             got: Result<std::ptr::NonNull<c_void>, cuda_driver_table::Error>,
-                             count: &mut usize| {
-                match (got, dlsym(&lib, export)) {
-                    (Ok(p), Some(w)) if p.as_ptr() == w => *count += 1,
-                    (Err(e), None) if matches!(e.kind(), ErrorKind::SymbolNotFound { .. }) => {
-                        absent += 1
-                    }
-                    (Err(e), _)
-                        if matches!(e.kind(), ErrorKind::UnversionedLookupUnsafe { .. }) =>
-                    {
-                        refused.push(format!("{name}@{version}"))
-                    }
-                    (got, w) => wrong.push(format!(
-                        "{name}@{version}: {got:?}, dlsym({export}) = {w:?}"
-                    )),
-                }
-            };
-            for spec in All::FUNCTIONS {
-                let export = spec
-                    .abi
-                    .expected_export(mode)
-                    .expect("every ABI has an export");
-                let got = table.raw_pointer(spec.name).expect("in table");
-                judge(spec.name, spec.abi.version, export, got, &mut defaults);
-            }
-            for f in manifest::functions() {
-                for abi in f.abis.iter().filter(|a| a.version != f.default) {
-                    let Some(export) = abi.expected_export(mode) else {
-                        continue;
-                    };
-                    judge(
-                        f.name,
-                        abi.version,
-                        export,
-                        resolve(&config, f.name, abi),
-                        &mut older,
-                    );
-                }
-            }
+            let (defaults, older) = compare(&lib, config.with_stream_mode(mode));
             let _ = writeln!(
                 report,
-                "| {name} | {:?} | {} | {defaults} of {} | {older} | {absent} | {} | {} |",
+                "| {name} | {:?} | {} | {} of {} | {} | {} | {} | {} |",
                 resolver.versioning(),
                 mode_name(mode),
+                defaults.equal,
                 All::FUNCTIONS.len(),
-                refused.len(),
-                wrong.len()
+                older.equal,
+                defaults.absent.len() + older.absent.len(),
+                defaults.refused.len() + older.refused.len(),
+                defaults.wrong.len() + defaults.newer.len() + older.wrong.len() + older.newer.len()
             );
             // Every libcudart from 11.3 on reaches the driver's cuGetProcAddress: nothing is
             // refused any more, and nothing is handed out wrong.
-            failures.extend(refused.into_iter().map(|r| format!("{name}: refused {r}")));
-            failures.extend(wrong.into_iter().map(|w| format!("{name}: {w}")));
+            for tally in [defaults, older] {
+                failures.extend(tally.refused.iter().map(|r| format!("{name}: refused {r}")));
+                failures.extend(
+                    tally
+                        .wrong
+                        .iter()
+                        .chain(&tally.newer)
+                        .map(|w| format!("{name}: {w}")),
+                );
+            }
         }
     }
     let _ = writeln!(report, "\nFailures: {}", failures.len());

@@ -161,12 +161,10 @@ impl Driver {
         _env: Env<'_>,
         _skipped: &mut Vec<(String, String)>,
     ) -> Vec<PathBuf> {
-        let mut candidates = Vec::new();
-        candidates.push(PathBuf::from(match os {
+        vec![PathBuf::from(match os {
             Os::Unix => "libcuda.so.1",
             Os::Windows => "nvcuda.dll",
-        }));
-        candidates
+        })]
     }
 
     /// Wraps a loaded library ([`BuiltIn::wrap`]). `None` when it exports no `cuGetProcAddress*`
@@ -178,20 +176,14 @@ impl Driver {
     /// `lib` must be the CUDA driver library, or at least export the names used here with its
     /// signatures, and stay loaded for the rest of the process if this returns a resolver.
     unsafe fn wrap(lib: &Library, path: &Path) -> Option<&'static dyn BuiltInResolver> {
-        // SAFETY: the caller keeps the library loaded, so the copied-out pointers stay valid.
-        let get_proc = match unsafe { export(lib, Self::LOOKUP_SYMBOLS[0]) } {
-            // SAFETY: the caller guarantees the driver's signatures: `cuGetProcAddress_v2` is
-            // `ffi::GetProcAddressV2`.
-            Some(f) => GetProc::V2(unsafe {
-                std::mem::transmute::<ffi::Untyped, ffi::GetProcAddressV2>(f)
-            }),
-            // SAFETY: as above; `cuGetProcAddress` is `ffi::GetProcAddress`.
-            None => GetProc::V1(unsafe {
-                std::mem::transmute::<ffi::Untyped, ffi::GetProcAddress>(export(
-                    lib,
-                    Self::LOOKUP_SYMBOLS[1],
-                )?)
-            }),
+        // SAFETY: the caller keeps the library loaded, so the copied-out pointers stay valid,
+        // and guarantees the driver's signatures: `cuGetProcAddress_v2` is
+        // `ffi::GetProcAddressV2`, `cuGetProcAddress` is `ffi::GetProcAddress`.
+        let get_proc = unsafe {
+            match export(lib, Self::LOOKUP_SYMBOLS[0]) {
+                Some(f) => GetProc::V2(f),
+                None => GetProc::V1(export(lib, Self::LOOKUP_SYMBOLS[1])?),
+            }
         };
         Some(Box::leak(Box::new(Self {
             path: path.display().to_string(),

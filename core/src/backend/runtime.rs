@@ -9,6 +9,7 @@
 //! driver cannot even tell its version) is the unversioned lookup used directly, and `resolve`
 //! decides whether that is safe. This module only calls the library; it never picks versions.
 
+use std::cmp::Reverse;
 use std::ffi::{c_int, c_void, CStr, OsStr};
 use std::path::{Path, PathBuf};
 use std::ptr::null_mut;
@@ -28,7 +29,7 @@ use crate::resolve::{
     ERROR_STRING_ABI,
 };
 use crate::stream::StreamMode;
-use crate::version::{parse_number, CudaVersion};
+use crate::version::CudaVersion;
 
 /// The loader names of libcudart, newest first.
 const LOADER_NAMES: &[&str] = &["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"];
@@ -94,13 +95,10 @@ impl Runtime {
                 description: "cudaRuntimeGetVersion is missing or returned no version".to_owned(),
             };
         }
-        let text = |f: Option<ffi::RtErrorText>| match f {
+        let text = |f: Option<ffi::RtErrorText>| {
             // SAFETY: cudaGetErrorName/String accept any code and return a static string.
-            Some(f) => match unsafe { c_string(f(rc)) } {
-                Some(text) => text,
-                None => "unknown".to_owned(),
-            },
-            None => "unknown".to_owned(),
+            f.and_then(|f| unsafe { c_string(f(rc)) })
+                .unwrap_or_else(|| "unknown".to_owned())
         };
         Status {
             code: rc,
@@ -303,28 +301,17 @@ unsafe impl Resolver for Runtime {
     }
 
     fn driver_version(&self) -> Option<u32> {
-        match self.driver_get_version {
-            Some(f) => call_get_version(f),
-            None => None,
-        }
+        self.driver_get_version.and_then(call_get_version)
     }
 
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
         if self.get_proc().is_ok() {
             return self.cu_errors_of(code);
         }
-        // SAFETY: `resolve_with` returns only the requested ABI 6000 of the named function.
+        // SAFETY: `resolve_symbol` returns only the requested ABI 6000 of the named function.
         unsafe {
             self.cu_errors.strings(code, &|name, symbol| {
-                // As a `&dyn Resolver`: the instance every other caller compiles, not one more.
-                resolve_symbol(
-                    self as &dyn Resolver,
-                    StreamMode::Legacy,
-                    name,
-                    symbol,
-                    &ERROR_STRING_ABI,
-                )
-                .ok()
+                resolve_symbol(self, StreamMode::Legacy, name, symbol, &ERROR_STRING_ABI).ok()
             })
         }
     }
@@ -337,10 +324,7 @@ impl BuiltInResolver for Runtime {
     fn versioned_lookup(&self) -> Option<VersionedLookup> {
         match self.entry {
             EntryPoint::ByVersion(f) => Some(VersionedLookup::ByVersion(f)),
-            EntryPoint::Unversioned(_) => match self.get_proc() {
-                Ok(g) => Some(VersionedLookup::GetProc(g)),
-                Err(_) => None,
-            },
+            EntryPoint::Unversioned(_) => self.get_proc().ok().map(VersionedLookup::GetProc),
         }
     }
 }
@@ -447,35 +431,19 @@ impl Runtime {
     /// resolver.
     unsafe fn wrap(lib: &Library, path: &Path) -> Option<&'static dyn BuiltInResolver> {
         // SAFETY: the caller keeps the library loaded, and guarantees libcudart's signatures,
-        // which are the types each address is transmuted to (an `Option` of a function pointer
-        // is that pointer, null for `None`). The unversioned entry point stays untyped until the
-        // runtime's major version is known.
+        // which are the types each export is read as. The unversioned entry point stays untyped
+        // until the runtime's major version is known.
         let (entry, runtime_get_version, driver_get_version, error_name, error_string) = unsafe {
             let entry = match export(lib, Self::LOOKUP_SYMBOLS[0]) {
-                Some(f) => EntryPoint::ByVersion(std::mem::transmute::<
-                    ffi::Untyped,
-                    ffi::RtEntryPointByVersion,
-                >(f)),
+                Some(f) => EntryPoint::ByVersion(f),
                 None => EntryPoint::Unversioned(export(lib, Self::LOOKUP_SYMBOLS[1])?),
             };
             (
                 entry,
-                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtGetVersion>>(export(
-                    lib,
-                    c"cudaRuntimeGetVersion",
-                )),
-                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtGetVersion>>(export(
-                    lib,
-                    c"cudaDriverGetVersion",
-                )),
-                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtErrorText>>(export(
-                    lib,
-                    c"cudaGetErrorName",
-                )),
-                std::mem::transmute::<Option<ffi::Untyped>, Option<ffi::RtErrorText>>(export(
-                    lib,
-                    c"cudaGetErrorString",
-                )),
+                export(lib, c"cudaRuntimeGetVersion"),
+                export(lib, c"cudaDriverGetVersion"),
+                export(lib, c"cudaGetErrorName"),
+                export(lib, c"cudaGetErrorString"),
             )
         };
         Some(Box::leak(Box::new(Self {
@@ -511,29 +479,17 @@ fn site_packages(prefix: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
         return Vec::new();
     };
-    let mut found = Vec::new();
-    for e in entries {
-        let Ok(e) = e else {
-            continue;
-        };
-        if python_version(&e.file_name()).is_none() {
-            continue;
-        }
-        let site = e.path().join("site-packages");
-        if site.is_dir() {
-            found.push(site);
-        }
-    }
+    let mut found: Vec<((u32, bool), PathBuf)> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let version = python_version(&e.file_name())?;
+            let site = e.path().join("site-packages");
+            site.is_dir().then_some((version, site))
+        })
+        .collect();
     // Newer minor first; of one minor, the usual build (`false`) before the free-threaded one.
-    let key = |site: &Path| match site.parent().and_then(Path::file_name) {
-        Some(name) => python_version(name).unwrap_or((0, false)),
-        None => (0, false),
-    };
-    super::sort_small(&mut found, &|a, b| {
-        let (a, b) = (key(a), key(b));
-        (b.0, a.1) < (a.0, b.1)
-    });
-    found
+    found.sort_by_key(|&((minor, free_threaded), _)| (Reverse(minor), free_threaded));
+    found.into_iter().map(|(_, site)| site).collect()
 }
 
 /// The minor version and whether the build is free-threaded of a folder `python3.<minor>[t]`.
@@ -543,5 +499,5 @@ fn python_version(name: &OsStr) -> Option<(u32, bool)> {
         Some(minor) => (minor, true),
         None => (version, false),
     };
-    Some((parse_number(minor)?, free_threaded))
+    Some((minor.parse().ok()?, free_threaded))
 }

@@ -93,29 +93,3 @@ fn the_stub_advice_names_the_driver_file_of_each_system() {
         "{windows}"
     );
 }
-
-/// The insertion sort of the search's folder listings orders as the standard library's stable
-/// sort does, equal keys kept in their order.
-#[test]
-fn sort_small_is_a_stable_sort() {
-    // Sorted by the number before the `-`; the index after it shows the order of equal keys.
-    let key = |p: &Path| -> u32 {
-        p.to_str()
-            .unwrap()
-            .split('-')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    let mut items: Vec<PathBuf> = [5, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 0]
-        .into_iter()
-        .enumerate()
-        .map(|(i, k)| PathBuf::from(format!("{k}-{i}")))
-        .collect();
-    let mut expected = items.clone();
-    expected.sort_by_key(|p| key(p));
-    super::sort_small(&mut items, &|a, b| key(a) < key(b));
-    assert_eq!(items, expected);
-    super::sort_small(&mut [], &|a, b| a < b);
-}

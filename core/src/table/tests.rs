@@ -13,7 +13,7 @@ use crate::error::ErrorKind;
 use super::*;
 use crate::backend::Driver;
 use crate::manifest::PerThread;
-use crate::resolve::{LookupResult, Query, Resolver};
+use crate::resolve::{resolve_symbol, LookupResult, Query, Resolver};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 use crate::testing::{fake_get_error_name, fake_get_error_string, fake_ptr, found, Recorder};

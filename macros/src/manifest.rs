@@ -108,10 +108,7 @@ fn read_selected() -> Result<Selected, String> {
     } else {
         read(selected::RECORDS, selected::DOCS)?
     };
-    let mut functions = Vec::with_capacity(index.entries.len());
-    for _ in &index.entries {
-        functions.push(OnceLock::new());
-    }
+    let functions = index.entries.iter().map(|_| OnceLock::new()).collect();
     Ok(Selected { index, functions })
 }
 
@@ -173,19 +170,10 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
         .get_or_init(|| {
             let entry = &selected.index.entries[i];
             // `load` checked every line: this cannot fail.
-            let mut abis = selected.index.abis(entry).ok()?;
-            let mut out = Vec::with_capacity(abis.len());
-            for a in &mut abis {
-                let a = std::mem::take(a);
-                let mut per_thread = None;
-                if let Some(pt) = a.per_thread {
-                    per_thread = Some(PerThread {
-                        version: pt.version,
-                        typedef: leak(records::per_thread_typedef(entry.name, &pt)),
-                        export: pt.export,
-                    });
-                }
-                out.push(Abi {
+            let abis = selected.index.abis(entry).ok()?;
+            let abis: Vec<Abi> = abis
+                .into_iter()
+                .map(|a| Abi {
                     version: a.version,
                     typedef: leak(records::typedef(entry.name, a.version)),
                     params: a.params.leak(),
@@ -193,14 +181,18 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
                     ret: a.ret,
                     c_prototype: a.c_prototype,
                     export: a.export,
-                    per_thread,
+                    per_thread: a.per_thread.map(|pt| PerThread {
+                        version: pt.version,
+                        typedef: leak(records::per_thread_typedef(entry.name, &pt)),
+                        export: pt.export,
+                    }),
                     doc: leak(a.doc),
-                });
-            }
+                })
+                .collect();
             Some(Function {
                 name: entry.name,
                 default: entry.default,
-                abis: out.leak(),
+                abis: abis.leak(),
             })
         })
         .as_ref()
@@ -209,16 +201,11 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
 /// Every function of the selected release, sorted by name (each read now, if not yet).
 pub fn functions() -> &'static [Function] {
     static ALL: OnceLock<Vec<Function>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        let mut all = Vec::new();
-        if let Ok(s) = selected() {
-            for i in 0..s.functions.len() {
-                if let Some(function) = function(s, i) {
-                    all.push(*function);
-                }
-            }
-        }
-        all
+    ALL.get_or_init(|| match selected() {
+        Ok(s) => (0..s.functions.len())
+            .filter_map(|i| function(s, i).copied())
+            .collect(),
+        Err(_) => Vec::new(),
     })
 }
 
@@ -233,21 +220,9 @@ pub fn releases_with(name: &str) -> &'static [u32] {
     let Ok(all) = availability() else {
         return &[];
     };
-    // A binary search over the sorted names.
-    let (mut low, mut high) = (0, all.functions.len());
-    while low < high {
-        let mid = low + (high - low) / 2;
-        let (here, releases) = &all.functions[mid];
-        if *here == name {
-            return releases;
-        }
-        if *here < name {
-            low = mid + 1;
-        } else {
-            high = mid;
-        }
-    }
-    &[]
+    all.functions
+        .binary_search_by(|(here, _)| (*here).cmp(name))
+        .map_or(&[], |i| &all.functions[i].1)
 }
 
 /// `12.9` for 12090, as the generated files name it (the number itself for a release they do not
@@ -256,12 +231,8 @@ pub fn release_name(version: u32) -> String {
     if version == RELEASE {
         return selected::RELEASE_NAME.to_string();
     }
-    if let Ok(all) = availability() {
-        for (v, name) in &all.releases {
-            if *v == version {
-                return (*name).to_string();
-            }
-        }
-    }
-    version.to_string()
+    availability()
+        .ok()
+        .and_then(|all| all.releases.iter().find(|(v, _)| *v == version))
+        .map_or_else(|| version.to_string(), |(_, name)| (*name).to_string())
 }

@@ -17,7 +17,7 @@ fn expand(args: TokenStream, item: TokenStream) -> String {
         0,
         "no CUDA release selected: run `cargo test -p cuda-driver-table-macros --features cuda-13000`"
     );
-    let out = crate::testing::table(args, item).to_string();
+    let out = crate::table(args, item).to_string();
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -757,7 +757,7 @@ fn a_derive_written_as_a_path_is_checked_and_kept_as_written() {
 fn a_table_made_by_a_first_attribute_under_another_name_is_reported_and_kept() {
     // `#[a(cuInit)] #[b(cuMemAlloc)]`: `a` cannot tell that `b` is this attribute, and re-emits
     // it on the table it makes; `b` then sees that table.
-    let first = crate::testing::table(
+    let first = crate::table(
         quote!(cuInit),
         quote! {
             #[b(cuMemAlloc)]

@@ -227,9 +227,11 @@ fn functions(request: &Request, driver: Option<u32>, errors: &mut Errors) -> Vec
         errors.at(whole, e);
         return Vec::new();
     }
-    for word in &request.unknown {
+    if !request.unknown.is_empty() {
         let names: Vec<&str> = manifest::functions().iter().map(|f| f.name).collect();
-        errors.push(crate::parse::unknown_word(word, &names));
+        for word in &request.unknown {
+            errors.push(crate::parse::unknown_word(word, &names));
+        }
     }
     // A list none of whose parts could be read was reported part by part already.
     if request.entries.is_empty() && request.all.is_none() && !request.malformed {

@@ -546,20 +546,23 @@ fn set_once(slot: &mut Option<Span>, ident: &Ident, errors: &mut Errors) {
     }
 }
 
-/// An unknown option, with the options (and, from `check`, the functions) near it.
+/// A word that is neither an option nor named like a driver function, with the options near it,
+/// else the functions (`check` gives them).
 pub fn unknown_word(ident: &Ident, functions: &[&str]) -> syn::Error {
     let name = ident.to_string();
-    let mut hint = did_you_mean(&name, option_names());
-    if hint.is_empty() {
-        hint = did_you_mean(&name, functions.iter().copied());
-    }
-    if !hint.is_empty() {
-        hint.push(' ');
-    }
-    syn::Error::new(
-        ident.span(),
-        format!("unknown option `{name}`: {hint}{}", options_help()),
-    )
+    let help = options_help();
+    let option = did_you_mean(&name, option_names());
+    let message = if !option.is_empty() {
+        format!("unknown option `{name}`: {option} {help}")
+    } else {
+        match did_you_mean(&name, functions.iter().copied()) {
+            hint if hint.is_empty() => format!("unknown option `{name}`: {help}"),
+            hint => format!(
+                "`{name}` is neither an option nor a driver function (those start with `cu`): {hint} {help}"
+            ),
+        }
+    };
+    syn::Error::new(ident.span(), message)
 }
 
 /// Reads `attrs vis struct Name generics? (; | {} | (...);)` off the item's tokens. Problems with

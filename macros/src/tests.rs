@@ -1137,3 +1137,86 @@ fn an_abi_is_taken_for_a_driver_only_when_its_per_thread_twin_is_too() {
     assert_eq!(newest_for(&X, 12000).map(|a| a.version), Some(12000));
     assert_eq!(newest_for(&X, 3000).map(|a| a.version), None);
 }
+
+#[test]
+fn a_colon_for_an_equals_sign_says_to_write_equals() {
+    for (args, fix) in [
+        (quote!(cuInit, driver: 12000), "write `driver = 12000`"),
+        (quote!(cuCtxCreate: 3020), "write `cuCtxCreate = 3020`"),
+    ] {
+        let out = table(args.clone());
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{args}: {out}");
+        assert!(errors[0].contains("after `=`, not `:`"), "{args}: {out}");
+        assert!(errors[0].contains(fix), "{args}: {out}");
+        assert_lacks(&out, "a path");
+    }
+}
+
+#[test]
+fn a_word_that_is_no_option_suggests_the_function_it_spells() {
+    let out = table(quote!(CUINIT, cuMemAlloc));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("`CUINIT`"), "{out}");
+    assert!(errors[0].contains("did you mean `cuInit`?"), "{out}");
+    // An option's misspelling still gets the option.
+    let out = table(quote!(cuInit, Per_Thread));
+    assert_has(&out, "did you mean `per_thread`?");
+}
+
+#[test]
+fn a_function_listed_under_two_names_names_both() {
+    let out = table(quote!(cuMemcpyHtoD_v2, cuMemcpyHtoD));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(
+        errors[0].contains(
+            "`cuMemcpyHtoD` is listed already (as `cuMemcpyHtoD_v2`): a table has one ABI of each function"
+        ),
+        "{out}"
+    );
+    assert_lacks(&out, "`cuMemcpyHtoD` is `cuMemcpyHtoD`");
+}
+
+#[test]
+fn a_run_of_stray_commas_is_one_error() {
+    let out = table(quote!(cuInit,,,, cuMemAlloc,));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("3 commas with nothing between them"),
+        "{out}"
+    );
+    let out = table(quote!(, cuInit,, cuMemAlloc));
+    assert_eq!(compile_errors(&out).len(), 2, "{out}");
+    assert_has(&out, "pub unsafe fn cuMemAlloc");
+}
+
+#[test]
+fn a_name_used_as_a_pin_says_pins_are_literals() {
+    for pin in [quote!(MY_ABI), quote!(abi::CTX_CREATE)] {
+        let out = table(quote!(cuCtxCreate = #pin));
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{pin}: {out}");
+        assert!(errors[0].contains("is a name"), "{pin}: {out}");
+        assert!(
+            errors[0].contains("a pin is a number literal"),
+            "{pin}: {out}"
+        );
+        assert!(errors[0].contains("`$v:literal`"), "{pin}: {out}");
+    }
+}
+
+#[test]
+fn backend_messages_say_what_each_backend_is() {
+    let out = table(quote!(cuInit, backend = libcuda));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("libcuda is `backend = driver`"), "{out}");
+    assert!(
+        errors[0].contains("`backend = runtime` (libcudart only)"),
+        "{out}"
+    );
+    assert_lacks(&out, "the default");
+}

@@ -68,7 +68,7 @@ mod selected {
 
 /// Which releases have which function, for errors that name them (`records` says how it is
 /// written).
-const AVAILABILITY: &str = include_str!("generated/availability.txt");
+const AVAILABILITY_TEXT: &str = include_str!("generated/availability.txt");
 
 /// The selected release (`12090`), or 0 when no `cuda-XXXXX` feature is enabled.
 pub const RELEASE: u32 = selected::RELEASE;
@@ -77,29 +77,16 @@ pub const RELEASE: u32 = selected::RELEASE;
 /// record once it is asked for.
 struct Selected {
     index: records::Index<'static>,
-    functions: Vec<OnceLock<Option<Function>>>,
+    functions: Vec<OnceLock<Result<Function, String>>>,
 }
 
-/// What the macro reads once per process: the selected release's records and the availability
-/// of functions (one `OnceLock` for both, since every table needs both: `load`).
-struct Files {
-    selected: Result<Selected, String>,
-    availability: Result<records::Availability<'static>, String>,
-}
-
-fn files() -> &'static Files {
-    static FILES: OnceLock<Files> = OnceLock::new();
-    FILES.get_or_init(|| Files {
-        selected: read_selected(),
-        availability: read_availability(AVAILABILITY),
-    })
-}
-
+/// The selected release's records, read on first use and kept for the process's life.
 fn selected() -> Result<&'static Selected, &'static str> {
-    match &files().selected {
-        Ok(selected) => Ok(selected),
-        Err(e) => Err(e),
-    }
+    static SELECTED: OnceLock<Result<Selected, String>> = OnceLock::new();
+    SELECTED
+        .get_or_init(read_selected)
+        .as_ref()
+        .map_err(String::as_str)
 }
 
 fn read_selected() -> Result<Selected, String> {
@@ -110,6 +97,15 @@ fn read_selected() -> Result<Selected, String> {
     };
     let functions = index.entries.iter().map(|_| OnceLock::new()).collect();
     Ok(Selected { index, functions })
+}
+
+/// What the user sees at the attribute for a damaged manifest (`e` says where).
+fn damaged(e: &str) -> String {
+    format!(
+        "cuda-driver-table-macros cannot read its function manifest of CUDA {} ({e}): its files \
+         are damaged; download and build it again (`cargo clean -p cuda-driver-table-macros`)",
+        selected::RELEASE_NAME
+    )
 }
 
 /// Reads the records of the selected release, or says what the user sees at the attribute.
@@ -124,27 +120,22 @@ fn read(records: &'static str, docs: &'static str) -> Result<records::Index<'sta
         ),
         Err(e) => e,
     };
-    Err(format!(
-        "cuda-driver-table-macros cannot read its function manifest of CUDA {} ({e}): its files \
-         are damaged; download and build it again (`cargo clean -p cuda-driver-table-macros`)",
-        selected::RELEASE_NAME
-    ))
+    Err(damaged(&e))
 }
 
-/// Reads the selected release's manifest and the availability of functions: an error (for the
-/// attribute) when either cannot be read. After `Ok`, every lookup below answers from them.
+/// Reads the selected release's manifest: an error (for the attribute) when it cannot be read.
+/// The availability of functions, which only errors need, is read when one asks for it.
 pub fn load() -> Result<(), &'static str> {
-    selected()?;
-    availability()?;
-    Ok(())
+    selected().map(drop)
 }
 
 /// The availability of functions, read and checked once per process.
 fn availability() -> Result<&'static records::Availability<'static>, &'static str> {
-    match &files().availability {
-        Ok(availability) => Ok(availability),
-        Err(e) => Err(e),
-    }
+    static AVAILABILITY: OnceLock<Result<records::Availability<'static>, String>> = OnceLock::new();
+    AVAILABILITY
+        .get_or_init(|| read_availability(AVAILABILITY_TEXT))
+        .as_ref()
+        .map_err(String::as_str)
 }
 
 /// Reads the availability of functions, or says what the user sees at the attribute.
@@ -165,12 +156,11 @@ fn leak(s: String) -> &'static str {
 }
 
 /// The function of entry `i`, read on first use.
-fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> {
+fn function(selected: &'static Selected, i: usize) -> Result<&'static Function, &'static str> {
     selected.functions[i]
         .get_or_init(|| {
             let entry = &selected.index.entries[i];
-            // `load` checked every line: this cannot fail.
-            let abis = selected.index.abis(entry).ok()?;
+            let abis = selected.index.abis(entry).map_err(|e| damaged(&e))?;
             let abis: Vec<Abi> = abis
                 .into_iter()
                 .map(|a| Abi {
@@ -189,30 +179,45 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
                     doc: leak(a.doc),
                 })
                 .collect();
-            Some(Function {
+            Ok(Function {
                 name: entry.name,
                 default: entry.default,
                 abis: abis.leak(),
             })
         })
         .as_ref()
+        .map_err(String::as_str)
 }
 
-/// Every function of the selected release, sorted by name (each read now, if not yet).
-pub fn functions() -> &'static [Function] {
-    static ALL: OnceLock<Vec<Function>> = OnceLock::new();
-    ALL.get_or_init(|| match selected() {
-        Ok(s) => (0..s.functions.len())
-            .filter_map(|i| function(s, i).copied())
-            .collect(),
-        Err(_) => Vec::new(),
+/// Every function of the selected release, sorted by name (each read now, if not yet), or what
+/// the user sees for a damaged manifest.
+pub fn all() -> Result<&'static [Function], &'static str> {
+    static ALL: OnceLock<Result<Vec<Function>, &'static str>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let s = selected()?;
+        (0..s.functions.len())
+            .map(|i| function(s, i).copied())
+            .collect()
     })
+    .as_deref()
+    .map_err(|e| *e)
 }
 
-/// Looks a function up by name in the selected release.
+/// [`all`], or none for a damaged manifest.
+pub fn functions() -> &'static [Function] {
+    all().unwrap_or_default()
+}
+
+/// Looks a function up by name in the selected release: `Ok(None)` when it has none of that
+/// name, `Err` when its records are damaged.
+pub fn read_function(name: &str) -> Result<Option<&'static Function>, &'static str> {
+    let s = selected()?;
+    s.index.position(name).map(|i| function(s, i)).transpose()
+}
+
+/// [`read_function`], with damaged records as none.
 pub fn find(name: &str) -> Option<&'static Function> {
-    let s = selected().ok()?;
-    function(s, s.index.position(name)?)
+    read_function(name).ok().flatten()
 }
 
 /// The releases whose headers declare `name` (any release, not only the selected one).

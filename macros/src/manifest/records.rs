@@ -50,8 +50,10 @@
 //! `<first>-<last>` or one release (`11070-12090,13000`).
 //!
 //! Nothing here panics: a malformed file is an `Err` saying where, which the macro reports at the
-//! user's attribute. Reading checks every record and every code, so that the doc texts a table
-//! asks for, decoded then, cannot fail. This file has no dependencies, so that the generator's
+//! user's attribute. Reading a file checks its frame (the `R` line, which lines come where, the
+//! order of the functions, the counts of the doc sections); the lines of a function and the codes
+//! of its doc text are checked when its ABIs are read, so that an expansion pays for the functions
+//! its table names, not for every function of the release. This file has no dependencies, so that the generator's
 //! tests read what it writes with this very code.
 
 /// The format version of the `R` line; any other is refused.
@@ -79,10 +81,13 @@ pub struct Index<'a> {
     docs: Docs<'a>,
 }
 
-/// The doc texts of `docs.txt`, checked, each decoded when asked for.
+/// The doc texts of `docs.txt`, each checked and decoded when asked for.
 #[derive(Default)]
 #[cfg_attr(test, derive(Debug))]
 struct Docs<'a> {
+    /// The line numbers (in the whole file) of the first line and of the first doc text.
+    lines_at: usize,
+    texts_at: usize,
     /// Every word, by number.
     words: Vec<&'a str>,
     /// How the lines write the numbers of words.
@@ -184,8 +189,8 @@ fn at_line(n: usize, e: String) -> String {
 }
 
 impl<'a> Index<'a> {
-    /// Reads and checks every line of `records` (a `manifest_<release>.txt`), with `docs` (the
-    /// whole `docs.txt`) for the doc ranges: after this, [`Index::abis`] cannot fail.
+    /// Reads `records` (a `manifest_<release>.txt`) and `docs` (the whole `docs.txt`), checking
+    /// their frame: each function's lines are checked by [`Index::abis`].
     pub fn read(records: &'a str, docs: &'a str) -> Result<Self, String> {
         if records.contains('\r') || docs.contains('\r') {
             return Err(
@@ -265,25 +270,9 @@ impl<'a> Index<'a> {
         Ok(index)
     }
 
-    /// Checks an entry's lines, then keeps it.
+    /// Keeps an entry, with its lines (checked when its ABIs are read).
     fn close(&mut self, mut entry: Entry<'a>, lines: &'a str) -> Result<(), String> {
         entry.lines = lines;
-        let abis = self.records(&entry)?;
-        if abis.is_empty() {
-            return Err(format!(
-                "line {}: `{}` has no `A` line",
-                entry.line - 1,
-                entry.name
-            ));
-        }
-        if !abis.iter().any(|(abi, _)| abi.version == entry.default) {
-            return Err(format!(
-                "line {}: the default ABI {} of `{}` is not one of its `A` lines",
-                entry.line - 1,
-                entry.default,
-                entry.name
-            ));
-        }
         self.entries.push(entry);
         Ok(())
     }
@@ -303,9 +292,26 @@ impl<'a> Index<'a> {
         self.entries.binary_search_by(|e| e.name.cmp(name)).ok()
     }
 
-    /// Every ABI of an entry, oldest first, with its doc text (decoded now).
+    /// Every ABI of an entry, oldest first, with its doc text: its lines checked and its doc
+    /// decoded now.
     pub fn abis(&self, entry: &Entry<'a>) -> Result<Vec<AbiRecord<'a>>, String> {
-        self.records(entry)?
+        let records = self.records(entry)?;
+        if records.is_empty() {
+            return Err(format!(
+                "line {}: `{}` has no `A` line",
+                entry.line - 1,
+                entry.name
+            ));
+        }
+        if !records.iter().any(|(abi, _)| abi.version == entry.default) {
+            return Err(format!(
+                "line {}: the default ABI {} of `{}` is not one of its `A` lines",
+                entry.line - 1,
+                entry.default,
+                entry.name
+            ));
+        }
+        records
             .into_iter()
             .map(|(mut abi, doc)| {
                 if let Some(doc) = doc {
@@ -409,23 +415,9 @@ impl<'a> Docs<'a> {
                 lines.n
             ));
         }
-        for (i, line) in coded_lines.iter().enumerate() {
-            if let Some(problem) = word_code.check(line, words.len(), "words") {
-                return Err(at_line(lines_at + i, problem));
-            }
-        }
-        for (i, text) in texts.iter().enumerate() {
-            if text.is_empty() {
-                return Err(format!(
-                    "line {}: a doc text has at least one line",
-                    texts_at + i
-                ));
-            }
-            if let Some(problem) = line_code.check(text, coded_lines.len(), "lines") {
-                return Err(at_line(texts_at + i, problem));
-            }
-        }
         Ok(Docs {
+            lines_at,
+            texts_at,
             words,
             word_code,
             lines: coded_lines,
@@ -434,22 +426,41 @@ impl<'a> Docs<'a> {
         })
     }
 
-    /// The doc text numbered `doc`, decoded.
+    /// The doc text numbered `doc`, its codes checked and decoded. Errors start with
+    /// `docs.txt line <n>: `.
     fn text(&self, doc: usize) -> Result<String, String> {
-        let missing = |what: &str, n: usize| format!("docs.txt has no {what} {n}");
+        let at = |n: usize, problem: String| format!("docs.txt {}", at_line(n, problem));
         let Some(codes) = self.texts.get(doc) else {
-            return Err(missing("doc text", doc));
+            return Err(format!("docs.txt has no doc text {doc}"));
         };
+        let text_at = self.texts_at + doc;
+        if codes.is_empty() {
+            return Err(at(text_at, "a doc text has at least one line".to_string()));
+        }
         let mut out = String::new();
         for (i, line) in self.line_code.numbers(codes).enumerate() {
             if i > 0 {
                 out.push('\n');
             }
-            let line = line.map_err(Bad::message)?;
-            let words = self.lines.get(line).ok_or_else(|| missing("line", line))?;
+            let line = line.map_err(|bad| at(text_at, bad.message()))?;
+            let Some(words) = self.lines.get(line) else {
+                let count = self.lines.len();
+                return Err(at(
+                    text_at,
+                    format!("a code names lines {line}; there are {count}"),
+                ));
+            };
+            let line_at = self.lines_at + line;
             for word in self.word_code.numbers(words) {
-                let word = word.map_err(Bad::message)?;
-                out.push_str(self.words.get(word).ok_or_else(|| missing("word", word))?);
+                let word = word.map_err(|bad| at(line_at, bad.message()))?;
+                let Some(word) = self.words.get(word) else {
+                    let count = self.words.len();
+                    return Err(at(
+                        line_at,
+                        format!("a code names words {word}; there are {count}"),
+                    ));
+                };
+                out.push_str(word);
             }
         }
         Ok(out)
@@ -543,20 +554,6 @@ impl Code {
             code: self,
             digits: codes.as_bytes(),
         }
-    }
-
-    /// What is wrong with `codes` as the numbers of `count` items (`what`), if anything.
-    fn check(self, codes: &str, count: usize, what: &str) -> Option<String> {
-        for number in self.numbers(codes) {
-            match number {
-                Ok(number) if number < count => {}
-                Ok(number) => {
-                    return Some(format!("a code names {what} {number}; there are {count}"))
-                }
-                Err(bad) => return Some(bad.message()),
-            }
-        }
-        None
     }
 }
 

@@ -7,7 +7,7 @@
 //! use cuda_driver_table::fake::{function, Fake};
 //! use cuda_driver_table::{driver_table, sys::CUresult};
 //!
-//! #[driver_table(cuInit, cuMemAlloc)]
+//! #[driver_table(cuInit, cuMemAlloc, driver = newest)]
 //! struct Cuda;
 //!
 //! let allocations = AtomicUsize::new(0);

@@ -5,7 +5,7 @@
 
 use crate::diagnostics::{levenshtein, near, Errors};
 use crate::manifest::{self, Abi, Function};
-use crate::model::{Attr, Backend, Item, NotATable, Pin, Request};
+use crate::model::{Attr, Backend, Driver, Item, NotATable, Pin, Request};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::{Ident, Path, Visibility};
@@ -22,7 +22,7 @@ pub struct Table {
     pub krate: Option<Path>,
     pub backend: Option<Backend>,
     pub per_thread: bool,
-    /// `driver = N`, when it is a driver a table can target.
+    /// `driver = N`, when it is a driver a table can target (`None` for `driver = newest`).
     pub driver: Option<u32>,
 }
 
@@ -108,22 +108,52 @@ fn lookup_floor() -> Option<u32> {
 /// `driver = N` when it is a driver a table can target, reporting one no table can target (the
 /// table is then checked and emitted as if it were not given).
 fn target(request: &Request, errors: &mut Errors) -> Option<u32> {
-    let driver = request.driver?;
+    let Some(Driver::Version { version, span }) = request.driver else {
+        return None;
+    };
     match lookup_floor() {
-        Some(floor) if driver.version < floor => {
+        Some(floor) if version < floor => {
             errors.at(
-                driver.span,
+                span,
                 format!(
                     "`driver = {}` (CUDA {}) is older than any driver a table can use: every function is looked up through `cuGetProcAddress`, which came with CUDA {}: write `driver = {floor}` or newer",
-                    driver.version,
-                    cuda_version(driver.version),
+                    version,
+                    cuda_version(version),
                     cuda_version(floor)
                 ),
             );
             None
         }
-        _ => Some(driver.version),
+        _ => Some(version),
     }
+}
+
+/// A table without `driver`: it needs one, and the error says what `driver = newest` would mean
+/// for these functions.
+fn missing_driver(request: &Request, functions: &[Checked], errors: &mut Errors) {
+    if request.driver.is_some() || request.driver_written || manifest::RELEASE == 0 {
+        return;
+    }
+    let release = manifest::release_name(manifest::RELEASE);
+    let floor = functions
+        .iter()
+        .map(|c| needs(c.abi))
+        .chain(lookup_floor())
+        .max();
+    let newest = match floor {
+        Some(floor) => format!(
+            "`driver = newest` for the newest ABIs of the CUDA {release} bindings, which for these functions need a CUDA {} driver ({floor})",
+            cuda_version(floor)
+        ),
+        None => format!("`driver = newest` for the newest ABIs of the CUDA {release} bindings"),
+    };
+    errors.at(
+        Span::call_site(),
+        format!(
+            "#[driver_table] needs the oldest driver the table must work on, so that its floor is stated where it is declared: \
+             add `driver = 12000` (CUDA 12.0; each function then takes the newest ABI such a driver has), or {newest}"
+        ),
+    );
 }
 
 /// An exported symbol of the selected release that is not a C name: the ABI it names.
@@ -186,6 +216,7 @@ pub fn check(request: Request, item: Item, errors: &mut Errors) -> Table {
     let attrs = attrs(&item, errors);
     let driver = target(&request, errors);
     let functions = functions(&request, driver, errors);
+    missing_driver(&request, &functions, errors);
     Table {
         attrs,
         vis: item.vis,
@@ -236,7 +267,7 @@ fn functions(request: &Request, driver: Option<u32>, errors: &mut Errors) -> Vec
     // A list none of whose parts could be read was reported part by part already.
     if request.entries.is_empty() && request.all.is_none() && !request.malformed {
         errors.at(
-            whole,
+            Span::call_site(),
             "#[driver_table] needs at least one driver function, e.g. `#[driver_table(cuInit, cuDeviceGet)]`, or `all`",
         );
     }
@@ -257,7 +288,14 @@ fn functions(request: &Request, driver: Option<u32>, errors: &mut Errors) -> Vec
         }
         seen.push(&entry.name);
         // The function, and the ABI its exported symbol names when it is written as one.
-        let (function, named) = match manifest::find(&written) {
+        let found = match manifest::read_function(&written) {
+            Ok(found) => found,
+            Err(e) => {
+                errors.at(span, e);
+                continue;
+            }
+        };
+        let (function, named) = match found {
             Some(function) => (function, None),
             None => match export(&written) {
                 Some(e) if e.per_thread && !per_thread => {
@@ -308,9 +346,15 @@ fn functions(request: &Request, driver: Option<u32>, errors: &mut Errors) -> Vec
     let Some(span) = request.all else {
         return out;
     };
+    let all = match manifest::all() {
+        Ok(all) => all,
+        Err(e) => {
+            errors.at(span, e);
+            return out;
+        }
+    };
     // Every function of the release; under `driver = N`, every function such a driver has.
-    manifest::functions()
-        .iter()
+    all.iter()
         .filter_map(|function| {
             let listed = out.iter().find(|c| c.function.name == function.name);
             let (abi, why) = match listed {

@@ -19,8 +19,10 @@ use syn::Ident;
 pub struct Table<'a> {
     /// The struct's name.
     pub name: &'a Ident,
-    /// Its functions, for links between methods.
+    /// Its functions.
     pub functions: &'a [Checked],
+    /// Their names, for links between methods.
+    methods: std::collections::HashSet<&'static str>,
     /// The runtime crate's path as rustdoc resolves it in the user's crate (`::cdt`), or the path
     /// as written where rustdoc cannot (`$crate`).
     pub krate: String,
@@ -71,6 +73,7 @@ impl<'a> Table<'a> {
         Table {
             name: &table.ident,
             functions: &table.functions,
+            methods: table.functions.iter().map(|c| c.function.name).collect(),
             krate,
             linkable,
             backend: table.backend,
@@ -122,7 +125,13 @@ impl<'a> Table<'a> {
                 ),
                 format!(" At most {driver}, as `driver = {driver}` asks."),
             ),
-            None => (String::new(), String::new()),
+            None => (
+                format!(
+                    " It takes the newest ABI of each function in the CUDA {} bindings (`driver = newest`): [`Self::MIN_DRIVER_VERSION`] says what driver that needs.",
+                    manifest::release_name(manifest::RELEASE)
+                ),
+                String::new(),
+            ),
         };
         Items {
             table: format!(
@@ -181,7 +190,7 @@ impl<'a> Table<'a> {
         } else {
             format!("# Errors\n\nAn {error_link} when the function cannot be resolved.")
         };
-        let has_method = |n: &str| self.functions.iter().any(|t| t.function.name == n);
+        let has_method = |n: &str| self.methods.contains(n);
         let (summary, cuda) = cuda_doc(abi.doc, &has_method, &self.krate);
         let summary = if summary.is_empty() {
             String::new()

@@ -37,8 +37,10 @@ use proc_macro2::TokenStream;
 ///
 /// Besides the functions (named as in C, optionally pinned to an ABI version, `cuCtxCreate = 3020`,
 /// or named by an exported symbol that selects its ABI, `cuCtxCreate_v2`) it takes:
-/// - `driver = 12000` (or `driver = "12.0"`): the oldest driver the table must work on; each
-///   plain name takes the newest ABI such a driver has, and `MIN_DRIVER_VERSION` is at most it;
+/// - `driver = 12000` (or `driver = "12.0"`), required: the oldest driver the table must work on;
+///   each plain name takes the newest ABI such a driver has, and `MIN_DRIVER_VERSION` is at most
+///   it. `driver = newest` takes the newest ABIs of the selected bindings instead, whatever driver
+///   they need;
 /// - `all`: every function of the selected CUDA release (with `driver`, every one it has);
 /// - `per_thread`: `new()` uses the per-thread default stream (the `_ptds`/`_ptsz` ABIs);
 /// - `backend = runtime` or `backend = driver`: the only backend `new()` uses (without it, libcudart

@@ -29,13 +29,17 @@ pub enum Pin {
     },
 }
 
-/// `driver = 12000` (or `driver = "12.0"`): the oldest driver the table must work on.
+/// `driver = 12000` (or `driver = "12.0"`): the oldest driver the table must work on; or
+/// `driver = newest`: the newest ABIs of the selected bindings, whatever driver they need.
 #[derive(Clone, Copy)]
-pub struct Driver {
-    /// In `cuDriverGetVersion`'s numbering (`12000` is CUDA 12.0).
-    pub version: u32,
-    /// The value's span, for errors about it.
-    pub span: Span,
+pub enum Driver {
+    Version {
+        /// In `cuDriverGetVersion`'s numbering (`12000` is CUDA 12.0).
+        version: u32,
+        /// The value's span, for errors about it.
+        span: Span,
+    },
+    Newest,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,6 +60,8 @@ pub struct Request {
     pub backend: Option<Backend>,
     /// `driver = 12000`: every plain name takes the newest ABI such a driver has.
     pub driver: Option<Driver>,
+    /// The `driver` option is written, valid or not (one missing is an error).
+    pub driver_written: bool,
     /// `crate = path`: how the user's crate names `cuda-driver-table`.
     pub krate: Option<Path>,
     /// Words that are neither an option nor named like a driver function (`CUINIT`): `check`

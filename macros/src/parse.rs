@@ -16,9 +16,14 @@ use syn::{Attribute, Generics, Ident, Lit, LitFloat, LitInt, Meta, Path, Token, 
 pub const FIELD: &str = "__cdt_table";
 
 /// How to write `driver = ...`.
-const DRIVER_HELP: &str =
+pub const DRIVER_HELP: &str =
     "write the oldest driver the table must work on as `cuDriverGetVersion` numbers it \
-(`driver = 12000` for CUDA 12.0, `driver = 12_040` for 12.4) or as a string (`driver = \"12.4\"`)";
+(`driver = 12000` for CUDA 12.0, `driver = 12_040` for 12.4) or as a string (`driver = \"12.4\"`), \
+or `driver = newest` for the newest ABIs of the selected CUDA release";
+
+mod kw {
+    syn::custom_keyword!(newest);
+}
 
 const BACKEND_HELP: &str =
     "write `backend = runtime` (libcudart only) or `backend = driver` (libcuda.so.1 only); \
@@ -223,6 +228,9 @@ fn part(
     let Ok(ident) = input.call(Ident::parse_any) else {
         return Err(expected());
     };
+    // A `driver` written wrong is reported as itself, not also as missing.
+    request.driver_written |=
+        matches!(word(&ident), Word::Option(spec) if spec.option == Opt::Driver);
     if input.is_empty() {
         flag(&ident, request, errors);
         return Ok(());
@@ -443,11 +451,14 @@ fn major_minor(text: &str) -> Option<u32> {
 /// `12_000`, `12000u32`), or a string `"12.0"`; anything else is the message for the user.
 /// Whether the version is one a table can target is for `check`.
 fn driver(value: &TokenStream) -> Result<Driver, String> {
+    if syn::parse2::<kw::newest>(value.clone()).is_ok() {
+        return Ok(Driver::Newest);
+    }
     let lit = syn::parse2::<Lit>(value.clone());
     let span = lit.as_ref().map_or_else(|_| Span::call_site(), Lit::span);
     match lit {
         Ok(Lit::Str(s)) => match major_minor(s.value().trim()) {
-            Some(version) => Ok(Driver { version, span }),
+            Some(version) => Ok(Driver::Version { version, span }),
             None => Err(format!(
                 "`{}` is not a CUDA version of the form \"major.minor\"; {DRIVER_HELP}",
                 s.to_token_stream()
@@ -474,7 +485,7 @@ fn driver(value: &TokenStream) -> Result<Driver, String> {
                     major * 1000
                 ))
             }
-            Ok(version) => Ok(Driver { version, span }),
+            Ok(version) => Ok(Driver::Version { version, span }),
             Err((problem, _)) => Err(format!(
                 "{}; {DRIVER_HELP}",
                 problem.unwrap_or_else(|| format!("`{i}` is not a driver version"))

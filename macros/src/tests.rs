@@ -10,13 +10,28 @@ use crate::manifest;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+/// Whether `args` give the `driver` option (not `backend = driver`).
+fn gives_driver(args: &TokenStream) -> bool {
+    let trees: Vec<proc_macro2::TokenTree> = args.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, t)| {
+        matches!(t, proc_macro2::TokenTree::Ident(i) if i == "driver")
+            && !matches!(i.checked_sub(1).map(|j| &trees[j]), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '=')
+    })
+}
+
 /// The expansion as one line of tokens separated by single spaces (`:: cuda_driver_table :: sys`).
+/// Arguments without the `driver` option get `driver = newest` in front, which every table needs.
 fn expand(args: TokenStream, item: TokenStream) -> String {
     assert_ne!(
         manifest::RELEASE,
         0,
         "no CUDA release selected: run `cargo test -p cuda-driver-table-macros --features cuda-13000`"
     );
+    let args = if gives_driver(&args) {
+        args
+    } else {
+        quote!(driver = newest, #args)
+    };
     let out = crate::table(args, item).to_string();
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -758,7 +773,7 @@ fn a_table_made_by_a_first_attribute_under_another_name_is_reported_and_kept() {
     // `#[a(cuInit)] #[b(cuMemAlloc)]`: `a` cannot tell that `b` is this attribute, and re-emits
     // it on the table it makes; `b` then sees that table.
     let first = crate::table(
-        quote!(cuInit),
+        quote!(cuInit, driver = newest),
         quote! {
             #[b(cuMemAlloc)]
             pub struct Cuda;
@@ -1219,4 +1234,51 @@ fn backend_messages_say_what_each_backend_is() {
         "{out}"
     );
     assert_lacks(&out, "the default");
+}
+
+#[test]
+fn a_table_states_its_driver_floor() {
+    // Without `driver`: one error, at the attribute, naming both spellings and what `newest` means
+    // for these functions; the table is still emitted at the newest ABIs.
+    let out = crate::table(
+        quote!(cuInit, cuCtxCreate),
+        quote!(
+            pub struct Cuda;
+        ),
+    )
+    .to_string();
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("needs the oldest driver the table must work on"),
+        "{out}"
+    );
+    assert!(errors[0].contains("add `driver = 12000`"), "{out}");
+    assert!(
+        errors[0].contains("`driver = newest` for the newest ABIs of the CUDA"),
+        "{out}"
+    );
+    // cuCtxCreate's newest ABI, 12050, needs CUDA 12.5 from 13.0 on.
+    if manifest::find("cuCtxCreate").unwrap().default == 12050 {
+        assert!(
+            errors[0].contains("need a CUDA 12.5 driver (12050)"),
+            "{out}"
+        );
+    }
+    assert!(out.contains("pub unsafe fn cuCtxCreate"), "{out}");
+    // `driver = newest`: the release's newest ABIs, no error, no floor assertion, said in the docs.
+    let newest = table(quote!(cuCtxCreate, driver = newest));
+    assert!(compile_errors(&newest).is_empty(), "{newest}");
+    let default = manifest::find("cuCtxCreate").unwrap().default;
+    assert_has(
+        &newest,
+        &format!("0 cuCtxCreate PFN_cuCtxCreate_v{default} "),
+    );
+    assert_lacks(&newest, ":: std :: assert !");
+    assert_has(&newest, "(`driver = newest`)");
+    // A `driver` written wrong is reported once, as itself.
+    let wrong = table(quote!(cuInit, driver = "twelve"));
+    assert_eq!(compile_errors(&wrong).len(), 1, "{wrong}");
+    let bare = table(quote!(cuInit, driver));
+    assert_eq!(compile_errors(&bare).len(), 1, "{bare}");
 }

@@ -83,7 +83,7 @@ fn a_version_newer_than_the_driver_is_driver_too_old() {
     }
 }
 
-#[driver_table(cuDriverGetVersion)]
+#[driver_table(cuDriverGetVersion, driver = newest)]
 struct Racer;
 
 static RACER_DRIVER: Racer = Racer::with_config(Config::driver());
@@ -201,7 +201,8 @@ DONE:
     cuModuleLoadData,
     cuModuleGetFunction,
     cuLaunchKernel,
-    cuCtxSynchronize = 2000
+    cuCtxSynchronize = 2000,
+    driver = newest
 )]
 struct Old;
 
@@ -218,7 +219,8 @@ struct Old;
     cuModuleLoadData,
     cuModuleGetFunction,
     cuLaunchKernel,
-    cuCtxSynchronize = 2000
+    cuCtxSynchronize = 2000,
+    driver = newest
 )]
 struct Current;
 
@@ -326,7 +328,7 @@ fn vector_add_kernel_in_legacy_and_per_thread_mode() {
 /// name, and the libcudart matrix. Writes the report to `$CDT_GPU_RESULTS` when set.
 #[test]
 fn every_function_matches_the_driver_export() {
-    #[driver_table(all)]
+    #[driver_table(all, driver = newest)]
     struct All;
 
     let lib = libcuda();
@@ -365,7 +367,7 @@ fn every_function_matches_the_driver_export() {
 
     let _ = writeln!(
         report,
-        "## Every function at its default ABI, through a `#[driver_table(all)]` table\n"
+        "## Every function at its default ABI, through a `#[driver_table(all, driver = newest)]` table\n"
     );
     let _ = writeln!(report, "| backend | mode | resolved and equal | absent (status 1) | newer than the driver | wrong pointer |");
     let _ = writeln!(report, "|---|---|---|---|---|---|");
@@ -552,7 +554,7 @@ fn every_function_matches_the_driver_export() {
     let _ = cudart13();
 }
 
-#[driver_table(cuInit, cuCtxSetCurrent, cuMemAlloc)]
+#[driver_table(cuInit, cuCtxSetCurrent, cuMemAlloc, driver = newest)]
 struct NoContext;
 
 /// The lookup's own failures and a failing `CUresult`, through every backend and the libcudart
@@ -635,7 +637,8 @@ fn traced_calls_show_the_values_the_driver_wrote() {
         cuDevicePrimaryCtxRelease,
         cuCtxSetCurrent,
         cuMemAlloc,
-        cuMemFree
+        cuMemFree,
+        driver = newest
     )]
     struct Traced;
 

@@ -29,7 +29,8 @@ use cuda_driver_table::{driver_table, sys, Error};
     cuMemcpyHtoD,
     cuMemcpyDtoH,
     cuMemsetD32,
-    cuLaunchKernel
+    cuLaunchKernel,
+    driver = newest
 )]
 pub struct Cuda;
 

@@ -5,21 +5,21 @@ use cuda_driver_table::driver_table;
 #[driver_table(cuInit, driver: 12000)]
 pub struct Colon;
 
-#[driver_table(CUINIT)]
+#[driver_table(CUINIT, driver = newest)]
 pub struct Capitals;
 
-#[driver_table(cuInit,,, cuMemAlloc)]
+#[driver_table(cuInit,,, cuMemAlloc, driver = newest)]
 pub struct Commas;
 
 const CTX_ABI: u32 = 3020;
 
-#[driver_table(cuCtxCreate = CTX_ABI)]
+#[driver_table(cuCtxCreate = CTX_ABI, driver = newest)]
 pub struct ConstantPin;
 
-#[driver_table(cuInit, backend = libcuda)]
+#[driver_table(cuInit, backend = libcuda, driver = newest)]
 pub struct LibraryName;
 
-#[driver_table(cuMemcpyHtoD_v2, cuMemcpyHtoD)]
+#[driver_table(cuMemcpyHtoD_v2, cuMemcpyHtoD, driver = newest)]
 pub struct Twice;
 
 fn main() {

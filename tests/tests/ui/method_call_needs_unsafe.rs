@@ -4,7 +4,7 @@
 // from being taken for its pattern (tests/hygiene.rs), and no stable attribute changes that path.
 use cuda_driver_table::driver_table;
 
-#[driver_table(cuInit, cuMemAlloc)]
+#[driver_table(cuInit, cuMemAlloc, driver = newest)]
 pub struct Cuda;
 
 static CU: Cuda = Cuda::new();

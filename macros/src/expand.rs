@@ -27,7 +27,7 @@ use crate::diagnostics::Errors;
 use crate::docs;
 use crate::model::Backend;
 use crate::parse::FIELD;
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use std::collections::{BTreeSet, HashMap};
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
@@ -41,21 +41,39 @@ const PRIMITIVES: &[&str] = &[
 /// parameters), shadowed like them (see the module docs).
 const LOCALS: &[&str] = &["__cdt_f", "config", "name"];
 
+/// Tokens interpolated many times (the runtime's path, the manifest's types), kept as trees: a
+/// copy of a tree list is made in the macro, where a copy of a `TokenStream` is a request to the
+/// compiler each time.
+#[derive(Clone)]
+struct Tokens(Vec<TokenTree>);
+
+impl ToTokens for Tokens {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        out.extend(self.0.iter().cloned());
+    }
+}
+
+impl From<TokenStream> for Tokens {
+    fn from(tokens: TokenStream) -> Self {
+        Tokens(tokens.into_iter().collect())
+    }
+}
+
 /// The manifest's types as the table names them, each parsed once per expansion.
 struct Types<'a> {
-    private: &'a TokenStream,
-    parsed: HashMap<&'static str, Option<TokenStream>>,
+    private: &'a Tokens,
+    parsed: HashMap<&'static str, Option<Tokens>>,
 }
 
 impl Types<'_> {
     /// The type the manifest spells `text`, or `None` for text that is no type a binding has.
-    fn get(&mut self, text: &'static str) -> Option<TokenStream> {
+    fn get(&mut self, text: &'static str) -> Option<Tokens> {
         let private = self.private;
         self.parsed
             .entry(text)
             .or_insert_with(|| {
                 let mut ty: Type = syn::parse_str(text).ok()?;
-                qualify(&mut ty, private).then(|| ty.into_token_stream())
+                qualify(&mut ty, private).then(|| ty.into_token_stream().into())
             })
             .clone()
     }
@@ -63,7 +81,7 @@ impl Types<'_> {
 
 /// Names `ty` from the crate root (see the module docs); `false` for a kind of type no binding
 /// has.
-fn qualify(ty: &mut Type, private: &TokenStream) -> bool {
+fn qualify(ty: &mut Type, private: &Tokens) -> bool {
     match ty {
         Type::Ptr(t) => qualify(&mut t.elem, private),
         Type::Reference(t) => qualify(&mut t.elem, private),
@@ -134,7 +152,7 @@ struct Function {
 fn function(
     c: &Checked,
     index: usize,
-    private: &TokenStream,
+    private: &Tokens,
     types: &mut Types<'_>,
     docs: &docs::Table<'_>,
 ) -> Result<Function, &'static str> {
@@ -216,7 +234,7 @@ fn function(
     let (how, ok) = if checked {
         (quote!(check), quote!(()))
     } else {
-        (quote!(value), ret.clone())
+        (quote!(value), ret.to_token_stream())
     };
     let c_name = c.function.name;
     let methods = quote! {
@@ -245,18 +263,22 @@ fn function(
 /// one `const _` block (see the module docs). A function whose types cannot be read is left out,
 /// with an error, so a function's index in `FUNCTIONS` is the number emitted before it.
 pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
-    let p = &match &table.krate {
-        // `::__private` takes the span of the path's last name, so a path that does not lead to
-        // the runtime is reported there (`could not find __private in std`), once.
-        Some(path) => {
-            let last = path
-                .segments
-                .last()
-                .map_or_else(Span::call_site, |s| s.ident.span());
-            quote_spanned!(last=> #path::__private)
-        }
+    // `::__private` takes the span of the path's last name, so a path that does not lead to the
+    // runtime is reported there (`could not find __private in std`): at the struct's field and at
+    // the alias below, and nowhere else.
+    let last = table
+        .krate
+        .as_ref()
+        .and_then(|path| path.segments.last())
+        .map_or_else(Span::call_site, |s| s.ident.span());
+    let private = match &table.krate {
+        Some(path) => quote_spanned!(last=> #path::__private),
         None => quote!(::cuda_driver_table::__private),
     };
+    let alias = quote_spanned!(last=> use #private as __cdt;);
+    // Inside the block every name goes through one short alias of that path (fewer tokens for
+    // the macro to write and the compiler to read, for each function).
+    let p = &Tokens::from(quote!(__cdt));
     let docs = docs::Table::new(table);
     let mut types = Types {
         private: p,
@@ -324,7 +346,7 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
         #vis struct #ident {
             #[doc = #field_doc]
             #[doc(hidden)]
-            #field: #p::TableCore<Self, #count>,
+            #field: #private::TableCore<Self, #count>,
         }
     };
     let the_impl = quote! {
@@ -383,6 +405,7 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
             clippy::self_named_constructors,
         )]
         const _: () = {
+            #alias
             #(const fn #shadows() {})*
 
             #p::bind! { #ident; #bindings }
@@ -407,12 +430,14 @@ mod tests {
     use std::collections::HashMap;
 
     fn qualified(text: &'static str) -> Option<String> {
-        let private = quote!(P);
+        let private = quote!(P).into();
         let mut types = Types {
             private: &private,
             parsed: HashMap::new(),
         };
-        types.get(text).map(|t| t.to_string())
+        types
+            .get(text)
+            .map(|t| quote::ToTokens::to_token_stream(&t).to_string())
     }
 
     fn tokens(text: &str) -> String {

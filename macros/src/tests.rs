@@ -83,7 +83,7 @@ fn a_pin_binds_the_function_to_its_typedef_through_the_runtime() {
     // version off it; the macro gives the index, the name, the typedef and the export.
     assert_has(
         &out,
-        r#":: cuda_driver_table :: __private :: bind ! { Cuda ; 0 cuCtxCreate PFN_cuCtxCreate_v3020 "cuCtxCreate_v2" ; }"#,
+        r#"__cdt :: bind ! { Cuda ; 0 cuCtxCreate PFN_cuCtxCreate_v3020 "cuCtxCreate_v2" ; }"#,
     );
     assert_lacks(&out, "unsafe impl");
     assert!(compile_errors(&out).is_empty(), "{out}");
@@ -114,13 +114,13 @@ fn the_raw_accessor_returns_what_the_runtime_binds_as_the_method_types_it() {
     // `get` but refuses a fake driver (whose methods call closures, not pointers).
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , :: std :: primitive :: usize) -> :: cuda_driver_table :: __private :: __sys :: CUresult , :: cuda_driver_table :: __private :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut __cdt :: __sys :: CUdeviceptr_v2 , :: std :: primitive :: usize) -> __cdt :: __sys :: CUresult , __cdt :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
     );
 }
 
 #[test]
 fn the_stream_mode_and_backend_options_choose_the_config_of_new() {
-    let config = ":: cuda_driver_table :: __private :: Config ::";
+    let config = "__cdt :: Config ::";
     let plain = table(quote!(cuInit));
     assert_has(
         &plain,
@@ -156,12 +156,12 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , :: cuda_driver_table :: __private :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut __cdt :: __sys :: CUdeviceptr_v2 , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , __cdt :: Error >",
     );
     // It calls the function the table's state holds for its index, through its configuration.
     assert_has(
         &out,
-        "let __cdt_f = self . __cdt_table . get :: < 0 > () ? ; :: cuda_driver_table :: __private :: call ! (check : self . __cdt_table . config () , \"cuMemAlloc\"",
+        "let __cdt_f = self . __cdt_table . get :: < 0 > () ? ; __cdt :: call ! (check : self . __cdt_table . config () , \"cuMemAlloc\"",
     );
     // The docs carry the prototype, the ABI and a safety section.
     assert_has(
@@ -183,7 +183,7 @@ fn the_call_names_the_out_values_the_records_mark() {
     let out = table(quote!(cuMemAlloc, cuDriverGetVersion, cuInit, cuMemGetInfo));
     assert_has(
         &out,
-        "(dptr = dptr , bytesize = bytesize) , (dptr = :: cuda_driver_table :: __private :: Hex) , unsafe",
+        "(dptr = dptr , bytesize = bytesize) , (dptr = __cdt :: Hex) , unsafe",
     );
     assert_has(
         &out,
@@ -206,7 +206,7 @@ fn functions_keeps_the_order_listed_and_indexes_match() {
     assert_has(&out, "TableCore < Self , 2 >");
     assert_has(
         &out,
-        "pub const FUNCTIONS : & 'static [:: cuda_driver_table :: __private :: FunctionSpec] = :: cuda_driver_table :: __private :: functions :: < Self > () ;",
+        "pub const FUNCTIONS : & 'static [__cdt :: FunctionSpec] = __cdt :: functions :: < Self > () ;",
     );
     // Each method asks for its own index.
     assert_has(&out, "fn pfn_cuMemAlloc");
@@ -440,29 +440,25 @@ fn the_crate_option_names_every_path_and_doc_link() {
             &out,
             "__cdt_table : cdt :: __private :: TableCore < Self , 1 >",
         );
-        assert_has(&out, "cdt :: __private :: bind ! { Cuda ; 0 cuMemAlloc");
-        assert_has(
-            &out,
-            "dptr : * mut cdt :: __private :: __sys :: CUdeviceptr_v2",
-        );
+        assert_has(&out, "use cdt :: __private as __cdt ;");
+        assert_has(&out, "__cdt :: bind ! { Cuda ; 0 cuMemAlloc");
+        assert_has(&out, "dptr : * mut __cdt :: __sys :: CUdeviceptr_v2");
         assert_has(&out, "[`Error`](cdt::Error)");
         // Generated code reaches the runtime through `__private` only, so a path that leads
         // elsewhere fails there, once.
         assert_eq!(
-            out.matches("cdt ::").count(),
-            out.matches("cdt :: __private ::").count(),
+            out.matches(" cdt ::").count(),
+            out.matches(" cdt :: __private ").count(),
             "{out}"
         );
     }
     let wrapper = table(quote!(cuInit, crate = ::my_wrapper::cdt));
     assert_lacks(&wrapper, "cuda_driver_table");
-    assert_has(
-        &wrapper,
-        ":: my_wrapper :: cdt :: __private :: Config :: new ()",
-    );
+    assert_has(&wrapper, "use :: my_wrapper :: cdt :: __private as __cdt ;");
+    assert_has(&wrapper, "__cdt :: Config :: new ()");
     assert_has(&wrapper, "[`Error`](::my_wrapper::cdt::Error)");
     let reexport = table(quote!(cuInit, crate = "crate::cdt"));
-    assert_has(&reexport, "crate :: cdt :: __private :: Config :: new ()");
+    assert_has(&reexport, "use crate :: cdt :: __private as __cdt ;");
 }
 
 #[test]
@@ -650,7 +646,7 @@ fn invisible_groups_of_macro_rules_fragments_are_transparent() {
     assert!(compile_errors(&out).is_empty(), "{out}");
     assert_has(&out, "1 cuCtxCreate PFN_cuCtxCreate_v3020 ");
     assert_has(&out, "2 cuMemAlloc PFN_cuMemAlloc_v3020 ");
-    assert_has(&out, ":: cdt :: __private :: bind !");
+    assert_has(&out, "use :: cdt :: __private as __cdt ;");
     assert_has(&out, "pub (crate) struct Cuda {");
     // A whole item, and an empty visibility, as fragments.
     let empty = fragment(TokenStream::new());
@@ -865,7 +861,7 @@ fn driver_holds_the_runtime_floor_to_it_at_compile_time() {
     let out = table(quote!(cuCtxCreate, driver = 12000));
     assert_has(
         &out,
-        "const _ : () = :: std :: assert ! (:: cuda_driver_table :: __private :: min_driver_version (< Cuda as :: cuda_driver_table :: __private :: Functions > :: FUNCTIONS , :: cuda_driver_table :: __private :: StreamMode :: Legacy) <= 12000 && :: cuda_driver_table :: __private :: min_driver_version (< Cuda as :: cuda_driver_table :: __private :: Functions > :: FUNCTIONS , :: cuda_driver_table :: __private :: StreamMode :: PerThread) <= 12000",
+        "const _ : () = :: std :: assert ! (__cdt :: min_driver_version (< Cuda as __cdt :: Functions > :: FUNCTIONS , __cdt :: StreamMode :: Legacy) <= 12000 && __cdt :: min_driver_version (< Cuda as __cdt :: Functions > :: FUNCTIONS , __cdt :: StreamMode :: PerThread) <= 12000",
     );
     // Nothing of the kind without the option.
     assert_lacks(&table(quote!(cuCtxCreate)), ":: std :: assert !");

@@ -57,14 +57,6 @@ usage: bench-build [--worktree | --at REV] [--baseline REV] [--codegen-only | --
   --runs N        builds of each program and runs of the generator (5)
   --out FILE      where the summary goes too (bench-build/summary.txt in the target folder)";
 
-/// What the build-cost goal asks: a clean build of the 4-function program in at most this share
-/// of cudarc's time...
-const BUILD_TIME_GOAL: f64 = 0.5;
-/// ...and of the 40-function program in at most this share...
-const BUILD_TIME_GOAL_40: f64 = 0.6;
-/// ...and dependency rlibs of at most this share of cudarc's size.
-const RLIB_SIZE_GOAL: f64 = 0.1;
-
 /// In wrapper mode (the timing build), the file each compiler run appends a line to.
 const UNIT_LOG_VAR: &str = "CDT_BENCH_BUILD_UNIT_LOG";
 
@@ -635,10 +627,12 @@ impl BuildCost {
         let c = self.cudarc();
         let (wc, cc) = self.medians(c);
         let (st, sc) = (&self.sizes[0], &self.sizes[1]);
-        // (wall row, CPU row, program, goal: none for `all`).
-        let time_rows = [
-            ("4a", "4b", 0, Some(BUILD_TIME_GOAL)),
-            ("4e", "4f", 1, Some(BUILD_TIME_GOAL_40)),
+        // (wall row, CPU row, program, goal): a program that is nothing but the table has no goal
+        // (it pays for syn, quote and proc-macro2, which a typical application builds anyway:
+        // row 4T).
+        let time_rows: [(&str, &str, usize, Option<f64>); 3] = [
+            ("4a", "4b", 0, None),
+            ("4e", "4f", 1, None),
             ("4g", "4h", 2, None),
         ];
         for (wall_row, cpu_row, k, goal) in time_rows {
@@ -661,12 +655,12 @@ impl BuildCost {
                 let r_rlib = st.rlibs as f64 / sc.rlibs as f64;
                 let r_link = st.linked as f64 / sc.linked as f64;
                 line(format!(
-                    "| 4c | size of all dependency rlibs | {} | cudarc: {} | **{r_rlib:.3}×** | ≤ {RLIB_SIZE_GOAL}× | {} |",
-                    mib(st.rlibs), mib(sc.rlibs), verdict(r_rlib, RLIB_SIZE_GOAL)
+                    "| 4c | size of all dependency rlibs | {} | cudarc: {} | **{r_rlib:.3}×** | — | — |",
+                    mib(st.rlibs), mib(sc.rlibs)
                 ));
                 line(format!(
-                    "| 4d | size of the rlibs linked into the program | {} | cudarc: {} | **{r_link:.3}×** | (≤ {RLIB_SIZE_GOAL}×) | {} |",
-                    mib(st.linked), mib(sc.linked), verdict(r_link, RLIB_SIZE_GOAL)
+                    "| 4d | size of the rlibs linked into the program | {} | cudarc: {} | **{r_link:.3}×** | — | — |",
+                    mib(st.linked), mib(sc.linked)
                 ));
             }
         }

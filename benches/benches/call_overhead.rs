@@ -25,7 +25,7 @@ use cuda_driver_table_benches::{
 };
 use cudarc::driver::sys as cudarc_sys;
 
-#[driver_table(cuDriverGetVersion, cuCtxGetCurrent)]
+#[driver_table(cuDriverGetVersion, cuCtxGetCurrent, driver = newest)]
 struct Cuda;
 
 static DRIVER: Cuda = Cuda::with_config(Config::driver());

@@ -1,4 +1,4 @@
-//! Resolving everything (GPU): `resolve_all` of a fresh `#[driver_table(all)]` table (every
+//! Resolving everything (GPU): `resolve_all` of a fresh `#[driver_table(all, driver = newest)]` table (every
 //! function of the CUDA 13.0 manifest) through each backend, against loops that call the lookup
 //! functions directly over the same (name, ABI version) list.
 //!
@@ -34,7 +34,7 @@ use cuda_driver_table_benches::{
     LEGACY_STREAM,
 };
 
-#[driver_table(all)]
+#[driver_table(all, driver = newest)]
 struct All;
 
 fn main() {

@@ -15,7 +15,7 @@ use std::time::Instant;
 use cuda_driver_table::{driver_table, Config};
 use cuda_driver_table_benches::{driver_or_exit, PfnDriverGetVersion};
 
-#[driver_table(cuDriverGetVersion)]
+#[driver_table(cuDriverGetVersion, driver = newest)]
 struct Cuda;
 
 static DRIVER: Cuda = Cuda::with_config(Config::driver());

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use cuda_driver_table::{driver_table, Config};
 use cuda_driver_table_benches::cold_start;
 
-#[driver_table(cuDriverGetVersion, cuCtxGetCurrent)]
+#[driver_table(cuDriverGetVersion, cuCtxGetCurrent, driver = newest)]
 struct Cuda;
 
 static CU: Cuda = Cuda::with_config(Config::driver());

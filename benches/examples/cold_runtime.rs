@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use cuda_driver_table::driver_table;
 use cuda_driver_table_benches::cold_start;
 
-#[driver_table(cuDriverGetVersion, cuCtxGetCurrent)]
+#[driver_table(cuDriverGetVersion, cuCtxGetCurrent, driver = newest)]
 struct Cuda;
 
 static CU: Cuda = Cuda::new();

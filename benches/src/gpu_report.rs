@@ -789,7 +789,7 @@ fn resolve_all(out: &mut String, rows: &mut Vec<String>, inputs: &Inputs) {
     };
     row(
         "3a",
-        "driver backend, fresh `#[driver_table(all)]`",
+        "driver backend, fresh `#[driver_table(all, driver = newest)]`",
         "table_driver",
         "raw_cuGetProcAddress_v2",
         "`cuGetProcAddress_v2` loop",
@@ -797,7 +797,7 @@ fn resolve_all(out: &mut String, rows: &mut Vec<String>, inputs: &Inputs) {
     );
     row(
         "3b",
-        "runtime backend, fresh `#[driver_table(all)]`",
+        "runtime backend, fresh `#[driver_table(all, driver = newest)]`",
         "table_runtime",
         "raw_cudaGetDriverEntryPointByVersion",
         "`cudaGetDriverEntryPointByVersion` loop",

@@ -146,7 +146,7 @@ fn a_run_without_criterion_results_says_so() {
     let report = gpu_report::render_dir(&without_log).unwrap();
     let _ = std::fs::remove_dir_all(&without_log);
     assert!(report.contains(
-        "| 3a | resolve all: driver backend, fresh `#[driver_table(all)]` | not measured |"
+        "| 3a | resolve all: driver backend, fresh `#[driver_table(all, driver = newest)]` | not measured |"
     ));
 }
 

@@ -85,7 +85,7 @@
 //! use cuda_driver_table::fake::{function, Fake};
 //! use cuda_driver_table::{driver_table, sys::CUresult};
 //!
-//! #[driver_table(cuInit, cuMemAlloc)]
+//! #[driver_table(cuInit, cuMemAlloc, driver = newest)]
 //! struct Cuda;
 //!
 //! let allocations = AtomicUsize::new(0);
@@ -238,7 +238,7 @@ fn token() -> NonNull<c_void> {
 /// use cuda_driver_table::fake::{function, Fake};
 /// use cuda_driver_table::{driver_table, sys::CUresult};
 ///
-/// #[driver_table(cuInit, cuMemAlloc)]
+/// #[driver_table(cuInit, cuMemAlloc, driver = newest)]
 /// struct Cuda;
 ///
 /// let cu_init = function!(Cuda::cuInit);
@@ -251,7 +251,7 @@ fn token() -> NonNull<c_void> {
 ///
 /// ```compile_fail
 /// use cuda_driver_table::fake::function;
-/// #[cuda_driver_table::driver_table(cuInit)]
+/// #[cuda_driver_table::driver_table(cuInit, driver = newest)]
 /// struct Cuda;
 /// let _ = function!(Cuda::cuMemAlloc);
 /// ```

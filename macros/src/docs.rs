@@ -8,29 +8,28 @@
 //! sees a link it cannot resolve. A link into the bindings is written `` [`X`](sys::X) ``: it gets
 //! the path the generated code uses for the runtime crate in front (`cuda_driver_table::sys::X`).
 //! Nothing here reads or writes anything but the text it is given.
-//!
-//! Text is searched byte by byte (`find`) rather than with the standard library's substring
-//! search, and strings are built by pushing onto one `String`: the generic searchers and
-//! iterator adapters would be compiled anew in every clean build of a user's program.
 
 use crate::check::{cuda_version, needs, Checked, Why};
 use crate::manifest;
-use crate::model::BackendOption;
-use crate::tokens::Ident;
+use crate::model::Backend;
+use quote::ToTokens;
+use syn::Ident;
 
 /// What the docs of one table depend on.
 pub struct Table<'a> {
     /// The struct's name.
     pub name: &'a Ident,
-    /// Its functions, for links between methods.
+    /// Its functions.
     pub functions: &'a [Checked],
+    /// Their names, for links between methods.
+    methods: std::collections::HashSet<&'static str>,
     /// The runtime crate's path as rustdoc resolves it in the user's crate (`::cdt`), or the path
     /// as written where rustdoc cannot (`$crate`).
     pub krate: String,
     /// Whether `krate` resolves in a doc link.
     pub linkable: bool,
     /// `backend = ...`, when given: without it the table takes the default configuration.
-    pub backend: Option<BackendOption>,
+    pub backend: Option<Backend>,
     pub per_thread: bool,
     /// `driver = N`, when given (and valid).
     pub driver: Option<u32>,
@@ -52,7 +51,37 @@ pub struct Items {
     pub raw_pointer: String,
 }
 
-impl Table<'_> {
+impl<'a> Table<'a> {
+    /// What the docs of `table` depend on.
+    pub fn new(table: &'a crate::check::Table) -> Self {
+        let (krate, linkable) = match &table.krate {
+            // rustdoc cannot resolve `$crate`, which only a macro expansion substitutes.
+            Some(path) => {
+                let linkable = !path
+                    .segments
+                    .iter()
+                    .any(|s| s.ident.to_string().starts_with('$'));
+                (path.to_token_stream().to_string(), linkable)
+            }
+            None => ("::cuda_driver_table".to_string(), true),
+        };
+        let krate = if linkable {
+            krate.split_whitespace().collect()
+        } else {
+            krate
+        };
+        Table {
+            name: &table.ident,
+            functions: &table.functions,
+            methods: table.functions.iter().map(|c| c.function.name).collect(),
+            krate,
+            linkable,
+            backend: table.backend,
+            per_thread: table.per_thread,
+            driver: table.driver,
+        }
+    }
+
     /// `[`Error`](<path>::Error)`, or plain `` `Error` `` where rustdoc cannot resolve the path.
     fn error_link(&self) -> String {
         if self.linkable {
@@ -75,10 +104,10 @@ impl Table<'_> {
         let name = self.name;
         let mode = self.mode();
         let backend = match self.backend {
-            Some(BackendOption::Driver) => {
+            Some(Backend::Driver) => {
                 "the driver backend (`libcuda.so.1`, `cuGetProcAddress`)"
             }
-            Some(BackendOption::Runtime) => {
+            Some(Backend::Runtime) => {
                 "the CUDA runtime backend only (libcudart, `cudaGetDriverEntryPointByVersion`)"
             }
             None => {
@@ -96,7 +125,13 @@ impl Table<'_> {
                 ),
                 format!(" At most {driver}, as `driver = {driver}` asks."),
             ),
-            None => (String::new(), String::new()),
+            None => (
+                format!(
+                    " It takes the newest ABI of each function in the CUDA {} bindings (`driver = newest`): [`Self::MIN_DRIVER_VERSION`] says what driver that needs.",
+                    manifest::release_name(manifest::RELEASE)
+                ),
+                String::new(),
+            ),
         };
         Items {
             table: format!(
@@ -155,14 +190,7 @@ impl Table<'_> {
         } else {
             format!("# Errors\n\nAn {error_link} when the function cannot be resolved.")
         };
-        let has_method = |n: &str| {
-            for t in self.functions {
-                if t.function.name == n {
-                    return true;
-                }
-            }
-            false
-        };
+        let has_method = |n: &str| self.methods.contains(n);
         let (summary, cuda) = cuda_doc(abi.doc, &has_method, &self.krate);
         let summary = if summary.is_empty() {
             String::new()
@@ -216,8 +244,8 @@ fn why(c: &Checked) -> String {
 /// as tokens print it: `::cuda_driver_table`).
 pub fn cuda_doc(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) -> (String, String) {
     let resolved = resolve_links(doc, has_method, krate);
-    match find(&resolved, "\n\n") {
-        Some(at) => (resolved[..at].to_string(), resolved[at + 2..].to_string()),
+    match resolved.split_once("\n\n") {
+        Some((summary, rest)) => (summary.to_string(), rest.to_string()),
         None => (resolved, String::new()),
     }
 }
@@ -226,16 +254,11 @@ pub fn cuda_doc(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) -> (S
 pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) -> String {
     // Intra-doc links take a path without spaces; a leading `::` is dropped (the crate's name
     // resolves through the extern prelude).
-    let mut spaceless = String::with_capacity(krate.len());
-    for c in krate.chars() {
-        if !c.is_whitespace() {
-            spaceless.push(c);
-        }
-    }
+    let spaceless: String = krate.split_whitespace().collect();
     let krate = spaceless.strip_prefix("::").unwrap_or(&spaceless);
     let mut out = String::with_capacity(doc.len());
     let mut rest = doc;
-    while let Some(start) = find(rest, "[`") {
+    while let Some(start) = rest.find("[`") {
         let escaped = start > 0 && rest.as_bytes()[start - 1] == b'\\';
         let link = if escaped {
             None
@@ -250,12 +273,12 @@ pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) 
         out.push_str(&rest[..start]);
         if let Some(name) = target.strip_prefix("Self::") {
             if has_method(name) {
-                push_all(&mut out, &["[`", text, "`](Self::", name, ")"]);
+                out.push_str(&format!("[`{text}`](Self::{name})"));
             } else {
-                push_all(&mut out, &["`", text, "`"]);
+                out.push_str(&format!("`{text}`"));
             }
         } else if let Some(path) = target.strip_prefix("sys::") {
-            push_all(&mut out, &["[`", text, "`](", krate, "::sys::", path, ")"]);
+            out.push_str(&format!("[`{text}`]({krate}::sys::{path})"));
         } else {
             out.push_str(&rest[start..start + len]);
         }
@@ -268,39 +291,18 @@ pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) 
 /// `` [`text`](target) `` at the start of `s`: (text, target, length in bytes).
 fn parse_link(s: &str) -> Option<(&str, &str, usize)> {
     let after = s.strip_prefix("[`")?;
-    let text_end = find(after, "`](")?;
+    let text_end = after.find("`](")?;
     let text = &after[..text_end];
-    if find(text, "`").is_some() || find(text, "\n").is_some() {
+    if text.contains(['`', '\n']) {
         return None;
     }
     let target_start = text_end + 3;
-    let target_len = find(&after[target_start..], ")")?;
+    let target_len = after[target_start..].find(')')?;
     let target = &after[target_start..target_start + target_len];
-    for c in target.chars() {
-        if c.is_whitespace() {
-            return None;
-        }
+    if target.contains(char::is_whitespace) {
+        return None;
     }
     Some((text, target, 2 + target_start + target_len + 1))
-}
-
-fn push_all(out: &mut String, parts: &[&str]) {
-    for part in parts {
-        out.push_str(part);
-    }
-}
-
-/// Where `needle` (not empty) first occurs in `text`: a plain scan, fast enough for doc texts.
-fn find(text: &str, needle: &str) -> Option<usize> {
-    let (text, needle) = (text.as_bytes(), needle.as_bytes());
-    let mut at = 0;
-    while at + needle.len() <= text.len() {
-        if &text[at..at + needle.len()] == needle {
-            return Some(at);
-        }
-        at += 1;
-    }
-    None
 }
 
 #[cfg(test)]

@@ -1,290 +1,127 @@
-//! Emitting: the checked request turned into the table: the struct, whose one field holds the
+//! Emitting: the checked [`Table`] turned into the table: the struct, whose one field holds the
 //! runtime's state of the table, the binding of each function to its type, the constructors, one
 //! method and one raw accessor per function. The prose of every doc comment is `docs`'s.
 //!
-//! The table is written as Rust source text ([`Output`]), which the compiler lexes with every
-//! token at the call site (what `quote!` gives by default). What must point at the user's code
-//! goes in as a placeholder for tokens instead, never as text: the user's own tokens (the struct's
-//! name, visibility and attributes, a `crate = ...` path) and the names made at a user's span
-//! (each function's name, typedefs and raw accessor, at its name in the list).
+//! Every generated token has the call-site span (as `quote!` gives), except what must point at
+//! the user's code: the user's own tokens (the struct's name, visibility and attributes, a
+//! `crate = ...` path) and the names made at a user's span (each function's name, typedefs and
+//! raw accessor, at its name in the list).
 //!
 //! Every name generated code uses goes through `<crate path>::__private` (the runtime crate's
 //! path: `::cuda_driver_table`, or the `crate = ...` option): a path that does not lead to the
 //! runtime fails there, once. The types of the functions are bound by the runtime's own
 //! `bind!` macro, which names them through `$crate`: whatever the path leads to, a field is
-//! never given another type. Manifest types are read here (`qualify`); single-name types are taken from
-//! the runtime's `sys`, `::core` paths become `::std` ones (which edition 2015 also resolves).
+//! never given another type. The manifest's types are parsed as Rust types and named from the
+//! crate root: single names from the runtime's `sys`, primitives from `::std::primitive`, `::core`
+//! paths from `::std` (which edition 2015 also resolves).
 //!
 //! Hygiene: everything but the struct is emitted inside one `const _: () = { ... };` block that
 //! also declares a function for every name a generated pattern binds (the C parameter names,
 //! the locals). A pattern that names a function binds a new variable, so no constant or unit
 //! struct of the user's module can be taken for a parameter; the parameters keep their C names,
-//! which rustdoc shows. Every generated identifier but the user's names has the call-site span,
-//! `self` included, so the expansion reads the same inside a user's `macro_rules!`. Every other
-//! name is a path from the crate root (`::std::...`, the runtime crate's path) or `Self`.
-//!
-//! The code is plain loops and `write!`s onto a few `String`s: iterator adapters, closures and
-//! string searches would be generic code compiled anew in every clean build of a user's program.
+//! which rustdoc shows. Every other name is a path from the crate root (`::std::...`, the
+//! runtime crate's path) or `Self`.
 
-use crate::check::Checked;
-use crate::diagnostics::Diagnostics;
+use crate::check::{Checked, Table};
+use crate::diagnostics::Errors;
 use crate::docs;
-use crate::manifest::Abi;
-use crate::model::{BackendOption, CratePath, Request};
-use crate::tokens::{Ident, Output, TokenStream};
-use std::fmt::Write;
-
-/// The name of a table's one field: also how a second `#[driver_table]` on the same struct,
-/// under any name, sees that the struct is a table already.
-pub const FIELD: &str = "__cdt_table";
+use crate::model::Backend;
+use crate::parse::FIELD;
+use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use std::collections::{BTreeSet, HashMap};
+use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
     "f64", "bool", "char",
 ];
 
-const KEYWORDS: &[&str] = &["mut", "const", "unsafe", "extern", "fn", "dyn", "for"];
-
 /// The names generated patterns bind besides the C parameters (locals and constructor
 /// parameters), shadowed like them (see the module docs).
 const LOCALS: &[&str] = &["__cdt_f", "config", "name"];
 
-/// The default path of the runtime's `__private` module.
-const PRIVATE: &str = "::cuda_driver_table::__private";
+/// Tokens interpolated many times (the runtime's path, the manifest's types), kept as trees: a
+/// copy of a tree list is made in the macro, where a copy of a `TokenStream` is a request to the
+/// compiler each time.
+#[derive(Clone)]
+struct Tokens(Vec<TokenTree>);
 
-/// Writes a type of the manifest (Rust text, as the bindings spell it) to `out`, with single-name
-/// types (`CUdeviceptr_v2`) taken from the runtime crate's `sys` (`private` is the path to its
-/// `__private`) and primitives from `::std::primitive`: every identifier that does not follow
-/// `::` and is not a keyword. Paths such as `::core::ffi::c_uint` keep their names, from `::std`.
-/// `None` for text that is no type a binding has (an unclosed bracket or string, a character
-/// such as `$`).
-fn qualify(text: &str, private: &str, out: &mut String) -> Option<()> {
-    let bytes = text.as_bytes();
-    let mut closers = Vec::new();
-    let mut after_colon = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        let start = i;
-        i += 1;
-        if c.is_ascii_alphanumeric() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let word = &text[start..i];
-            if c.is_ascii_digit() || after_colon {
-                out.push_str(if word == "core" { "std" } else { word });
-            } else if listed(KEYWORDS, word) {
-                out.push_str(word);
-            } else if listed(PRIMITIVES, word) {
-                out.push_str("::std::primitive::");
-                out.push_str(word);
-            } else {
-                out.push_str(private);
-                out.push_str("::__sys::");
-                out.push_str(word);
-            }
-            out.push(' ');
-            after_colon = false;
-            continue;
+impl ToTokens for Tokens {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        out.extend(self.0.iter().cloned());
+    }
+}
+
+impl From<TokenStream> for Tokens {
+    fn from(tokens: TokenStream) -> Self {
+        Tokens(tokens.into_iter().collect())
+    }
+}
+
+/// The manifest's types as the table names them, each parsed once per expansion.
+struct Types<'a> {
+    private: &'a Tokens,
+    parsed: HashMap<&'static str, Option<Tokens>>,
+}
+
+impl Types<'_> {
+    /// The type the manifest spells `text`, or `None` for text that is no type a binding has.
+    fn get(&mut self, text: &'static str) -> Option<Tokens> {
+        let private = self.private;
+        self.parsed
+            .entry(text)
+            .or_insert_with(|| {
+                let mut ty: Type = syn::parse_str(text).ok()?;
+                qualify(&mut ty, private).then(|| ty.into_token_stream().into())
+            })
+            .clone()
+    }
+}
+
+/// Names `ty` from the crate root (see the module docs); `false` for a kind of type no binding
+/// has.
+fn qualify(ty: &mut Type, private: &Tokens) -> bool {
+    match ty {
+        Type::Ptr(t) => qualify(&mut t.elem, private),
+        Type::Reference(t) => qualify(&mut t.elem, private),
+        Type::Array(t) => qualify(&mut t.elem, private),
+        Type::Slice(t) => qualify(&mut t.elem, private),
+        Type::Paren(t) => qualify(&mut t.elem, private),
+        Type::Tuple(t) => t.elems.iter_mut().all(|t| qualify(t, private)),
+        Type::Never(_) => true,
+        Type::FnPtr(f) => {
+            let output = match &mut f.output {
+                ReturnType::Type(_, t) => qualify(&mut *t, private),
+                ReturnType::Default => true,
+            };
+            output && f.inputs.iter_mut().all(|arg| qualify(&mut arg.ty, private))
         }
-        match c {
-            b' ' => continue,
-            b'"' => {
-                while bytes.get(i) != Some(&b'"') {
-                    bytes.get(i)?;
-                    i += 1;
+        Type::Path(t) if t.qself.is_none() => {
+            let path = &mut t.path;
+            let arguments = path.segments.iter_mut().all(|s| match &mut s.arguments {
+                PathArguments::None => true,
+                PathArguments::AngleBracketed(a) => a.args.iter_mut().all(|arg| match arg {
+                    GenericArgument::Type(t) => qualify(t, private),
+                    _ => false,
+                }),
+                PathArguments::Parenthesized(_) => false,
+            });
+            if path.leading_colon.is_some() {
+                if let Some(first) = path.segments.first_mut().filter(|s| s.ident == "core") {
+                    first.ident = Ident::new("std", first.ident.span());
                 }
-                i += 1;
-                out.push_str(&text[start..i]);
-                out.push(' ');
-                after_colon = false;
-                continue;
+            } else if let Some(name) = path.get_ident() {
+                *ty = Type::Verbatim(if PRIMITIVES.iter().any(|p| name == p) {
+                    quote!(::std::primitive::#name)
+                } else {
+                    quote!(#private::__sys::#name)
+                });
             }
-            b'(' => closers.push(b')'),
-            b'[' => closers.push(b']'),
-            b')' | b']' if closers.pop() != Some(c) => return None,
-            b')' | b']' | b':' | b'*' | b'&' | b'<' | b'>' | b',' | b';' | b'-' | b'=' | b'!' => {}
-            _ => return None,
+            arguments
         }
-        out.push(char::from(c));
-        after_colon = c == b':';
+        _ => false,
     }
-    closers.is_empty().then_some(())
-}
-
-/// Whether `words` has `word`.
-fn listed(words: &[&str], word: &str) -> bool {
-    for w in words {
-        if *w == word {
-            return true;
-        }
-    }
-    false
-}
-
-/// What `expand` writes each function into.
-struct Emit<'a> {
-    out: &'a mut Output,
-    /// The path to the runtime's `__private`: text, or a placeholder for the user's path.
-    private: String,
-    docs: docs::Table<'a>,
-    /// Every name a generated pattern binds, sorted, each once.
-    bound: Vec<String>,
-    /// The entries of the runtime's `bind!`.
-    bindings: String,
-    /// The methods and raw accessors.
-    methods: String,
-}
-
-/// Writes one function's binding, method and raw accessor, or reports the type that cannot be
-/// read and writes nothing.
-fn emit_function(e: &mut Emit<'_>, index: usize, c: &Checked, diag: &mut Diagnostics) -> bool {
-    let abi = c.abi;
-    let span = c.name.span();
-    let p = e.private.as_str();
-    let mut names = Vec::with_capacity(abi.params.len());
-    let mut params = String::new();
-    let mut types = String::new();
-    // What a traced call records for each argument: the argument, or for a device pointer (an
-    // integer in C) the argument shown in hex like the host pointers.
-    let mut traced = String::new();
-    let mut ret = String::new();
-    for (pname, pty) in abi.params {
-        let i = names.len();
-        let name = if is_identifier(pname) {
-            (*pname).to_string()
-        } else {
-            format!("arg{i}")
-        };
-        let sep = if i == 0 { "" } else { ", " };
-        let mut ty = String::new();
-        if qualify(pty, p, &mut ty).is_none() {
-            diag.at(span, unreadable(pty));
-            return false;
-        }
-        let _ = write!(params, "{sep}{name}: {ty}");
-        let _ = write!(types, "{sep}{ty}");
-        if is_device_pointer(pty) {
-            let _ = write!(traced, "{sep}{name} = {p}::Hex({name})");
-        } else {
-            let _ = write!(traced, "{sep}{name} = {name}");
-        }
-        names.push(name);
-    }
-    if qualify(abi.ret, p, &mut ret).is_none() {
-        diag.at(span, unreadable(abi.ret));
-        return false;
-    }
-    let written = out_values(p, abi, &names);
-    let args = crate::diagnostics::join(&names, ", ");
-    for name in &names {
-        bind(&mut e.bound, name);
-    }
-    // The binding: the typedef's name carries the user's span, so an error about it points at
-    // the function's name in the list.
-    let name = e.out.ident(c.name.clone());
-    let typedef = e.out.ident(Ident::new(abi.typedef, span));
-    let _ = write!(e.bindings, "{index} {name} {typedef} ");
-    write_export(&mut e.bindings, abi.export);
-    if let Some(pt) = &abi.per_thread {
-        let pt_typedef = e.out.ident(Ident::new(pt.typedef, span));
-        let _ = write!(e.bindings, " | {pt_typedef} ");
-        write_export(&mut e.bindings, pt.export);
-    }
-    e.bindings.push_str(";\n");
-
-    let accessor = e
-        .out
-        .ident(Ident::new(&format!("pfn_{}", c.function.name), span));
-    let (method_doc, accessor_doc) = e.docs.function(c);
-    // The call, checked (`CUresult`) or returned, through the runtime's `call!`, which adds
-    // tracing when the runtime's `tracing` feature is on and nothing otherwise. Its last argument
-    // stays `unsafe { __cdt_f(params) }`: with the `fake` feature the runtime reads those tokens
-    // (`__cdt_invoke!`) to hand the arguments to a fake. (The `SAFETY` of that block: `__cdt_f`
-    // is the driver's function at exactly the ABI of its typedef; the caller upholds the C
-    // function's contract, see the method's `# Safety`.)
-    let (how, ok_type) = if abi.ret == "CUresult" {
-        ("check", "()")
-    } else {
-        ("value", ret.as_str())
-    };
-    let c_name = c.function.name;
-    let _ = write!(
-        e.methods,
-        "#[doc = {method_doc:?}]
-        #[inline]
-        pub unsafe fn {name}(&self, {params}) -> ::std::result::Result<{ok_type}, {p}::Error> {{
-            let __cdt_f = self.{FIELD}.get:: <{index}>()? ;
-            {p}::call!({how}: self.{FIELD}.config(), {c_name:?}, ({traced}), {written},
-                unsafe {{ __cdt_f({args}) }}
-            )
-        }}
-        #[doc = {accessor_doc:?}]
-        #[inline]
-        pub fn {accessor}(&self) -> ::std::result::Result<unsafe extern \"C\" fn({types}) -> {ret}, {p}::Error> {{
-            self.{FIELD}.pointer:: <{index}>()
-        }}
-        "
-    );
-    true
-}
-
-/// Adds `name` to the sorted `bound` unless it is there.
-fn bind(bound: &mut Vec<String>, name: &str) {
-    let mut at = 0;
-    while at < bound.len() && bound[at].as_str() < name {
-        at += 1;
-    }
-    if at == bound.len() || bound[at] != name {
-        bound.insert(at, name.to_string());
-    }
-}
-
-/// An exported symbol as a string literal, or `_` for none.
-fn write_export(out: &mut String, export: Option<&str>) {
-    match export {
-        Some(e) => {
-            let _ = write!(out, "{e:?}");
-        }
-        None => out.push('_'),
-    }
-}
-
-fn unreadable(ty: &str) -> String {
-    format!("the manifest has a type this macro cannot read (`{ty}`); regenerate it")
-}
-
-/// The out-values of a call, for the runtime's `call!`: `(dptr = <how it is shown>, ...)`, the
-/// parameters the records mark `out:` (single values the driver writes through them on success),
-/// each with the function that makes its value `Debug` for the event: a device pointer (an integer
-/// in C) in hex like the host pointers, anything else as it is. A traced call reads them after
-/// `CUDA_SUCCESS` only, so a function that does not return `CUresult` has none. `params` are the
-/// parameters' identifiers, in order.
-fn out_values(private: &str, abi: &Abi, params: &[String]) -> String {
-    let mut out = String::from("(");
-    if abi.ret == "CUresult" {
-        // `params` are the identifiers of `abi.params`, one each.
-        let mut i = 0;
-        while i < params.len() && i < abi.params.len() {
-            let (ident, (name, ty)) = (&params[i], abi.params[i]);
-            i += 1;
-            if !listed(abi.outs, name) {
-                continue;
-            }
-            if out.len() > 1 {
-                out.push_str(", ");
-            }
-            let pointee = ty.strip_prefix("*mut ").unwrap_or(ty);
-            if is_device_pointer(pointee) {
-                let _ = write!(out, "{ident} = {private}::Hex");
-            } else {
-                let _ = write!(out, "{ident} = ::std::convert::identity");
-            }
-        }
-    }
-    out.push(')');
-    out
 }
 
 /// `CUdeviceptr` by value (`CUdeviceptr`, `CUdeviceptr_v2`): a device address typed as an integer.
@@ -293,116 +130,271 @@ fn is_device_pointer(ty: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with("_v"))
 }
 
-/// A plain (not raw) Rust identifier that is not a keyword bindgen would have renamed.
+/// A plain (not raw) identifier of ASCII letters, digits and `_`, not `_` alone.
 fn is_identifier(text: &str) -> bool {
-    crate::parse::is_identifier(text)
+    text != "_"
+        && text.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic())
+        && text.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-/// Writes the table to `out`: the struct (`attrs` are the struct's attributes as `check` let them
-/// through), then everything else inside one `const _` block (see the module docs).
-pub fn expand(
-    out: &mut Output,
-    attrs: TokenStream,
-    vis: &TokenStream,
-    ident: &Ident,
-    request: &Request,
-    checked: &[Checked],
-    diag: &mut Diagnostics,
-) {
-    let default_path = CratePath::default_path();
-    let krate = request.krate.as_ref().unwrap_or(&default_path);
-    let private = match &request.krate {
-        Some(path) => out.placeholder(path.private()),
-        None => PRIVATE.to_string(),
+/// One function's part of the table.
+struct Function {
+    /// Its entry in the runtime's `bind!`.
+    binding: TokenStream,
+    /// Its method and raw accessor.
+    methods: TokenStream,
+    /// The names its method's parameters bind.
+    params: Vec<String>,
+}
+
+/// One function's binding, method and raw accessor; `Err` with the manifest's type that cannot be
+/// read.
+fn function(
+    c: &Checked,
+    index: usize,
+    private: &Tokens,
+    types: &mut Types<'_>,
+    docs: &docs::Table<'_>,
+) -> Result<Function, &'static str> {
+    let abi = c.abi;
+    let span = c.name.span();
+    let p = private;
+    let field = format_ident!("{FIELD}");
+    let index = Literal::usize_unsuffixed(index);
+    let names: Vec<String> = abi
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            if is_identifier(name) {
+                (*name).to_string()
+            } else {
+                format!("arg{i}")
+            }
+        })
+        .collect();
+    let params: Vec<Ident> = names.iter().map(|n| format_ident!("{n}")).collect();
+    let param_types = abi
+        .params
+        .iter()
+        .map(|(_, ty)| types.get(ty).ok_or(*ty))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ret = types.get(abi.ret).ok_or(abi.ret)?;
+    // What a traced call records for each argument: the argument, or for a device pointer (an
+    // integer in C) the argument shown in hex like the host pointers.
+    let traced = params.iter().zip(abi.params).map(|(name, (_, ty))| {
+        if is_device_pointer(ty) {
+            quote!(#name = #p::Hex(#name))
+        } else {
+            quote!(#name = #name)
+        }
+    });
+    // The out-values, for the runtime's `call!`: the parameters the records mark `out:` (single
+    // values the driver writes through them on success), each with the function that makes its
+    // value `Debug` for the event: a device pointer in hex, anything else as it is. A traced call
+    // reads them after `CUDA_SUCCESS` only, so a function that does not return `CUresult` has
+    // none.
+    let checked = abi.ret == "CUresult";
+    let outs = params
+        .iter()
+        .zip(abi.params)
+        .filter(|(_, (name, _))| checked && abi.outs.contains(name))
+        .map(|(ident, (_, ty))| {
+            let pointee = ty.strip_prefix("*mut ").unwrap_or(ty);
+            if is_device_pointer(pointee) {
+                quote!(#ident = #p::Hex)
+            } else {
+                quote!(#ident = ::std::convert::identity)
+            }
+        });
+    // The binding: the typedef's name carries the user's span, so an error about it points at
+    // the function's name in the list.
+    let name = &c.name;
+    let export = |export: Option<&str>| match export {
+        Some(e) => quote!(#e),
+        None => quote!(_),
     };
-    let doc_path = krate.doc_path();
-    let backend = request.backend;
-    let per_thread = request.per_thread.is_some();
-    let driver = crate::check::target(request);
-    let docs = docs::Table {
-        name: ident,
-        functions: checked,
-        linkable: doc_path.is_some(),
-        krate: doc_path.unwrap_or_else(|| krate.to_tokens().to_string()),
-        backend,
-        per_thread,
-        driver,
+    let typedef = Ident::new(abi.typedef, span);
+    let symbol = export(abi.export);
+    let twin = abi.per_thread.as_ref().map(|pt| {
+        let typedef = Ident::new(pt.typedef, span);
+        let symbol = export(pt.export);
+        quote!(| #typedef #symbol)
+    });
+    let binding = quote!(#index #name #typedef #symbol #twin;);
+
+    let accessor = Ident::new(&format!("pfn_{}", c.function.name), span);
+    let (method_doc, accessor_doc) = docs.function(c);
+    // The call, checked (`CUresult`) or returned, through the runtime's `call!`, which adds
+    // tracing when the runtime's `tracing` feature is on and nothing otherwise. Its last argument
+    // stays `unsafe { __cdt_f(params) }`: with the `fake` feature the runtime reads those tokens
+    // (`__cdt_invoke!`) to hand the arguments to a fake. (The `SAFETY` of that block: `__cdt_f`
+    // is the driver's function at exactly the ABI of its typedef; the caller upholds the C
+    // function's contract, see the method's `# Safety`.)
+    let (how, ok) = if checked {
+        (quote!(check), quote!(()))
+    } else {
+        (quote!(value), ret.to_token_stream())
     };
-    let mut e = Emit {
-        out,
-        private,
-        docs,
-        bound: Vec::new(),
-        bindings: String::new(),
-        methods: String::new(),
+    let c_name = c.function.name;
+    let methods = quote! {
+        #[doc = #method_doc]
+        #[inline]
+        pub unsafe fn #name(&self, #(#params: #param_types),*) -> ::std::result::Result<#ok, #p::Error> {
+            let __cdt_f = self.#field.get::<#index>()?;
+            #p::call!(#how: self.#field.config(), #c_name, (#(#traced),*), (#(#outs),*),
+                unsafe { __cdt_f(#(#params),*) }
+            )
+        }
+        #[doc = #accessor_doc]
+        #[inline]
+        pub fn #accessor(&self) -> ::std::result::Result<unsafe extern "C" fn(#(#param_types),*) -> #ret, #p::Error> {
+            self.#field.pointer::<#index>()
+        }
     };
-    // A function whose types cannot be read is left out (with an error), so a function's index
-    // in `FUNCTIONS` is the number of functions emitted before it.
-    for local in LOCALS {
-        bind(&mut e.bound, local);
-    }
+    Ok(Function {
+        binding,
+        methods,
+        params: names,
+    })
+}
+
+/// The table: the struct (with the attributes `check` let through), then everything else inside
+/// one `const _` block (see the module docs). A function whose types cannot be read is left out,
+/// with an error, so a function's index in `FUNCTIONS` is the number emitted before it.
+pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
+    // `::__private` takes the span of the path's last name, so a path that does not lead to the
+    // runtime is reported there (`could not find __private in std`): at the struct's field and at
+    // the alias below, and nowhere else.
+    let last = table
+        .krate
+        .as_ref()
+        .and_then(|path| path.segments.last())
+        .map_or_else(Span::call_site, |s| s.ident.span());
+    let private = match &table.krate {
+        Some(path) => quote_spanned!(last=> #path::__private),
+        None => quote!(::cuda_driver_table::__private),
+    };
+    let alias = quote_spanned!(last=> use #private as __cdt;);
+    // Inside the block every name goes through one short alias of that path (fewer tokens for
+    // the macro to write and the compiler to read, for each function).
+    let p = &Tokens::from(quote!(__cdt));
+    let docs = docs::Table::new(table);
+    let mut types = Types {
+        private: p,
+        parsed: HashMap::new(),
+    };
+    let mut bound: BTreeSet<String> = LOCALS.iter().map(ToString::to_string).collect();
+    let mut bindings = TokenStream::new();
+    let mut methods = TokenStream::new();
     let mut count = 0;
-    for c in checked {
-        if emit_function(&mut e, count, c, diag) {
-            count += 1;
+    for c in &table.functions {
+        match function(c, count, p, &mut types, &docs) {
+            Ok(f) => {
+                bindings.extend(f.binding);
+                methods.extend(f.methods);
+                bound.extend(f.params);
+                count += 1;
+            }
+            Err(ty) => errors.at(
+                c.name.span(),
+                format!("the manifest has a type this macro cannot read (`{ty}`); regenerate it"),
+            ),
         }
     }
-    let Emit {
-        out,
-        private: p,
-        docs,
-        bound,
-        bindings,
-        methods,
-    } = e;
-    let name = out.ident(ident.clone());
-    let vis = if vis.is_empty() {
-        String::new()
-    } else {
-        out.placeholder(vis.clone())
+    let Table {
+        attrs, vis, ident, ..
+    } = table;
+    let field = format_ident!("{FIELD}");
+    let count = Literal::usize_unsuffixed(count);
+    let shadows = bound.iter().map(|name| format_ident!("{name}"));
+    let config = match table.backend {
+        Some(Backend::Driver) => quote!(driver),
+        Some(Backend::Runtime) => quote!(runtime),
+        None => quote!(new),
     };
-    let mut shadows = String::new();
-    for local in &bound {
-        let _ = writeln!(shadows, "const fn {local}() {{}}");
-    }
-    let config = match backend {
-        Some(BackendOption::Driver) => "driver",
-        Some(BackendOption::Runtime) => "runtime",
-        None => "new",
-    };
-    let (per_thread_config, mode) = if per_thread {
-        (".per_thread()", "PerThread")
+    let (per_thread, mode) = if table.per_thread {
+        (quote!(.per_thread()), quote!(PerThread))
     } else {
-        ("", "Legacy")
+        (quote!(), quote!(Legacy))
     };
     // `driver = N`: the runtime's own floor, in both stream modes, is at most N, or the build
     // stops (the macro chose the ABIs so; this holds it to the rule the runtime applies).
-    let mut driver_floor = String::new();
-    if let Some(driver) = driver {
-        let floor = |mode: &str| {
-            format!("{p}::min_driver_version(<{name} as {p}::Functions> ::FUNCTIONS, {p}::StreamMode::{mode})")
+    let driver_floor = table.driver.map(|driver| {
+        let driver = Literal::u32_unsuffixed(driver);
+        let floor = |mode: TokenStream| {
+            quote!(#p::min_driver_version(<#ident as #p::Functions>::FUNCTIONS, #p::StreamMode::#mode))
         };
-        let _ = write!(
-            driver_floor,
-            "const _: () = ::std::assert!(
-                {} <= {driver} && {} <= {driver},
-                \"cuda-driver-table: a function of this table needs a newer driver than its `driver` option; the macro should have refused it\"
-            );",
-            floor("Legacy"),
-            floor("PerThread")
-        );
-    }
+        let (legacy, per_thread) = (floor(quote!(Legacy)), floor(quote!(PerThread)));
+        quote! {
+            const _: () = ::std::assert!(
+                #legacy <= #driver && #per_thread <= #driver,
+                "cuda-driver-table: a function of this table needs a newer driver than its `driver` option; the macro should have refused it"
+            );
+        }
+    });
     let d = docs.items();
-    out.push_tokens(attrs);
-    let _ = write!(
-        out.text,
-        "#[doc = \"\"]
-        #[doc = {:?}]
-        {vis} struct {name} {{
-            #[doc = {:?}]
+    let (table_doc, field_doc, functions_doc) = (&d.table, &d.field, &d.functions);
+    let (min_doc, min_fn_doc, new_doc) = (&d.min_driver_version, &d.min_driver_version_fn, &d.new);
+    let (with_config_doc, config_doc) = (&d.with_config, &d.config);
+    let (resolve_all_doc, raw_pointer_doc) = (&d.resolve_all, &d.raw_pointer);
+
+    let the_struct = quote! {
+        #attrs
+        #[doc = ""]
+        #[doc = #table_doc]
+        #vis struct #ident {
+            #[doc = #field_doc]
             #[doc(hidden)]
-            {FIELD}: {p}::TableCore<Self, {count}> ,
-        }}
+            #field: #private::TableCore<Self, #count>,
+        }
+    };
+    let the_impl = quote! {
+        impl #ident {
+            #[doc = #functions_doc]
+            pub const FUNCTIONS: &'static [#p::FunctionSpec] = #p::functions::<Self>();
+
+            #[doc = #min_doc]
+            pub const MIN_DRIVER_VERSION: ::std::primitive::u32 =
+                #p::min_driver_version(Self::FUNCTIONS, #p::StreamMode::#mode);
+
+            #[doc = #min_fn_doc]
+            pub const fn min_driver_version(&self) -> ::std::primitive::u32 {
+                self.#field.min_driver_version()
+            }
+
+            #[doc = #new_doc]
+            pub const fn new() -> Self {
+                Self::with_config(#p::Config::#config()#per_thread)
+            }
+
+            #[doc = #with_config_doc]
+            pub const fn with_config(config: #p::Config) -> Self {
+                Self {
+                    #field: #p::TableCore::new(config),
+                }
+            }
+
+            #[doc = #config_doc]
+            pub const fn config(&self) -> &#p::Config {
+                self.#field.config()
+            }
+
+            #[doc = #resolve_all_doc]
+            pub fn resolve_all(&self) -> ::std::result::Result<(), #p::Errors> {
+                self.#field.resolve_all()
+            }
+
+            #[doc = #raw_pointer_doc]
+            pub fn raw_pointer(&self, name: &::std::primitive::str) -> ::std::option::Option<::std::result::Result<::std::ptr::NonNull<::std::ffi::c_void>, #p::Error>> {
+                self.#field.raw_pointer(name)
+            }
+
+            #methods
+        }
+    };
+    quote! {
+        #the_struct
 
         #[allow(
             non_snake_case,
@@ -412,90 +404,44 @@ pub fn expand(
             clippy::type_complexity,
             clippy::self_named_constructors,
         )]
-        const _: () = {{
-            {shadows}
-            {p}::bind! {{ {name}; {bindings} }}
+        const _: () = {
+            #alias
+            #(const fn #shadows() {})*
 
-            {driver_floor}
+            #p::bind! { #ident; #bindings }
 
-            impl {name} {{
-                #[doc = {:?}]
-                pub const FUNCTIONS: & 'static [{p}::FunctionSpec] =
-                    {p}::functions:: <Self>();
+            #driver_floor
 
-                #[doc = {:?}]
-                pub const MIN_DRIVER_VERSION: ::std::primitive::u32 =
-                    {p}::min_driver_version(Self::FUNCTIONS, {p}::StreamMode::{mode});
+            #the_impl
 
-                #[doc = {:?}]
-                pub const fn min_driver_version(&self) -> ::std::primitive::u32 {{
-                    self.{FIELD}.min_driver_version()
-                }}
-
-                #[doc = {:?}]
-                pub const fn new() -> Self {{
-                    Self::with_config({p}::Config::{config}(){per_thread_config})
-                }}
-
-                #[doc = {:?}]
-                pub const fn with_config(config: {p}::Config) -> Self {{
-                    Self {{
-                        {FIELD}: {p}::TableCore::new(config),
-                    }}
-                }}
-
-                #[doc = {:?}]
-                pub const fn config(&self) -> & {p}::Config {{
-                    self.{FIELD}.config()
-                }}
-
-                #[doc = {:?}]
-                pub fn resolve_all(&self) -> ::std::result::Result<(), {p}::Errors> {{
-                    self.{FIELD}.resolve_all()
-                }}
-
-                #[doc = {:?}]
-                pub fn raw_pointer(&self, name: & ::std::primitive::str) -> ::std::option::Option< ::std::result::Result< ::std::ptr::NonNull< ::std::ffi::c_void> , {p}::Error>> {{
-                    self.{FIELD}.raw_pointer(name)
-                }}
-
-                {methods}
-            }}
-
-            impl ::std::default::Default for {name} {{
-                fn default() -> Self {{
+            impl ::std::default::Default for #ident {
+                fn default() -> Self {
                     Self::new()
-                }}
-            }}
-        }};
-        ",
-        d.table,
-        d.field,
-        d.functions,
-        d.min_driver_version,
-        d.min_driver_version_fn,
-        d.new,
-        d.with_config,
-        d.config,
-        d.resolve_all,
-        d.raw_pointer,
-    );
+                }
+            }
+        };
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::qualify;
-    use std::str::FromStr;
+    use super::Types;
+    use quote::quote;
+    use std::collections::HashMap;
 
-    /// The tokens `qualify` writes for `text`, as `proc-macro2` prints them.
-    fn qualified(text: &str) -> Option<String> {
-        let mut out = String::new();
-        qualify(text, "P", &mut out)?;
-        Some(tokens(&out))
+    fn qualified(text: &'static str) -> Option<String> {
+        let private = quote!(P).into();
+        let mut types = Types {
+            private: &private,
+            parsed: HashMap::new(),
+        };
+        types
+            .get(text)
+            .map(|t| quote::ToTokens::to_token_stream(&t).to_string())
     }
 
     fn tokens(text: &str) -> String {
-        proc_macro2::TokenStream::from_str(text)
+        text.parse::<proc_macro2::TokenStream>()
             .expect("lexes")
             .to_string()
     }
@@ -519,7 +465,15 @@ mod tests {
     #[test]
     fn text_that_is_no_type_is_refused() {
         for text in [
-            "[u8; 16", "(u32", "u32)", "(u32]", "$x", "'a", "\"C", "{ x }",
+            "[u8; 16",
+            "(u32",
+            "u32)",
+            "(u32]",
+            "$x",
+            "'a",
+            "\"C",
+            "{ x }",
+            "impl Fn()",
         ] {
             assert_eq!(qualified(text), None, "{text}");
         }

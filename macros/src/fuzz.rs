@@ -290,7 +290,7 @@ proptest! {
     fn the_macro_never_panics_and_always_returns_tokens(args in args(), item in item()) {
         // The manifest decides what `check` and `expand` reach; without one, they are skipped.
         prop_assume!(crate::manifest::RELEASE != 0);
-        let out = crate::testing::table(args.clone(), item.clone());
+        let out = crate::table(args.clone(), item.clone());
         if reads_back(&args) && reads_back(&item) {
             prop_assert!(reads_back(&out), "unreadable output for ({args}) on {item}:\n{out}");
         }
@@ -300,7 +300,7 @@ proptest! {
     fn a_unit_struct_is_always_expanded_whatever_the_arguments(args in args()) {
         prop_assume!(crate::manifest::RELEASE != 0);
         let item = quote::quote!(pub struct Cuda;);
-        let out = crate::testing::table(args.clone(), item).to_string();
+        let out = crate::table(args.clone(), item).to_string();
         // Faulty arguments are reported, and the table is still emitted once, so the rest of the
         // user's code type-checks.
         prop_assert_eq!(out.matches("struct Cuda {").count(), 1, "({}):\n{}", args, out);

@@ -1,14 +1,13 @@
-//! The `#[driver_table(...)]` attribute of `cuda-driver-table`. This file only forwards, through
-//! four modules with one job each:
-//! - `parse` reads the attribute's arguments and the struct into the typed `model`,
-//! - `check` validates them against the manifest of the selected release (`manifest`),
-//! - `expand` emits the table,
-//! - `diagnostics` collects every error of the three, at the user's tokens.
+//! The `#[driver_table(...)]` attribute of `cuda-driver-table`.
 //!
-//! They work on the macro's own token model (`tokens`); `host` is the one module that talks to
-//! the compiler. The crate depends on nothing but `proc_macro` (no `proc-macro2`, no `quote`): a
-//! clean build of a user's program compiles it, and its dependencies would take longer to build
-//! than the macro itself (see `Cargo.toml`).
+//! [`table`] is the whole attribute on `proc-macro2` tokens, in three phases with one module each:
+//! - `parse` reads the arguments and the struct into the typed `model`,
+//! - `check` validates them against the manifest of the selected release (`manifest`) and
+//!   returns the checked table,
+//! - `expand` emits it (with the prose of `docs`).
+//!
+//! Every phase reports into one `diagnostics::Errors`, at the user's tokens; the errors are
+//! emitted with the table, so the rest of the user's code still type-checks.
 //!
 //! Use it through the `cuda-driver-table` crate, which re-exports it.
 
@@ -18,17 +17,13 @@ mod docs;
 mod expand;
 #[cfg(test)]
 mod fuzz;
-mod host;
 mod manifest;
 mod model;
 mod parse;
 #[cfg(test)]
-mod testing;
-#[cfg(test)]
 mod tests;
-mod tokens;
 
-use tokens::{Output, Span, TokenStream};
+use proc_macro2::TokenStream;
 
 /// Turns a unit struct into a table of lazily resolved, correctly typed CUDA driver functions.
 ///
@@ -42,8 +37,10 @@ use tokens::{Output, Span, TokenStream};
 ///
 /// Besides the functions (named as in C, optionally pinned to an ABI version, `cuCtxCreate = 3020`,
 /// or named by an exported symbol that selects its ABI, `cuCtxCreate_v2`) it takes:
-/// - `driver = 12000` (or `driver = "12.0"`): the oldest driver the table must work on; each
-///   plain name takes the newest ABI such a driver has, and `MIN_DRIVER_VERSION` is at most it;
+/// - `driver = 12000` (or `driver = "12.0"`), required: the oldest driver the table must work on;
+///   each plain name takes the newest ABI such a driver has, and `MIN_DRIVER_VERSION` is at most
+///   it. `driver = newest` takes the newest ABIs of the selected bindings instead, whatever driver
+///   they need;
 /// - `all`: every function of the selected CUDA release (with `driver`, every one it has);
 /// - `per_thread`: `new()` uses the per-thread default stream (the `_ptds`/`_ptsz` ABIs);
 /// - `backend = runtime` or `backend = driver`: the only backend `new()` uses (without it, libcudart
@@ -59,47 +56,25 @@ pub fn driver_table(
     args: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    host::expand(args, item)
+    table(args.into(), item.into()).into()
 }
 
-/// The whole attribute: read, check, emit; the errors of every phase are emitted with the table,
-/// so the rest of the user's code still type-checks. An item that is no table to make is kept as
-/// it came (`keep_item`), after the errors.
-fn table(args: TokenStream, item: &TokenStream) -> Output {
-    let mut diag = diagnostics::Diagnostics::default();
-    let mut out = Output::default();
-    // The errors come first: their placeholder now, their tokens once every phase has run.
-    let errors = out.placeholder(TokenStream::new());
-    out.text.push_str(&errors);
-    let request = parse::parse_args(args, &mut diag);
-    match parse::parse_item(item, &mut diag) {
-        Ok(item_model) => {
-            let attrs = check::check_attrs(&item_model, &mut diag);
-            let checked = check::check(&request, &mut diag);
-            expand::expand(
-                &mut out,
-                attrs,
-                &item_model.vis,
-                &item_model.ident,
-                &request,
-                &checked,
-                &mut diag,
-            );
+/// The attribute: parse, check, expand. An item that is no table to make is kept as it came,
+/// after the errors.
+fn table(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = diagnostics::Errors::default();
+    let request = parse::args(args, &mut errors);
+    let expansion = match parse::item(&item, &mut errors) {
+        Ok(item) => {
+            let table = check::check(request, item, &mut errors);
+            expand::expand(&table, &mut errors)
         }
-        Err(model::NotATable::Table(ident)) => {
-            // A second `#[driver_table]`, under a name the first could not recognise: the first
-            // table stays as it is.
-            diag.at(Span::call_site(), check::two_tables(&ident));
-            out.keep_item = true;
+        Err(not_a_table) => {
+            check::not_a_table(not_a_table, &mut errors);
+            item
         }
-        Err(model::NotATable::Other(span, what)) => {
-            diag.at(
-                span,
-                format!("#[driver_table] goes on a unit struct (`pub struct Cuda;`), not {what}; the attribute adds the fields and methods"),
-            );
-            out.keep_item = true;
-        }
-    }
-    out.splices[0] = diag.to_compile_errors();
+    };
+    let mut out = errors.into_compile_errors();
+    out.extend(expansion);
     out
 }

@@ -68,7 +68,7 @@ mod selected {
 
 /// Which releases have which function, for errors that name them (`records` says how it is
 /// written).
-const AVAILABILITY: &str = include_str!("generated/availability.txt");
+const AVAILABILITY_TEXT: &str = include_str!("generated/availability.txt");
 
 /// The selected release (`12090`), or 0 when no `cuda-XXXXX` feature is enabled.
 pub const RELEASE: u32 = selected::RELEASE;
@@ -77,29 +77,16 @@ pub const RELEASE: u32 = selected::RELEASE;
 /// record once it is asked for.
 struct Selected {
     index: records::Index<'static>,
-    functions: Vec<OnceLock<Option<Function>>>,
+    functions: Vec<OnceLock<Result<Function, String>>>,
 }
 
-/// What the macro reads once per process: the selected release's records and the availability
-/// of functions (one `OnceLock` for both, since every table needs both: `load`).
-struct Files {
-    selected: Result<Selected, String>,
-    availability: Result<records::Availability<'static>, String>,
-}
-
-fn files() -> &'static Files {
-    static FILES: OnceLock<Files> = OnceLock::new();
-    FILES.get_or_init(|| Files {
-        selected: read_selected(),
-        availability: read_availability(AVAILABILITY),
-    })
-}
-
+/// The selected release's records, read on first use and kept for the process's life.
 fn selected() -> Result<&'static Selected, &'static str> {
-    match &files().selected {
-        Ok(selected) => Ok(selected),
-        Err(e) => Err(e),
-    }
+    static SELECTED: OnceLock<Result<Selected, String>> = OnceLock::new();
+    SELECTED
+        .get_or_init(read_selected)
+        .as_ref()
+        .map_err(String::as_str)
 }
 
 fn read_selected() -> Result<Selected, String> {
@@ -108,11 +95,17 @@ fn read_selected() -> Result<Selected, String> {
     } else {
         read(selected::RECORDS, selected::DOCS)?
     };
-    let mut functions = Vec::with_capacity(index.entries.len());
-    for _ in &index.entries {
-        functions.push(OnceLock::new());
-    }
+    let functions = index.entries.iter().map(|_| OnceLock::new()).collect();
     Ok(Selected { index, functions })
+}
+
+/// What the user sees at the attribute for a damaged manifest (`e` says where).
+fn damaged(e: &str) -> String {
+    format!(
+        "cuda-driver-table-macros cannot read its function manifest of CUDA {} ({e}): its files \
+         are damaged; download and build it again (`cargo clean -p cuda-driver-table-macros`)",
+        selected::RELEASE_NAME
+    )
 }
 
 /// Reads the records of the selected release, or says what the user sees at the attribute.
@@ -127,27 +120,22 @@ fn read(records: &'static str, docs: &'static str) -> Result<records::Index<'sta
         ),
         Err(e) => e,
     };
-    Err(format!(
-        "cuda-driver-table-macros cannot read its function manifest of CUDA {} ({e}): its files \
-         are damaged; download and build it again (`cargo clean -p cuda-driver-table-macros`)",
-        selected::RELEASE_NAME
-    ))
+    Err(damaged(&e))
 }
 
-/// Reads the selected release's manifest and the availability of functions: an error (for the
-/// attribute) when either cannot be read. After `Ok`, every lookup below answers from them.
+/// Reads the selected release's manifest: an error (for the attribute) when it cannot be read.
+/// The availability of functions, which only errors need, is read when one asks for it.
 pub fn load() -> Result<(), &'static str> {
-    selected()?;
-    availability()?;
-    Ok(())
+    selected().map(drop)
 }
 
 /// The availability of functions, read and checked once per process.
 fn availability() -> Result<&'static records::Availability<'static>, &'static str> {
-    match &files().availability {
-        Ok(availability) => Ok(availability),
-        Err(e) => Err(e),
-    }
+    static AVAILABILITY: OnceLock<Result<records::Availability<'static>, String>> = OnceLock::new();
+    AVAILABILITY
+        .get_or_init(|| read_availability(AVAILABILITY_TEXT))
+        .as_ref()
+        .map_err(String::as_str)
 }
 
 /// Reads the availability of functions, or says what the user sees at the attribute.
@@ -168,24 +156,14 @@ fn leak(s: String) -> &'static str {
 }
 
 /// The function of entry `i`, read on first use.
-fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> {
+fn function(selected: &'static Selected, i: usize) -> Result<&'static Function, &'static str> {
     selected.functions[i]
         .get_or_init(|| {
             let entry = &selected.index.entries[i];
-            // `load` checked every line: this cannot fail.
-            let mut abis = selected.index.abis(entry).ok()?;
-            let mut out = Vec::with_capacity(abis.len());
-            for a in &mut abis {
-                let a = std::mem::take(a);
-                let mut per_thread = None;
-                if let Some(pt) = a.per_thread {
-                    per_thread = Some(PerThread {
-                        version: pt.version,
-                        typedef: leak(records::per_thread_typedef(entry.name, &pt)),
-                        export: pt.export,
-                    });
-                }
-                out.push(Abi {
+            let abis = selected.index.abis(entry).map_err(|e| damaged(&e))?;
+            let abis: Vec<Abi> = abis
+                .into_iter()
+                .map(|a| Abi {
                     version: a.version,
                     typedef: leak(records::typedef(entry.name, a.version)),
                     params: a.params.leak(),
@@ -193,39 +171,53 @@ fn function(selected: &'static Selected, i: usize) -> Option<&'static Function> 
                     ret: a.ret,
                     c_prototype: a.c_prototype,
                     export: a.export,
-                    per_thread,
+                    per_thread: a.per_thread.map(|pt| PerThread {
+                        version: pt.version,
+                        typedef: leak(records::per_thread_typedef(entry.name, &pt)),
+                        export: pt.export,
+                    }),
                     doc: leak(a.doc),
-                });
-            }
-            Some(Function {
+                })
+                .collect();
+            Ok(Function {
                 name: entry.name,
                 default: entry.default,
-                abis: out.leak(),
+                abis: abis.leak(),
             })
         })
         .as_ref()
+        .map_err(String::as_str)
 }
 
-/// Every function of the selected release, sorted by name (each read now, if not yet).
-pub fn functions() -> &'static [Function] {
-    static ALL: OnceLock<Vec<Function>> = OnceLock::new();
+/// Every function of the selected release, sorted by name (each read now, if not yet), or what
+/// the user sees for a damaged manifest.
+pub fn all() -> Result<&'static [Function], &'static str> {
+    static ALL: OnceLock<Result<Vec<Function>, &'static str>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let mut all = Vec::new();
-        if let Ok(s) = selected() {
-            for i in 0..s.functions.len() {
-                if let Some(function) = function(s, i) {
-                    all.push(*function);
-                }
-            }
-        }
-        all
+        let s = selected()?;
+        (0..s.functions.len())
+            .map(|i| function(s, i).copied())
+            .collect()
     })
+    .as_deref()
+    .map_err(|e| *e)
 }
 
-/// Looks a function up by name in the selected release.
+/// [`all`], or none for a damaged manifest.
+pub fn functions() -> &'static [Function] {
+    all().unwrap_or_default()
+}
+
+/// Looks a function up by name in the selected release: `Ok(None)` when it has none of that
+/// name, `Err` when its records are damaged.
+pub fn read_function(name: &str) -> Result<Option<&'static Function>, &'static str> {
+    let s = selected()?;
+    s.index.position(name).map(|i| function(s, i)).transpose()
+}
+
+/// [`read_function`], with damaged records as none.
 pub fn find(name: &str) -> Option<&'static Function> {
-    let s = selected().ok()?;
-    function(s, s.index.position(name)?)
+    read_function(name).ok().flatten()
 }
 
 /// The releases whose headers declare `name` (any release, not only the selected one).
@@ -233,21 +225,9 @@ pub fn releases_with(name: &str) -> &'static [u32] {
     let Ok(all) = availability() else {
         return &[];
     };
-    // A binary search over the sorted names.
-    let (mut low, mut high) = (0, all.functions.len());
-    while low < high {
-        let mid = low + (high - low) / 2;
-        let (here, releases) = &all.functions[mid];
-        if *here == name {
-            return releases;
-        }
-        if *here < name {
-            low = mid + 1;
-        } else {
-            high = mid;
-        }
-    }
-    &[]
+    all.functions
+        .binary_search_by(|(here, _)| (*here).cmp(name))
+        .map_or(&[], |i| &all.functions[i].1)
 }
 
 /// `12.9` for 12090, as the generated files name it (the number itself for a release they do not
@@ -256,12 +236,8 @@ pub fn release_name(version: u32) -> String {
     if version == RELEASE {
         return selected::RELEASE_NAME.to_string();
     }
-    if let Ok(all) = availability() {
-        for (v, name) in &all.releases {
-            if *v == version {
-                return (*name).to_string();
-            }
-        }
-    }
-    version.to_string()
+    availability()
+        .ok()
+        .and_then(|all| all.releases.iter().find(|(v, _)| *v == version))
+        .map_or_else(|| version.to_string(), |(_, name)| (*name).to_string())
 }

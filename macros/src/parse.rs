@@ -1,30 +1,33 @@
 //! Reading: the attribute's arguments parsed into a typed [`Request`], and the item it is on into
 //! an [`Item`]. No manifest lookups here; what cannot be read is reported at its tokens and the
 //! rest is still read.
-//!
-//! The grammar is small (`name`, `name = value`, separated by commas; a struct with attributes),
-//! so it is read straight off the token stream: the macro needs no full Rust parser, which keeps
-//! its users' builds short.
-//!
-//! For the same reason the code here walks slices with plain loops and scans text byte by byte
-//! rather than through iterator adapters, closures and string patterns: each of those is generic
-//! code instantiated anew, which every clean build of a user's program compiles as part of the
-//! macro crate.
 
-use crate::diagnostics::{did_you_mean, span_range, Diagnostics};
-use crate::model::{Attr, BackendOption, CratePath, Driver, Entry, Item, NotATable, Pin, Request};
-use crate::tokens::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree};
+use crate::diagnostics::{did_you_mean, Errors};
+use crate::model::{Attr, Backend, Driver, Entry, Item, NotATable, Pin, Request};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Generics, Ident, Lit, LitFloat, LitInt, Meta, Path, Token, Visibility};
 
-pub const OPTIONS_HELP: &str = "options are `driver = 12000`, `all`, `per_thread`, `backend = runtime` / `backend = driver` and `crate = path`; \
-driver functions are named as in C (`cuMemAlloc`), optionally pinned to an ABI (`cuCtxCreate = 3020`) or named by an exported symbol (`cuCtxCreate_v2`)";
+/// The name of a table's one field: also how a second `#[driver_table]` on the same struct,
+/// under any name, sees that the struct is a table already.
+pub const FIELD: &str = "__cdt_table";
 
 /// How to write `driver = ...`.
 pub const DRIVER_HELP: &str =
     "write the oldest driver the table must work on as `cuDriverGetVersion` numbers it \
-(`driver = 12000` for CUDA 12.0, `driver = 12_040` for 12.4) or as a string (`driver = \"12.4\"`)";
+(`driver = 12000` for CUDA 12.0, `driver = 12_040` for 12.4) or as a string (`driver = \"12.4\"`), \
+or `driver = newest` for the newest ABIs of the selected CUDA release";
+
+mod kw {
+    syn::custom_keyword!(newest);
+}
 
 const BACKEND_HELP: &str =
-    "write `backend = runtime` (libcudart, the default) or `backend = driver` (libcuda.so.1)";
+    "write `backend = runtime` (libcudart only) or `backend = driver` (libcuda.so.1 only); \
+without the option, a table uses libcudart, or libcuda.so.1 where no libcudart can be found";
 
 const CRATE_HELP: &str = "write the path this crate names cuda-driver-table by: `crate = cdt` for a dependency renamed to `cdt`, \
 or a re-export such as `crate = ::my_wrapper::cdt` (a string works too: `crate = \"cdt\"`)";
@@ -32,266 +35,326 @@ or a re-export such as `crate = ::my_wrapper::cdt` (a string works too: `crate =
 /// The options of the attribute.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Opt {
-    /// `all`: every function of the release.
-    All,
-    /// `per_thread`: the per-thread default stream.
-    PerThread,
-    /// `backend = runtime | driver`.
-    Backend,
-    /// `crate = path`.
-    Crate,
-    /// `driver = 12000`.
     Driver,
+    All,
+    PerThread,
+    Backend,
+    Crate,
 }
 
-impl Opt {
-    const EVERY: [Opt; 5] = [
-        Opt::Driver,
-        Opt::All,
-        Opt::PerThread,
-        Opt::Backend,
-        Opt::Crate,
-    ];
+/// One option: its name, how it is written, and what its value is (for one that takes one).
+struct OptionSpec {
+    option: Opt,
+    name: &'static str,
+    /// How it is written, in the list of options (`backend = runtime` / `backend = driver`).
+    examples: &'static [&'static str],
+    /// What its value is and how to write it, for an option that takes one.
+    value: Option<(&'static str, &'static str)>,
+}
 
-    fn name(self) -> &'static str {
-        match self {
-            Opt::All => "all",
-            Opt::PerThread => "per_thread",
-            Opt::Backend => "backend",
-            Opt::Crate => "crate",
-            Opt::Driver => "driver",
-        }
-    }
+/// Every option: parsing and every message about options read this one table.
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        option: Opt::Driver,
+        name: "driver",
+        examples: &["driver = 12000"],
+        value: Some(("a driver version", DRIVER_HELP)),
+    },
+    OptionSpec {
+        option: Opt::All,
+        name: "all",
+        examples: &["all"],
+        value: None,
+    },
+    OptionSpec {
+        option: Opt::PerThread,
+        name: "per_thread",
+        examples: &["per_thread"],
+        value: None,
+    },
+    OptionSpec {
+        option: Opt::Backend,
+        name: "backend",
+        examples: &["backend = runtime", "backend = driver"],
+        value: Some(("a value", BACKEND_HELP)),
+    },
+    OptionSpec {
+        option: Opt::Crate,
+        name: "crate",
+        examples: &["crate = path"],
+        value: Some(("a path", CRATE_HELP)),
+    },
+];
 
-    /// How to write its value, for an option that takes one.
-    fn value_help(self) -> Option<String> {
-        match self {
-            Opt::All | Opt::PerThread => None,
-            Opt::Backend => Some(format!("a value: {BACKEND_HELP}")),
-            Opt::Crate => Some(format!("a path: {CRATE_HELP}")),
-            Opt::Driver => Some(format!(
-                "a driver version: {DRIVER_HELP}; to resolve through libcuda.so.1, write `backend = driver`"
-            )),
-        }
-    }
+/// The names of the options, in the order of [`OPTIONS`].
+pub fn option_names() -> impl Iterator<Item = &'static str> {
+    OPTIONS.iter().map(|o| o.name)
+}
+
+/// The list of options and how functions are named, for messages about a part of the list.
+pub fn options_help() -> String {
+    let options: Vec<String> = OPTIONS
+        .iter()
+        .map(|o| {
+            let examples: Vec<String> = o.examples.iter().map(|e| format!("`{e}`")).collect();
+            examples.join(" / ")
+        })
+        .collect();
+    let (last, rest) = options.split_last().expect("there are options");
+    format!(
+        "options are {} and {last}; driver functions are named as in C (`cuMemAlloc`), optionally pinned to an ABI \
+         (`cuCtxCreate = 3020`) or named by an exported symbol (`cuCtxCreate_v2`)",
+        rest.join(", ")
+    )
+}
+
+/// What an option's value must be: `a value: write ...`.
+fn value_help(spec: &OptionSpec) -> Option<String> {
+    let (what, help) = spec.value?;
+    let also = if spec.option == Opt::Driver {
+        "; to resolve through libcuda.so.1, write `backend = driver`"
+    } else {
+        ""
+    };
+    Some(format!("{what}: {help}{also}"))
 }
 
 /// What the first word of a part of the list names.
 enum Word {
     /// A driver function (`cuInit`, also written `r#cuInit`), as an identifier without `r#`.
     Function(Ident),
-    Option(Opt),
+    Option(&'static OptionSpec),
     Unknown,
 }
 
-/// Reads one word: a raw identifier (`r#cuInit`) is the same word as the plain one.
 fn word(ident: &Ident) -> Word {
-    let text = ident.as_str();
-    let name = text.strip_prefix("r#").unwrap_or(text);
-    if name.starts_with("cu") {
-        return Word::Function(Ident::new(name, ident.span()));
+    let name = ident.unraw();
+    if name.to_string().starts_with("cu") {
+        return Word::Function(name);
     }
-    for &option in &Opt::EVERY {
-        if option.name() == name {
-            return Word::Option(option);
-        }
+    match OPTIONS.iter().find(|o| name == o.name) {
+        Some(spec) => Word::Option(spec),
+        None => Word::Unknown,
     }
-    Word::Unknown
 }
 
 /// The tokens with every invisible group (`Delimiter::None`, what a `macro_rules!` fragment
-/// such as `$vis:vis`, `$e:expr` or `$p:path` arrives as) replaced by its contents, in every
+/// such as `$vis:vis`, `$v:literal` or `$p:path` arrives as) replaced by its contents, in every
 /// group: such groups are transparent to this grammar.
-pub fn flatten(tokens: &[TokenTree]) -> Vec<TokenTree> {
-    let mut out = Vec::new();
-    flatten_into(tokens, &mut out);
-    out
-}
-
-fn flatten_into(tokens: &[TokenTree], out: &mut Vec<TokenTree>) {
-    for t in tokens {
-        match t {
+fn flatten(tokens: TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|tree| match tree {
             TokenTree::Group(g) if g.delimiter() == Delimiter::None => {
-                flatten_into(g.tokens(), out)
+                flatten(g.stream()).into_iter().collect::<Vec<_>>()
             }
             TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), flatten(g.tokens()).into());
+                let mut group = Group::new(g.delimiter(), flatten(g.stream()));
                 group.set_span(g.span());
-                out.push(TokenTree::Group(group));
+                vec![TokenTree::Group(group)]
             }
-            t => out.push(t.clone()),
+            tree => vec![tree],
+        })
+        .collect()
+}
+
+fn is_punct(tree: &TokenTree, c: char) -> bool {
+    matches!(tree, TokenTree::Punct(p) if p.as_char() == c)
+}
+
+/// Parses `#[driver_table(...)]`'s arguments: parts separated by commas, each read on its own.
+pub fn args(args: TokenStream, errors: &mut Errors) -> Request {
+    let args: Vec<TokenTree> = flatten(args).into_iter().collect();
+    let mut request = Request {
+        span: args.first().map(TokenTree::span),
+        ..Request::default()
+    };
+    // The commas with nothing before them since the last part.
+    let mut stray: Vec<&TokenTree> = Vec::new();
+    let mut parts = args.split(|t| is_punct(t, ',')).peekable();
+    let mut commas = args.iter().filter(|t| is_punct(t, ','));
+    while let Some(part) = parts.next() {
+        let comma = commas.next();
+        let last = parts.peek().is_none();
+        if part.is_empty() {
+            // The piece after a trailing comma is no slot.
+            if let (false, Some(comma)) = (last, comma) {
+                stray.push(comma);
+            }
+            continue;
+        }
+        report_stray(&mut stray, &mut request, errors);
+        let tokens: TokenStream = part.iter().cloned().collect();
+        let parsed = (|input: ParseStream| self::part(input, &tokens, &mut request, errors))
+            .parse2(tokens.clone());
+        if let Err(e) = parsed {
+            request.malformed = true;
+            errors.push(e);
         }
     }
-}
-
-/// Whether `t` is the punctuation `c`.
-pub fn is_punct(t: &TokenTree, c: char) -> bool {
-    matches!(t, TokenTree::Punct(p) if p.as_char() == c)
-}
-
-/// One comma-separated part of a list and the comma that ends it (none for the last part).
-struct Part {
-    tokens: Vec<TokenTree>,
-    comma: Option<Span>,
-}
-
-/// The comma-separated parts of a list; a trailing comma ends the list.
-fn split_commas(args: &[TokenTree]) -> Vec<Part> {
-    let mut parts = Vec::new();
-    let mut tokens = Vec::new();
-    for t in args {
-        if is_punct(t, ',') {
-            parts.push(Part {
-                tokens,
-                comma: Some(t.span()),
-            });
-            tokens = Vec::new();
-        } else {
-            tokens.push(t.clone());
-        }
-    }
-    if !tokens.is_empty() {
-        parts.push(Part {
-            tokens,
-            comma: None,
-        });
-    }
-    parts
-}
-
-/// Parses `#[driver_table(...)]`'s arguments.
-pub fn parse_args(args: TokenStream, diag: &mut Diagnostics) -> Request {
-    let args = flatten(args.trees());
-    let mut request = Request::default();
-    if let Some(first) = args.first() {
-        request.span = Some(first.span());
-    }
-    for part in &split_commas(&args) {
-        let whole = TokenStream::from(part.tokens.clone());
-        match part.tokens.as_slice() {
-            [] => {
-                request.malformed = true;
-                diag.at(
-                    part.comma.unwrap_or_else(Span::call_site),
-                    "nothing before this comma: remove it, or write a driver function or an option before it",
-                );
-            }
-            [TokenTree::Ident(ident)] => flag(ident, &mut request, diag),
-            [TokenTree::Ident(ident), eq, value @ ..] if is_punct(eq, '=') => {
-                let value = TokenStream::from(value.to_vec());
-                if value.is_empty() {
-                    request.malformed = true;
-                    let what = match word(ident) {
-                        Word::Function(name) => {
-                            format!("an ABI version after `=`, e.g. `{name} = 3020`")
-                        }
-                        Word::Option(option) => option.value_help().unwrap_or_else(|| {
-                            format!(
-                                "nothing: `{}` takes no value, write it alone",
-                                option.name()
-                            )
-                        }),
-                        Word::Unknown => format!("a value after `=`; {OPTIONS_HELP}"),
-                    };
-                    diag.spanned(&whole, format!("`{ident} =` needs {what}"));
-                } else {
-                    valued(ident, value, &mut request, diag);
-                }
-            }
-            [TokenTree::Ident(_), TokenTree::Group(g)]
-                if g.delimiter() == Delimiter::Parenthesis =>
-            {
-                request.malformed = true;
-                diag.spanned(&whole, format!("unexpected parentheses; {OPTIONS_HELP}"));
-            }
-            [TokenTree::Ident(_), colon, ..] if is_punct(colon, ':') => {
-                request.malformed = true;
-                diag.spanned(
-                    &whole,
-                    format!("expected a driver function or an option, not a path; {OPTIONS_HELP}"),
-                );
-            }
-            _ => {
-                request.malformed = true;
-                diag.spanned(
-                    &whole,
-                    format!(
-                        "expected a driver function (`cuInit`), a pin (`cuCtxCreate = 3020`) or an option; {OPTIONS_HELP}"
-                    ),
-                );
-            }
-        }
-    }
+    report_stray(&mut stray, &mut request, errors);
     request
 }
 
+/// One error for a run of commas with nothing before them.
+fn report_stray(stray: &mut Vec<&TokenTree>, request: &mut Request, errors: &mut Errors) {
+    let commas: TokenStream = stray.drain(..).cloned().collect();
+    let message = match commas.clone().into_iter().count() {
+        0 => return,
+        1 => "nothing before this comma: remove it, or write a driver function or an option before it".to_string(),
+        n => format!("{n} commas with nothing between them: remove all but one, or write a driver function or an option between them"),
+    };
+    request.malformed = true;
+    errors.spanned(commas, message);
+}
+
+/// One part: `name`, or `name = value`. What no part can be is the `Err`, over the whole part.
+fn part(
+    input: ParseStream,
+    tokens: &TokenStream,
+    request: &mut Request,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    let expected = || {
+        syn::Error::new_spanned(
+            tokens,
+            format!(
+                "expected a driver function (`cuInit`), a pin (`cuCtxCreate = 3020`) or an option; {}",
+                options_help()
+            ),
+        )
+    };
+    // `crate` is a keyword, and an option's name.
+    let Ok(ident) = input.call(Ident::parse_any) else {
+        return Err(expected());
+    };
+    // A `driver` written wrong is reported as itself, not also as missing.
+    request.driver_written |=
+        matches!(word(&ident), Word::Option(spec) if spec.option == Opt::Driver);
+    if input.is_empty() {
+        flag(&ident, request, errors);
+        return Ok(());
+    }
+    if input.peek(Token![=]) {
+        input.parse::<Token![=]>()?;
+        let value: TokenStream = input.parse()?;
+        if value.is_empty() {
+            let what = match word(&ident) {
+                Word::Function(name) => format!("an ABI version after `=`, e.g. `{name} = 3020`"),
+                Word::Option(spec) => value_help(spec).unwrap_or_else(|| {
+                    format!("nothing: `{}` takes no value, write it alone", spec.name)
+                }),
+                Word::Unknown => format!("a value after `=`; {}", options_help()),
+            };
+            return Err(syn::Error::new_spanned(
+                tokens,
+                format!("`{ident} =` needs {what}"),
+            ));
+        }
+        valued(&ident, value, request, errors);
+        return Ok(());
+    }
+    if input.peek(syn::token::Paren) {
+        return Err(syn::Error::new_spanned(
+            tokens,
+            format!("unexpected parentheses; {}", options_help()),
+        ));
+    }
+    if input.peek(Token![::]) {
+        return Err(syn::Error::new_spanned(
+            tokens,
+            format!(
+                "expected a driver function or an option, not a path; {}",
+                options_help()
+            ),
+        ));
+    }
+    if input.peek(Token![:]) {
+        let colon: Token![:] = input.parse()?;
+        let value: TokenStream = input.parse()?;
+        let name = ident.unraw();
+        return Err(syn::Error::new(
+            colon.span,
+            format!("`{name}` takes its value after `=`, not `:`: write `{name} = {value}`"),
+        ));
+    }
+    Err(expected())
+}
+
 /// A part that is one word: a function or an option without a value.
-fn flag(ident: &Ident, request: &mut Request, diag: &mut Diagnostics) {
+fn flag(ident: &Ident, request: &mut Request, errors: &mut Errors) {
     match word(ident) {
         Word::Function(name) => request.entries.push(Entry { name, pin: None }),
-        Word::Option(Opt::All) => set_once(&mut request.all, ident, diag),
-        Word::Option(Opt::PerThread) => set_once(&mut request.per_thread, ident, diag),
-        Word::Option(option @ (Opt::Backend | Opt::Crate | Opt::Driver)) => diag.at(
-            ident.span(),
-            format!(
-                "the `{}` option needs {}",
-                option.name(),
-                option.value_help().unwrap_or_default()
+        Word::Option(spec) => match (spec.option, value_help(spec)) {
+            (Opt::All, _) => set_once(&mut request.all, ident, errors),
+            (Opt::PerThread, _) => set_once(&mut request.per_thread, ident, errors),
+            (_, help) => errors.at(
+                ident.span(),
+                format!(
+                    "the `{}` option needs {}",
+                    spec.name,
+                    help.unwrap_or_default()
+                ),
             ),
-        ),
+        },
         Word::Unknown => {
             request.malformed = true;
-            unknown_option(ident, diag);
+            request.unknown.push(ident.unraw());
         }
     }
 }
 
 /// A part `name = value` (a value present).
-fn valued(ident: &Ident, value: TokenStream, request: &mut Request, diag: &mut Diagnostics) {
-    match word(ident) {
-        Word::Function(name) => request.entries.push(Entry {
-            name,
-            pin: Some(pin_of(value)),
-        }),
-        Word::Option(Opt::Backend) => backend_option(ident, &value, request, diag),
-        Word::Option(Opt::Driver) => match driver_of(&value) {
-            Ok(_) if request.driver.is_some() => {
-                diag.at(ident.span(), "`driver` is given twice; give it once");
-            }
-            Ok(driver) => request.driver = Some(driver),
-            Err(problem) => diag.spanned(&value, problem),
+fn valued(ident: &Ident, value: TokenStream, request: &mut Request, errors: &mut Errors) {
+    let spec = match word(ident) {
+        Word::Function(name) => {
+            request.entries.push(Entry {
+                name,
+                pin: Some(pin(value)),
+            });
+            return;
+        }
+        Word::Option(spec) => spec,
+        Word::Unknown => {
+            request.malformed = true;
+            request.unknown.push(ident.unraw());
+            return;
+        }
+    };
+    let twice = || format!("`{}` is given twice; give it once", spec.name);
+    match spec.option {
+        Opt::Backend => match backend(&value) {
+            Ok(_) if request.backend.is_some() => errors.at(ident.span(), twice()),
+            Ok(backend) => request.backend = Some(backend),
+            Err(message) => errors.spanned(&value, message),
         },
-        Word::Option(Opt::Crate) => match crate_path(&value) {
-            Some(_) if request.krate.is_some() => {
-                diag.at(ident.span(), "`crate` is given twice; give it once");
-            }
+        Opt::Driver => match driver(&value) {
+            Ok(_) if request.driver.is_some() => errors.at(ident.span(), twice()),
+            Ok(driver) => request.driver = Some(driver),
+            Err(message) => errors.spanned(&value, message),
+        },
+        Opt::Crate => match crate_path(&value) {
+            Some(_) if request.krate.is_some() => errors.at(ident.span(), twice()),
             Some(path) => request.krate = Some(path),
-            None if has_byte(&value.to_string(), b'-') => diag.spanned(
+            None if value.to_string().contains('-') => errors.spanned(
                 &value,
                 format!(
                     "`{value}` is a package name, not a path: paths spell crate names with `_` (`crate = cuda_driver_table`, or the name the dependency is renamed to); {CRATE_HELP}"
                 ),
             ),
-            None => diag.spanned(
+            None => errors.spanned(
                 &value,
                 format!("`{value}` is not a path to cuda-driver-table; {CRATE_HELP}"),
             ),
         },
-        Word::Option(option @ (Opt::All | Opt::PerThread)) => diag.spanned(
+        Opt::All | Opt::PerThread => errors.spanned(
             &value,
-            format!(
-                "`{0}` takes no value: write `{0}` alone",
-                option.name()
-            ),
+            format!("`{0}` takes no value: write `{0}` alone", spec.name),
         ),
-        Word::Unknown => {
-            request.malformed = true;
-            unknown_option(ident, diag);
-        }
     }
 }
 
-/// The integer types a pin's literal may name as its suffix, with their largest value.
+/// The integer types a literal may name as its suffix, with their largest value.
 const INTEGER_SUFFIXES: [(&str, u128); 12] = [
     ("u8", u8::MAX as u128),
     ("u16", u16::MAX as u128),
@@ -307,395 +370,185 @@ const INTEGER_SUFFIXES: [(&str, u128); 12] = [
     ("isize", i64::MAX as u128),
 ];
 
-/// A number as `integer` reads it.
-enum Number {
-    /// An integer literal that fits its suffix's type and a `u32`, with its span.
-    Value(u32, Span),
-    /// Anything else. `problem` says what is wrong with a number of the wrong form (`3020u8`
-    /// does not fit `u8`); `number` is the whole number it spells, if any (`3020` of `3020.0`).
-    Wrong {
-        problem: Option<String>,
-        number: Option<u32>,
-    },
-}
+/// Why a literal is not the number wanted, and the whole number it spells, if any.
+type Wrong = (Option<String>, Option<u32>);
 
-/// An integer literal as Rust writes one (`3020`, `3_020`, `3020u32`, `0xBCC`, `0o5714`,
-/// `0b1011_1100_1100`) that fits its suffix's type and a `u32`, or what is wrong with the value
-/// (`what` it is, in words: `an ABI version`).
-fn integer(value: &TokenStream, what: &str) -> Number {
-    let wrong = |problem: Option<String>, number: Option<u32>| Number::Wrong { problem, number };
-    let [TokenTree::Literal(lit)] = value.trees() else {
-        return wrong(None, None);
-    };
-    let written = lit.as_str();
-    // Strings and characters (`"v3"`) are not numbers of a wrong form.
-    if !written.as_bytes().first().is_some_and(u8::is_ascii_digit) {
-        return wrong(None, None);
+/// An integer literal (`3020`, `3_020`, `3020u32`, `0xBCC`, `0b1011_1100_1100`) that fits its
+/// suffix's type and a `u32`, or what is wrong with it (`what` it is, in words: `an ABI version`).
+fn integer(lit: &LitInt, what: &str) -> Result<u32, Wrong> {
+    if lit.base10_digits().starts_with('-') {
+        return Err((None, None));
     }
-    // The text without `_`, all ASCII (it starts with a digit).
-    let mut text = String::with_capacity(written.len());
-    for c in written.chars() {
-        if c != '_' {
-            text.push(c);
-        }
+    // `3020f32` is a float.
+    if ["f32", "f64"].contains(&lit.suffix()) {
+        let number = lit.base10_parse().ok();
+        return Err((Some(format!("`{lit}` is not a whole number")), number));
     }
-    let (radix, body) = match text.get(..2) {
-        Some("0x") => (16, &text[2..]),
-        Some("0o") => (8, &text[2..]),
-        Some("0b") => (2, &text[2..]),
-        _ => (10, text.as_str()),
-    };
-    let mut end = 0;
-    while end < body.len() && char::from(body.as_bytes()[end]).is_digit(radix) {
-        end += 1;
-    }
-    let (digits, suffix) = body.split_at(end);
-    // Its value (`None` for no digits, or one too large for a `u128`).
-    let mut number = if digits.is_empty() { None } else { Some(0u128) };
-    for c in digits.chars() {
-        number = number
-            .and_then(|n| n.checked_mul(u128::from(radix)))
-            .and_then(|n| n.checked_add(u128::from(c.to_digit(radix).unwrap_or(0))));
-    }
-    let version = match number {
-        Some(n) => u32::try_from(n).ok(),
-        None => None,
-    };
-    let fraction = matches!(suffix.as_bytes().first(), Some(b'.' | b'e' | b'E'));
-    if radix == 10 && (fraction || suffix == "f32" || suffix == "f64") {
-        return wrong(Some(format!("`{written}` is not a whole number")), version);
-    }
-    let too_large = || Some(format!("`{written}` is too large for {what}"));
-    let Some(number) = number else {
-        return wrong(too_large(), None);
-    };
+    let too_large = || (Some(format!("`{lit}` is too large for {what}")), None);
+    let value: u128 = lit.base10_parse().map_err(|_| too_large())?;
+    let number = u32::try_from(value).ok();
+    let suffix = lit.suffix();
     if !suffix.is_empty() {
-        let mut max = None;
-        for &(name, name_max) in &INTEGER_SUFFIXES {
-            if name == suffix {
-                max = Some(name_max);
-            }
-        }
-        match max {
-            Some(max) if number <= max => {}
-            Some(_) => {
-                let problem = format!("`{written}` does not fit in `{suffix}`");
-                return wrong(Some(problem), version);
-            }
-            None => {
-                let problem = format!("`{suffix}` is not an integer type");
-                return wrong(Some(problem), version);
-            }
+        match INTEGER_SUFFIXES.iter().find(|(name, _)| *name == suffix) {
+            Some(&(_, max)) if value <= max => {}
+            Some(_) => return Err((Some(format!("`{lit}` does not fit in `{suffix}`")), number)),
+            None => return Err((Some(format!("`{suffix}` is not an integer type")), number)),
         }
     }
-    match version {
-        Some(version) => Number::Value(version, lit.span()),
-        None => wrong(too_large(), None),
-    }
+    number.ok_or_else(too_large)
 }
 
-/// A pin: an integer literal (see `integer`), or anything else, kept for the error with what is
-/// wrong when it is a number of the wrong form.
-fn pin_of(value: TokenStream) -> Pin {
-    match integer(&value, "an ABI version") {
-        Number::Value(version, span) => Pin::Version(version, span),
-        Number::Wrong { problem, number } => Pin::Invalid {
-            tokens: value,
-            problem,
-            number,
+/// A float literal's complaint, and the whole number it spells (`3020` of `3020.0`), if any.
+fn float(lit: &LitFloat) -> Wrong {
+    let number = lit
+        .base10_parse::<f64>()
+        .ok()
+        .filter(|v| v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(v))
+        .and_then(|v| format!("{v}").parse().ok());
+    (Some(format!("`{lit}` is not a whole number")), number)
+}
+
+/// A pin: an integer literal (see [`integer`]), or anything else, kept for the error with what is
+/// wrong when that is more than "not a number".
+fn pin(value: TokenStream) -> Pin {
+    let (problem, number) = match syn::parse2::<Lit>(value.clone()) {
+        Ok(Lit::Int(lit)) => match integer(&lit, "an ABI version") {
+            Ok(version) => return Pin::Version(version, lit.span()),
+            Err(wrong) => wrong,
         },
+        Ok(Lit::Float(lit)) => float(&lit),
+        Ok(_) => (None, None),
+        // A name (`MY_ABI`, `abi::V`) is read before constants have values.
+        Err(_) if syn::parse2::<Path>(value.clone()).is_ok() => (
+            Some(format!(
+                "`{value}` is a name, and the attribute reads its arguments before any constant has a value: \
+                 a pin is a number literal (from a `macro_rules!`, forward it as `$v:literal`)"
+            )),
+            None,
+        ),
+        Err(_) => (None, None),
+    };
+    Pin::Invalid {
+        tokens: value,
+        problem,
+        number,
     }
 }
 
 /// `MAJOR.MINOR` (`12.4`) in `cuDriverGetVersion`'s numbering (`12040`), or `None`.
 fn major_minor(text: &str) -> Option<u32> {
-    let dot = find_byte(text, b'.')?;
-    let (major, minor) = (small_number(&text[..dot])?, small_number(&text[dot + 1..])?);
-    if text.len() - dot - 1 > 2 || major == 0 {
-        return None;
-    }
-    Some(major * 1000 + minor * 10)
-}
-
-/// The value of one to three decimal digits, or `None`.
-fn small_number(text: &str) -> Option<u32> {
-    if text.is_empty() || text.len() > 3 {
-        return None;
-    }
-    let mut value = 0;
-    for &b in text.as_bytes() {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        value = value * 10 + u32::from(b - b'0');
-    }
-    Some(value)
-}
-
-/// The position of the first byte `b` of `text`.
-fn find_byte(text: &str, b: u8) -> Option<usize> {
-    let mut i = 0;
-    while i < text.len() {
-        if text.as_bytes()[i] == b {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
-
-/// Whether `text` has the byte `b`.
-fn has_byte(text: &str, b: u8) -> bool {
-    find_byte(text, b).is_some()
+    let (major, minor) = text.split_once('.')?;
+    let digits = |s: &str, max: usize| {
+        (!s.is_empty() && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u32>().ok())
+            .flatten()
+    };
+    let (major, minor) = (digits(major, 3)?, digits(minor, 2)?);
+    (major != 0).then_some(major * 1000 + minor * 10)
 }
 
 /// The value of `driver = ...`: a whole number as `cuDriverGetVersion` writes it (`12000`,
 /// `12_000`, `12000u32`), or a string `"12.0"`; anything else is the message for the user.
 /// Whether the version is one a table can target is for `check`.
-fn driver_of(value: &TokenStream) -> Result<Driver, String> {
-    let span = span_range(value.trees()).0;
-    let text = match value.trees() {
-        [TokenTree::Literal(lit)] => lit.as_str(),
-        _ => "",
-    };
-    if let Some(inner) = plain_string(text) {
-        return match major_minor(trim(inner)) {
-            Some(version) => Ok(Driver { version, span }),
+fn driver(value: &TokenStream) -> Result<Driver, String> {
+    if syn::parse2::<kw::newest>(value.clone()).is_ok() {
+        return Ok(Driver::Newest);
+    }
+    let lit = syn::parse2::<Lit>(value.clone());
+    let span = lit.as_ref().map_or_else(|_| Span::call_site(), Lit::span);
+    match lit {
+        Ok(Lit::Str(s)) => match major_minor(s.value().trim()) {
+            Some(version) => Ok(Driver::Version { version, span }),
             None => Err(format!(
-                "`{text}` is not a CUDA version of the form \"major.minor\"; {DRIVER_HELP}"
+                "`{}` is not a CUDA version of the form \"major.minor\"; {DRIVER_HELP}",
+                s.to_token_stream()
             )),
-        };
+        },
+        // `12.4` unquoted.
+        Ok(Lit::Float(f)) => match major_minor(&f.to_string()) {
+            Some(version) => Err(format!(
+                "`{f}` is a float, not a driver version: write `driver = {version}` (as `cuDriverGetVersion` numbers CUDA {f}) or `driver = \"{f}\"`"
+            )),
+            None => Err(format!("{}; {DRIVER_HELP}", float(&f).0.unwrap_or_default())),
+        },
+        Ok(Lit::Int(i)) => match integer(&i, "a driver version") {
+            Ok(version) if version < 1000 => {
+                // `driver = 12` most likely means CUDA 12.0.
+                let major = if (1..=99).contains(&version) {
+                    version
+                } else {
+                    12
+                };
+                Err(format!(
+                    "`driver = {i}` is not a driver version: versions are numbered as `cuDriverGetVersion` returns them, \
+                     1000 × major + 10 × minor; for CUDA {major}.0 write `driver = {}` (or `driver = \"{major}.0\"`)",
+                    major * 1000
+                ))
+            }
+            Ok(version) => Ok(Driver::Version { version, span }),
+            Err((problem, _)) => Err(format!(
+                "{}; {DRIVER_HELP}",
+                problem.unwrap_or_else(|| format!("`{i}` is not a driver version"))
+            )),
+        },
+        _ => Err(format!("`{value}` is not a driver version; {DRIVER_HELP}")),
     }
-    // `12.4` unquoted: a float literal.
-    if let Some(version) = major_minor(text) {
-        return Err(format!(
-            "`{text}` is a float, not a driver version: write `driver = {version}` (as `cuDriverGetVersion` numbers CUDA {text}) or `driver = \"{text}\"`"
-        ));
-    }
-    match integer(value, "a driver version") {
-        Number::Value(version, _) if version < 1000 => {
-            // `driver = 12` most likely means CUDA 12.0.
-            let major = if matches!(version, 1..=99) {
-                version
-            } else {
-                12
-            };
-            Err(format!(
-                "`driver = {text}` is not a driver version: versions are numbered as `cuDriverGetVersion` returns them, \
-                 1000 × major + 10 × minor; for CUDA {major}.0 write `driver = {}` (or `driver = \"{major}.0\"`)",
-                major * 1000
-            ))
-        }
-        Number::Value(version, _) => Ok(Driver { version, span }),
-        Number::Wrong {
-            problem: Some(problem),
-            ..
-        } => Err(format!("{problem}; {DRIVER_HELP}")),
-        Number::Wrong { problem: None, .. } => {
-            Err(format!("`{value}` is not a driver version; {DRIVER_HELP}"))
-        }
-    }
-}
-
-/// The text of a string literal without escapes (`"cdt"`, `r"cdt"`, `r#"cdt"#`), or `None`.
-fn plain_string(text: &str) -> Option<&str> {
-    let bytes = text.as_bytes();
-    // `r`, then as many `#` before the opening quote as after the closing one.
-    let (raw, mut open) = match bytes.first() {
-        Some(b'r') => (true, 1),
-        _ => (false, 0),
-    };
-    while raw && bytes.get(open) == Some(&b'#') {
-        open += 1;
-    }
-    let hashes = open - usize::from(raw);
-    // The quotes: the one after the fence, and the one before a fence as long at the end.
-    if bytes.get(open) != Some(&b'"') || bytes.len() < open + 2 + hashes {
-        return None;
-    }
-    let close = bytes.len() - 1 - hashes;
-    if bytes[close] != b'"' {
-        return None;
-    }
-    for &b in &bytes[close + 1..] {
-        if b != b'#' {
-            return None;
-        }
-    }
-    let body = &text[open + 1..close];
-    if !raw && has_byte(body, b'\\') {
-        return None;
-    }
-    Some(body)
-}
-
-/// `text` without the whitespace at either end (`str::trim`).
-fn trim(text: &str) -> &str {
-    let mut start = 0;
-    for c in text.chars() {
-        if !c.is_whitespace() {
-            break;
-        }
-        start += c.len_utf8();
-    }
-    let mut end = text.len();
-    for c in text[start..].chars().rev() {
-        if !c.is_whitespace() {
-            break;
-        }
-        end -= c.len_utf8();
-    }
-    &text[start..end]
 }
 
 /// `cdt`, `::cdt`, `crate::cdt`, `::my_wrapper::cdt` (as tokens, or as the text of a string
-/// literal, whose span the identifiers then take), or `None` for anything else.
-fn crate_path(value: &TokenStream) -> Option<CratePath> {
-    let tokens = value.trees();
-    if let [TokenTree::Literal(lit)] = tokens {
-        let inner = trim(plain_string(lit.as_str())?);
-        let leading_colons = inner.as_bytes().starts_with(b"::");
-        let mut rest = if leading_colons { &inner[2..] } else { inner };
-        let mut segments = Vec::new();
-        // Each name between `::`s.
-        loop {
-            let bytes = rest.as_bytes();
-            let mut end = 0;
-            while end < bytes.len() && !(bytes[end] == b':' && bytes.get(end + 1) == Some(&b':')) {
-                end += 1;
-            }
-            let name = trim(&rest[..end]);
-            if !is_identifier(name) {
-                return None;
-            }
-            segments.push(Ident::new(name, lit.span()));
-            if end == bytes.len() {
-                break;
-            }
-            rest = &rest[end + 2..];
-        }
-        return valid_path(CratePath {
-            leading_colons,
-            segments,
-        });
-    }
-    let mut i = 0;
-    let leading_colons = colons_at(tokens, 0);
-    if leading_colons {
-        i = 2;
-    }
-    let mut segments = Vec::new();
-    loop {
-        let Some(TokenTree::Ident(ident)) = tokens.get(i) else {
-            return None;
-        };
-        segments.push(ident.clone());
-        i += 1;
-        if i == tokens.len() {
-            break;
-        }
-        if !colons_at(tokens, i) {
-            return None;
-        }
-        i += 2;
-    }
-    valid_path(CratePath {
-        leading_colons,
-        segments,
-    })
-}
-
-/// A plain (not raw) identifier of ASCII letters, digits and `_`, not `_` alone.
-pub fn is_identifier(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    if text == "_"
-        || !bytes
-            .first()
-            .is_some_and(|&c| c == b'_' || c.is_ascii_alphabetic())
-    {
-        return false;
-    }
-    for &c in bytes {
-        if c != b'_' && !c.is_ascii_alphanumeric() {
-            return false;
-        }
-    }
-    true
-}
-
-/// `::` at `tokens[i..]`.
-fn colons_at(tokens: &[TokenTree], i: usize) -> bool {
-    matches!(
-        (tokens.get(i), tokens.get(i + 1)),
-        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
-            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':'
-    )
-}
-
-/// Rejects keywords as names and `crate`/`self`/`super` anywhere a path cannot have them.
-fn valid_path(path: CratePath) -> Option<CratePath> {
-    const KEYWORDS: &[&str] = &[
-        "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
-        "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
-        "pub", "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use",
-        "where", "while", "Self", "abstract", "become", "box", "do", "final", "gen", "macro",
-        "override", "priv", "try", "typeof", "unsized", "virtual", "yield", "_",
-    ];
-    let mut only_super_so_far = true;
-    let mut first = !path.leading_colons;
-    for segment in &path.segments {
-        let name = segment.as_str();
-        if name.starts_with("r#") {
-            only_super_so_far = false;
-            first = false;
-            continue;
-        }
-        let ok = match name {
-            "crate" | "$crate" | "self" => first,
-            "super" => only_super_so_far && !path.leading_colons,
-            n => {
-                let mut keyword = false;
-                for k in KEYWORDS {
-                    keyword |= *k == n;
-                }
-                !keyword
-            }
-        };
-        if !ok {
-            return None;
-        }
-        only_super_so_far &= name == "super" || (first && name == "self");
-        first = false;
-    }
-    Some(path)
-}
-
-fn backend_option(
-    ident: &Ident,
-    value: &TokenStream,
-    request: &mut Request,
-    diag: &mut Diagnostics,
-) {
-    let word = match value.trees() {
-        [TokenTree::Ident(i)] => Some(i.as_str()),
-        [TokenTree::Literal(l)] => plain_string(l.as_str()),
-        _ => None,
+/// literal, whose span the path then takes), or `None` for anything else.
+fn crate_path(value: &TokenStream) -> Option<Path> {
+    let path = match syn::parse2::<syn::LitStr>(value.clone()) {
+        Ok(lit) => lit.parse_with(Path::parse_mod_style).ok()?,
+        Err(_) => Path::parse_mod_style.parse2(value.clone()).ok()?,
     };
-    let backend = match word {
-        Some("runtime") => Some(BackendOption::Runtime),
-        Some("driver") => Some(BackendOption::Driver),
-        _ => None,
+    valid_path(&path).then_some(path)
+}
+
+/// Whether `crate`, `$crate`, `self` and `super` are where a path can have them: first (`super`
+/// after `self` or another `super`), and never after a leading `::`.
+fn valid_path(path: &Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let relative = path.leading_colon.is_none();
+    names
+        .iter()
+        .enumerate()
+        .all(|(i, name)| match name.as_str() {
+            "crate" | "$crate" | "self" => relative && i == 0,
+            "super" => {
+                relative
+                    && names[..i]
+                        .iter()
+                        .enumerate()
+                        .all(|(j, n)| n == "super" || (j == 0 && n == "self"))
+            }
+            _ => true,
+        })
+}
+
+/// `backend = runtime | driver` (or a string of either).
+fn backend(value: &TokenStream) -> Result<Backend, String> {
+    let word = match syn::parse2::<Lit>(value.clone()) {
+        Ok(Lit::Str(s)) => s.value(),
+        _ => value.to_string(),
     };
-    match backend {
-        Some(b) if request.backend.is_none() => request.backend = Some(b),
-        Some(_) => diag.at(ident.span(), "`backend` is given twice; give it once"),
-        None => diag.spanned(value, format!("unknown backend `{value}`: {BACKEND_HELP}")),
+    match word.as_str() {
+        "runtime" => Ok(Backend::Runtime),
+        "driver" => Ok(Backend::Driver),
+        other => {
+            let hint = match other.trim_start_matches("lib") {
+                "cuda" | "cuda.so" | "cuda.so.1" => " (libcuda is `backend = driver`)",
+                "cudart" | "cudart.so" => " (libcudart is `backend = runtime`)",
+                _ => "",
+            };
+            Err(format!("unknown backend `{value}`{hint}: {BACKEND_HELP}"))
+        }
     }
 }
 
-fn set_once(slot: &mut Option<Span>, ident: &Ident, diag: &mut Diagnostics) {
+fn set_once(slot: &mut Option<Span>, ident: &Ident, errors: &mut Errors) {
     if slot.is_some() {
-        diag.at(
+        errors.at(
             ident.span(),
             format!("`{ident}` is given twice; give it once"),
         );
@@ -704,225 +557,190 @@ fn set_once(slot: &mut Option<Span>, ident: &Ident, diag: &mut Diagnostics) {
     }
 }
 
-fn unknown_option(ident: &Ident, diag: &mut Diagnostics) {
-    let name = ident.as_str();
-    let options = [
-        Opt::Driver.name(),
-        Opt::All.name(),
-        Opt::PerThread.name(),
-        Opt::Backend.name(),
-        Opt::Crate.name(),
-    ];
-    let mut hint = did_you_mean(name, &options);
-    if !hint.is_empty() {
-        hint.push(' ');
-    }
-    diag.at(
-        ident.span(),
-        format!("unknown option `{name}`: {hint}{OPTIONS_HELP}"),
-    );
+/// A word that is neither an option nor named like a driver function, with the options near it,
+/// else the functions (`check` gives them).
+pub fn unknown_word(ident: &Ident, functions: &[&str]) -> syn::Error {
+    let name = ident.to_string();
+    let help = options_help();
+    let option = did_you_mean(&name, option_names());
+    let message = if !option.is_empty() {
+        format!("unknown option `{name}`: {option} {help}")
+    } else {
+        match did_you_mean(&name, functions.iter().copied()) {
+            hint if hint.is_empty() => format!("unknown option `{name}`: {help}"),
+            hint => format!(
+                "`{name}` is neither an option nor a driver function (those start with `cu`): {hint} {help}"
+            ),
+        }
+    };
+    syn::Error::new(ident.span(), message)
 }
 
 /// Reads `attrs vis struct Name generics? (; | {} | (...);)` off the item's tokens. Problems with
 /// the generics or fields are reported and the table is still expanded, so the rest of the user's
 /// code type-checks; an item that is not a struct is returned as `Err` and re-emitted unchanged.
-pub fn parse_item(item: &TokenStream, diag: &mut Diagnostics) -> Result<Item, NotATable> {
-    let tokens = flatten(item.trees());
-    let mut i = 0;
-    let mut attrs = Vec::new();
-    while let (Some(pound), Some(TokenTree::Group(body))) = (tokens.get(i), tokens.get(i + 1)) {
-        if !is_punct(pound, '#') || body.delimiter() != Delimiter::Bracket {
-            break;
-        }
-        attrs.push(attr(pound, body));
-        i += 2;
-    }
-    let mut vis = TokenStream::new();
-    if matches!(&tokens.get(i), Some(TokenTree::Ident(id)) if id.as_str() == "pub") {
-        vis.push(tokens[i].clone());
-        i += 1;
-        if let Some(TokenTree::Group(g)) = tokens.get(i) {
-            if g.delimiter() == Delimiter::Parenthesis {
-                vis.push(tokens[i].clone());
-                i += 1;
+pub fn item(item: &TokenStream, errors: &mut Errors) -> Result<Item, NotATable> {
+    let tokens = flatten(item.clone());
+    let mut found = Vec::new();
+    let parsed = (|input: ParseStream| {
+        let item = unit_struct(input, &mut found)?;
+        // Whatever follows (the `;` of a tuple struct, an enum's body) is the compiler's to judge.
+        input.parse::<TokenStream>()?;
+        Ok(item)
+    })
+    .parse2(tokens.clone());
+    match parsed {
+        Ok(Ok(item)) => {
+            for e in found {
+                errors.push(e);
             }
+            Ok(item)
         }
+        Ok(Err(not_a_table)) => Err(not_a_table),
+        Err(_) => Err(not_a_struct(&tokens.into_iter().collect::<Vec<_>>())),
     }
-    match tokens.get(i) {
-        Some(TokenTree::Ident(kw)) if kw.as_str() == "struct" => {}
-        Some(TokenTree::Ident(kw)) if kw.as_str() == "enum" => {
-            return Err(NotATable::Other(kw.span(), "an enum"))
-        }
-        Some(TokenTree::Ident(kw)) if kw.as_str() == "union" => {
-            return Err(NotATable::Other(kw.span(), "a union"))
-        }
-        _ => return Err(not_a_struct(&tokens)),
+}
+
+/// The struct, with the faults of its generics and body in `found`; `Ok(Err)` for an enum, a
+/// union or a table already made, `Err` for anything else.
+fn unit_struct(
+    input: ParseStream,
+    found: &mut Vec<syn::Error>,
+) -> syn::Result<Result<Item, NotATable>> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis: Visibility = input.parse()?;
+    if input.peek(Token![enum]) {
+        let kw: Token![enum] = input.parse()?;
+        return Ok(Err(NotATable::Other(kw.span, "an enum")));
     }
-    let Some(TokenTree::Ident(ident)) = tokens.get(i + 1) else {
-        return Err(not_a_struct(&tokens));
-    };
-    i += 2;
-    // Generics: `<` ... the matching `>` (a `>` of `->` does not close).
-    if matches!(tokens.get(i), Some(t) if is_punct(t, '<')) {
-        let start = i;
-        let mut depth = 0usize;
-        while let Some(t) = tokens.get(i) {
-            if let TokenTree::Punct(p) = t {
-                let arrow = p.as_char() == '>' && i > 0 && is_punct(&tokens[i - 1], '-');
-                match p.as_char() {
-                    '<' => depth += 1,
-                    '>' if !arrow => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-            }
-            i += 1;
-            if depth == 0 {
-                break;
-            }
-        }
-        let generics = TokenStream::from(tokens[start..i].to_vec());
-        diag.spanned(
-            &generics,
+    if input.peek(Token![union]) {
+        let kw: Token![union] = input.parse()?;
+        return Ok(Err(NotATable::Other(kw.span, "a union")));
+    }
+    input.parse::<Token![struct]>()?;
+    let ident: Ident = input.parse()?;
+    if input.peek(Token![<]) {
+        let generics: Generics = input.parse()?;
+        found.push(syn::Error::new_spanned(
+            generics,
             "#[driver_table] tables take no generic parameters: remove them",
-        );
+        ));
     }
-    match tokens.get(i) {
-        Some(t) if is_punct(t, ';') => {}
-        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace && g.tokens().is_empty() => {}
-        // The field the attribute gives every table: another `#[driver_table]` expanded first.
-        Some(TokenTree::Group(g))
-            if g.delimiter() == Delimiter::Brace && has_table_field(g.tokens()) =>
-        {
-            return Err(NotATable::Table(ident.clone()));
-        }
-        Some(TokenTree::Group(g))
-            if g.delimiter() == Delimiter::Parenthesis && g.tokens().is_empty() =>
-        {
-            diag.spanned(
-                &TokenTree::Group(g.clone()).into(),
+    if input.peek(Token![;]) {
+        // A unit struct.
+    } else if let Ok(TokenTree::Group(body)) = input.parse::<TokenTree>() {
+        let empty = body.stream().is_empty();
+        match body.delimiter() {
+            Delimiter::Brace if empty => {}
+            // The field the attribute gives every table: another `#[driver_table]` expanded first.
+            Delimiter::Brace
+                if body
+                    .stream()
+                    .into_iter()
+                    .any(|t| matches!(&t, TokenTree::Ident(i) if i == FIELD)) =>
+            {
+                return Ok(Err(NotATable::Table(ident)));
+            }
+            Delimiter::Parenthesis if empty => found.push(syn::Error::new_spanned(
+                body,
                 format!(
                     "`struct {ident}()` declares a tuple struct; a table is a unit struct: write `struct {ident};` (the attribute adds its fields)"
                 ),
-            );
+            )),
+            _ => found.push(syn::Error::new_spanned(
+                body,
+                format!(
+                    "#[driver_table] needs a struct without fields (`struct {ident};`): the attribute adds the fields"
+                ),
+            )),
         }
-        Some(TokenTree::Group(g)) => diag.spanned(
-            &TokenTree::Group(g.clone()).into(),
-            format!(
-                "#[driver_table] needs a struct without fields (`struct {ident};`): the attribute adds the fields"
-            ),
-        ),
-        _ => diag.at(
+    } else {
+        found.push(syn::Error::new(
             ident.span(),
             format!("#[driver_table] needs a unit struct such as `pub struct {ident};`"),
-        ),
+        ));
     }
-    Ok(Item {
-        attrs,
+    Ok(Ok(Item {
+        attrs: attrs.into_iter().map(attr).collect(),
         vis,
-        ident: ident.clone(),
-    })
-}
-
-/// Whether `fields` name the field the attribute gives every table.
-fn has_table_field(fields: &[TokenTree]) -> bool {
-    for t in fields {
-        if matches!(t, TokenTree::Ident(field) if field.as_str() == crate::expand::FIELD) {
-            return true;
-        }
-    }
-    false
+        ident,
+    }))
 }
 
 /// One `#[...]`, classified by its path's last name (`derive`, `::core::prelude::v1::derive`,
 /// `repr`, `driver_table`, `cdt::driver_table`).
-fn attr(pound: &TokenTree, body: &Group) -> Attr {
-    let inner = body.tokens();
-    let written = TokenStream::from(vec![pound.clone(), TokenTree::Group(body.clone())]);
-    // The path: identifiers and `:`s, up to the last identifier.
-    let mut path_len = 0;
-    let mut last = None;
-    while let Some(t) = inner.get(path_len) {
-        match t {
-            TokenTree::Ident(i) => last = Some(i.as_str()),
-            t if is_punct(t, ':') => {}
-            _ => break,
-        }
-        path_len += 1;
-    }
-    let list = match &inner[path_len..] {
-        [TokenTree::Group(list)] if list.delimiter() == Delimiter::Parenthesis => Some(list),
-        _ => None,
-    };
-    match (last, list) {
-        (Some("derive"), Some(list)) => {
-            let mut paths = Vec::new();
-            for part in &split_commas(list.tokens()) {
-                paths.push(TokenStream::from(part.tokens.clone()));
-            }
-            Attr::Derive {
-                pound: pound.clone(),
-                path: TokenStream::from(inner[..path_len].to_vec()),
-                paths,
+fn attr(attr: Attribute) -> Attr {
+    let last = attr.path().segments.last().map(|s| s.ident.to_string());
+    match last.as_deref() {
+        Some("derive") => {
+            match attr.parse_args_with(Punctuated::<Path, Token![,]>::parse_terminated) {
+                Ok(paths) => Attr::Derive {
+                    paths: paths.into_iter().collect(),
+                    attr,
+                },
+                Err(_) => Attr::Other(attr),
             }
         }
-        (Some("repr"), Some(list)) => {
-            let mut hints = Vec::new();
-            for part in &split_commas(list.tokens()) {
-                if let Some(TokenTree::Ident(i)) = part.tokens.first() {
-                    hints.push(i.clone());
-                }
-            }
-            Attr::Repr { written, hints }
-        }
-        (Some("driver_table"), _) => Attr::DriverTable(written),
-        _ => Attr::Other(written),
+        Some("repr") => match attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        {
+            Ok(metas) => Attr::Repr {
+                hints: metas
+                    .iter()
+                    .filter_map(|m| m.path().get_ident().cloned())
+                    .collect(),
+                attr,
+            },
+            Err(_) => Attr::Other(attr),
+        },
+        Some("driver_table") => Attr::DriverTable(attr),
+        _ => Attr::Other(attr),
     }
 }
 
-/// For an item that is not a struct, enum or union: the span of its keyword and what it is.
-/// A token scan (attributes, visibility and qualifiers skipped).
+/// For an item that is not a struct, enum or union: the span of its keyword and what it is
+/// (attributes, visibility and qualifiers skipped).
 fn not_a_struct(item: &[TokenTree]) -> NotATable {
-    let mut i = 0;
-    while let Some(token) = item.get(i) {
-        i += 1;
-        let next = item.get(i);
-        match token {
-            // `#[...]`, `pub(crate)`, `extern "C"`: skip the group or literal that follows.
+    let mut trees = item.iter().peekable();
+    while let Some(tree) = trees.next() {
+        let ident = match tree {
+            // `#[...]`: skip the group that follows.
             TokenTree::Punct(p) if p.as_char() == '#' => {
-                i += 1;
+                trees.next();
+                continue;
             }
-            TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {}
-            TokenTree::Literal(_) => {}
-            TokenTree::Ident(ident) => {
-                let what = match ident.as_str() {
-                    // `const X: u32 = 1;` is a constant; `const fn`, `const unsafe fn` are not.
-                    "const"
-                        if !matches!(next, Some(TokenTree::Ident(next))
-                            if matches!(next.as_str(), "fn" | "unsafe" | "async" | "extern")) =>
-                    {
-                        "a constant"
-                    }
-                    "pub" | "const" | "async" | "unsafe" | "extern" | "default" | "safe" => {
-                        continue
-                    }
-                    "fn" => "a function",
-                    "impl" => "an impl block",
-                    "trait" => "a trait",
-                    "mod" => "a module",
-                    "type" => "a type alias",
-                    "static" => "a static",
-                    "use" => "a `use` declaration",
-                    "crate" => "an `extern crate`",
-                    "macro_rules" => "a macro",
-                    _ if matches!(next, Some(t) if is_punct(t, '!')) => {
-                        "a macro call (put the attribute on the struct the macro writes, inside the macro)"
-                    }
-                    _ => break,
-                };
-                return NotATable::Other(ident.span(), what);
+            // `pub(crate)`, `extern "C"`.
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => continue,
+            TokenTree::Literal(_) => continue,
+            TokenTree::Ident(ident) => ident,
+            _ => break,
+        };
+        let next = trees.peek();
+        let keyword = ident.to_string();
+        let what = match keyword.as_str() {
+            // `const X: u32 = 1;` is a constant; `const fn`, `const unsafe fn` are not.
+            "const"
+                if !matches!(next, Some(TokenTree::Ident(next))
+                    if ["fn", "unsafe", "async", "extern"].iter().any(|k| next == k)) =>
+            {
+                "a constant"
+            }
+            "pub" | "const" | "async" | "unsafe" | "extern" | "default" | "safe" => continue,
+            "fn" => "a function",
+            "impl" => "an impl block",
+            "trait" => "a trait",
+            "mod" => "a module",
+            "type" => "a type alias",
+            "static" => "a static",
+            "use" => "a `use` declaration",
+            "crate" => "an `extern crate`",
+            "macro_rules" => "a macro",
+            _ if next.is_some_and(|t| is_punct(t, '!')) => {
+                "a macro call (put the attribute on the struct the macro writes, inside the macro)"
             }
             _ => break,
-        }
+        };
+        return NotATable::Other(ident.span(), what);
     }
-    NotATable::Other(span_range(item).0, "this item")
+    let span = item.first().map_or_else(Span::call_site, TokenTree::span);
+    NotATable::Other(span, "this item")
 }

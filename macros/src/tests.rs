@@ -10,14 +10,29 @@ use crate::manifest;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+/// Whether `args` give the `driver` option (not `backend = driver`).
+fn gives_driver(args: &TokenStream) -> bool {
+    let trees: Vec<proc_macro2::TokenTree> = args.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, t)| {
+        matches!(t, proc_macro2::TokenTree::Ident(i) if i == "driver")
+            && !matches!(i.checked_sub(1).map(|j| &trees[j]), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '=')
+    })
+}
+
 /// The expansion as one line of tokens separated by single spaces (`:: cuda_driver_table :: sys`).
+/// Arguments without the `driver` option get `driver = newest` in front, which every table needs.
 fn expand(args: TokenStream, item: TokenStream) -> String {
     assert_ne!(
         manifest::RELEASE,
         0,
         "no CUDA release selected: run `cargo test -p cuda-driver-table-macros --features cuda-13000`"
     );
-    let out = crate::testing::table(args, item).to_string();
+    let args = if gives_driver(&args) {
+        args
+    } else {
+        quote!(driver = newest, #args)
+    };
+    let out = crate::table(args, item).to_string();
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -68,7 +83,7 @@ fn a_pin_binds_the_function_to_its_typedef_through_the_runtime() {
     // version off it; the macro gives the index, the name, the typedef and the export.
     assert_has(
         &out,
-        r#":: cuda_driver_table :: __private :: bind ! { Cuda ; 0 cuCtxCreate PFN_cuCtxCreate_v3020 "cuCtxCreate_v2" ; }"#,
+        r#"__cdt :: bind ! { Cuda ; 0 cuCtxCreate PFN_cuCtxCreate_v3020 "cuCtxCreate_v2" ; }"#,
     );
     assert_lacks(&out, "unsafe impl");
     assert!(compile_errors(&out).is_empty(), "{out}");
@@ -99,13 +114,13 @@ fn the_raw_accessor_returns_what_the_runtime_binds_as_the_method_types_it() {
     // `get` but refuses a fake driver (whose methods call closures, not pointers).
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , :: std :: primitive :: usize) -> :: cuda_driver_table :: __private :: __sys :: CUresult , :: cuda_driver_table :: __private :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut __cdt :: __sys :: CUdeviceptr_v2 , :: std :: primitive :: usize) -> __cdt :: __sys :: CUresult , __cdt :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
     );
 }
 
 #[test]
 fn the_stream_mode_and_backend_options_choose_the_config_of_new() {
-    let config = ":: cuda_driver_table :: __private :: Config ::";
+    let config = "__cdt :: Config ::";
     let plain = table(quote!(cuInit));
     assert_has(
         &plain,
@@ -141,12 +156,12 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , :: cuda_driver_table :: __private :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut __cdt :: __sys :: CUdeviceptr_v2 , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , __cdt :: Error >",
     );
     // It calls the function the table's state holds for its index, through its configuration.
     assert_has(
         &out,
-        "let __cdt_f = self . __cdt_table . get :: < 0 > () ? ; :: cuda_driver_table :: __private :: call ! (check : self . __cdt_table . config () , \"cuMemAlloc\"",
+        "let __cdt_f = self . __cdt_table . get :: < 0 > () ? ; __cdt :: call ! (check : self . __cdt_table . config () , \"cuMemAlloc\"",
     );
     // The docs carry the prototype, the ABI and a safety section.
     assert_has(
@@ -168,7 +183,7 @@ fn the_call_names_the_out_values_the_records_mark() {
     let out = table(quote!(cuMemAlloc, cuDriverGetVersion, cuInit, cuMemGetInfo));
     assert_has(
         &out,
-        "(dptr = dptr , bytesize = bytesize) , (dptr = :: cuda_driver_table :: __private :: Hex) , unsafe",
+        "(dptr = dptr , bytesize = bytesize) , (dptr = __cdt :: Hex) , unsafe",
     );
     assert_has(
         &out,
@@ -191,7 +206,7 @@ fn functions_keeps_the_order_listed_and_indexes_match() {
     assert_has(&out, "TableCore < Self , 2 >");
     assert_has(
         &out,
-        "pub const FUNCTIONS : & 'static [:: cuda_driver_table :: __private :: FunctionSpec] = :: cuda_driver_table :: __private :: functions :: < Self > () ;",
+        "pub const FUNCTIONS : & 'static [__cdt :: FunctionSpec] = __cdt :: functions :: < Self > () ;",
     );
     // Each method asks for its own index.
     assert_has(&out, "fn pfn_cuMemAlloc");
@@ -425,29 +440,25 @@ fn the_crate_option_names_every_path_and_doc_link() {
             &out,
             "__cdt_table : cdt :: __private :: TableCore < Self , 1 >",
         );
-        assert_has(&out, "cdt :: __private :: bind ! { Cuda ; 0 cuMemAlloc");
-        assert_has(
-            &out,
-            "dptr : * mut cdt :: __private :: __sys :: CUdeviceptr_v2",
-        );
+        assert_has(&out, "use cdt :: __private as __cdt ;");
+        assert_has(&out, "__cdt :: bind ! { Cuda ; 0 cuMemAlloc");
+        assert_has(&out, "dptr : * mut __cdt :: __sys :: CUdeviceptr_v2");
         assert_has(&out, "[`Error`](cdt::Error)");
         // Generated code reaches the runtime through `__private` only, so a path that leads
         // elsewhere fails there, once.
         assert_eq!(
-            out.matches("cdt ::").count(),
-            out.matches("cdt :: __private ::").count(),
+            out.matches(" cdt ::").count(),
+            out.matches(" cdt :: __private ").count(),
             "{out}"
         );
     }
     let wrapper = table(quote!(cuInit, crate = ::my_wrapper::cdt));
     assert_lacks(&wrapper, "cuda_driver_table");
-    assert_has(
-        &wrapper,
-        ":: my_wrapper :: cdt :: __private :: Config :: new ()",
-    );
+    assert_has(&wrapper, "use :: my_wrapper :: cdt :: __private as __cdt ;");
+    assert_has(&wrapper, "__cdt :: Config :: new ()");
     assert_has(&wrapper, "[`Error`](::my_wrapper::cdt::Error)");
     let reexport = table(quote!(cuInit, crate = "crate::cdt"));
-    assert_has(&reexport, "crate :: cdt :: __private :: Config :: new ()");
+    assert_has(&reexport, "use crate :: cdt :: __private as __cdt ;");
 }
 
 #[test]
@@ -635,7 +646,7 @@ fn invisible_groups_of_macro_rules_fragments_are_transparent() {
     assert!(compile_errors(&out).is_empty(), "{out}");
     assert_has(&out, "1 cuCtxCreate PFN_cuCtxCreate_v3020 ");
     assert_has(&out, "2 cuMemAlloc PFN_cuMemAlloc_v3020 ");
-    assert_has(&out, ":: cdt :: __private :: bind !");
+    assert_has(&out, "use :: cdt :: __private as __cdt ;");
     assert_has(&out, "pub (crate) struct Cuda {");
     // A whole item, and an empty visibility, as fragments.
     let empty = fragment(TokenStream::new());
@@ -757,8 +768,8 @@ fn a_derive_written_as_a_path_is_checked_and_kept_as_written() {
 fn a_table_made_by_a_first_attribute_under_another_name_is_reported_and_kept() {
     // `#[a(cuInit)] #[b(cuMemAlloc)]`: `a` cannot tell that `b` is this attribute, and re-emits
     // it on the table it makes; `b` then sees that table.
-    let first = crate::testing::table(
-        quote!(cuInit),
+    let first = crate::table(
+        quote!(cuInit, driver = newest),
         quote! {
             #[b(cuMemAlloc)]
             pub struct Cuda;
@@ -850,7 +861,7 @@ fn driver_holds_the_runtime_floor_to_it_at_compile_time() {
     let out = table(quote!(cuCtxCreate, driver = 12000));
     assert_has(
         &out,
-        "const _ : () = :: std :: assert ! (:: cuda_driver_table :: __private :: min_driver_version (< Cuda as :: cuda_driver_table :: __private :: Functions > :: FUNCTIONS , :: cuda_driver_table :: __private :: StreamMode :: Legacy) <= 12000 && :: cuda_driver_table :: __private :: min_driver_version (< Cuda as :: cuda_driver_table :: __private :: Functions > :: FUNCTIONS , :: cuda_driver_table :: __private :: StreamMode :: PerThread) <= 12000",
+        "const _ : () = :: std :: assert ! (__cdt :: min_driver_version (< Cuda as __cdt :: Functions > :: FUNCTIONS , __cdt :: StreamMode :: Legacy) <= 12000 && __cdt :: min_driver_version (< Cuda as __cdt :: Functions > :: FUNCTIONS , __cdt :: StreamMode :: PerThread) <= 12000",
     );
     // Nothing of the kind without the option.
     assert_lacks(&table(quote!(cuCtxCreate)), ":: std :: assert !");
@@ -1136,4 +1147,134 @@ fn an_abi_is_taken_for_a_driver_only_when_its_per_thread_twin_is_too() {
     assert_eq!(newest_for(&X, 11040).map(|a| a.version), Some(3020));
     assert_eq!(newest_for(&X, 12000).map(|a| a.version), Some(12000));
     assert_eq!(newest_for(&X, 3000).map(|a| a.version), None);
+}
+
+#[test]
+fn a_colon_for_an_equals_sign_says_to_write_equals() {
+    for (args, fix) in [
+        (quote!(cuInit, driver: 12000), "write `driver = 12000`"),
+        (quote!(cuCtxCreate: 3020), "write `cuCtxCreate = 3020`"),
+    ] {
+        let out = table(args.clone());
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{args}: {out}");
+        assert!(errors[0].contains("after `=`, not `:`"), "{args}: {out}");
+        assert!(errors[0].contains(fix), "{args}: {out}");
+        assert_lacks(&out, "a path");
+    }
+}
+
+#[test]
+fn a_word_that_is_no_option_suggests_the_function_it_spells() {
+    let out = table(quote!(CUINIT, cuMemAlloc));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("`CUINIT`"), "{out}");
+    assert!(errors[0].contains("did you mean `cuInit`?"), "{out}");
+    // An option's misspelling still gets the option.
+    let out = table(quote!(cuInit, Per_Thread));
+    assert_has(&out, "did you mean `per_thread`?");
+}
+
+#[test]
+fn a_function_listed_under_two_names_names_both() {
+    let out = table(quote!(cuMemcpyHtoD_v2, cuMemcpyHtoD));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(
+        errors[0].contains(
+            "`cuMemcpyHtoD` is listed already (as `cuMemcpyHtoD_v2`): a table has one ABI of each function"
+        ),
+        "{out}"
+    );
+    assert_lacks(&out, "`cuMemcpyHtoD` is `cuMemcpyHtoD`");
+}
+
+#[test]
+fn a_run_of_stray_commas_is_one_error() {
+    let out = table(quote!(cuInit,,,, cuMemAlloc,));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("3 commas with nothing between them"),
+        "{out}"
+    );
+    let out = table(quote!(, cuInit,, cuMemAlloc));
+    assert_eq!(compile_errors(&out).len(), 2, "{out}");
+    assert_has(&out, "pub unsafe fn cuMemAlloc");
+}
+
+#[test]
+fn a_name_used_as_a_pin_says_pins_are_literals() {
+    for pin in [quote!(MY_ABI), quote!(abi::CTX_CREATE)] {
+        let out = table(quote!(cuCtxCreate = #pin));
+        let errors = compile_errors(&out);
+        assert_eq!(errors.len(), 1, "{pin}: {out}");
+        assert!(errors[0].contains("is a name"), "{pin}: {out}");
+        assert!(
+            errors[0].contains("a pin is a number literal"),
+            "{pin}: {out}"
+        );
+        assert!(errors[0].contains("`$v:literal`"), "{pin}: {out}");
+    }
+}
+
+#[test]
+fn backend_messages_say_what_each_backend_is() {
+    let out = table(quote!(cuInit, backend = libcuda));
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("libcuda is `backend = driver`"), "{out}");
+    assert!(
+        errors[0].contains("`backend = runtime` (libcudart only)"),
+        "{out}"
+    );
+    assert_lacks(&out, "the default");
+}
+
+#[test]
+fn a_table_states_its_driver_floor() {
+    // Without `driver`: one error, at the attribute, naming both spellings and what `newest` means
+    // for these functions; the table is still emitted at the newest ABIs.
+    let out = crate::table(
+        quote!(cuInit, cuCtxCreate),
+        quote!(
+            pub struct Cuda;
+        ),
+    )
+    .to_string();
+    let errors = compile_errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("needs the oldest driver the table must work on"),
+        "{out}"
+    );
+    assert!(errors[0].contains("add `driver = 12000`"), "{out}");
+    assert!(
+        errors[0].contains("`driver = newest` for the newest ABIs of the CUDA"),
+        "{out}"
+    );
+    // cuCtxCreate's newest ABI, 12050, needs CUDA 12.5 from 13.0 on.
+    if manifest::find("cuCtxCreate").unwrap().default == 12050 {
+        assert!(
+            errors[0].contains("need a CUDA 12.5 driver (12050)"),
+            "{out}"
+        );
+    }
+    assert!(out.contains("pub unsafe fn cuCtxCreate"), "{out}");
+    // `driver = newest`: the release's newest ABIs, no error, no floor assertion, said in the docs.
+    let newest = table(quote!(cuCtxCreate, driver = newest));
+    assert!(compile_errors(&newest).is_empty(), "{newest}");
+    let default = manifest::find("cuCtxCreate").unwrap().default;
+    assert_has(
+        &newest,
+        &format!("0 cuCtxCreate PFN_cuCtxCreate_v{default} "),
+    );
+    assert_lacks(&newest, ":: std :: assert !");
+    assert_has(&newest, "(`driver = newest`)");
+    // A `driver` written wrong is reported once, as itself.
+    let wrong = table(quote!(cuInit, driver = "twelve"));
+    assert_eq!(compile_errors(&wrong).len(), 1, "{wrong}");
+    let bare = table(quote!(cuInit, driver));
+    assert_eq!(compile_errors(&bare).len(), 1, "{bare}");
 }

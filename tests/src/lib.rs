@@ -10,11 +10,11 @@ pub mod doc_tables {
 
     /// A table of four functions, as a small program declares it: its methods' docs link to one
     /// another (`cuMemAlloc` mentions `cuMemFree`) and show other functions as plain code.
-    #[driver_table(cuInit, cuDeviceGet, cuMemAlloc, cuMemFree)]
+    #[driver_table(cuInit, cuDeviceGet, cuMemAlloc, cuMemFree, driver = newest)]
     pub struct Four;
 
     /// Every function of the selected release: every doc text of `cuda.h`, with every link.
-    #[driver_table(all)]
+    #[driver_table(all, driver = newest)]
     pub struct All;
 }
 
@@ -103,7 +103,8 @@ pub mod documented {
         cuCtxCreate = 3020,
         cuLaunchKernel,
         cuLibraryLoadData,
-        cuStreamGetCaptureInfo
+        cuStreamGetCaptureInfo,
+        driver = newest
     )]
     pub struct Documented;
 }

@@ -5,7 +5,7 @@
 //! manifest's ABI, export and per-thread twin included.
 use cuda_driver_table::{driver_table, manifest};
 
-#[driver_table(all)]
+#[driver_table(all, driver = newest)]
 struct All;
 
 #[test]

@@ -9,7 +9,8 @@ use cuda_driver_table_test_wrapper::{Renamed, RenamedString, ThroughReexport};
 #[cuda_driver_table_test_wrapper::driver_table(
     cuInit,
     cuMemAlloc,
-    crate = ::cuda_driver_table_test_wrapper::cdt
+    crate = ::cuda_driver_table_test_wrapper::cdt,
+    driver = newest
 )]
 struct ViaWrapper;
 
@@ -29,7 +30,7 @@ mod retyped {
     }
 }
 
-#[cuda_driver_table::driver_table(cuMemAlloc, crate = crate::retyped)]
+#[cuda_driver_table::driver_table(cuMemAlloc, crate = crate::retyped, driver = newest)]
 struct Retyped;
 
 // The accessor and the method have the runtime's types, not `retyped::sys`'s.

@@ -101,10 +101,10 @@ fn requests_of(fake: &FakeDriver, name: &str) -> Vec<(Query, StreamMode)> {
         .collect()
 }
 
-#[driver_table(cuInit, cuDriverGetVersion)]
+#[driver_table(cuInit, cuDriverGetVersion, driver = newest)]
 struct Known;
 
-#[driver_table(cuInit, cuDeviceGet, cuDriverGetVersion, cuMemAlloc)]
+#[driver_table(cuInit, cuDeviceGet, cuDriverGetVersion, cuMemAlloc, driver = newest)]
 struct PartlyKnown;
 
 static KNOWN: Known = Known::with_config(Config::custom(&FAKE));
@@ -187,7 +187,7 @@ fn resolve_all_returns_every_failure_not_only_the_first() {
 
 #[test]
 fn per_thread_mode_asks_for_the_per_thread_abi_only_where_there_is_one() {
-    #[driver_table(per_thread, cuInit, cuLaunchKernel)]
+    #[driver_table(per_thread, cuInit, cuLaunchKernel, driver = newest)]
     struct PerThread;
     let table = PerThread::with_config(Config::custom(&FAKE_PER_THREAD).per_thread());
     let _ = table.resolve_all();

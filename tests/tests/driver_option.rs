@@ -112,7 +112,7 @@ fn typedefs(functions: &[cuda_driver_table::FunctionSpec]) -> Vec<&'static str> 
 struct For12;
 
 /// The same functions without the option: the release's newest ABIs.
-#[driver_table(cuInit, cuCtxCreate, cuMemAlloc)]
+#[driver_table(cuInit, cuCtxCreate, cuMemAlloc, driver = newest)]
 struct Newest;
 
 #[test]
@@ -250,7 +250,7 @@ fn driver_as_a_macro_rules_fragment_selects_the_same_abis() {
     }
 }
 
-#[driver_table(cuInit, cuCtxCreate_v2, cuMemAlloc_v2)]
+#[driver_table(cuInit, cuCtxCreate_v2, cuMemAlloc_v2, driver = newest)]
 struct ByExport;
 
 #[test]
@@ -285,7 +285,7 @@ fn an_exported_symbol_selects_its_abi_and_the_method_keeps_the_c_name() {
     );
 }
 
-#[driver_table(per_thread, cuMemcpyHtoD_v2_ptds, cuLaunchKernel_ptsz)]
+#[driver_table(per_thread, cuMemcpyHtoD_v2_ptds, cuLaunchKernel_ptsz, driver = newest)]
 struct ByPerThreadExport;
 
 #[test]

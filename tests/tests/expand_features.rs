@@ -19,28 +19,28 @@ pub mod tables {
     use cuda_driver_table::driver_table;
 
     /// A table with the CUDA 3.2 `cuCtxCreate` (`PFN_cuCtxCreate_v3020`).
-    #[driver_table(cuInit, cuCtxCreate = 3020, cuLaunchKernel)]
+    #[driver_table(cuInit, cuCtxCreate = 3020, cuLaunchKernel, driver = newest)]
     #[derive(Debug)]
     pub struct Pinned;
 
     /// The same functions at the release's default ABIs (`cuCtxCreate` is `v12050` in 13.0).
-    #[driver_table(cuInit, cuCtxCreate, cuLaunchKernel)]
+    #[driver_table(cuInit, cuCtxCreate, cuLaunchKernel, driver = newest)]
     pub(crate) struct Latest;
 
     /// `new()` uses the per-thread default stream.
-    #[driver_table(cuInit, cuLaunchKernel, per_thread)]
+    #[driver_table(cuInit, cuLaunchKernel, per_thread, driver = newest)]
     pub struct PerThread;
 
-    #[driver_table(cuInit, backend = driver)]
+    #[driver_table(cuInit, backend = driver, driver = newest)]
     /// `new()` uses the driver backend (the doc comment may also follow the attribute).
     pub struct OnDriver;
 
     /// Both options at once.
-    #[driver_table(backend = driver, per_thread, cuInit)]
+    #[driver_table(backend = driver, per_thread, cuInit, driver = newest)]
     pub struct OnDriverPerThread;
 
     /// `backend = runtime` written out: libcudart only, no falling back to libcuda.
-    #[driver_table(cuInit, backend = runtime)]
+    #[driver_table(cuInit, backend = runtime, driver = newest)]
     pub struct RuntimeOnly;
 }
 
@@ -296,7 +296,7 @@ fn the_driver_floor_of_a_table() {
         12050
     );
     /// cuStreamGetCaptureInfo's default ABI is 12030.
-    #[cuda_driver_table::driver_table(cuStreamGetCaptureInfo)]
+    #[cuda_driver_table::driver_table(cuStreamGetCaptureInfo, driver = newest)]
     struct CaptureLatest;
     assert_eq!(CaptureLatest::MIN_DRIVER_VERSION, 12030);
 }

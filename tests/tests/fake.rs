@@ -14,7 +14,7 @@ use cuda_driver_table::fake::{function, Fake, FakeDriver};
 use cuda_driver_table::sys::{self, CUresult};
 use cuda_driver_table::{driver_table, ErrorKind};
 
-#[driver_table(cuInit, cuMemAlloc, cuMemFree, cuLaunchKernel, cuCtxSynchronize)]
+#[driver_table(cuInit, cuMemAlloc, cuMemFree, cuLaunchKernel, cuCtxSynchronize, driver = newest)]
 struct Cuda;
 
 /// A null pointer of any type, for arguments the fakes do not read.
@@ -294,10 +294,10 @@ fn a_launch_can_be_made_to_fail() {
     assert_eq!(launches[0].4, 32);
 }
 
-#[driver_table(cuInit, cuMemAlloc, cuCtxGetId)]
+#[driver_table(cuInit, cuMemAlloc, cuCtxGetId, driver = newest)]
 struct Newer;
 
-#[driver_table(cuInit, cuMemAlloc)]
+#[driver_table(cuInit, cuMemAlloc, driver = newest)]
 struct Older;
 
 /// Every function of `T` faked through `fake`, the driver at `version`.
@@ -351,7 +351,7 @@ fn a_driver_version_resolves_a_table_exactly_from_its_min_driver_version() {
     );
 }
 
-#[driver_table(per_thread, cuLaunchKernel, cuMemAlloc)]
+#[driver_table(per_thread, cuLaunchKernel, cuMemAlloc, driver = newest)]
 struct PerThread;
 
 #[test]
@@ -385,7 +385,7 @@ fn a_per_thread_configuration_resolves_the_twin_and_calls_the_same_fake() {
     assert_eq!(error.as_slice()[0].kind().function(), Some("cuMemAlloc"));
 }
 
-#[driver_table(cuMemAlloc = 2000)]
+#[driver_table(cuMemAlloc = 2000, driver = newest)]
 struct Pinned;
 
 #[test]
@@ -437,7 +437,7 @@ fn a_pinned_table_fakes_the_signature_of_its_pin() {
 mod gpu {
     use cuda_driver_table::driver_table;
 
-    #[driver_table(cuInit)]
+    #[driver_table(cuInit, driver = newest)]
     pub struct InModule;
 }
 
@@ -458,7 +458,7 @@ fn function_names_a_table_behind_a_path() {
 
 /// Every function of the release can be faked: this table compiles with the feature (each method
 /// goes through `FakeFn`), and the function with the most arguments (16) takes a closure.
-#[driver_table(all)]
+#[driver_table(all, driver = newest)]
 struct All;
 
 #[test]

@@ -84,7 +84,7 @@ fn a_version_newer_than_the_driver_is_driver_too_old() {
     }
 }
 
-#[driver_table(cuDriverGetVersion)]
+#[driver_table(cuDriverGetVersion, driver = newest)]
 struct Racer;
 
 static RACER_DRIVER: Racer = Racer::with_config(Config::driver());
@@ -169,7 +169,8 @@ const VECTOR_ADD_PTX: &str = include_str!("../../runtime/examples/vector_add.ptx
     cuModuleLoadData,
     cuModuleGetFunction,
     cuLaunchKernel,
-    cuCtxSynchronize = 2000
+    cuCtxSynchronize = 2000,
+    driver = newest
 )]
 struct Old;
 
@@ -186,7 +187,8 @@ struct Old;
     cuModuleLoadData,
     cuModuleGetFunction,
     cuLaunchKernel,
-    cuCtxSynchronize = 2000
+    cuCtxSynchronize = 2000,
+    driver = newest
 )]
 struct Current;
 
@@ -289,7 +291,7 @@ fn vector_add_kernel_in_legacy_and_per_thread_mode() {
     }
 }
 
-#[driver_table(all)]
+#[driver_table(all, driver = newest)]
 struct All;
 
 /// How the pointers of one configuration compare with `dlsym` of the exports `cuda.h` names for
@@ -453,7 +455,7 @@ fn every_function_matches_the_driver_export() {
     }
     let _ = writeln!(
         report,
-        "## Every function at its default ABI, through a `#[driver_table(all)]` table\n\n\
+        "## Every function at its default ABI, through a `#[driver_table(all, driver = newest)]` table\n\n\
          | backend | mode | resolved and equal | absent (status 1) | newer than the driver | wrong pointer |\n\
          |---|---|---|---|---|---|\n{default_rows}"
     );
@@ -523,7 +525,7 @@ fn every_function_matches_the_driver_export() {
     let _ = cudart13();
 }
 
-#[driver_table(cuInit, cuCtxSetCurrent, cuMemAlloc)]
+#[driver_table(cuInit, cuCtxSetCurrent, cuMemAlloc, driver = newest)]
 struct NoContext;
 
 /// The lookup's own failures and a failing `CUresult`, through every backend and the libcudart
@@ -606,7 +608,8 @@ fn traced_calls_show_the_values_the_driver_wrote() {
         cuDevicePrimaryCtxRelease,
         cuCtxSetCurrent,
         cuMemAlloc,
-        cuMemFree
+        cuMemFree,
+        driver = newest
     )]
     struct Traced;
 

@@ -56,7 +56,7 @@ mod user {
     impl<T> Lookalike for T {}
 
     /// A table whose functions bind all of the names above.
-    #[driver_table(cuInit, cuMemAlloc, cuLaunchKernel, cuCtxCreate = 3020, backend = driver)]
+    #[driver_table(cuInit, cuMemAlloc, cuLaunchKernel, cuCtxCreate = 3020, backend = driver, driver = newest)]
     #[derive(Debug)]
     pub struct Cuda;
 }

@@ -85,7 +85,7 @@ unsafe impl Resolver for Fake {
     }
 }
 
-#[driver_table(cuLaunchKernel)]
+#[driver_table(cuLaunchKernel, driver = newest)]
 struct Cuda;
 
 static CU: Cuda = Cuda::with_config(Config::custom(&Fake));

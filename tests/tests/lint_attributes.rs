@@ -11,14 +11,14 @@ mod tables {
     use cuda_driver_table::driver_table;
 
     /// A deprecated table that denies unsafe code and unreachable `pub` items on itself.
-    #[driver_table(cuInit, cuMemAlloc, cuCtxCreate = 3020, cuLaunchKernel)]
+    #[driver_table(cuInit, cuMemAlloc, cuCtxCreate = 3020, cuLaunchKernel, driver = newest)]
     #[deprecated = "use `Every`"]
     #[deny(unsafe_code, unreachable_pub, missing_docs, non_snake_case)]
     #[derive(Debug)]
     pub(crate) struct Old;
 
     /// Every function, under clippy's restriction group and `unsafe_code` denied.
-    #[driver_table(all)]
+    #[driver_table(all, driver = newest)]
     #[deprecated]
     #[deny(unsafe_code, clippy::restriction, clippy::pedantic, clippy::nursery)]
     #[expect(
@@ -28,7 +28,7 @@ mod tables {
     pub(crate) struct Every;
 
     /// A private table with the same attributes.
-    #[driver_table(cuInit, per_thread)]
+    #[driver_table(cuInit, per_thread, driver = newest)]
     #[deny(unsafe_code, unreachable_pub, clippy::restriction)]
     #[expect(
         clippy::blanket_clippy_restriction_lints,

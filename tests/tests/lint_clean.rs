@@ -8,12 +8,12 @@
 use cuda_driver_table::driver_table;
 
 /// A small table with a pin, options and a derive.
-#[driver_table(cuInit, cuMemAlloc, cuCtxCreate = 3020, cuLaunchKernel, per_thread)]
+#[driver_table(cuInit, cuMemAlloc, cuCtxCreate = 3020, cuLaunchKernel, per_thread, driver = newest)]
 #[derive(Debug)]
 pub struct Small;
 
 /// Every function of the release.
-#[driver_table(all, backend = driver)]
+#[driver_table(all, backend = driver, driver = newest)]
 pub struct Every;
 
 /// For a driver, with exported symbols: the compile-time check of the floor is lint-clean too.

@@ -96,7 +96,7 @@ fn requested(name: &str) -> Vec<Query> {
 /// The struct's name, visibility and functions as `ident` and `vis` fragments.
 macro_rules! by_ident {
     ($vis:vis $name:ident: $($f:ident),*) => {
-        #[driver_table($($f),*)]
+        #[driver_table($($f),*, driver = newest)]
         $vis struct $name;
     };
 }
@@ -104,7 +104,7 @@ macro_rules! by_ident {
 /// A pin as a `literal` fragment.
 macro_rules! pin_literal {
     ($name:ident, $f:ident = $v:literal) => {
-        #[driver_table(cuInit, $f = $v)]
+        #[driver_table(cuInit, $f = $v, driver = newest)]
         pub struct $name;
     };
 }
@@ -112,7 +112,7 @@ macro_rules! pin_literal {
 /// A pin as an `expr` fragment.
 macro_rules! pin_expr {
     ($name:ident, $f:ident = $v:expr) => {
-        #[driver_table(cuInit, $f = $v)]
+        #[driver_table(cuInit, $f = $v, driver = newest)]
         pub struct $name;
     };
 }
@@ -120,7 +120,7 @@ macro_rules! pin_expr {
 /// The crate path as a `path` fragment, attributes as `meta` fragments.
 macro_rules! with_path {
     ($(#[$m:meta])* $name:ident, $k:path) => {
-        #[driver_table(cuInit, cuMemAlloc, crate = $k)]
+        #[driver_table(cuInit, cuMemAlloc, crate = $k, driver = newest)]
         $(#[$m])*
         pub struct $name;
     };
@@ -129,7 +129,7 @@ macro_rules! with_path {
 /// The whole argument list as token trees.
 macro_rules! tokens {
     ($name:ident, $($t:tt)*) => {
-        #[driver_table($($t)*)]
+        #[driver_table($($t)*, driver = newest)]
         pub struct $name;
     };
 }
@@ -137,7 +137,7 @@ macro_rules! tokens {
 /// The struct as an `item` fragment.
 macro_rules! item {
     ($i:item) => {
-        #[driver_table(cuInit, cuMemAlloc = 3020)]
+        #[driver_table(cuInit, cuMemAlloc = 3020, driver = newest)]
         $i
     };
 }
@@ -158,7 +158,7 @@ item!(
     pub struct Item;
 );
 
-#[driver_table(cuInit, cuCtxCreate = 0o5714)]
+#[driver_table(cuInit, cuCtxCreate = 0o5714, driver = newest)]
 pub struct Octal;
 
 static IDENTS: Idents = Idents::with_config(FAKE_CONFIG);

@@ -1,6 +1,6 @@
 use cuda_driver_table::{driver_table, sys};
 
-#[driver_table(cuInit, cuDeviceGet, cuCtxCreate = 3020, cuMemAlloc, cuLaunchKernel)]
+#[driver_table(cuInit, cuDeviceGet, cuCtxCreate = 3020, cuMemAlloc, cuLaunchKernel, driver = newest)]
 /// A table.
 #[derive(Debug)]
 pub struct Cuda;

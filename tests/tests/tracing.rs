@@ -118,7 +118,8 @@ static FAKE: Fake = Fake;
     cuMemGetInfo,
     cuDriverGetVersion,
     cuCtxGetCurrent,
-    cuCtxGetFlags
+    cuCtxGetFlags,
+    driver = newest
 )]
 struct Cuda;
 

@@ -64,7 +64,7 @@ unsafe impl Resolver for Fake {
 
 static FAKE: Fake = Fake;
 
-#[driver_table(cuInit, cuDeviceGet)]
+#[driver_table(cuInit, cuDeviceGet, driver = newest)]
 struct Cuda;
 
 /// What the subscriber does from inside each event it receives.

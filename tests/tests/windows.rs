@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use cuda_driver_table::{driver_table, Config};
 
-#[driver_table(cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet)]
+#[driver_table(cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet, driver = newest)]
 struct Cuda;
 
 const DLLS_VAR: &str = "CUDA_DRIVER_TABLE_TEST_WINDOWS_DLLS";

@@ -754,7 +754,7 @@ fn search_finds_libcudart_in_a_python_environment() {
 }
 
 #[cfg(unix)]
-/// What `resolve_all` of a `#[driver_table(all)]` table reports through `config`: every function
+/// What `resolve_all` of a `#[driver_table(all, driver = newest)]` table reports through `config`: every function
 /// of the release at its default ABI, resolved as a table's fields are.
 fn all_table_report(config: &Config) -> Result<(), Errors> {
     let errors = crate::manifest::functions()

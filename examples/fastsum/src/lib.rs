@@ -34,7 +34,8 @@ use scopeguard::{guard, ScopeGuard};
     cuMemcpyHtoD,
     cuMemcpyDtoH,
     cuMemsetD32,
-    cuLaunchKernel
+    cuLaunchKernel,
+    driver = newest
 )]
 pub struct Cuda;
 

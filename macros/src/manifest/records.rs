@@ -50,8 +50,10 @@
 //! `<first>-<last>` or one release (`11070-12090,13000`).
 //!
 //! Nothing here panics: a malformed file is an `Err` saying where, which the macro reports at the
-//! user's attribute. Reading checks every record and every code, so that the doc texts a table
-//! asks for, decoded then, cannot fail. This file has no dependencies, so that the generator's
+//! user's attribute. Reading a file checks its frame (the `R` line, which lines come where, the
+//! order of the functions, the counts of the doc sections); the lines of a function and the codes
+//! of its doc text are checked when its ABIs are read, so that an expansion pays for the functions
+//! its table names, not for every function of the release. This file has no dependencies, so that the generator's
 //! tests read what it writes with this very code.
 
 /// The format version of the `R` line; any other is refused.
@@ -79,10 +81,13 @@ pub struct Index<'a> {
     docs: Docs<'a>,
 }
 
-/// The doc texts of `docs.txt`, checked, each decoded when asked for.
+/// The doc texts of `docs.txt`, each checked and decoded when asked for.
 #[derive(Default)]
 #[cfg_attr(test, derive(Debug))]
 struct Docs<'a> {
+    /// The line numbers (in the whole file) of the first line and of the first doc text.
+    lines_at: usize,
+    texts_at: usize,
     /// Every word, by number.
     words: Vec<&'a str>,
     /// How the lines write the numbers of words.
@@ -151,91 +156,22 @@ pub fn per_thread_typedef(function: &str, twin: &PerThreadRecord<'_>) -> String 
     format!("PFN_{function}_v{}_{}", twin.version, twin.suffix)
 }
 
-/// The pieces of a text between separators (a byte: `\n`, a tab, `,`), as `str::split` gives
-/// them, or, as a `terminator`, without the empty piece after a last separator
-/// (`str::split_terminator`). The reader splits with this one type and plain loops rather than
-/// the standard library's splitting and iterator adapters: each of those is generic code that
-/// every clean build of a user's program compiles again, as part of the macro crate.
-struct Pieces<'a> {
-    text: &'a str,
-    /// Where the next piece starts; `None` after the last.
-    at: Option<usize>,
-    sep: u8,
-    terminator: bool,
-}
-
-impl<'a> Pieces<'a> {
-    /// The pieces of `text` between `sep`s (`str::split`).
-    fn split(text: &'a str, sep: u8) -> Self {
-        Pieces {
-            text,
-            at: Some(0),
-            sep,
-            terminator: false,
-        }
-    }
-
-    /// The lines of `text`, each ended by a line end but perhaps the last
-    /// (`str::split_terminator('\n')`).
-    fn lines(text: &'a str) -> Self {
-        Pieces {
-            text,
-            at: if text.is_empty() { None } else { Some(0) },
-            sep: b'\n',
-            terminator: true,
-        }
-    }
-
-    /// Where the next piece starts (the text's length after the last).
-    fn start(&self) -> usize {
-        self.at.unwrap_or(self.text.len())
-    }
-
-    fn next(&mut self) -> Option<&'a str> {
-        let start = self.at?;
-        let bytes = self.text.as_bytes();
-        let mut end = start;
-        while end < bytes.len() && bytes[end] != self.sep {
-            end += 1;
-        }
-        let last = end == bytes.len() || (self.terminator && end + 1 == bytes.len());
-        self.at = if last { None } else { Some(end + 1) };
-        Some(&self.text[start..end])
-    }
-}
-
-/// `text` split at the first `sep` (a byte), or `None` without one (`str::split_once`).
-fn split_once(text: &str, sep: u8) -> Option<(&str, &str)> {
-    let mut i = 0;
-    while i < text.len() {
-        if text.as_bytes()[i] == sep {
-            return Some((&text[..i], &text[i + 1..]));
-        }
-        i += 1;
-    }
-    None
-}
-
-/// Whether `text` has a carriage return.
-fn has_cr(text: &str) -> bool {
-    let mut i = 0;
-    while i < text.len() {
-        if text.as_bytes()[i] == b'\r' {
-            return true;
-        }
-        i += 1;
-    }
-    false
+/// The lines of `text`, each ended by a line end but perhaps the last, with the byte offset
+/// where each starts.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_terminator('\n').scan(0, |at, line| {
+        let start = *at;
+        *at += line.len() + 1;
+        Some((start, line))
+    })
 }
 
 /// The text after a file's header, and the line number it starts at (1-based). The header is
 /// every line up to the first empty one; each must start with `#`.
 pub fn body(text: &str) -> Result<(&str, usize), String> {
-    let mut lines = Pieces::lines(text);
-    let mut i = 0;
-    while let Some(line) = lines.next() {
+    for (i, (start, line)) in lines(text).enumerate() {
         if line.is_empty() {
-            return Ok((&text[lines.start()..], i + 2));
+            return Ok((text.get(start + 1..).unwrap_or(""), i + 2));
         }
         if !line.starts_with('#') {
             return Err(format!(
@@ -243,7 +179,6 @@ pub fn body(text: &str) -> Result<(&str, usize), String> {
                 i + 1
             ));
         }
-        i += 1;
     }
     Err("no empty line ends the header".to_string())
 }
@@ -254,10 +189,10 @@ fn at_line(n: usize, e: String) -> String {
 }
 
 impl<'a> Index<'a> {
-    /// Reads and checks every line of `records` (a `manifest_<release>.txt`), with `docs` (the
-    /// whole `docs.txt`) for the doc ranges: after this, [`Index::abis`] cannot fail.
+    /// Reads `records` (a `manifest_<release>.txt`) and `docs` (the whole `docs.txt`), checking
+    /// their frame: each function's lines are checked by [`Index::abis`].
     pub fn read(records: &'a str, docs: &'a str) -> Result<Self, String> {
-        if has_cr(records) || has_cr(docs) {
+        if records.contains('\r') || docs.contains('\r') {
             return Err(
                 "the files have Windows line ends (CR LF): they must be read as written \
                  (git: `.gitattributes` marks them `-text`)"
@@ -272,9 +207,9 @@ impl<'a> Index<'a> {
             Err(e) => return Err(format!("docs.txt: {e}")),
         };
         let (text, first) = body(records)?;
-        let mut lines = Pieces::lines(text);
+        let mut lines = lines(text);
         let (release, release_name) = match lines.next() {
-            Some(line) => match read_release(line) {
+            Some((_, line)) => match read_release(line) {
                 Ok(release) => release,
                 Err(e) => return Err(at_line(first, e)),
             },
@@ -289,11 +224,9 @@ impl<'a> Index<'a> {
         // The function being read, and where its `A` and `P` lines start.
         let mut open: Option<(Entry<'a>, usize)> = None;
         let mut n = first;
-        loop {
-            let start = lines.start();
-            let Some(line) = lines.next() else { break };
+        for (start, line) in lines {
             n += 1;
-            let mut fields = Pieces::split(line, b'\t');
+            let mut fields = line.split('\t');
             match fields.next() {
                 Some("F") => {
                     if let Some((entry, from)) = open.take() {
@@ -337,29 +270,9 @@ impl<'a> Index<'a> {
         Ok(index)
     }
 
-    /// Checks an entry's lines, then keeps it.
+    /// Keeps an entry, with its lines (checked when its ABIs are read).
     fn close(&mut self, mut entry: Entry<'a>, lines: &'a str) -> Result<(), String> {
         entry.lines = lines;
-        let abis = self.records(&entry)?;
-        if abis.is_empty() {
-            return Err(format!(
-                "line {}: `{}` has no `A` line",
-                entry.line - 1,
-                entry.name
-            ));
-        }
-        let mut has_default = false;
-        for (abi, _) in &abis {
-            has_default |= abi.version == entry.default;
-        }
-        if !has_default {
-            return Err(format!(
-                "line {}: the default ABI {} of `{}` is not one of its `A` lines",
-                entry.line - 1,
-                entry.default,
-                entry.name
-            ));
-        }
         self.entries.push(entry);
         Ok(())
     }
@@ -376,41 +289,43 @@ impl<'a> Index<'a> {
 
     /// Where in [`Index::entries`] the function named `name` is, if the release has it.
     pub fn position(&self, name: &str) -> Option<usize> {
-        // A binary search over the sorted names.
-        let (mut low, mut high) = (0, self.entries.len());
-        while low < high {
-            let mid = low + (high - low) / 2;
-            let here = self.entries[mid].name;
-            if here == name {
-                return Some(mid);
-            }
-            if here < name {
-                low = mid + 1;
-            } else {
-                high = mid;
-            }
-        }
-        None
+        self.entries.binary_search_by(|e| e.name.cmp(name)).ok()
     }
 
-    /// Every ABI of an entry, oldest first, with its doc text (decoded now).
+    /// Every ABI of an entry, oldest first, with its doc text: its lines checked and its doc
+    /// decoded now.
     pub fn abis(&self, entry: &Entry<'a>) -> Result<Vec<AbiRecord<'a>>, String> {
-        let mut records = self.records(entry)?;
-        let mut out = Vec::with_capacity(records.len());
-        for (abi, doc) in &mut records {
-            let mut abi = std::mem::take(abi);
-            if let Some(doc) = *doc {
-                abi.doc = self.docs.text(doc)?;
-            }
-            out.push(abi);
+        let records = self.records(entry)?;
+        if records.is_empty() {
+            return Err(format!(
+                "line {}: `{}` has no `A` line",
+                entry.line - 1,
+                entry.name
+            ));
         }
-        Ok(out)
+        if !records.iter().any(|(abi, _)| abi.version == entry.default) {
+            return Err(format!(
+                "line {}: the default ABI {} of `{}` is not one of its `A` lines",
+                entry.line - 1,
+                entry.default,
+                entry.name
+            ));
+        }
+        records
+            .into_iter()
+            .map(|(mut abi, doc)| {
+                if let Some(doc) = doc {
+                    abi.doc = self.docs.text(doc)?;
+                }
+                Ok(abi)
+            })
+            .collect()
     }
 
     /// Every ABI of an entry, oldest first, without its doc text: the number of that, if any.
     fn records(&self, entry: &Entry<'a>) -> Result<Vec<(AbiRecord<'a>, Option<usize>)>, String> {
         let mut out: Vec<(AbiRecord<'a>, Option<usize>)> = Vec::new();
-        let mut lines = Pieces::lines(entry.lines);
+        let mut lines = entry.lines.split_terminator('\n');
         let mut n = entry.line;
         while let Some(line) = lines.next() {
             let (mut abi, doc) = match self.read_abi(line) {
@@ -441,30 +356,13 @@ impl<'a> Index<'a> {
     /// An `A` line, without its parameters and doc text: the number of that, if any.
     fn read_abi(&self, line: &'a str) -> Result<(AbiRecord<'a>, Option<usize>), String> {
         // `A` and six fields, the last (the C prototype) the rest of the line.
-        let mut fields = [""; 7];
-        let mut rest = line;
-        let mut count = 0;
-        while count < 6 {
-            let Some((field, after)) = split_once(rest, b'\t') else {
-                break;
-            };
-            fields[count] = field;
-            rest = after;
-            count += 1;
-        }
-        fields[count] = rest;
-        let ["A", version, export, twin, doc, ret, c_prototype] = fields else {
+        let fields: Vec<&str> = line.splitn(7, '\t').collect();
+        let ["A", version, export, twin, doc, ret, c_prototype] = fields[..] else {
             return Err(
                 "an `A` line is `A <version> <export> <twin> <doc> <return type> <C prototype>`"
                     .to_string(),
             );
         };
-        if count < 6 {
-            return Err(
-                "an `A` line is `A <version> <export> <twin> <doc> <return type> <C prototype>`"
-                    .to_string(),
-            );
-        }
         if ret.is_empty() || c_prototype.is_empty() {
             return Err("an `A` line needs a return type and a C prototype".to_string());
         }
@@ -490,8 +388,8 @@ impl<'a> Index<'a> {
 
     /// The number of a doc text, checked to be one of `docs.txt`.
     fn doc(&self, doc: &str) -> Result<usize, String> {
-        match parse_usize(doc) {
-            Some(n) if n < self.docs.texts.len() => Ok(n),
+        match doc.parse::<usize>() {
+            Ok(n) if n < self.docs.texts.len() => Ok(n),
             _ => Err(format!(
                 "the doc `{doc}` is not the number of a text of docs.txt (it has {})",
                 self.docs.texts.len()
@@ -505,7 +403,7 @@ impl<'a> Docs<'a> {
     /// Errors start with `line <n>: ` (in the whole file).
     fn read(text: &'a str, first: usize) -> Result<Self, String> {
         let mut lines = Sections {
-            lines: Pieces::lines(text),
+            lines: text.split_terminator('\n'),
             n: first,
         };
         let (words, _, word_code) = lines.section("W")?;
@@ -517,23 +415,9 @@ impl<'a> Docs<'a> {
                 lines.n
             ));
         }
-        for (i, line) in coded_lines.iter().enumerate() {
-            if let Some(problem) = word_code.check(line, words.len(), "words") {
-                return Err(at_line(lines_at + i, problem));
-            }
-        }
-        for (i, text) in texts.iter().enumerate() {
-            if text.is_empty() {
-                return Err(format!(
-                    "line {}: a doc text has at least one line",
-                    texts_at + i
-                ));
-            }
-            if let Some(problem) = line_code.check(text, coded_lines.len(), "lines") {
-                return Err(at_line(texts_at + i, problem));
-            }
-        }
         Ok(Docs {
+            lines_at,
+            texts_at,
             words,
             word_code,
             lines: coded_lines,
@@ -542,29 +426,39 @@ impl<'a> Docs<'a> {
         })
     }
 
-    /// The doc text numbered `doc`, decoded.
+    /// The doc text numbered `doc`, its codes checked and decoded. Errors start with
+    /// `docs.txt line <n>: `.
     fn text(&self, doc: usize) -> Result<String, String> {
-        let missing = |what: &str, n: usize| format!("docs.txt has no {what} {n}");
+        let at = |n: usize, problem: String| format!("docs.txt {}", at_line(n, problem));
         let Some(codes) = self.texts.get(doc) else {
-            return Err(missing("doc text", doc));
+            return Err(format!("docs.txt has no doc text {doc}"));
         };
+        let text_at = self.texts_at + doc;
+        if codes.is_empty() {
+            return Err(at(text_at, "a doc text has at least one line".to_string()));
+        }
         let mut out = String::new();
-        let mut lines = self.line_code.numbers(codes);
-        let mut first = true;
-        while let Some(line) = lines.next() {
-            if !first {
+        for (i, line) in self.line_code.numbers(codes).enumerate() {
+            if i > 0 {
                 out.push('\n');
             }
-            first = false;
-            let line = line.map_err(Bad::message)?;
+            let line = line.map_err(|bad| at(text_at, bad.message()))?;
             let Some(words) = self.lines.get(line) else {
-                return Err(missing("line", line));
+                let count = self.lines.len();
+                return Err(at(
+                    text_at,
+                    format!("a code names lines {line}; there are {count}"),
+                ));
             };
-            let mut words = self.word_code.numbers(words);
-            while let Some(word) = words.next() {
-                let word = word.map_err(Bad::message)?;
+            let line_at = self.lines_at + line;
+            for word in self.word_code.numbers(words) {
+                let word = word.map_err(|bad| at(line_at, bad.message()))?;
                 let Some(word) = self.words.get(word) else {
-                    return Err(missing("word", word));
+                    let count = self.words.len();
+                    return Err(at(
+                        line_at,
+                        format!("a code names words {word}; there are {count}"),
+                    ));
                 };
                 out.push_str(word);
             }
@@ -576,7 +470,7 @@ impl<'a> Docs<'a> {
 /// The lines of `docs.txt` after its header, read section by section, with the number of the
 /// next line (in the whole file).
 struct Sections<'a> {
-    lines: Pieces<'a>,
+    lines: std::str::SplitTerminator<'a, char>,
     n: usize,
 }
 
@@ -596,35 +490,19 @@ impl<'a> Sections<'a> {
         let n = self.n;
         self.n += 1;
         // The tag, then one count (`D`) or three (`W`, `L`), each a number.
-        let mut fields = Pieces::split(line, b'\t');
-        let mut counts = [0; 3];
-        let mut read = 0;
-        let mut numbers = fields.next() == Some(tag);
-        while let Some(field) = fields.next() {
-            match parse_usize(field) {
-                Some(value) if read < 3 => counts[read] = value,
-                Some(_) => {}
-                None => numbers = false,
+        let mut fields = line.split('\t');
+        let counts: Option<Vec<usize>> = (fields.next() == Some(tag))
+            .then(|| fields.map(|f| f.parse().ok()).collect())
+            .flatten();
+        let code = match (counts.as_deref(), coded) {
+            (Some(&[count, one, two]), true) => {
+                (count, Code::new(one, two).map_err(|e| at_line(n, e))?)
             }
-            read += 1;
-        }
-        if !numbers || read != if coded { 3 } else { 1 } {
-            return Err(format!("line {n}: expected the line {usage} (numbers)"));
-        }
-        let count = counts[0];
-        let code = if coded {
-            match Code::new(counts[1], counts[2]) {
-                Ok(code) => code,
-                Err(e) => return Err(at_line(n, e)),
-            }
-        } else {
-            Code::default()
+            (Some(&[count]), false) => (count, Code::default()),
+            _ => return Err(format!("line {n}: expected the line {usage} (numbers)")),
         };
-        let mut items = Vec::new();
-        while items.len() < count {
-            let Some(item) = self.lines.next() else { break };
-            items.push(item);
-        }
+        let (count, code) = code;
+        let items: Vec<&str> = self.lines.by_ref().take(count).collect();
         self.n += items.len();
         if items.len() < count {
             return Err(format!(
@@ -677,21 +555,6 @@ impl Code {
             digits: codes.as_bytes(),
         }
     }
-
-    /// What is wrong with `codes` as the numbers of `count` items (`what`), if anything.
-    fn check(self, codes: &str, count: usize, what: &str) -> Option<String> {
-        let mut numbers = self.numbers(codes);
-        while let Some(number) = numbers.next() {
-            match number {
-                Ok(number) if number < count => {}
-                Ok(number) => {
-                    return Some(format!("a code names {what} {number}; there are {count}"))
-                }
-                Err(bad) => return Some(bad.message()),
-            }
-        }
-        None
-    }
 }
 
 /// The numbers of a run of codes, each an error if its digits are not.
@@ -700,7 +563,9 @@ struct Numbers<'t> {
     digits: &'t [u8],
 }
 
-impl Numbers<'_> {
+impl Iterator for Numbers<'_> {
+    type Item = Result<usize, Bad>;
+
     fn next(&mut self) -> Option<Result<usize, Bad>> {
         let (&first, rest) = self.digits.split_first()?;
         let first = usize::from(first.wrapping_sub(*DIGITS.start()));
@@ -712,7 +577,9 @@ impl Numbers<'_> {
             Some(self.longer())
         }
     }
+}
 
+impl Numbers<'_> {
     /// The number whose code starts the digits left, when that is not a one-digit code.
     fn longer(&mut self) -> Result<usize, Bad> {
         let Code { one, two } = self.code;
@@ -755,15 +622,13 @@ pub struct Availability<'a> {
 impl<'a> Availability<'a> {
     /// Reads and checks every line of `availability.txt`.
     pub fn read(text: &'a str) -> Result<Self, String> {
-        if has_cr(text) {
+        if text.contains('\r') {
             return Err("the file has Windows line ends (CR LF)".to_string());
         }
         let (text, first) = body(text)?;
         let mut out = Availability::default();
-        let mut lines = Pieces::lines(text);
-        let mut n = first;
-        while let Some(line) = lines.next() {
-            let mut fields = Pieces::split(line, b'\t');
+        for (n, line) in (first..).zip(text.split_terminator('\n')) {
+            let mut fields = line.split('\t');
             let fields = (fields.next(), fields.next(), fields.next(), fields.next());
             match fields {
                 (Some("R"), Some(release), Some(name), None) if out.functions.is_empty() => {
@@ -787,7 +652,6 @@ impl<'a> Availability<'a> {
                     ))
                 }
             }
-            n += 1;
         }
         Ok(out)
     }
@@ -795,20 +659,17 @@ impl<'a> Availability<'a> {
     /// The position of `release` among the `R` lines' releases.
     fn index(&self, release: &str) -> Result<usize, String> {
         let version = number(release)?;
-        for (i, (v, _)) in self.releases.iter().enumerate() {
-            if *v == version {
-                return Ok(i);
-            }
-        }
-        Err(format!("{release} is not a release of the `R` lines"))
+        self.releases
+            .iter()
+            .position(|(v, _)| *v == version)
+            .ok_or_else(|| format!("{release} is not a release of the `R` lines"))
     }
 
     /// `11070-12090,13000`: the releases of each run, in the order of the `R` lines.
     fn runs(&self, runs: &str) -> Result<Vec<u32>, String> {
         let mut out = Vec::new();
-        let mut pieces = Pieces::split(runs, b',');
-        while let Some(run) = pieces.next() {
-            let (first, last) = split_once(run, b'-').unwrap_or((run, run));
+        for run in runs.split(',') {
+            let (first, last) = run.split_once('-').unwrap_or((run, run));
             let (first, last) = (self.index(first)?, self.index(last)?);
             if first > last {
                 return Err(format!("the run `{run}` goes backwards"));
@@ -823,15 +684,8 @@ impl<'a> Availability<'a> {
 
 /// `R <format> <release> <name>`.
 fn read_release(line: &str) -> Result<(u32, &str), String> {
-    let mut fields = Pieces::split(line, b'\t');
-    let fields = (
-        fields.next(),
-        fields.next(),
-        fields.next(),
-        fields.next(),
-        fields.next(),
-    );
-    let (Some("R"), Some(format), Some(release), Some(name), None) = fields else {
+    let fields: Vec<&str> = line.split('\t').collect();
+    let ["R", format, release, name] = fields[..] else {
         return Err("the first line is `R <format> <release> <release name>`".to_string());
     };
     if number(format)? != FORMAT {
@@ -845,10 +699,10 @@ fn read_release(line: &str) -> Result<(u32, &str), String> {
 /// `7000_ptsz,cuLaunchKernel_ptsz` (or `7000_ptsz,-`).
 fn read_twin(twin: &str) -> Result<PerThreadRecord<'_>, String> {
     let bad = || format!("a per-thread twin is `<version>_<ptds|ptsz>,<export>`, not `{twin}`");
-    let Some((typedef, export)) = split_once(twin, b',') else {
+    let Some((typedef, export)) = twin.split_once(',') else {
         return Err(bad());
     };
-    let Some((version, suffix)) = split_once(typedef, b'_') else {
+    let Some((version, suffix)) = typedef.split_once('_') else {
         return Err(bad());
     };
     if suffix != "ptds" && suffix != "ptsz" {
@@ -864,7 +718,7 @@ fn read_twin(twin: &str) -> Result<PerThreadRecord<'_>, String> {
 /// `P <name> <type> <name> <type> ...`, each name written `out:<name>` for an out-value: the
 /// parameters, and the names of the out-values, into `abi`.
 fn read_params<'a>(line: &'a str, abi: &mut AbiRecord<'a>) -> Result<(), String> {
-    let mut fields = Pieces::split(line, b'\t');
+    let mut fields = line.split('\t');
     if fields.next() != Some("P") {
         return Err("an `A` line is followed by its `P` line".to_string());
     }
@@ -884,33 +738,10 @@ fn read_params<'a>(line: &'a str, abi: &mut AbiRecord<'a>) -> Result<(), String>
     Ok(())
 }
 
-/// A version number (a `u32`, read as a `usize` like every other number here).
+/// A version number.
 fn number(text: &str) -> Result<u32, String> {
-    if let Some(number) = parse_usize(text) {
-        if let Ok(number) = u32::try_from(number) {
-            return Ok(number);
-        }
-    }
-    Err(format!("`{text}` is not a version number"))
-}
-
-/// A number as `str::parse::<usize>` reads it (decimal digits, perhaps after a `+`), or `None`.
-fn parse_usize(text: &str) -> Option<usize> {
-    let digits = match text.as_bytes() {
-        [b'+', digits @ ..] => digits,
-        digits => digits,
-    };
-    if digits.is_empty() {
-        return None;
-    }
-    let mut value: usize = 0;
-    for &b in digits {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        value = value.checked_mul(10)?.checked_add(usize::from(b - b'0'))?;
-    }
-    Some(value)
+    text.parse()
+        .map_err(|_| format!("`{text}` is not a version number"))
 }
 
 fn optional(field: &str) -> Option<&str> {

@@ -2,7 +2,7 @@
 
 use cuda_driver_table::driver_table;
 
-#[driver_table(cuInit, cuDeviceGet, cuCtxCreate = 3020, cuMemAlloc)]
+#[driver_table(cuInit, cuDeviceGet, cuCtxCreate = 3020, cuMemAlloc, driver = newest)]
 /// A table.
 #[derive(Debug)]
 pub struct Cuda;

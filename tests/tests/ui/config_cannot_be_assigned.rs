@@ -3,7 +3,7 @@
 // in the table's state is private to the runtime crate.
 use cuda_driver_table::{driver_table, Config};
 
-#[driver_table(cuLaunchKernel)]
+#[driver_table(cuLaunchKernel, driver = newest)]
 struct Table;
 
 fn main() {

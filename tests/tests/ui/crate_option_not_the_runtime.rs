@@ -10,7 +10,7 @@ mod not_the_runtime {
     }
 }
 
-#[driver_table(cuMemAlloc, crate = crate::not_the_runtime)]
+#[driver_table(cuMemAlloc, crate = crate::not_the_runtime, driver = newest)]
 pub struct Cuda;
 
 fn main() {}

@@ -1,7 +1,7 @@
 // A derive written as a path is still a derive.
 use cuda_driver_table::driver_table;
 
-#[driver_table(cuInit)]
+#[driver_table(cuInit, driver = newest)]
 #[::core::prelude::v1::derive(Debug, Clone)]
 pub struct Cuda;
 

@@ -1,6 +1,6 @@
 use cuda_driver_table::driver_table;
 
-#[driver_table(cuInit,, cuMemAlloc)]
+#[driver_table(cuInit,, cuMemAlloc, driver = newest)]
 pub struct Cuda;
 
 fn main() {}

@@ -4,10 +4,10 @@
 // `CUcontext`).
 use cuda_driver_table::driver_table;
 
-#[driver_table(cuCtxSetCurrent, cuCtxPushCurrent)]
+#[driver_table(cuCtxSetCurrent, cuCtxPushCurrent, driver = newest)]
 struct Table;
 
-#[driver_table(cuMemAlloc)]
+#[driver_table(cuMemAlloc, driver = newest)]
 struct Other;
 
 fn main() {

@@ -3,7 +3,7 @@
 // to the runtime crate. (Swapping that whole field swaps the configurations with the slots.)
 use cuda_driver_table::{driver_table, Config};
 
-#[driver_table(cuLaunchKernel)]
+#[driver_table(cuLaunchKernel, driver = newest)]
 struct Table;
 
 fn main() {

@@ -2,7 +2,7 @@
 // configuration: nothing resolves but the table's state, always through its own configuration.
 use cuda_driver_table::{driver_table, Config};
 
-#[driver_table(cuLaunchKernel)]
+#[driver_table(cuLaunchKernel, driver = newest)]
 struct Table;
 
 fn main() {

@@ -2,7 +2,7 @@
 // called through CUDA's signatures, so safe code must not be able to pick any library at all.
 use cuda_driver_table::{driver_table, Config};
 
-#[driver_table(cuInit)]
+#[driver_table(cuInit, driver = newest)]
 struct Cuda;
 
 // In a `const` (as a static table's configuration is built).

@@ -7,7 +7,7 @@ macro_rules! unit {
     };
 }
 
-#[driver_table(cuInit)]
+#[driver_table(cuInit, driver = newest)]
 unit!(Cuda);
 
 fn main() {}

@@ -2,7 +2,7 @@
 // function, so the code below that uses it type-checks (it adds no error of its own).
 use cuda_driver_table::{driver_table, sys, Error};
 
-#[driver_table(cuMemAloc, cuInit, cuDeviceGett)]
+#[driver_table(cuMemAloc, cuInit, cuDeviceGett, driver = newest)]
 pub struct Cuda;
 
 static CU: Cuda = Cuda::new();

@@ -1,7 +1,7 @@
 use cuda_driver_table::driver_table;
 
-#[driver_table(cuInit)]
-#[driver_table(cuMemAlloc)]
+#[driver_table(cuInit, driver = newest)]
+#[driver_table(cuMemAlloc, driver = newest)]
 pub struct Cuda;
 
 fn main() {}

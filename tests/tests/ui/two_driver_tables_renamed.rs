@@ -3,7 +3,7 @@
 use cuda_driver_table::driver_table;
 use cuda_driver_table::driver_table as table;
 
-#[driver_table(cuInit)]
+#[driver_table(cuInit, driver = newest)]
 #[table(cuMemAlloc)]
 pub struct Cuda;
 

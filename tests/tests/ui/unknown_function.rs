@@ -1,6 +1,6 @@
 use cuda_driver_table::driver_table;
 
-#[driver_table(cuInit, cuMemAloc)]
+#[driver_table(cuInit, cuMemAloc, driver = newest)]
 pub struct Cuda;
 
 fn main() {}

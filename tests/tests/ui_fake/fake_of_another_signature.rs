@@ -4,7 +4,7 @@ use cuda_driver_table::driver_table;
 use cuda_driver_table::fake::{function, Fake};
 use cuda_driver_table::sys::{CUdeviceptr, CUresult};
 
-#[driver_table(cuMemAlloc)]
+#[driver_table(cuMemAlloc, driver = newest)]
 struct Cuda;
 
 fn main() {

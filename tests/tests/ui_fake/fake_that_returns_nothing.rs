@@ -2,7 +2,7 @@
 use cuda_driver_table::driver_table;
 use cuda_driver_table::fake::{function, Fake};
 
-#[driver_table(cuInit)]
+#[driver_table(cuInit, driver = newest)]
 struct Cuda;
 
 fn main() {

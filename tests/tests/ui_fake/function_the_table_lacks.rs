@@ -4,7 +4,7 @@ use cuda_driver_table::driver_table;
 use cuda_driver_table::fake::{function, Fake};
 use cuda_driver_table::sys::CUresult;
 
-#[driver_table(cuInit, cuMemAlloc)]
+#[driver_table(cuInit, cuMemAlloc, driver = newest)]
 struct Cuda;
 
 fn main() {

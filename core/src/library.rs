@@ -3,9 +3,10 @@
 //!
 //! Tables hold no handles: the loaded backend lives in a process-wide cache and is never unloaded
 //! (resolved pointers must stay valid). The outcome of loading, success or failure, is kept for
-//! the rest of the process (per search, and per path given in code), so the environment is read
-//! once, at the first resolution: a program that installs or fixes its CUDA library while
-//! running must restart to use it. Only a function's resolution is retried: a field whose lookup
+//! the rest of the process (per search, and per path given in code): a program that installs or
+//! fixes its CUDA library while running must restart to use it. The environment the search reads
+//! is the one the program started with, read before `main` ([`environment`]): no code of the
+//! program can choose the library by setting a variable. Only a function's resolution is retried: a field whose lookup
 //! failed asks the loaded backend again on its next call.
 //!
 //! # Search order
@@ -16,7 +17,7 @@
 //! 1. The path given in code: [`Config::library`] (used as given; naming it is `unsafe`).
 //! 2. The environment variable `CUDA_DRIVER_TABLE_CUDART` (runtime backend) or
 //!    `CUDA_DRIVER_TABLE_LIBCUDA` (driver backend): an absolute path, or a bare file name for the
-//!    system loader.
+//!    system loader. Its value at the program's start; one changed since is refused.
 //!
 //! In both, an empty path, a path with a NUL byte and a relative path with a `/` (`lib/x.so`,
 //! `x/`, `./x.so`) are refused: `dlopen("")` returns the program itself, the loader would read a
@@ -39,9 +40,8 @@
 //!    library folders (`/etc/ld.so.conf` and its includes, which `ld.so.cache` is built from,
 //!    then `/lib/<arch>-linux-gnu`, `/usr/lib/<arch>-linux-gnu`, `/lib64`, `/usr/lib64`, `/lib`,
 //!    `/usr/lib`; read only when the search gets to them), and the error notes the loader's own
-//!    search as not made. (`LD_LIBRARY_PATH`
-//!    is read here at the first resolution; the loader read it at the program's start: a
-//!    program that changes it in between is not covered.)
+//!    search as not made. (`LD_LIBRARY_PATH` as the program started with it, as the loader
+//!    reads it.)
 //! 5. Runtime only, the active Python environment: the pip wheel layouts of `$VIRTUAL_ENV`, then
 //!    conda-forge's `cuda-cudart` in `$CONDA_PREFIX/lib` and the wheel layouts of
 //!    `$CONDA_PREFIX`. A wheel layout is
@@ -220,13 +220,28 @@ fn load(built_in: &BuiltIn, path: Option<&'static Path>) -> Loaded {
 /// The process-wide search for `built_in`'s library (made once).
 fn search(built_in: &BuiltIn) -> Searched {
     once(built_in.searched, &|| {
-        load_plan(built_in, plan(built_in, Os::CURRENT, &process_env))
+        let var = built_in.library.env_var;
+        let plan = match environment::changed_after_start(
+            var,
+            environment::at_start(var),
+            environment::now(var),
+            environment::READ_BEFORE_MAIN,
+        ) {
+            Some((path, why)) => Plan::Refused {
+                path: PathBuf::from(path),
+                origin: Origin::Environment,
+                why,
+            },
+            None => plan(built_in, Os::CURRENT, &process_env),
+        };
+        load_plan(built_in, plan)
     })
 }
 
-/// The process environment, as search plans read it.
+/// The process environment, as search plans read it: as it was when the program started
+/// ([`environment`]).
 fn process_env(var: &str) -> Option<OsString> {
-    std::env::var_os(var)
+    environment::at_start(var)
 }
 
 /// Libraries loaded from paths given in code: `(library, path, outcome)`.
@@ -354,29 +369,30 @@ fn named(os: Os, path: OsString, origin: Origin, env: Env<'_>) -> Plan {
 /// `LD_LIBRARY_PATH`, when one of its entries makes the system loader search the current
 /// directory for a bare file name: an empty entry (a leading, trailing or doubled `:` or `;`, both
 /// separators to glibc) or any entry that is not an absolute folder (`lib`, `.`, `$LIB/x`, whose
-/// `$LIB` is relative), except `$ORIGIN`, the program's own folder. Unix only: Windows loads bare
-/// names without the current directory (`load_library`).
+/// `$LIB` is relative), except `$ORIGIN`, the program's own folder ([`starts_at_origin`]). Unix
+/// only: Windows loads bare names without the current directory (`load_library`).
 fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
     if os != Os::Unix {
         return None;
     }
-    let value = env("LD_LIBRARY_PATH")?;
     // An empty value is no path at all to the loader, not one empty entry.
-    if value.is_empty() {
-        return None;
-    }
-    let mut reads_cwd = false;
-    for_each_entry(&value, &mut |entry| {
+    let value = env("LD_LIBRARY_PATH").filter(|v| !v.is_empty())?;
+    let reads_cwd = entries(&value).any(|entry| {
         let entry = entry.as_encoded_bytes();
-        reads_cwd |= !(entry.starts_with(b"/")
-            || entry.starts_with(b"$ORIGIN")
-            || entry.starts_with(b"${ORIGIN}"));
+        !(entry.starts_with(b"/") || starts_at_origin(entry))
     });
-    if reads_cwd {
-        Some(value)
-    } else {
-        None
-    }
+    reads_cwd.then_some(value)
+}
+
+/// Whether an entry of `LD_LIBRARY_PATH` starts with the loader's token for the program's folder:
+/// `$ORIGIN` or `${ORIGIN}`, alone or followed by `/` (`$ORIGINX` is a relative folder of that
+/// name, as the loader reads it).
+fn starts_at_origin(entry: &[u8]) -> bool {
+    [&b"$ORIGIN"[..], b"${ORIGIN}"].iter().any(|token| {
+        entry
+            .strip_prefix(*token)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/"))
+    })
 }
 
 /// The search's candidates with each bare name (one the system loader would look up) replaced by
@@ -424,32 +440,27 @@ fn keep_names_from_the_loader(
     kept
 }
 
-/// Calls `each` with every entry of `LD_LIBRARY_PATH`'s value, in order, split where the loader
-/// splits it (at `:` and `;`), empty ones included.
-fn for_each_entry(ld_path: &OsStr, each: &mut dyn FnMut(&OsStr)) {
-    let bytes = ld_path.as_encoded_bytes();
-    let mut start = 0;
-    for end in 0..=bytes.len() {
-        if end == bytes.len() || bytes[end] == b':' || bytes[end] == b';' {
+/// The entries of `LD_LIBRARY_PATH`'s value, in order, split where the loader splits it (at `:`
+/// and `;`), empty ones included.
+fn entries(ld_path: &OsStr) -> impl Iterator<Item = &OsStr> {
+    ld_path
+        .as_encoded_bytes()
+        .split(|b| matches!(b, b':' | b';'))
+        .map(|entry| {
             // SAFETY: a piece of `as_encoded_bytes` of an `OsStr` of this platform, cut at ASCII
             // separators or its ends: a split next to a valid non-empty UTF-8 substring (or
             // nothing), which `from_encoded_bytes_unchecked` allows.
-            each(unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[start..end]) });
-            start = end + 1;
-        }
-    }
+            unsafe { OsStr::from_encoded_bytes_unchecked(entry) }
+        })
 }
 
 /// The absolute folders of `LD_LIBRARY_PATH`'s value, in order, split where the loader splits it
 /// (at `:` and `;`); empty and relative entries are left out.
 fn absolute_entries(ld_path: &OsStr) -> Vec<PathBuf> {
-    let mut folders = Vec::new();
-    for_each_entry(ld_path, &mut |entry| {
-        if entry.as_encoded_bytes().starts_with(b"/") {
-            folders.push(PathBuf::from(entry));
-        }
-    });
-    folders
+    entries(ld_path)
+        .filter(|entry| entry.as_encoded_bytes().starts_with(b"/"))
+        .map(PathBuf::from)
+        .collect()
 }
 
 /// The loader's configuration: the folders `ldconfig` puts in `ld.so.cache`.
@@ -953,6 +964,8 @@ fn open(built_in: &BuiltIn, path: &Path) -> Opened {
         None => Opened::NotCuda,
     }
 }
+
+mod environment;
 
 // Not under Miri: most of these load real libraries (`dlopen` is a foreign call Miri cannot run).
 #[cfg(all(test, not(miri)))]

@@ -74,7 +74,7 @@ fn threads_per_device(args: &Args) -> Result<usize, Failure> {
         None => Ok(2),
         Some(n) => match n.parse() {
             Ok(n @ 1..=15) => Ok(n),
-            _ => Err(Failure::Check(format!(
+            _ => Err(Failure::Usage(format!(
                 "--numthreads={n}: give a number of threads from 1 to 15"
             ))),
         },

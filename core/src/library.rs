@@ -88,15 +88,13 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use libloading::Library;
 
 use crate::backend::{
-    sort_small, BuiltIn, BuiltInResolver, Env, Loaded, Os, Searched, Source, VersionedLookup,
-    DRIVER, RUNTIME,
+    BuiltIn, BuiltInResolver, Env, Loaded, Os, Searched, Source, VersionedLookup, DRIVER, RUNTIME,
 };
 use crate::config::{Backend, Config};
 use crate::error::{joined, quoted, CudaLibrary, Error, ErrorKind, Origin};
 use crate::manifest::Abi;
 use crate::resolve::{resolve_with, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
-use crate::version::{cut, split};
 
 /// Resolves driver function `name` at ABI `abi` through `config`'s backend and stream mode, by
 /// the same rules as a table's fields ([`Abi::request`] is what is asked); loads the library
@@ -556,18 +554,15 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     let Ok(text) = std::fs::read_to_string(file) else {
         return;
     };
-    // Lines: a `\r` before a `\n` is whitespace, trimmed with the rest.
-    for line in split(&text, b'\n') {
-        let line = trim(cut(line, b'#').0);
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or_default().trim();
         if let Some(patterns) = include_patterns(line) {
             if depth >= MAX_INCLUDE_DEPTH {
                 continue;
             }
-            let mut rest = patterns;
-            while let Some((pattern, after)) = next_word(rest) {
-                rest = after;
+            for pattern in patterns.split_whitespace() {
                 let pattern = match file.parent() {
-                    Some(dir) if !pattern.as_bytes().starts_with(b"/") => dir.join(pattern),
+                    Some(dir) if !pattern.starts_with('/') => dir.join(pattern),
                     _ => PathBuf::from(pattern),
                 };
                 for included in &matching_files(&pattern) {
@@ -576,100 +571,49 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             }
         } else {
             // Folders, separated by blanks, `:` or `,`.
-            let bytes = line.as_bytes();
-            let mut start = 0;
-            for end in 0..=bytes.len() {
-                if end == bytes.len() || matches!(bytes[end], b' ' | b'\t' | b':' | b',') {
-                    let folder = cut(&line[start..end], b'=').0;
-                    if folder.as_bytes().starts_with(b"/") {
-                        out.push(PathBuf::from(folder));
-                    }
-                    start = end + 1;
-                }
-            }
+            let folders = line
+                .split([' ', '\t', ':', ','])
+                .map(|entry| entry.split('=').next().unwrap_or_default())
+                .filter(|folder| folder.starts_with('/'))
+                .map(PathBuf::from);
+            out.extend(folders);
         }
-    }
-}
-
-/// `text` without the whitespace at its ends (Unicode's, as `str::trim` has it), written out:
-/// the standard routine is generic over its pattern.
-fn trim(text: &str) -> &str {
-    let mut kept: Option<(usize, usize)> = None;
-    for (i, c) in text.char_indices() {
-        if !c.is_whitespace() {
-            let start = match kept {
-                Some((start, _)) => start,
-                None => i,
-            };
-            kept = Some((start, i + c.len_utf8()));
-        }
-    }
-    match kept {
-        Some((start, end)) => &text[start..end],
-        None => "",
-    }
-}
-
-/// The first word of `text` (separated by whitespace, as `str::split_whitespace` has it) and
-/// what follows it; `None` when there is none.
-fn next_word(text: &str) -> Option<(&str, &str)> {
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (start, c.is_whitespace()) {
-            (None, false) => start = Some(i),
-            (Some(start), true) => return Some((&text[start..i], &text[i..])),
-            _ => {}
-        }
-    }
-    match start {
-        Some(start) => Some((&text[start..], "")),
-        None => None,
     }
 }
 
 /// The patterns of an `include` line: what follows `include` and whitespace.
 fn include_patterns(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("include")?;
-    match rest.chars().next() {
-        Some(c) if c.is_whitespace() => Some(rest),
-        _ => None,
-    }
+    rest.starts_with(char::is_whitespace).then_some(rest)
 }
 
 /// The files `pattern` names: itself, or with one `*` in its file name, every file of its folder
 /// whose name matches, sorted.
 fn matching_files(pattern: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let (Some(dir), Some(name)) = (pattern.parent(), pattern.file_name()) else {
-        return files;
+    let (Some(dir), Some(name)) = (
+        pattern.parent(),
+        pattern.file_name().and_then(OsStr::to_str),
+    ) else {
+        return Vec::new();
     };
-    let Some(name) = name.to_str() else {
-        return files;
-    };
-    let (prefix, Some(suffix)) = cut(name, b'*') else {
-        files.push(pattern.to_path_buf());
-        return files;
+    let Some((prefix, suffix)) = name.split_once('*') else {
+        return vec![pattern.to_path_buf()];
     };
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return files;
+        return Vec::new();
     };
-    for entry in entries {
-        let Ok(entry) = entry else {
-            continue;
-        };
-        let matches = match entry.file_name().to_str() {
-            Some(n) => {
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry.file_name().to_str().is_some_and(|n| {
                 n.len() >= prefix.len() + suffix.len()
                     && n.starts_with(prefix)
                     && n.ends_with(suffix)
-            }
-            None => false,
-        };
-        if matches {
-            files.push(entry.path());
-        }
-    }
-    sort_small(&mut files, &|a, b| a < b);
+            })
+        })
+        .map(|entry| entry.path())
+        .collect();
+    files.sort();
     files
 }
 
@@ -695,14 +639,10 @@ fn load_plan_of(
 ) -> Searched {
     // For messages; the names are ASCII.
     let lookup_names = || -> Vec<&'static str> {
-        let mut names = Vec::new();
-        for symbol in lookup_symbols {
-            names.push(match symbol.to_str() {
-                Ok(name) => name,
-                Err(_) => "",
-            });
-        }
-        names
+        lookup_symbols
+            .iter()
+            .map(|symbol| symbol.to_str().unwrap_or_default())
+            .collect()
     };
     // Only a search can find nothing: a path that was named is reported, never replaced.
     let named = |loaded| Searched {

@@ -1485,32 +1485,3 @@ fn the_system_folders_are_read_only_when_the_search_gets_to_them() {
         (paths(&["/ld/libcuda.so.1", "libcuda.so.1"]), 0)
     );
 }
-
-/// The written-out `trim` and `next_word` of `ld.so.conf`'s reading are `str::trim` and
-/// `str::split_whitespace`, Unicode's whitespace included.
-#[test]
-fn trim_and_words_are_the_standard_ones() {
-    for text in [
-        "",
-        " ",
-        "a",
-        "  include  a.conf\tb/*.conf \r",
-        "\u{a0}/usr/lib\u{2003}",
-        "\u{3000}é ü\u{85}x",
-        "one",
-        "a  b   c",
-    ] {
-        assert_eq!(trim(text), text.trim(), "{text:?}");
-        let mut words = Vec::new();
-        let mut rest = text;
-        while let Some((word, after)) = next_word(rest) {
-            words.push(word);
-            rest = after;
-        }
-        assert_eq!(
-            words,
-            text.split_whitespace().collect::<Vec<_>>(),
-            "{text:?}"
-        );
-    }
-}

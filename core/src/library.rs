@@ -248,16 +248,13 @@ static EXPLICIT: Mutex<Vec<(&str, &Path, Loaded)>> = Mutex::new(Vec::new());
 fn explicit(built_in: &BuiltIn, path: &'static Path) -> Loaded {
     let name = built_in.library.name;
     // The lock is held while loading so that one path is loaded once.
-    let mut cache = match EXPLICIT.lock() {
-        Ok(cache) => cache,
-        Err(poisoned) => PoisonError::into_inner(poisoned),
-    };
-    for (library, p, loaded) in cache.iter() {
-        // Compared as strings: `Path` equality ignores a trailing `/` or `/.`, which the rules do
-        // not.
-        if *library == name && p.as_os_str() == path.as_os_str() {
-            return loaded.clone();
-        }
+    let mut cache = EXPLICIT.lock().unwrap_or_else(PoisonError::into_inner);
+    // Compared as strings: `Path` equality ignores a trailing `/` or `/.`, which the rules do not.
+    if let Some((_, _, loaded)) = cache
+        .iter()
+        .find(|(library, p, _)| *library == name && p.as_os_str() == path.as_os_str())
+    {
+        return loaded.clone();
     }
     let plan = named(
         Os::CURRENT,
@@ -399,32 +396,26 @@ fn starts_at_origin(entry: &[u8]) -> bool {
 /// folders (the folders behind the loader's own search, [`system_library_folders`]); the
 /// loader's search itself is noted in `skipped` as not made.
 fn keep_names_from_the_loader(
-    mut candidates: Vec<PathBuf>,
+    candidates: Vec<PathBuf>,
     ld_path: &OsStr,
     skipped: &mut Vec<(String, String)>,
 ) -> Vec<PathBuf> {
     let folders = absolute_entries(ld_path);
-    // The names searched for, quoted and joined with ", " as they come.
-    let mut names = String::new();
+    // The names searched for, quoted, as they come.
+    let mut names = Vec::new();
     let mut kept = Vec::new();
-    for i in 0..candidates.len() {
-        let candidate = std::mem::take(&mut candidates[i]);
+    for candidate in candidates {
         if Os::Unix.has_folder(candidate.as_os_str()) {
             kept.push(candidate);
             continue;
         }
-        for folder in &folders {
-            kept.push(folder.join(&candidate));
-        }
-        if !names.is_empty() {
-            names.push_str(", ");
-        }
-        names.push_str(&quoted(candidate.as_os_str()));
+        kept.extend(folders.iter().map(|folder| folder.join(&candidate)));
+        names.push(quoted(candidate.as_os_str()));
         kept.push(candidate);
     }
     if !names.is_empty() {
         skipped.push((
-            format!("the system loader's search for {names}"),
+            format!("the system loader's search for {}", names.join(", ")),
             format!(
                 "not made: $LD_LIBRARY_PATH={} has an empty or relative entry, which makes the \
                  loader search the current directory; these names were tried in its absolute \
@@ -486,22 +477,10 @@ fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
 /// Drops every path equal to an earlier one (as `Path`'s `==` compares: component by component,
 /// so `/a//b/` is `/a/b`), comparing each path's [`plain`] form as bytes: `Path`'s own `==` parses
 /// both paths' components again on every comparison, which in this quadratic scan cost more than
-/// all the rest of a search plan. A scan instead of a `HashSet`: the lists are a few dozen paths,
-/// and hashing would compile a hash table and a hasher into every program that uses the crate.
+/// all the rest of a search plan. A scan: the lists are a few dozen paths.
 fn keep_first(paths: &mut Vec<PathBuf>) {
-    if paths.len() < 2 {
-        return;
-    }
     let mut seen = Vec::with_capacity(paths.len());
-    // Moves each path kept to the end of those kept before it, in order.
-    let mut kept = 0;
-    for i in 0..paths.len() {
-        if first_time(&mut seen, &paths[i]) {
-            paths.swap(kept, i);
-            kept += 1;
-        }
-    }
-    paths.truncate(kept);
+    paths.retain(|path| first_time(&mut seen, path));
 }
 
 /// Whether `path` is none of `seen` as `Path`s compare ([`plain`]), noting it there.
@@ -519,21 +498,11 @@ fn plain(path: &Path) -> Cow<'_, OsStr> {
     let b = path.as_os_str().as_encoded_bytes();
     // Every segment after a `/` is neither empty (`//`, a trailing `/`) nor `.` (`/./`, `/.` at
     // the end), or the path is `/` alone.
-    let mut is_plain = cfg!(unix);
-    if b != b"/" {
-        for i in 0..b.len() {
-            if b[i] == b'/' {
-                let segment_start = &b[i + 1..];
-                if segment_start.is_empty()
-                    || segment_start[0] == b'/'
-                    || (segment_start[0] == b'.'
-                        && (segment_start.len() == 1 || segment_start[1] == b'/'))
-                {
-                    is_plain = false;
-                }
-            }
-        }
-    }
+    let is_plain = cfg!(unix)
+        && (b == b"/"
+            || b.split(|&c| c == b'/')
+                .skip(1)
+                .all(|segment| !segment.is_empty() && segment != b"."));
     if is_plain {
         Cow::Borrowed(path.as_os_str())
     } else {

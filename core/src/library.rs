@@ -763,22 +763,11 @@ fn absent(path: &Path, why: &str) -> bool {
     if cfg!(windows) {
         return why.contains("could not be found");
     }
-    let ld_path = match process_env("LD_LIBRARY_PATH") {
-        Some(value) => value,
-        None => OsString::new(),
-    };
-    let system = system_library_folders(Path::new(LD_SO_CONF));
-    for folder in &absolute_entries(&ld_path) {
-        if folder.join(path).exists() {
-            return false;
-        }
-    }
-    for folder in &system {
-        if folder.join(path).exists() {
-            return false;
-        }
-    }
-    true
+    let ld_path = process_env("LD_LIBRARY_PATH").unwrap_or_default();
+    !absolute_entries(&ld_path)
+        .iter()
+        .chain(&system_library_folders(Path::new(LD_SO_CONF)))
+        .any(|folder| folder.join(path).exists())
 }
 
 /// Loads `path` with the system loader.

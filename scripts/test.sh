@@ -124,6 +124,7 @@ cargo build -p cuda-driver-table-tests --features gpu --tests
 
 step "call tracing (the runtime's tracing feature): its events, fields and levels"
 cargo test -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
+cargo test -p cuda-driver-table-tests --features tracing --test tracing_out_values
 
 step "the fake driver (the runtime's fake feature): typed fakes, refusals, recording, parallel drivers, with tracing too; none of it in a normal build"
 cargo test -p cuda-driver-table-core --features fake --lib fake
@@ -231,6 +232,7 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   cargo +nightly miri test -q -p cuda-driver-table-core --lib
   cargo +nightly miri test -q -p cuda-driver-table-tests --test custom_resolver --test macro_rules_inputs --test driver_option --test kernel_args
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing_out_values
   cargo +nightly miri test -q -p cuda-driver-table-core --features fake --lib fake
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake
   # The fake device manages memory through raw pointers (host copies, pinned memory); with

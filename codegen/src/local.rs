@@ -15,6 +15,7 @@ use crate::emit;
 use crate::parse;
 use crate::pipeline::{self, ParsedRelease, Source};
 use crate::releases::RELEASES;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming the include folder to use. When it is set, it is the only
@@ -130,10 +131,13 @@ pub fn find_include(var: Env) -> Result<PathBuf, String> {
         }
         let what = if dir.is_dir() {
             format!("has no {}", missing.join(" and "))
+        } else if dir.exists() {
+            "is a file, not a folder: give the folder that holds cuda.h".to_string()
         } else {
             "does not exist".to_string()
         };
-        tried.push(format!("  {} ({origin}): {what}", dir.display()));
+        // Quoted: a blank at an end of the path would not show otherwise.
+        tried.push(format!("  {dir:?} ({origin}): {what}"));
     }
     if var(INCLUDE_VAR).is_some() {
         return Err(format!(
@@ -171,10 +175,106 @@ pub fn header_version(include: &Path) -> Result<u32, String> {
     })
 }
 
+/// The functions `cuda.h` declares (`CUresult CUDAAPI cuX(`), by their names without an ABI or
+/// per-thread suffix (`cuCtxCreate_v4` and `cuMemcpy_ptds` are `cuCtxCreate` and `cuMemcpy`).
+fn declared_functions(cuda_h: &str) -> BTreeSet<&str> {
+    cuda_h
+        .split("CUDAAPI")
+        .skip(1)
+        .filter_map(|after| {
+            after
+                .trim_start()
+                .split_once('(')
+                .map(|(name, _)| name.trim())
+        })
+        .filter(|name| name.starts_with("cu") && !name.contains(char::is_whitespace))
+        .map(base_name)
+        .collect()
+}
+
+/// The `PFN_cuX_vN` typedefs of `cudaTypedefs.h`: each function's name (as [`declared_functions`])
+/// and ABI version.
+fn typedefs(cuda_typedefs_h: &str) -> Vec<(&str, u32)> {
+    cuda_typedefs_h
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter_map(|word| {
+            let word = word.strip_prefix("PFN_")?;
+            let word = word
+                .strip_suffix("_ptds")
+                .or_else(|| word.strip_suffix("_ptsz"))
+                .unwrap_or(word);
+            let (name, version) = word.rsplit_once("_v")?;
+            Some((base_name(name), version.parse().ok()?))
+        })
+        .collect()
+}
+
+/// `name` without a per-thread suffix and then an ABI suffix (`_v2`).
+fn base_name(name: &str) -> &str {
+    let name = name
+        .strip_suffix("_ptds")
+        .or_else(|| name.strip_suffix("_ptsz"))
+        .unwrap_or(name);
+    match name.rsplit_once("_v") {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    }
+}
+
+/// Checks that `cuda.h` (of release `version`) and `cudaTypedefs.h` in `include` are of one
+/// release, as a toolkit ships them: no typedef of an ABI newer than `cuda.h`, and a typedef for
+/// every function `cuda.h` declares. Headers of two releases in one folder would otherwise build
+/// as one release with the other's functions, or fail in bindgen with errors that do not say why.
+pub fn check_headers_agree(include: &Path, version: u32) -> Result<(), String> {
+    let read = |name: &str| {
+        let path = include.join(name);
+        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path:?}: {e}"))
+    };
+    let (cuda_h, cuda_typedefs_h) = (read("cuda.h")?, read("cudaTypedefs.h")?);
+    let typedefs = typedefs(&cuda_typedefs_h);
+    let newest = typedefs.iter().map(|t| t.1).max().unwrap_or(0);
+    let typed: BTreeSet<&str> = typedefs.iter().map(|t| t.0).collect();
+    let untyped: Vec<&str> = declared_functions(&cuda_h)
+        .into_iter()
+        .filter(|f| !typed.contains(f))
+        .collect();
+    let release = crate::releases::release_name;
+    let why = if newest > version {
+        format!(
+            "cudaTypedefs.h is of a newer release: it has typedefs of ABI {newest} (CUDA {})",
+            release(newest)
+        )
+    } else if !untyped.is_empty() {
+        let shown = untyped
+            .iter()
+            .take(3)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = match untyped.len() {
+            n @ 4.. => format!(" and {} more", n - 3),
+            _ => String::new(),
+        };
+        format!(
+            "cudaTypedefs.h is of an older release (its newest ABI is {newest}, CUDA {}): it has no \
+             typedef for {shown}{more}",
+            release(newest)
+        )
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "the headers in {include:?} are of two releases: cuda.h says CUDA {} (CUDA_VERSION \
+         {version}), but {why}. Use cuda.h and cudaTypedefs.h of one toolkit, in one folder.",
+        release(version)
+    ))
+}
+
 /// Parses the toolkit headers in `include`: the committed generation's path, with a
 /// [`Source::Local`] of the version `cuda.h` declares.
 pub fn parse(include: &Path) -> Result<ParsedRelease, String> {
     let version = header_version(include)?;
+    check_headers_agree(include, version)?;
     parse::check_libclang("the cuda-local feature runs bindgen")?;
     pipeline::parse_release(
         Source::Local {

@@ -27,6 +27,24 @@
 //!    as any of them may be what it counts), its text does not speak of several values
 //!    (`array of`, `arrays`, `each`, `list`), and it is not one of the few arrays listed by name
 //!    in `ARRAYS` (`float *pBorderColor`, four floats "Returned Type and Value of RGBA color").
+//! 6. Nothing makes the write conditional on more than `CUDA_SUCCESS` (the trace knows only the
+//!    result, so such a value may be the caller's placeholder, or uninitialised). Two rules, each
+//!    leaving the parameter out:
+//!    - 6a, the parameter's own text: its `\param` text names a condition, with the word `if`,
+//!      `when`, `unless` or `only` ("Returned handle, only if the stream is capturing"), and
+//!      does not say what is written otherwise (`or NULL`, `otherwise`: "Returned green context
+//!      if the stream is associated with a green context or NULL if not" is always written).
+//!    - 6b, the function's text: a sentence says values are returned, or valid, only under a
+//!      condition (`returned only if`, `returned only when`, `valid only if`, `valid only when`).
+//!      It covers the parameters its subject names by their name without `_out` ("A valid id is
+//!      returned only if ..." covers `id_out`), or, naming none, every out-value of the function
+//!      but those it excepts with "other than" (`cuStreamGetCaptureInfo`: "Valid data (other than
+//!      capture status) is returned only if both of the following are true: the call returns
+//!      CUDA_SUCCESS [and] the returned capture status is CU_STREAM_CAPTURE_STATUS_ACTIVE" leaves
+//!      out `id_out`, `graph_out` and `numDependencies_out`, and keeps `captureStatus_out`).
+//!
+//!    The condition is not recorded for the trace to test: a parameter left out is shown as the
+//!    address it was passed, as any other argument.
 //!
 //! `cargo run -p cuda-driver-table-codegen --release -- outputs` lists what this marks in every
 //! release, and what the documentation calls returned but the rule leaves out, with the reason.
@@ -205,6 +223,88 @@ fn speaks_of_several(text: &str) -> bool {
             .any(|w| matches!(*w, "arrays" | "each" | "list"))
 }
 
+/// Whether a `\param` text makes the value depend on a condition (point 6a).
+fn names_a_condition(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let conditional = words
+        .iter()
+        .any(|w| matches!(*w, "if" | "when" | "unless" | "only"));
+    let otherwise = words.windows(2).any(|w| w == ["or", "null"]) || words.contains(&"otherwise");
+    conditional && !otherwise
+}
+
+/// The phrases of a sentence that returns values only under a condition (point 6b).
+const CONDITIONAL_RETURNS: &[&str] = &[
+    "returned only if",
+    "returned only when",
+    "valid only if",
+    "valid only when",
+];
+
+/// The sentences of a function's text (its doxygen without the `\param` blocks) that say values
+/// are returned only under a condition (point 6b), with their whitespace joined.
+fn conditional_sentences(doxygen: &str) -> Vec<String> {
+    // Paragraphs: a blank line or a command (`\brief`, `\param`) starts one.
+    let mut paragraphs = vec![String::new()];
+    let mut in_param = false;
+    for line in doxygen.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with(['\\', '@']) {
+            in_param = line.starts_with("\\param") || line.starts_with("@param");
+            paragraphs.push(String::new());
+        }
+        if let Some(paragraph) = paragraphs.last_mut().filter(|_| !in_param) {
+            paragraph.push_str(line);
+            paragraph.push(' ');
+        }
+    }
+    paragraphs
+        .iter()
+        .flat_map(|p| p.split_inclusive(['.', ':']))
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|s| {
+            let lower = s.to_lowercase();
+            CONDITIONAL_RETURNS.iter().any(|p| lower.contains(p))
+        })
+        .collect()
+}
+
+/// A parameter name as a sentence would spell it: without `_out`, lowercase, without `_`
+/// (`captureStatus_out` is `capturestatus`, "capture status" once its blanks are gone).
+fn spoken(name: &str) -> String {
+    stem(name).to_lowercase().replace('_', "")
+}
+
+/// Whether `sentence` (one of [`conditional_sentences`]) covers parameter `name` of a function
+/// with parameters `all` (point 6b): the parameters its subject names, or else all but those
+/// it excepts with "other than".
+fn covers(sentence: &str, name: &str, all: &[&str]) -> bool {
+    let lower = sentence.to_lowercase();
+    let subject = CONDITIONAL_RETURNS
+        .iter()
+        .filter_map(|p| lower.find(p))
+        .min()
+        .map_or(lower.as_str(), |at| &lower[..at]);
+    let named: Vec<String> = subject
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| all.iter().any(|p| spoken(p) == *w))
+        .map(str::to_string)
+        .collect();
+    if !named.is_empty() {
+        return named.contains(&spoken(name));
+    }
+    let excepted = subject.split_once("other than").map(|(_, rest)| {
+        rest.split([')', ',', ';'])
+            .next()
+            .unwrap_or_default()
+            .replace(char::is_whitespace, "")
+    });
+    excepted != Some(spoken(name))
+}
+
 /// `x` without a trailing `_out`.
 fn stem(name: &str) -> &str {
     name.strip_suffix("_out").unwrap_or(name)
@@ -254,21 +354,15 @@ fn by_name(doxygen: &str) -> HashMap<String, String> {
 
 /// The rule, for every ABI of `f`: per ABI, per parameter documented as returned, what was decided.
 pub fn decide(f: &Function, types: &Types) -> Vec<BTreeMap<String, Decision>> {
-    // The `\param` texts of the newest documented ABI, for ABIs declared without a comment.
-    let fallback = f
-        .abis
-        .iter()
-        .rev()
-        .find_map(|a| a.doc.as_deref())
-        .map(by_name)
-        .unwrap_or_default();
+    // The comment of the newest documented ABI, for ABIs declared without one.
+    let newest = f.abis.iter().rev().find_map(|a| a.doc.as_deref());
     f.abis
         .iter()
         .map(|a| {
-            let texts = match a.doc.as_deref() {
-                Some(d) => by_name(d),
-                None => fallback.clone(),
-            };
+            let doc = a.doc.as_deref().or(newest).unwrap_or_default();
+            let texts = by_name(doc);
+            let conditional = conditional_sentences(doc);
+            let names: Vec<&str> = a.params.iter().map(|p| p.name.as_str()).collect();
             let counts_here: Vec<&str> = a
                 .params
                 .iter()
@@ -305,6 +399,12 @@ pub fn decide(f: &Function, types: &Types) -> Vec<BTreeMap<String, Decision>> {
                     Decision::Left(format!("maybe the array counted by {count}"))
                 } else if speaks_of_several(text) {
                     Decision::Left(format!("described as several values: \"{text}\""))
+                } else if names_a_condition(text) {
+                    Decision::Left(format!("returned under a condition: \"{text}\""))
+                } else if let Some(sentence) =
+                    conditional.iter().find(|s| covers(s, &p.name, &names))
+                {
+                    Decision::Left(format!("returned only under a condition: \"{sentence}\""))
                 } else {
                     Decision::Out
                 };

@@ -252,7 +252,7 @@ fn missing_headers_name_every_folder_searched_and_what_to_do() {
     let err = local::find_include(&vars).unwrap_err();
     let first = err.find(partial.path()).expect(&err);
     let second = err
-        .find("/usr/local/cuda/include (the default)")
+        .find("\"/usr/local/cuda/include\" (the default)")
         .expect(&err);
     assert!(first < second, "{err}");
     assert!(err.contains("has no cudaTypedefs.h"), "{err}");
@@ -422,4 +422,90 @@ fn macro_body<'a>(text: &'a str, name: &str) -> &'a str {
     let from = text.find(&start).expect("the macro's start") + start.len();
     let to = text.rfind("\n    };\n}\n").expect("the macro's end");
     &text[from..to]
+}
+
+#[test]
+fn a_file_given_as_the_include_folder_is_said_to_be_a_file_with_its_path_quoted() {
+    let headers = Headers::new("file-as-folder", &["cuda.h", "cudaTypedefs.h"], 13000);
+    let file = headers.0.join("cuda.h");
+    let vars = [("CUDA_DRIVER_TABLE_INCLUDE", file.to_str().unwrap())];
+    let err = local::include_folder(&env(&vars)).unwrap_err();
+    assert!(
+        err.contains(&format!(
+            "{file:?} ($CUDA_DRIVER_TABLE_INCLUDE): is a file, not a folder: give the folder that \
+             holds cuda.h"
+        )),
+        "{err}"
+    );
+    // A trailing blank shows, between quotes.
+    let blank = format!("{} ", headers.path());
+    let vars = [("CUDA_DRIVER_TABLE_INCLUDE", blank.as_str())];
+    let err = local::include_folder(&env(&vars)).unwrap_err();
+    assert!(
+        err.contains(&format!(
+            "\"{blank}\" ($CUDA_DRIVER_TABLE_INCLUDE): does not exist"
+        )),
+        "{err}"
+    );
+}
+
+/// `cuda.h` of `version` declaring `functions`, and `cudaTypedefs.h` with `typedefs`, in a fresh
+/// folder.
+fn mixed(name: &str, version: u32, functions: &[&str], typedefs: &[&str]) -> Headers {
+    let headers = Headers::new(name, &[], version);
+    let mut cuda_h = format!("#define CUDA_VERSION {version}\n");
+    for f in functions {
+        cuda_h.push_str(&format!("CUresult CUDAAPI {f}(int x);\n"));
+    }
+    std::fs::write(headers.0.join("cuda.h"), cuda_h).unwrap();
+    let typedefs: String = typedefs
+        .iter()
+        .map(|t| format!("typedef CUresult (CUDAAPI *PFN_{t})(int x);\n"))
+        .collect();
+    std::fs::write(headers.0.join("cudaTypedefs.h"), typedefs).unwrap();
+    headers
+}
+
+#[test]
+fn cuda_h_and_cuda_typedefs_h_of_two_releases_stop_the_build_naming_both() {
+    // One release: every function typed, no ABI newer than cuda.h (suffixes aside).
+    let one = mixed(
+        "one",
+        13000,
+        &["cuInit", "cuCtxCreate_v4", "cuMemcpy_ptds"],
+        &[
+            "cuInit_v2000",
+            "cuCtxCreate_v11040",
+            "cuMemcpy_v7000_ptds",
+            "cuCtxCreate_v3020",
+        ],
+    );
+    assert_eq!(local::check_headers_agree(&one.0, 13000), Ok(()));
+    // cuda.h of 13.0, cudaTypedefs.h of 12.4: 13.0's new functions have no typedef.
+    let older = mixed(
+        "older",
+        13000,
+        &["cuInit", "cuA", "cuB", "cuC", "cuD"],
+        &["cuInit_v2000", "cuX_v12040"],
+    );
+    assert_eq!(
+        local::check_headers_agree(&older.0, 13000).unwrap_err(),
+        format!(
+            "the headers in {:?} are of two releases: cuda.h says CUDA 13.0 (CUDA_VERSION \
+             13000), but cudaTypedefs.h is of an older release (its newest ABI is 12040, CUDA \
+             12.4): it has no typedef for cuA, cuB, cuC and 1 more. Use cuda.h and \
+             cudaTypedefs.h of one toolkit, in one folder.",
+            older.0
+        )
+    );
+    // cuda.h of 12.4, cudaTypedefs.h of 13.0.
+    let newer = mixed("newer", 12040, &["cuInit"], &["cuInit_v2000", "cuY_v13000"]);
+    let err = local::check_headers_agree(&newer.0, 12040).unwrap_err();
+    assert!(
+        err.contains(
+            "cuda.h says CUDA 12.4 (CUDA_VERSION 12040), but cudaTypedefs.h is of a newer \
+             release: it has typedefs of ABI 13000 (CUDA 13.0)"
+        ),
+        "{err}"
+    );
 }

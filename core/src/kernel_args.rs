@@ -70,9 +70,16 @@ impl fmt::Debug for KernelArg<'_> {
 /// for `'a`, in an array of its own (no allocation). Made by [`kernel_args!`](crate::kernel_args!).
 ///
 /// Pass [`as_mut_ptr`](Self::as_mut_ptr) to the launch in the same statement as the
-/// `kernel_args!` that makes it, or keep the `KernelArgs` in a variable that outlives the launch
-/// call: the driver reads the array and the values during the call (it copies the values, so
-/// they may change once the call has returned, even for an asynchronous launch).
+/// `kernel_args!` that makes it, keep the `KernelArgs` in a variable that outlives the launch
+/// call, or launch inside [`with_params`](Self::with_params): the driver reads the array and the
+/// values during the call (it copies the values, so they may change once the call has returned,
+/// even for an asynchronous launch).
+///
+/// Never keep the pointer of an array that is not kept:
+/// `let p = kernel_args![&a, &n].as_mut_ptr();` drops the array at the end of that statement, and
+/// a launch with `p` then reads freed stack. A raw pointer holds no borrow, so neither the
+/// compiler nor clippy says so.
+#[must_use = "a `KernelArgs` does nothing until its pointer is passed to a launch"]
 #[derive(Clone, Copy, Debug)]
 pub struct KernelArgs<'a, const N: usize> {
     args: [KernelArg<'a>; N],
@@ -86,13 +93,23 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
 
     /// The array as `cuLaunchKernel`'s `kernelParams` (`void **`); null for a kernel without
     /// parameters. Valid while `self` is neither moved nor dropped: pass it to the launch as the
-    /// argument of the call.
+    /// argument of the call, never keep it in a variable when `self` is a temporary
+    /// ([`KernelArgs`] says why; [`with_params`](Self::with_params) cannot get this wrong).
+    #[must_use]
     pub fn as_mut_ptr(&mut self) -> *mut *mut c_void {
         if N == 0 {
             return ptr::null_mut();
         }
         // `KernelArg` is a transparent `*mut c_void`, so the array is an array of `void *`.
         self.args.as_mut_ptr().cast()
+    }
+
+    /// Calls `launch` with the array as `kernelParams` ([`as_mut_ptr`](Self::as_mut_ptr)), while
+    /// `self` is borrowed and so alive: the way to launch from an array made in the same
+    /// expression (`kernel_args![&a, &n].with_params(|params| ...)`) that no later statement can
+    /// outlive.
+    pub fn with_params<R>(&mut self, launch: impl FnOnce(*mut *mut c_void) -> R) -> R {
+        launch(self.as_mut_ptr())
     }
 
     /// The number of parameters, `N`.
@@ -142,6 +159,21 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
 ///     }
 /// }
 /// ```
+///
+/// Or launch inside [`KernelArgs::with_params`], which lends the pointer only while the array
+/// lives:
+///
+/// ```
+/// # use cuda_driver_table::kernel_args;
+/// # use std::ffi::c_void;
+/// # fn launch(params: *mut *mut c_void) -> u32 { unsafe { *(*params.add(1)).cast::<u32>() } }
+/// let (dptr, n) = (0x7000_0000_u64, 1024_u32);
+/// assert_eq!(kernel_args![&dptr, &n].with_params(|params| launch(params)), 1024);
+/// ```
+///
+/// Never `let params = kernel_args![&dptr, &n].as_mut_ptr();`: the array is a temporary, dropped
+/// at the end of that statement, and the pointer is left dangling (a raw pointer holds no borrow,
+/// so nothing warns).
 ///
 /// Or keep the array in a variable, to launch the same arguments again:
 ///
@@ -217,6 +249,16 @@ mod tests {
             launch(kernel_args![&a, &b, &(n + 1), &(f32::from(b as u8) * 0.75)].as_mut_ptr()),
             (1, 2, 4, 1.5)
         );
+    }
+
+    #[test]
+    fn with_params_launches_while_the_array_lives() {
+        let (a, b, n, scale) = (7u64, 8u64, 9u32, 0.25f32);
+        assert_eq!(
+            kernel_args![&a, &b, &n, &scale].with_params(launch),
+            (7, 8, 9, 0.25)
+        );
+        assert!(kernel_args![].with_params(|p| p.is_null()));
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //!
 //! Tables hold no handles: the loaded backend lives in a process-wide cache and is never unloaded
 //! (resolved pointers must stay valid). The outcome of loading, success or failure, is kept for
-//! the rest of the process (per search, and per path given in code), so the environment is read
-//! once, at the first resolution: a program that installs or fixes its CUDA library while
-//! running must restart to use it. Only a function's resolution is retried: a field whose lookup
+//! the rest of the process (per search, and per path given in code): a program that installs or
+//! fixes its CUDA library while running must restart to use it. The environment the search reads
+//! is the one the program started with, read before `main` ([`environment`]): no code of the
+//! program can choose the library by setting a variable. Only a function's resolution is retried: a field whose lookup
 //! failed asks the loaded backend again on its next call.
 //!
 //! # Search order
@@ -16,7 +17,7 @@
 //! 1. The path given in code: [`Config::library`] (used as given; naming it is `unsafe`).
 //! 2. The environment variable `CUDA_DRIVER_TABLE_CUDART` (runtime backend) or
 //!    `CUDA_DRIVER_TABLE_LIBCUDA` (driver backend): an absolute path, or a bare file name for the
-//!    system loader.
+//!    system loader. Its value at the program's start; one changed since is refused.
 //!
 //! In both, an empty path, a path with a NUL byte and a relative path with a `/` (`lib/x.so`,
 //! `x/`, `./x.so`) are refused: `dlopen("")` returns the program itself, the loader would read a
@@ -39,9 +40,8 @@
 //!    library folders (`/etc/ld.so.conf` and its includes, which `ld.so.cache` is built from,
 //!    then `/lib/<arch>-linux-gnu`, `/usr/lib/<arch>-linux-gnu`, `/lib64`, `/usr/lib64`, `/lib`,
 //!    `/usr/lib`; read only when the search gets to them), and the error notes the loader's own
-//!    search as not made. (`LD_LIBRARY_PATH`
-//!    is read here at the first resolution; the loader read it at the program's start: a
-//!    program that changes it in between is not covered.)
+//!    search as not made. (`LD_LIBRARY_PATH` as the program started with it, as the loader
+//!    reads it.)
 //! 5. Runtime only, the active Python environment: the pip wheel layouts of `$VIRTUAL_ENV`, then
 //!    conda-forge's `cuda-cudart` in `$CONDA_PREFIX/lib` and the wheel layouts of
 //!    `$CONDA_PREFIX`. A wheel layout is
@@ -227,13 +227,28 @@ fn load(built_in: &BuiltIn, path: Option<&'static Path>) -> Loaded {
 /// The process-wide search for `built_in`'s library (made once).
 fn search(built_in: &BuiltIn) -> Searched {
     once(built_in.searched, &|| {
-        load_plan(built_in, plan(built_in, Os::CURRENT, &process_env))
+        let var = built_in.library.env_var;
+        let plan = match environment::changed_after_start(
+            var,
+            environment::at_start(var),
+            environment::now(var),
+            environment::READ_BEFORE_MAIN,
+        ) {
+            Some((path, why)) => Plan::Refused {
+                path: PathBuf::from(path),
+                origin: Origin::Environment,
+                why,
+            },
+            None => plan(built_in, Os::CURRENT, &process_env),
+        };
+        load_plan(built_in, plan)
     })
 }
 
-/// The process environment, as search plans read it.
+/// The process environment, as search plans read it: as it was when the program started
+/// ([`environment`]).
 fn process_env(var: &str) -> Option<OsString> {
-    std::env::var_os(var)
+    environment::at_start(var)
 }
 
 /// Libraries loaded from paths given in code: `(library, path, outcome)`.
@@ -242,16 +257,13 @@ static EXPLICIT: Mutex<Vec<(&str, &Path, Loaded)>> = Mutex::new(Vec::new());
 fn explicit(built_in: &BuiltIn, path: &'static Path) -> Loaded {
     let name = built_in.library.name;
     // The lock is held while loading so that one path is loaded once.
-    let mut cache = match EXPLICIT.lock() {
-        Ok(cache) => cache,
-        Err(poisoned) => PoisonError::into_inner(poisoned),
-    };
-    for (library, p, loaded) in cache.iter() {
-        // Compared as strings: `Path` equality ignores a trailing `/` or `/.`, which the rules do
-        // not.
-        if *library == name && p.as_os_str() == path.as_os_str() {
-            return loaded.clone();
-        }
+    let mut cache = EXPLICIT.lock().unwrap_or_else(PoisonError::into_inner);
+    // Compared as strings: `Path` equality ignores a trailing `/` or `/.`, which the rules do not.
+    if let Some((_, _, loaded)) = cache
+        .iter()
+        .find(|(library, p, _)| *library == name && p.as_os_str() == path.as_os_str())
+    {
+        return loaded.clone();
     }
     let plan = named(
         Os::CURRENT,
@@ -361,29 +373,30 @@ fn named(os: Os, path: OsString, origin: Origin, env: Env<'_>) -> Plan {
 /// `LD_LIBRARY_PATH`, when one of its entries makes the system loader search the current
 /// directory for a bare file name: an empty entry (a leading, trailing or doubled `:` or `;`, both
 /// separators to glibc) or any entry that is not an absolute folder (`lib`, `.`, `$LIB/x`, whose
-/// `$LIB` is relative), except `$ORIGIN`, the program's own folder. Unix only: Windows loads bare
-/// names without the current directory (`load_library`).
+/// `$LIB` is relative), except `$ORIGIN`, the program's own folder ([`starts_at_origin`]). Unix
+/// only: Windows loads bare names without the current directory (`load_library`).
 fn loader_reads_current_directory(os: Os, env: Env<'_>) -> Option<OsString> {
     if os != Os::Unix {
         return None;
     }
-    let value = env("LD_LIBRARY_PATH")?;
     // An empty value is no path at all to the loader, not one empty entry.
-    if value.is_empty() {
-        return None;
-    }
-    let mut reads_cwd = false;
-    for_each_entry(&value, &mut |entry| {
+    let value = env("LD_LIBRARY_PATH").filter(|v| !v.is_empty())?;
+    let reads_cwd = entries(&value).any(|entry| {
         let entry = entry.as_encoded_bytes();
-        reads_cwd |= !(entry.starts_with(b"/")
-            || entry.starts_with(b"$ORIGIN")
-            || entry.starts_with(b"${ORIGIN}"));
+        !(entry.starts_with(b"/") || starts_at_origin(entry))
     });
-    if reads_cwd {
-        Some(value)
-    } else {
-        None
-    }
+    reads_cwd.then_some(value)
+}
+
+/// Whether an entry of `LD_LIBRARY_PATH` starts with the loader's token for the program's folder:
+/// `$ORIGIN` or `${ORIGIN}`, alone or followed by `/` (`$ORIGINX` is a relative folder of that
+/// name, as the loader reads it).
+fn starts_at_origin(entry: &[u8]) -> bool {
+    [&b"$ORIGIN"[..], b"${ORIGIN}"].iter().any(|token| {
+        entry
+            .strip_prefix(*token)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/"))
+    })
 }
 
 /// The search's candidates with each bare name (one the system loader would look up) replaced by
@@ -405,16 +418,13 @@ fn keep_names_from_the_loader(
             kept.push(candidate);
             continue;
         }
-        for folder in &folders {
-            kept.push(folder.join(&candidate));
-        }
+        kept.extend(folders.iter().map(|folder| folder.join(&candidate)));
         names.push(quoted(candidate.as_os_str()));
         kept.push(candidate);
     }
     if !names.is_empty() {
-        let names = names.join(", ");
         skipped.push((
-            format!("the system loader's search for {names}"),
+            format!("the system loader's search for {}", names.join(", ")),
             format!(
                 "not made: $LD_LIBRARY_PATH={} has an empty or relative entry, which makes the \
                  loader search the current directory; these names were tried in its absolute \
@@ -428,32 +438,27 @@ fn keep_names_from_the_loader(
     kept
 }
 
-/// Calls `each` with every entry of `LD_LIBRARY_PATH`'s value, in order, split where the loader
-/// splits it (at `:` and `;`), empty ones included.
-fn for_each_entry(ld_path: &OsStr, each: &mut dyn FnMut(&OsStr)) {
-    let bytes = ld_path.as_encoded_bytes();
-    let mut start = 0;
-    for end in 0..=bytes.len() {
-        if end == bytes.len() || bytes[end] == b':' || bytes[end] == b';' {
+/// The entries of `LD_LIBRARY_PATH`'s value, in order, split where the loader splits it (at `:`
+/// and `;`), empty ones included.
+fn entries(ld_path: &OsStr) -> impl Iterator<Item = &OsStr> {
+    ld_path
+        .as_encoded_bytes()
+        .split(|b| matches!(b, b':' | b';'))
+        .map(|entry| {
             // SAFETY: a piece of `as_encoded_bytes` of an `OsStr` of this platform, cut at ASCII
             // separators or its ends: a split next to a valid non-empty UTF-8 substring (or
             // nothing), which `from_encoded_bytes_unchecked` allows.
-            each(unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[start..end]) });
-            start = end + 1;
-        }
-    }
+            unsafe { OsStr::from_encoded_bytes_unchecked(entry) }
+        })
 }
 
 /// The absolute folders of `LD_LIBRARY_PATH`'s value, in order, split where the loader splits it
 /// (at `:` and `;`); empty and relative entries are left out.
 fn absolute_entries(ld_path: &OsStr) -> Vec<PathBuf> {
-    let mut folders = Vec::new();
-    for_each_entry(ld_path, &mut |entry| {
-        if entry.as_encoded_bytes().starts_with(b"/") {
-            folders.push(PathBuf::from(entry));
-        }
-    });
-    folders
+    entries(ld_path)
+        .filter(|entry| entry.as_encoded_bytes().starts_with(b"/"))
+        .map(PathBuf::from)
+        .collect()
 }
 
 /// The loader's configuration: the folders `ldconfig` puts in `ld.so.cache`.
@@ -481,22 +486,10 @@ fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
 /// Drops every path equal to an earlier one (as `Path`'s `==` compares: component by component,
 /// so `/a//b/` is `/a/b`), comparing each path's [`plain`] form as bytes: `Path`'s own `==` parses
 /// both paths' components again on every comparison, which in this quadratic scan cost more than
-/// all the rest of a search plan. A scan instead of a `HashSet`: the lists are a few dozen paths,
-/// and hashing would compile a hash table and a hasher into every program that uses the crate.
+/// all the rest of a search plan. A scan: the lists are a few dozen paths.
 fn keep_first(paths: &mut Vec<PathBuf>) {
-    if paths.len() < 2 {
-        return;
-    }
     let mut seen = Vec::with_capacity(paths.len());
-    // Moves each path kept to the end of those kept before it, in order.
-    let mut kept = 0;
-    for i in 0..paths.len() {
-        if first_time(&mut seen, &paths[i]) {
-            paths.swap(kept, i);
-            kept += 1;
-        }
-    }
-    paths.truncate(kept);
+    paths.retain(|path| first_time(&mut seen, path));
 }
 
 /// Whether `path` is none of `seen` as `Path`s compare ([`plain`]), noting it there.
@@ -514,21 +507,11 @@ fn plain(path: &Path) -> Cow<'_, OsStr> {
     let b = path.as_os_str().as_encoded_bytes();
     // Every segment after a `/` is neither empty (`//`, a trailing `/`) nor `.` (`/./`, `/.` at
     // the end), or the path is `/` alone.
-    let mut is_plain = cfg!(unix);
-    if b != b"/" {
-        for i in 0..b.len() {
-            if b[i] == b'/' {
-                let segment_start = &b[i + 1..];
-                if segment_start.is_empty()
-                    || segment_start[0] == b'/'
-                    || (segment_start[0] == b'.'
-                        && (segment_start.len() == 1 || segment_start[1] == b'/'))
-                {
-                    is_plain = false;
-                }
-            }
-        }
-    }
+    let is_plain = cfg!(unix)
+        && (b == b"/"
+            || b.split(|&c| c == b'/')
+                .skip(1)
+                .all(|segment| !segment.is_empty() && segment != b"."));
     if is_plain {
         Cow::Borrowed(path.as_os_str())
     } else {
@@ -549,8 +532,7 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     let Ok(text) = std::fs::read_to_string(file) else {
         return;
     };
-    // Lines: a `\r` before a `\n` is whitespace, trimmed with the rest.
-    for line in text.split('\n') {
+    for line in text.lines() {
         let line = line.split('#').next().unwrap_or_default().trim();
         if let Some(patterns) = include_patterns(line) {
             if depth >= MAX_INCLUDE_DEPTH {
@@ -567,12 +549,12 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             }
         } else {
             // Folders, separated by blanks, `:` or `,`.
-            for word in line.split([' ', '\t', ':', ',']) {
-                let folder = word.split('=').next().unwrap_or_default();
-                if folder.starts_with('/') {
-                    out.push(PathBuf::from(folder));
-                }
-            }
+            let folders = line
+                .split([' ', '\t', ':', ','])
+                .map(|entry| entry.split('=').next().unwrap_or_default())
+                .filter(|folder| folder.starts_with('/'))
+                .map(PathBuf::from);
+            out.extend(folders);
         }
     }
 }
@@ -580,45 +562,35 @@ fn read_ld_so_conf(file: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 /// The patterns of an `include` line: what follows `include` and whitespace.
 fn include_patterns(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("include")?;
-    match rest.chars().next() {
-        Some(c) if c.is_whitespace() => Some(rest),
-        _ => None,
-    }
+    rest.starts_with(char::is_whitespace).then_some(rest)
 }
 
 /// The files `pattern` names: itself, or with one `*` in its file name, every file of its folder
 /// whose name matches, sorted.
 fn matching_files(pattern: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let (Some(dir), Some(name)) = (pattern.parent(), pattern.file_name()) else {
-        return files;
-    };
-    let Some(name) = name.to_str() else {
-        return files;
+    let (Some(dir), Some(name)) = (
+        pattern.parent(),
+        pattern.file_name().and_then(OsStr::to_str),
+    ) else {
+        return Vec::new();
     };
     let Some((prefix, suffix)) = name.split_once('*') else {
-        files.push(pattern.to_path_buf());
-        return files;
+        return vec![pattern.to_path_buf()];
     };
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return files;
+        return Vec::new();
     };
-    for entry in entries {
-        let Ok(entry) = entry else {
-            continue;
-        };
-        let matches = match entry.file_name().to_str() {
-            Some(n) => {
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry.file_name().to_str().is_some_and(|n| {
                 n.len() >= prefix.len() + suffix.len()
                     && n.starts_with(prefix)
                     && n.ends_with(suffix)
-            }
-            None => false,
-        };
-        if matches {
-            files.push(entry.path());
-        }
-    }
+            })
+        })
+        .map(|entry| entry.path())
+        .collect();
     files.sort();
     files
 }
@@ -800,22 +772,11 @@ fn absent(path: &Path, why: &str) -> bool {
     if cfg!(windows) {
         return why.contains("could not be found");
     }
-    let ld_path = match process_env("LD_LIBRARY_PATH") {
-        Some(value) => value,
-        None => OsString::new(),
-    };
-    let system = system_library_folders(Path::new(LD_SO_CONF));
-    for folder in &absolute_entries(&ld_path) {
-        if folder.join(path).exists() {
-            return false;
-        }
-    }
-    for folder in &system {
-        if folder.join(path).exists() {
-            return false;
-        }
-    }
-    true
+    let ld_path = process_env("LD_LIBRARY_PATH").unwrap_or_default();
+    !absolute_entries(&ld_path)
+        .iter()
+        .chain(&system_library_folders(Path::new(LD_SO_CONF)))
+        .any(|folder| folder.join(path).exists())
 }
 
 /// Loads `path` with the system loader.
@@ -910,6 +871,8 @@ fn open(built_in: &BuiltIn, path: &Path) -> Opened {
         None => Opened::NotCuda,
     }
 }
+
+mod environment;
 
 // Not under Miri: most of these load real libraries (`dlopen` is a foreign call Miri cannot run).
 #[cfg(all(test, not(miri)))]

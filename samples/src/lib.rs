@@ -8,8 +8,9 @@
 //! `kernels/generated/` by `kernels/generate.sh`.
 //!
 //! Every sample takes `--driver` (resolve through libcuda's `cuGetProcAddress` instead of the
-//! default configuration, which prefers libcudart and falls back to libcuda) and exits with
-//! [`PASSED`], [`CUDA_FAILED`], [`CHECK_FAILED`] or [`WAIVED`].
+//! default configuration, which prefers libcudart and falls back to libcuda) and `--help`, and
+//! exits with [`PASSED`], [`CUDA_FAILED`], [`CHECK_FAILED`], [`WAIVED`] or [`USAGE_ERROR`] (an
+//! option it does not know, or a bad value: one line saying which, with the usage).
 
 use cuda_driver_table::{Config, Error, ErrorKind, Origin};
 use std::fmt;
@@ -23,6 +24,75 @@ pub const CUDA_FAILED: u8 = 1;
 pub const CHECK_FAILED: u8 = 2;
 /// The machine lacks what the sample needs (a second GPU, a Hopper GPU): nothing was checked.
 pub const WAIVED: u8 = 3;
+/// The command line is wrong: an unknown option, or a bad value (`EX_USAGE` of `sysexits.h`).
+pub const USAGE_ERROR: u8 = 64;
+
+/// The options of the samples that have their own, beyond `--driver` and `--help`: the sample,
+/// each option as its usage line shows it, the prefixes that start it, and how many arguments
+/// follow it.
+const OPTIONS: &[(&str, &[Opt])] = &[
+    (
+        "threadMigration",
+        &[Opt {
+            usage: "--numthreads=N",
+            prefixes: &["--numthreads=", "-numthreads="],
+            values: 0,
+        }],
+    ),
+    (
+        "memMapIPCDrv",
+        &[Opt {
+            usage: "--child ORDINAL ID N",
+            prefixes: &["--child"],
+            values: 3,
+        }],
+    ),
+];
+
+/// One option of a sample ([`OPTIONS`]).
+struct Opt {
+    usage: &'static str,
+    prefixes: &'static [&'static str],
+    values: usize,
+}
+
+impl Opt {
+    /// Whether `arg` is this option: one of its prefixes, ending there when values follow it.
+    fn starts(&self, arg: &str) -> bool {
+        self.prefixes.iter().any(|p| {
+            arg.strip_prefix(p)
+                .is_some_and(|rest| rest.is_empty() || self.values == 0)
+        })
+    }
+}
+
+/// The options of sample `name` (its name before a blank: `memMapIPCDrv (child)`).
+fn options(name: &str) -> &'static [Opt] {
+    let name = name.split(' ').next().unwrap_or(name);
+    OPTIONS
+        .iter()
+        .find(|(sample, _)| *sample == name)
+        .map_or(&[], |(_, opts)| opts)
+}
+
+/// The one line of usage of sample `name`.
+pub fn usage(name: &str) -> String {
+    let name_alone = name.split(' ').next().unwrap_or(name);
+    let mut line = format!("usage: {name_alone} [--driver] [--help]");
+    for opt in options(name) {
+        line.push_str(&format!(" [{}]", opt.usage));
+    }
+    line
+}
+
+/// What a command line asks that is not a run.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NotARun {
+    /// `--help` or `-h`: print the usage.
+    Help,
+    /// A wrong command line: why.
+    Usage(String),
+}
 
 /// The command line every sample understands.
 #[derive(Debug, Clone)]
@@ -34,18 +104,38 @@ pub struct Args {
 }
 
 impl Args {
-    /// Reads the process's arguments.
-    pub fn parse() -> Self {
+    /// Reads the arguments `args` (without the program's name) of sample `name`: `--driver`,
+    /// `--help`, and the sample's own options ([`OPTIONS`]), each with the values that follow it;
+    /// anything else is refused.
+    ///
+    /// # Errors
+    ///
+    /// [`NotARun::Help`] for `--help` or `-h`; [`NotARun::Usage`] for an unknown option or an
+    /// option without its values.
+    pub fn parse_from(name: &str, args: impl IntoIterator<Item = String>) -> Result<Self, NotARun> {
         let mut driver = false;
         let mut rest = Vec::new();
-        for arg in std::env::args().skip(1) {
-            if arg == "--driver" {
-                driver = true;
-            } else {
-                rest.push(arg);
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--driver" => driver = true,
+                "--help" | "-h" => return Err(NotARun::Help),
+                _ => {
+                    let opt = options(name)
+                        .iter()
+                        .find(|o| o.starts(&arg))
+                        .ok_or_else(|| NotARun::Usage(format!("unknown option {arg:?}")))?;
+                    rest.push(arg);
+                    for _ in 0..opt.values {
+                        let value = args.next().ok_or_else(|| {
+                            NotARun::Usage(format!("{} needs {} values", opt.usage, opt.values))
+                        })?;
+                        rest.push(value);
+                    }
+                }
             }
         }
-        Args { driver, rest }
+        Ok(Args { driver, rest })
     }
 
     /// The configuration the sample's table uses: [`Config::driver`] with `--driver`, else
@@ -79,6 +169,8 @@ pub enum Failure {
     Check(String),
     /// The machine lacks what the sample needs: what is missing.
     Waived(String),
+    /// The command line is wrong (a bad value): what is wrong.
+    Usage(String),
 }
 
 impl From<Error> for Failure {
@@ -99,6 +191,7 @@ impl fmt::Display for Failure {
             },
             Failure::Check(what) => write!(f, "result check failed: {what}"),
             Failure::Waived(why) => write!(f, "waived: {why}"),
+            Failure::Usage(why) => f.write_str(why),
         }
     }
 }
@@ -129,9 +222,20 @@ fn looked_for(e: &Error) -> String {
 }
 
 /// Runs a sample's body and turns its outcome into the exit code, printing the backend it used
-/// and `NAME: PASSED`, or one line saying why not to standard error.
+/// and `NAME: PASSED`, or one line saying why not to standard error. `--help` prints the usage
+/// and runs nothing; a wrong command line, one line with the usage and [`USAGE_ERROR`].
 pub fn main(name: &str, body: impl FnOnce(&Args) -> Result<(), Failure>) -> ExitCode {
-    let args = Args::parse();
+    let args = match Args::parse_from(name, std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(NotARun::Help) => {
+            println!("{}", usage(name));
+            return ExitCode::from(PASSED);
+        }
+        Err(NotARun::Usage(why)) => {
+            eprintln!("{name}: {why}; {}", usage(name));
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
     match body(&args) {
         Ok(()) => {
             // The library the sample ran on (loaded already: the sample's calls resolved).
@@ -141,12 +245,17 @@ pub fn main(name: &str, body: impl FnOnce(&Args) -> Result<(), Failure>) -> Exit
             println!("{name}: PASSED");
             ExitCode::from(PASSED)
         }
+        Err(Failure::Usage(why)) => {
+            eprintln!("{name}: {why}; {}", usage(name));
+            ExitCode::from(USAGE_ERROR)
+        }
         Err(failure) => {
             eprintln!("{name}: {failure}");
             ExitCode::from(match failure {
                 Failure::Cuda(_) => CUDA_FAILED,
                 Failure::Check(_) => CHECK_FAILED,
                 Failure::Waived(_) => WAIVED,
+                Failure::Usage(_) => USAGE_ERROR,
             })
         }
     }
@@ -196,3 +305,50 @@ pub mod tensor_map_tma;
 pub mod thread_migration;
 pub mod vector_add_drv;
 pub mod vector_add_mmap;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(name: &str, args: &[&str]) -> Result<Args, NotARun> {
+        Args::parse_from(name, args.iter().map(|a| (*a).to_owned()))
+    }
+
+    #[test]
+    fn known_options_are_read_and_the_others_refused() {
+        let a = parse("threadMigration", &["--driver", "--numthreads=4"]).unwrap();
+        assert!(a.driver);
+        assert_eq!(a.rest, ["--numthreads=4"]);
+        let a = parse("memMapIPCDrv (child)", &["--child", "0", "1", "2"]).unwrap();
+        assert_eq!(a.rest, ["--child", "0", "1", "2"]);
+        assert_eq!(
+            parse("vectorAddDrv", &["--drvier"]).unwrap_err(),
+            NotARun::Usage("unknown option \"--drvier\"".into())
+        );
+        // Another sample's option is unknown here.
+        assert!(parse("vectorAddDrv", &["--numthreads=2"]).is_err());
+        assert_eq!(
+            parse("memMapIPCDrv", &["--child", "0"]).unwrap_err(),
+            NotARun::Usage("--child ORDINAL ID N needs 3 values".into())
+        );
+        assert!(parse("memMapIPCDrv", &["--childish"]).is_err());
+        assert_eq!(parse("ptxjit", &["--help"]).unwrap_err(), NotARun::Help);
+        assert_eq!(parse("ptxjit", &["-h"]).unwrap_err(), NotARun::Help);
+    }
+
+    #[test]
+    fn the_usage_is_one_line_with_the_samples_options() {
+        assert_eq!(
+            usage("vectorAddDrv"),
+            "usage: vectorAddDrv [--driver] [--help]"
+        );
+        assert_eq!(
+            usage("threadMigration"),
+            "usage: threadMigration [--driver] [--help] [--numthreads=N]"
+        );
+        assert_eq!(
+            usage("memMapIPCDrv (child)"),
+            "usage: memMapIPCDrv [--driver] [--help] [--child ORDINAL ID N]"
+        );
+    }
+}

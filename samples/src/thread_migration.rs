@@ -64,7 +64,7 @@ unsafe impl Sync for Device {}
 ///
 /// # Errors
 ///
-/// [`Failure::Check`] naming the value when it is not a number from 1 to 15.
+/// [`Failure::Usage`] naming the value when it is not a number from 1 to 15.
 pub fn threads_per_device(args: &Args) -> Result<usize, Failure> {
     let given = args.rest.iter().find_map(|a| {
         a.strip_prefix("--numthreads=")
@@ -74,7 +74,7 @@ pub fn threads_per_device(args: &Args) -> Result<usize, Failure> {
         None => Ok(2),
         Some(n) => match n.parse() {
             Ok(n @ 1..=15) => Ok(n),
-            _ => Err(Failure::Check(format!(
+            _ => Err(Failure::Usage(format!(
                 "--numthreads={n}: give a number of threads from 1 to 15"
             ))),
         },

@@ -704,3 +704,132 @@ fn traced_calls_show_the_values_the_driver_wrote() {
         eprintln!("{label}: cuMemAlloc wrote {dptr:#x}, and its event shows it");
     }
 }
+
+/// With `tracing`, `cuStreamGetCaptureInfo` on a stream that is not capturing: the event shows
+/// the capture status (NONE) and no value read from the other places, which `cuda.h` says hold
+/// valid data only while the stream captures. Each place starts as a placeholder, and the test
+/// prints which ones the driver left as they were.
+#[cfg(feature = "tracing")]
+#[test]
+fn traced_capture_info_of_a_stream_that_is_not_capturing_shows_no_unwritten_value() {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    #[driver_table(
+        cuInit,
+        cuDeviceGet,
+        cuDevicePrimaryCtxRetain,
+        cuDevicePrimaryCtxRelease,
+        cuCtxSetCurrent,
+        cuStreamCreate,
+        cuStreamDestroy,
+        cuStreamGetCaptureInfo
+    )]
+    struct Traced;
+
+    /// The fields of each call's event, as text.
+    #[derive(Clone, Default)]
+    struct Calls(Arc<Mutex<Vec<BTreeMap<String, String>>>>);
+    struct Fields<'a>(&'a mut BTreeMap<String, String>);
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.insert(field.name().to_owned(), format!("{value:?}"));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.insert(field.name().to_owned(), value.to_owned());
+        }
+    }
+    impl Subscriber for Calls {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut fields = BTreeMap::new();
+            event.record(&mut Fields(&mut fields));
+            if fields.get("function").map(String::as_str) == Some("cuStreamGetCaptureInfo") {
+                self.0.lock().unwrap().push(fields);
+            }
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    const ID: u64 = 0x1d_1d1d;
+    let graph_placeholder: sys::CUgraph = std::ptr::without_provenance_mut(0x6a_6a6a);
+    let dependencies_placeholder: *const sys::CUgraphNode = std::ptr::without_provenance(0xde_dede);
+    let edges_placeholder: *const sys::CUgraphEdgeData = std::ptr::without_provenance(0xed_eded);
+    const COUNT: usize = 0xc0_c0c0;
+    for (label, config) in backends() {
+        let cu = Traced::with_config(config);
+        let calls = Calls::default();
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED;
+        let (mut id, mut graph, mut dependencies, mut edges, mut count) = (
+            ID,
+            graph_placeholder,
+            dependencies_placeholder,
+            edges_placeholder,
+            COUNT,
+        );
+        let (mut dev, mut ctx, mut stream) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: each pointer is a valid place for what its function returns; the stream and
+        // the context are released before the block ends.
+        unsafe {
+            cu.cuInit(0).unwrap();
+            cu.cuDeviceGet(&mut dev, 0).unwrap();
+            cu.cuDevicePrimaryCtxRetain(&mut ctx, dev).unwrap();
+            cu.cuCtxSetCurrent(ctx).unwrap();
+            cu.cuStreamCreate(&mut stream, 0).unwrap();
+            tracing::subscriber::with_default(calls.clone(), || {
+                cu.cuStreamGetCaptureInfo(
+                    stream,
+                    &mut status,
+                    &mut id,
+                    &mut graph,
+                    &mut dependencies,
+                    &mut edges,
+                    &mut count,
+                )
+                .unwrap();
+            });
+            cu.cuStreamDestroy(stream).unwrap();
+            cu.cuDevicePrimaryCtxRelease(dev).unwrap();
+        }
+        assert_eq!(
+            status,
+            sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE,
+            "{label}"
+        );
+        let calls = calls.0.lock().unwrap();
+        assert_eq!(calls.len(), 1, "{label}: {calls:#?}");
+        let read: Vec<&String> = calls[0].keys().filter(|k| k.starts_with("out.")).collect();
+        assert_eq!(read, ["out.captureStatus_out"], "{label}: {:#?}", calls[0]);
+        assert_eq!(
+            calls[0]["out.captureStatus_out"],
+            format!("{status:?}"),
+            "{label}"
+        );
+        let unwritten: Vec<&str> = [
+            ("id_out", id == ID),
+            ("graph_out", graph == graph_placeholder),
+            ("dependencies_out", dependencies == dependencies_placeholder),
+            ("edgeData_out", edges == edges_placeholder),
+            ("numDependencies_out", count == COUNT),
+        ]
+        .into_iter()
+        .filter_map(|(name, kept)| kept.then_some(name))
+        .collect();
+        eprintln!(
+            "{label}: a stream that is not capturing: status {status:?}, left unwritten: {}; \
+             the event shows the status alone",
+            unwritten.join(", ")
+        );
+    }
+}

@@ -326,3 +326,157 @@ fn returned_means_the_words_cuda_h_uses_for_it() {
         assert!(!says_returned(no), "{no}");
     }
 }
+
+/// One ABI whose comment has `body` before its `\param` lines.
+fn with_body(body: &str, params: &[(&str, &str, &str)]) -> BTreeMap<String, Decision> {
+    let typed: Vec<(&str, &str)> = params.iter().map(|(n, t, _)| (*n, *t)).collect();
+    let docs: Vec<(&str, &str)> = params.iter().map(|(n, _, d)| (*n, *d)).collect();
+    let mut a = abi(1, &typed, Some(&docs));
+    a.doc = a
+        .doc
+        .map(|d| d.replacen("\n\n", &format!("\n\n{body}\n\n"), 1));
+    decide(&function(vec![a]), &types()).pop().expect("one ABI")
+}
+
+#[test]
+fn a_parameter_whose_text_names_a_condition_is_not_an_out_value() {
+    // Rule 6a.
+    let d = decided(&[
+        (
+            "phGraph",
+            "*mut CUcontext",
+            "Returned graph, only if the stream is capturing",
+        ),
+        (
+            "pctx",
+            "*mut CUcontext",
+            "Returned context when one is current",
+        ),
+        (
+            "pGreenCtx",
+            "*mut CUcontext",
+            "Returned green context if the stream is associated with a green context or NULL if \
+             not",
+        ),
+        (
+            "dev",
+            "*mut CUdevice",
+            "Returned device if there is one, otherwise -1",
+        ),
+    ]);
+    assert_eq!(
+        d["phGraph"],
+        left("returned under a condition: \"Returned graph, only if the stream is capturing\"")
+    );
+    assert_eq!(
+        d["pctx"],
+        left("returned under a condition: \"Returned context when one is current\"")
+    );
+    // Written either way: the text says what is written otherwise.
+    assert_eq!(d["pGreenCtx"], Decision::Out);
+    assert_eq!(d["dev"], Decision::Out);
+}
+
+#[test]
+fn values_the_function_returns_only_under_a_condition_are_not_out_values() {
+    // Rule 6b, as cuStreamGetCaptureInfo says it: all but the value it excepts.
+    let body = "Query stream state related to stream capture.\n\n\
+                Valid data (other than capture status) is returned only if both of the following \
+                are true:\n- the call returns CUDA_SUCCESS\n- the returned capture status is \
+                ::CU_STREAM_CAPTURE_STATUS_ACTIVE";
+    let d = with_body(
+        body,
+        &[
+            ("hStream", "CUcontext", "The stream to query"),
+            (
+                "captureStatus_out",
+                "*mut CUmemorytype",
+                "Location to return the capture status of the stream; required",
+            ),
+            (
+                "id_out",
+                "*mut ::core::ffi::c_ulonglong",
+                "Optional location to return an id for the capture sequence",
+            ),
+            (
+                "graph_out",
+                "*mut CUcontext",
+                "Optional location to return the graph being captured into",
+            ),
+        ],
+    );
+    let why = left(
+        "returned only under a condition: \"Valid data (other than capture status) is returned \
+         only if both of the following are true:\"",
+    );
+    assert_eq!(d["captureStatus_out"], Decision::Out);
+    assert_eq!(d["id_out"], why);
+    assert_eq!(d["graph_out"], why);
+    // A subject that names a parameter covers that one only (CUDA 11's first ABI).
+    let d = with_body(
+        "A valid id is returned only if both of the following are true:\n- the call returns \
+         CUDA_SUCCESS",
+        &[
+            (
+                "captureStatus_out",
+                "*mut CUmemorytype",
+                "Returns the stream's capture status",
+            ),
+            (
+                "id_out",
+                "*mut ::core::ffi::c_ulonglong",
+                "Returns the unique id of the capture sequence",
+            ),
+        ],
+    );
+    assert_eq!(d["captureStatus_out"], Decision::Out);
+    assert_eq!(
+        d["id_out"],
+        left(
+            "returned only under a condition: \"A valid id is returned only if both of the \
+             following are true:\""
+        )
+    );
+    // A sentence about something else (errors) leaves the values alone.
+    let d = with_body(
+        "If no function of that name exists, cuModuleGetFunction() returns CUDA_ERROR_NOT_FOUND.",
+        &[("hfunc", "*mut CUcontext", "Returned function handle")],
+    );
+    assert_eq!(d["hfunc"], Decision::Out);
+}
+
+#[test]
+fn an_abi_without_a_comment_follows_the_conditions_of_the_newest_documented_one() {
+    let mut documented = abi(
+        2,
+        &[
+            ("captureStatus_out", "*mut CUmemorytype"),
+            ("id_out", "*mut ::core::ffi::c_ulonglong"),
+        ],
+        Some(&[
+            ("captureStatus_out", "Location to return the capture status"),
+            ("id_out", "Optional location to return an id"),
+        ]),
+    );
+    documented.doc = documented.doc.map(|d| {
+        d.replacen(
+            "\n\n",
+            "\n\nValid data (other than capture status) is returned only if the stream is \
+             capturing.\n\n",
+            1,
+        )
+    });
+    let old = abi(
+        1,
+        &[
+            ("captureStatus_out", "*mut CUmemorytype"),
+            ("id_out", "*mut ::core::ffi::c_ulonglong"),
+        ],
+        None,
+    );
+    let d = decide(&function(vec![old, documented]), &types());
+    for abi in &d {
+        assert_eq!(abi["captureStatus_out"], Decision::Out);
+        assert!(matches!(abi["id_out"], Decision::Left(_)), "{abi:?}");
+    }
+}

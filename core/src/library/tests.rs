@@ -1053,6 +1053,16 @@ fn bare_names_stay_away_from_a_library_path_that_reads_the_current_directory() {
         );
         assert!(skipped.is_empty());
     }
+    // `$ORIGIN` is a token only when a `/` or the end follows it: `$ORIGINX` and `${ORIGIN}X`
+    // are folders of those names in the current directory.
+    for ld_path in ["$ORIGINX", "$ORIGINX/lib", "${ORIGIN}X", "/a:$ORIGIN_/lib"] {
+        let (_, skipped) = search(&RUNTIME, Os::Unix, &[("LD_LIBRARY_PATH", ld_path)]);
+        assert_eq!(skipped.len(), 1, "{ld_path}: {skipped:?}");
+        assert!(
+            skipped[0].0.starts_with("the system loader's search for"),
+            "{ld_path}: {skipped:?}"
+        );
+    }
     // Windows has no LD_LIBRARY_PATH: its bare names never reach the current directory.
     let (candidates, _) = search(&DRIVER, Os::Windows, &[("LD_LIBRARY_PATH", ":")]);
     assert_eq!(candidates, paths(&["nvcuda.dll"]));

@@ -580,7 +580,7 @@ mod linux {
     /// checks its own buffer at the end.
     pub fn child(args: &Args) -> Result<(), Failure> {
         let (ordinal, id, n) = child_args(args).ok_or_else(|| {
-            Failure::Check(format!(
+            Failure::Usage(format!(
                 "expected --child ORDINAL ID N (N at most {MAX_PROCESSES}), got {:?}",
                 args.rest
             ))

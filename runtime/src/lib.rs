@@ -17,7 +17,10 @@
 //! [guide-local]: crate::guide::local_toolkit
 //! [from-cudarc]: crate::guide::from_cudarc
 #![cfg_attr(feature = "fake", doc = "[fake-module]: crate::fake")]
-#![cfg_attr(feature = "fake", doc = "[guide-testing]: crate::guide::testing_without_a_gpu")]
+#![cfg_attr(
+    feature = "fake",
+    doc = "[guide-testing]: crate::guide::testing_without_a_gpu"
+)]
 #![doc = ""]
 #![doc = include_str!("../README.md")]
 

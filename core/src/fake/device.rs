@@ -2021,7 +2021,7 @@ impl Cx<'_> {
             self.stream(s)?;
         }
         let size = value.len();
-        if dst % size as u64 != 0 {
+        if !dst.is_multiple_of(size as u64) {
             return Err(Fail::error(
                 CUresult::CUDA_ERROR_INVALID_VALUE,
                 format!(

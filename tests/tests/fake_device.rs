@@ -49,6 +49,9 @@ use cuda_driver_table::{driver_table, Config, Error, ErrorKind};
     cuCtxGetApiVersion,
     cuArrayCreate,
     cuArrayDestroy,
+    cuLaunchKernelEx,
+    cuLaunchHostFunc,
+    cuOccupancyMaxPotentialBlockSize,
     driver = 12000
 )]
 struct Cuda;
@@ -837,5 +840,64 @@ fn null_out_values_and_streams_of_no_device_are_refused() -> Result {
     let _ = null::<u8>();
     stop(&cu)?;
     only(device, FindingKind::InvalidHandle);
+    Ok(())
+}
+
+#[test]
+fn launch_ex_host_functions_and_occupancy_are_answered() -> Result<(), Box<dyn std::error::Error>> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    unsafe extern "C" fn bump(data: *mut c_void) {
+        // SAFETY: `data` is the counter below, alive until the stream is synchronised.
+        unsafe { &*data.cast::<AtomicU32>() }.fetch_add(1, Ordering::Relaxed);
+    }
+    let device = Device::new();
+    device.kernel("fill", |k: &mut Launch, (x, v): (CUdeviceptr, u32)| {
+        let g = k.grid();
+        assert_eq!((g.x, g.y, k.block().x, k.shared_mem_bytes()), (2, 1, 4, 16));
+        for t in k.threads() {
+            k.write(x, t.global_x(), v)?;
+        }
+        Ok(())
+    });
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let d = alloc(&cu, 32)?;
+    let (module, f) = function_named(&cu, c"fill")?;
+    let counter = AtomicU32::new(0);
+    let (mut grid, mut block) = (0, 0);
+    // SAFETY: `fill` takes a device pointer to 8 `u32`s and a `u32`; `counter` outlives the
+    // synchronisation.
+    unsafe {
+        let mut config: cuda_driver_table::sys::CUlaunchConfig = std::mem::zeroed();
+        (config.gridDimX, config.gridDimY, config.gridDimZ) = (2, 1, 1);
+        (config.blockDimX, config.blockDimY, config.blockDimZ) = (4, 1, 1);
+        config.sharedMemBytes = 16;
+        let v = 7_u32;
+        cu.cuLaunchKernelEx(
+            &config,
+            f,
+            cuda_driver_table::kernel_args![&d, &v].as_mut_ptr(),
+            null_mut(),
+        )?;
+        cu.cuLaunchHostFunc(
+            null_mut(),
+            Some(bump),
+            std::ptr::from_ref(&counter).cast_mut().cast(),
+        )?;
+        cu.cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, f, None, 0, 256)?;
+    }
+    assert_eq!(counter.load(Ordering::Relaxed), 1);
+    assert_eq!(block, 256);
+    assert!(grid > 0);
+    let mut back = [0_u32; 8];
+    download(&cu, &mut back, d)?;
+    assert_eq!(back, [7; 8]);
+    // SAFETY: each freed once.
+    unsafe {
+        cu.cuModuleUnload(module)?;
+        cu.cuMemFree(d)?;
+    }
+    stop(&cu)?;
+    device.finish()?;
     Ok(())
 }

@@ -231,10 +231,16 @@ impl Drop for Device {
             return;
         }
         let Err(report) = self.check() else { return };
+        // A test that returned an error is not panicking: say what failed last, which that
+        // error likely was (the test's own `Err` is printed only after this panic).
+        let last = match &self.shared.state().last_failure {
+            Some(why) => format!("\nthe last call the device failed: {why}"),
+            None => String::new(),
+        };
         if std::thread::panicking() {
-            eprintln!("{report}");
+            eprintln!("{report}{last}");
         } else {
-            panic!("{report}");
+            panic!("{report}{last}");
         }
     }
 }
@@ -441,6 +447,7 @@ impl Shared {
             Ok(()) => CUresult::CUDA_SUCCESS,
             Err(fail) => {
                 out::fail(fail.code.0, fail.why.clone());
+                state.last_failure = Some(format!("{} ({}): {}", call, fail.code.0, fail.why));
                 if let Some(kind) = fail.finding {
                     state.findings.push(Finding {
                         kind,
@@ -889,6 +896,8 @@ struct State {
     modules: BTreeMap<usize, Module>,
     functions: BTreeMap<usize, Function>,
     findings: Vec<Finding>,
+    /// The description of the last call the device failed.
+    last_failure: Option<String>,
 }
 
 impl State {
@@ -906,6 +915,7 @@ impl State {
             modules: BTreeMap::new(),
             functions: BTreeMap::new(),
             findings: Vec::new(),
+            last_failure: None,
         }
     }
 

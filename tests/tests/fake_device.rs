@@ -549,8 +549,8 @@ fn a_host_pointer_that_is_a_device_pointer_is_caught() -> Result {
     let (a, b) = (alloc(&cu, 16)?, alloc(&cu, 16)?);
     // SAFETY: the bug planted: `b` is device memory given as host memory (the fake never
     // reads it).
-    let error =
-        unsafe { cu.cuMemcpyHtoD(a, std::ptr::without_provenance(b as usize), 16) }.expect_err("a device pointer");
+    let error = unsafe { cu.cuMemcpyHtoD(a, std::ptr::without_provenance(b as usize), 16) }
+        .expect_err("a device pointer");
     assert!(
         description(&error).contains("which is a device pointer of this device"),
         "{error}"

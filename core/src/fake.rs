@@ -158,8 +158,9 @@
 //!   [`config`](FakeDriver::config) sees only it, so tests running in parallel, each with its
 //!   own fake and its own table, do not see each other's.
 //! - **What was not faked** fails to resolve, naming the function: "looking up cuMemFree through
-//!   a fake driver (...) failed: CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it;
-//!   give it one with `Fake::on` or `Fake::returns`". No call ever reaches a null pointer.
+//!   a fake driver (...) failed: CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it
+//!   (...); give it one with `Fake::on` or `Fake::returns`, ...". No call ever reaches a null
+//!   pointer.
 //! - **Raw pointers** (`pfn_*`, `raw_pointer`) of a table configured with a fake are refused with
 //!   an error naming the function: a pointer cannot reach a closure. Call the method.
 //! - **Recording.** The driver records every call a fake answered, in order ([`FakeDriver::calls`])
@@ -208,10 +209,10 @@ mod out;
 
 pub use device::{Device, Finding, FindingKind, Report, Work};
 pub use kernel::{DeviceValue, Dim3, Fault, KernelParams, Launch, Thread};
-#[doc(hidden)]
-pub use out::OutPlace;
 #[cfg(feature = "tracing")]
 pub(crate) use out::was_written;
+#[doc(hidden)]
+pub use out::OutPlace;
 pub use out::{write, Written};
 
 /// The first of the handles `succeed_others` hands out without a device: high, never a host
@@ -844,7 +845,9 @@ impl Driver {
         Status::new(
             500,
             "CUDA_ERROR_NOT_FOUND",
-            "the fake driver has no fake for it; give it one with `Fake::on` or `Fake::returns`",
+            "the fake driver has no fake for it (and no device that implements it); give it \
+             one with `Fake::on` or `Fake::returns`, or answer the rest with \
+             `Fake::succeed_others`",
         )
     }
 }

@@ -20,7 +20,10 @@
     not(feature = "fake"),
     doc = "[fake-module]: https://docs.rs/cuda-driver-table/latest/cuda_driver_table/fake/index.html"
 )]
-#![cfg_attr(feature = "fake", doc = "[guide-testing]: crate::guide::testing_without_a_gpu")]
+#![cfg_attr(
+    feature = "fake",
+    doc = "[guide-testing]: crate::guide::testing_without_a_gpu"
+)]
 #![cfg_attr(
     not(feature = "fake"),
     doc = "[guide-testing]: https://docs.rs/cuda-driver-table/latest/cuda_driver_table/guide/testing_without_a_gpu/index.html"

@@ -18,7 +18,10 @@
 //! [from-cudarc]: crate::guide::from_cudarc
 //! [guide-owning]: crate::guide::owning
 #![cfg_attr(feature = "fake", doc = "[fake-module]: crate::fake")]
-#![cfg_attr(feature = "fake", doc = "[guide-testing]: crate::guide::testing_without_a_gpu")]
+#![cfg_attr(
+    feature = "fake",
+    doc = "[guide-testing]: crate::guide::testing_without_a_gpu"
+)]
 #![doc = ""]
 #![doc = include_str!("../README.md")]
 // docs.rs (`--cfg docsrs`, nightly) shows each feature-gated item with its feature: `fake`.

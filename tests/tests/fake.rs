@@ -39,7 +39,12 @@ fn allocating(fail_at: Option<usize>) -> Fake {
                 return CUresult::CUDA_ERROR_OUT_OF_MEMORY;
             }
             // SAFETY: the caller of cuMemAlloc passes a valid place for the pointer.
-            unsafe { cuda_driver_table::fake::write(dptr, next.fetch_add(bytesize as u64, Ordering::Relaxed)) };
+            unsafe {
+                cuda_driver_table::fake::write(
+                    dptr,
+                    next.fetch_add(bytesize as u64, Ordering::Relaxed),
+                )
+            };
             CUresult::CUDA_SUCCESS
         })
         .returns(function!(Cuda::cuMemFree), CUresult::CUDA_SUCCESS)
@@ -126,8 +131,9 @@ fn a_function_without_a_fake_is_an_error_naming_it_and_resolve_all_lists_each() 
     assert_eq!(
         error.to_string(),
         "looking up cuMemAlloc through a fake driver (cuda_driver_table::fake) with fakes of \
-         cuInit failed: CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it; give it \
-         one with `Fake::on` or `Fake::returns`"
+         cuInit failed: CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it (and no \
+         device that implements it); give it one with `Fake::on` or `Fake::returns`, or answer \
+         the rest with `Fake::succeed_others`"
     );
     // Nothing was called.
     assert!(driver.calls().is_empty());
@@ -574,7 +580,9 @@ mod tracing_events {
         let found = events
             .iter()
             .find(|e| e.get("function").map(String::as_str) == Some(function));
-        found.cloned().unwrap_or_else(|| panic!("no event of {function}: {events:#?}"))
+        found
+            .cloned()
+            .unwrap_or_else(|| panic!("no event of {function}: {events:#?}"))
     }
 
     #[test]
@@ -610,7 +618,14 @@ mod tracing_events {
         assert_eq!(written[0][0].get::<u64>(), Some(0x1000));
     }
 
-    #[driver_table(cuInit, cuCtxCreate, cuCtxDestroy, cuMemAlloc, cuMemFree, driver = 12000)]
+    #[driver_table(
+        cuInit,
+        cuCtxCreate,
+        cuCtxDestroy,
+        cuMemAlloc,
+        cuMemFree,
+        driver = 12000
+    )]
     struct OnDevice;
 
     #[test]
@@ -623,14 +638,18 @@ mod tracing_events {
             // SAFETY: valid places; `d` is freed once, `ctx` destroyed once.
             unsafe {
                 cu.cuInit(0).expect("the device answers");
-                cu.cuCtxCreate(&mut ctx, null(), 0, 0, 0).expect("the device answers");
+                cu.cuCtxCreate(&mut ctx, null(), 0, 0, 0)
+                    .expect("the device answers");
                 cu.cuMemAlloc(&mut d, 256).expect("the device answers");
                 cu.cuMemFree(d).expect("freed");
                 cu.cuCtxDestroy(ctx).expect("destroyed");
             }
             d
         });
-        assert_eq!(call_event(&events, "cuMemAlloc")["out.dptr"], format!("{d:#x}"));
+        assert_eq!(
+            call_event(&events, "cuMemAlloc")["out.dptr"],
+            format!("{d:#x}")
+        );
         device.finish().expect("clean");
     }
 

@@ -49,6 +49,9 @@ use cuda_driver_table::{driver_table, Config, Error, ErrorKind};
     cuCtxGetApiVersion,
     cuArrayCreate,
     cuArrayDestroy,
+    cuLaunchKernelEx,
+    cuLaunchHostFunc,
+    cuOccupancyMaxPotentialBlockSize,
     driver = 12000
 )]
 struct Cuda;
@@ -546,8 +549,8 @@ fn a_host_pointer_that_is_a_device_pointer_is_caught() -> Result {
     let (a, b) = (alloc(&cu, 16)?, alloc(&cu, 16)?);
     // SAFETY: the bug planted: `b` is device memory given as host memory (the fake never
     // reads it).
-    let error =
-        unsafe { cu.cuMemcpyHtoD(a, b as *const c_void, 16) }.expect_err("a device pointer");
+    let error = unsafe { cu.cuMemcpyHtoD(a, std::ptr::without_provenance(b as usize), 16) }
+        .expect_err("a device pointer");
     assert!(
         description(&error).contains("which is a device pointer of this device"),
         "{error}"
@@ -611,14 +614,16 @@ fn pinned_host_memory_is_real_and_checked_for_leaks_and_double_frees() -> Result
 
 #[test]
 fn streams_and_events_run_in_order_on_a_fake_clock() -> Result {
+    // 1 MiB, or under Miri, which runs each byte, 64 KiB.
+    const BYTES: usize = if cfg!(miri) { 1 << 16 } else { 1 << 20 };
     let run = || -> Result<(f32, f32)> {
         let device = Device::new();
         let cu = Cuda::with_config(device.config());
         start(&cu)?;
-        let d = alloc(&cu, 1 << 20)?;
+        let d = alloc(&cu, BYTES)?;
         let (mut s, mut t, mut e0, mut e1, mut e2) =
             (null_mut(), null_mut(), null_mut(), null_mut(), null_mut());
-        let host = vec![0_u8; 1 << 20];
+        let host = vec![0_u8; BYTES];
         let (mut whole, mut waited) = (0.0, 0.0);
         // SAFETY: valid places; 1 MiB copies.
         unsafe {
@@ -628,8 +633,8 @@ fn streams_and_events_run_in_order_on_a_fake_clock() -> Result {
                 cu.cuEventCreate(e, 0)?;
             }
             cu.cuEventRecord(e0, s)?;
-            cu.cuMemcpyHtoDAsync(d, host.as_ptr().cast(), 1 << 20, s)?;
-            cu.cuMemsetD32Async(d, 0, 1 << 18, s)?;
+            cu.cuMemcpyHtoDAsync(d, host.as_ptr().cast(), BYTES, s)?;
+            cu.cuMemsetD32Async(d, 0, BYTES / 4, s)?;
             cu.cuEventRecord(e1, s)?;
             // `t` waits for `s`'s work, then does its own.
             cu.cuStreamWaitEvent(t, e1, 0)?;
@@ -664,8 +669,8 @@ fn streams_and_events_run_in_order_on_a_fake_clock() -> Result {
         Ok((whole, waited))
     };
     let (whole, waited) = run()?;
-    // Two 1 MiB operations at 1 µs + 1 ns per 10 bytes each, then one of 64 bytes.
-    assert_eq!(whole, 2.0 * (1_000.0 + 104_857.0) / 1e6);
+    // Two operations of `BYTES` at 1 µs + 1 ns per 10 bytes each, then one of 64 bytes.
+    assert_eq!(whole, 2.0 * (1_000.0 + (BYTES / 10) as f32) / 1e6);
     assert_eq!(waited, (1_000.0 + 6.0) / 1e6);
     assert_eq!(run()?, (whole, waited), "the same on every run");
     Ok(())
@@ -837,5 +842,64 @@ fn null_out_values_and_streams_of_no_device_are_refused() -> Result {
     let _ = null::<u8>();
     stop(&cu)?;
     only(device, FindingKind::InvalidHandle);
+    Ok(())
+}
+
+#[test]
+fn launch_ex_host_functions_and_occupancy_are_answered() -> Result<(), Box<dyn std::error::Error>> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    unsafe extern "C" fn bump(data: *mut c_void) {
+        // SAFETY: `data` is the counter below, alive until the stream is synchronised.
+        unsafe { &*data.cast::<AtomicU32>() }.fetch_add(1, Ordering::Relaxed);
+    }
+    let device = Device::new();
+    device.kernel("fill", |k: &mut Launch, (x, v): (CUdeviceptr, u32)| {
+        let g = k.grid();
+        assert_eq!((g.x, g.y, k.block().x, k.shared_mem_bytes()), (2, 1, 4, 16));
+        for t in k.threads() {
+            k.write(x, t.global_x(), v)?;
+        }
+        Ok(())
+    });
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let d = alloc(&cu, 32)?;
+    let (module, f) = function_named(&cu, c"fill")?;
+    let counter = AtomicU32::new(0);
+    let (mut grid, mut block) = (0, 0);
+    // SAFETY: `fill` takes a device pointer to 8 `u32`s and a `u32`; `counter` outlives the
+    // synchronisation.
+    unsafe {
+        let mut config: cuda_driver_table::sys::CUlaunchConfig = std::mem::zeroed();
+        (config.gridDimX, config.gridDimY, config.gridDimZ) = (2, 1, 1);
+        (config.blockDimX, config.blockDimY, config.blockDimZ) = (4, 1, 1);
+        config.sharedMemBytes = 16;
+        let v = 7_u32;
+        cu.cuLaunchKernelEx(
+            &config,
+            f,
+            cuda_driver_table::kernel_args![&d, &v].as_mut_ptr(),
+            null_mut(),
+        )?;
+        cu.cuLaunchHostFunc(
+            null_mut(),
+            Some(bump),
+            std::ptr::from_ref(&counter).cast_mut().cast(),
+        )?;
+        cu.cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, f, None, 0, 256)?;
+    }
+    assert_eq!(counter.load(Ordering::Relaxed), 1);
+    assert_eq!(block, 256);
+    assert!(grid > 0);
+    let mut back = [0_u32; 8];
+    download(&cu, &mut back, d)?;
+    assert_eq!(back, [7; 8]);
+    // SAFETY: each freed once.
+    unsafe {
+        cu.cuModuleUnload(module)?;
+        cu.cuMemFree(d)?;
+    }
+    stop(&cu)?;
+    device.finish()?;
     Ok(())
 }

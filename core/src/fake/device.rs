@@ -70,7 +70,11 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// - **Modules and kernels**: `cuModuleLoadData`, `cuModuleLoadDataEx` (any image: the code is
 ///   the closures), `cuModuleUnload`, `cuModuleGetFunction` (finds a kernel registered with
 ///   [`kernel`](Self::kernel) by name, `CUDA_ERROR_NOT_FOUND` otherwise), `cuLaunchKernel` (runs
-///   the closure once, with the launch's [`Launch`] and its decoded parameters).
+///   the closure once, with the launch's [`Launch`] and its decoded parameters),
+///   `cuLaunchKernelEx` (its attributes are not read), `cuLaunchHostFunc` (runs the function
+///   when issued), `cuOccupancyMaxActiveBlocksPerMultiprocessor` and
+///   `cuOccupancyMaxPotentialBlockSize` (plausible numbers, the same every time).
+/// - **Peer copies**: `cuMemcpyPeer`, `cuMemcpyPeerAsync`, between contexts of the one device.
 ///
 /// The checks, each naming the call, the pointer, the allocation's size and the call that made
 /// it (see [`FindingKind`]): a copy, set or kernel access outside an allocation, use after
@@ -227,10 +231,16 @@ impl Drop for Device {
             return;
         }
         let Err(report) = self.check() else { return };
+        // A test that returned an error is not panicking: say what failed last, which that
+        // error likely was (the test's own `Err` is printed only after this panic).
+        let last = match &self.shared.state().last_failure {
+            Some(why) => format!("\nthe last call the device failed: {why}"),
+            None => String::new(),
+        };
         if std::thread::panicking() {
-            eprintln!("{report}");
+            eprintln!("{report}{last}");
         } else {
-            panic!("{report}");
+            panic!("{report}{last}");
         }
     }
 }
@@ -411,9 +421,12 @@ impl Shared {
             state: &mut state,
             shared: self,
             call,
+            host_func: None,
         };
         // SAFETY: the caller's contract.
-        let result = match unsafe { handler(&mut cx, args) } {
+        let answer = unsafe { handler(&mut cx, args) };
+        let host_func = cx.host_func.take();
+        let result = match answer {
             Some(result) => result,
             None => Err(Fail::error(
                 CUresult::CUDA_ERROR_NOT_SUPPORTED,
@@ -423,10 +436,18 @@ impl Shared {
                 ),
             )),
         };
+        if let (Ok(()), Some((f, data))) = (&result, host_func) {
+            drop(state);
+            // SAFETY: `f` is a host function to be called with `data` (the C contract of
+            // `cuLaunchHostFunc`); the device is unlocked, so it may call the driver.
+            unsafe { f(data) };
+            return Some(CUresult::CUDA_SUCCESS);
+        }
         Some(match result {
             Ok(()) => CUresult::CUDA_SUCCESS,
             Err(fail) => {
                 out::fail(fail.code.0, fail.why.clone());
+                state.last_failure = Some(format!("{} ({}): {}", call, fail.code.0, fail.why));
                 if let Some(kind) = fail.finding {
                     state.findings.push(Finding {
                         kind,
@@ -875,6 +896,8 @@ struct State {
     modules: BTreeMap<usize, Module>,
     functions: BTreeMap<usize, Function>,
     findings: Vec<Finding>,
+    /// The description of the last call the device failed.
+    last_failure: Option<String>,
 }
 
 impl State {
@@ -892,6 +915,7 @@ impl State {
             modules: BTreeMap::new(),
             functions: BTreeMap::new(),
             findings: Vec::new(),
+            last_failure: None,
         }
     }
 
@@ -1017,6 +1041,8 @@ struct Cx<'a> {
     state: &'a mut State,
     shared: &'a Shared,
     call: CallRef,
+    /// A host function to run once the device is unlocked (`cuLaunchHostFunc`).
+    host_func: Option<(unsafe extern "C" fn(Ptr), Ptr)>,
 }
 
 /// What a handler of the device is: the call's arguments, downcast to one of the ABIs it
@@ -1301,6 +1327,35 @@ static FUNCTIONS: &[(&str, Handler)] = &[
             params,
             extra,
         ))
+    }),
+    ("cuLaunchKernelEx", |cx, a| {
+        abis!(a, (*const sys::CUlaunchConfig, CUfunction, *mut Ptr, *mut Ptr)
+            => |(config, f, params, extra)| cx.launch_ex(config, f, params, extra))
+    }),
+    ("cuLaunchHostFunc", |cx, a| {
+        abis!(a,
+            (CUstream, sys::CUhostFn, Ptr) => |(s, f, data)| cx.host_func(s, f, data),
+            (CUstream, sys::CUhostFn, Ptr, c_uint) => |(s, f, data, _)| cx.host_func(s, f, data),
+        )
+    }),
+    (
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        |cx, a| abis!(a, (*mut c_int, CUfunction, c_int, usize) => |(n, f, block, _)| cx.occupancy_blocks(n, f, block)),
+    ),
+    ("cuOccupancyMaxPotentialBlockSize", |cx, a| {
+        abis!(a, (*mut c_int, *mut c_int, CUfunction, sys::CUoccupancyB2DSize, usize, c_int)
+            => |(grid, block, f, _, _, limit)| cx.occupancy_size(grid, block, f, limit))
+    }),
+    ("cuMemcpyPeer", |cx, a| {
+        abis!(a, (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, usize) => |(d, dc, s, sc, n)| {
+            cx.peer(dc, sc).and_then(|()| cx.copy(Place::Device(d), Place::Device(s), n, None))
+        })
+    }),
+    ("cuMemcpyPeerAsync", |cx, a| {
+        abis!(a, (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, usize, CUstream) => |(d, dc, s, sc, n, st)| {
+            cx.peer(dc, sc)
+                .and_then(|()| cx.copy(Place::Device(d), Place::Device(s), n, Some(st)))
+        })
     }),
 ];
 
@@ -2021,7 +2076,7 @@ impl Cx<'_> {
             self.stream(s)?;
         }
         let size = value.len();
-        if dst % size as u64 != 0 {
+        if !dst.is_multiple_of(size as u64) {
             return Err(Fail::error(
                 CUresult::CUDA_ERROR_INVALID_VALUE,
                 format!(
@@ -2299,6 +2354,92 @@ impl Cx<'_> {
         unsafe { put(self.call, f, handle(h)) }
     }
 
+    /// The kernel's name of the function handle `f`, live, or the failure naming it.
+    fn function(&self, f: CUfunction) -> Result<String, Fail> {
+        let key = f as usize;
+        let Some(func) = self.state.functions.get(&key) else {
+            return Err(self.invalid_handle(format!(
+                "function {key:#x}, which is no function of this device"
+            )));
+        };
+        self.module(func.module)?;
+        Ok(func.name.clone())
+    }
+
+    fn launch_ex(
+        &mut self,
+        config: *const sys::CUlaunchConfig,
+        f: CUfunction,
+        params: *mut Ptr,
+        extra: *mut Ptr,
+    ) -> Answer {
+        if config.is_null() {
+            return Err(null_out(self.call, "launch configuration"));
+        }
+        // SAFETY: `config` is valid for reads (the C contract; not null, checked above). Its
+        // attributes are not read: the fake runs every launch the same way.
+        let c = unsafe { config.read_unaligned() };
+        self.launch(
+            f,
+            Dim3 {
+                x: c.gridDimX,
+                y: c.gridDimY,
+                z: c.gridDimZ,
+            },
+            Dim3 {
+                x: c.blockDimX,
+                y: c.blockDimY,
+                z: c.blockDimZ,
+            },
+            c.sharedMemBytes,
+            c.hStream,
+            params,
+            extra,
+        )
+    }
+
+    fn host_func(&mut self, stream: CUstream, f: sys::CUhostFn, data: Ptr) -> Answer {
+        let Some(f) = f else {
+            return Err(null_out(self.call, "host function"));
+        };
+        self.issue(Some(stream), "runs a host function".to_owned(), OP_NS)?;
+        self.host_func = Some((f, data));
+        Ok(())
+    }
+
+    fn occupancy_blocks(&self, n: *mut c_int, f: CUfunction, block: c_int) -> Answer {
+        self.current()?;
+        self.function(f)?;
+        let blocks = 2048 / block.clamp(1, 1024);
+        // SAFETY: as in `driver_version`.
+        unsafe { put(self.call, n, blocks) }
+    }
+
+    fn occupancy_size(
+        &self,
+        grid: *mut c_int,
+        block: *mut c_int,
+        f: CUfunction,
+        limit: c_int,
+    ) -> Answer {
+        self.current()?;
+        self.function(f)?;
+        let size = if limit > 0 { limit.min(1024) } else { 1024 };
+        // SAFETY: as in `driver_version`.
+        unsafe {
+            put(self.call, grid, 8 * (2048 / size))?;
+            put(self.call, block, size)
+        }
+    }
+
+    /// Checks the two contexts of a peer copy (on the fake's one device, a copy within it).
+    fn peer(&self, dst: CUcontext, src: CUcontext) -> Answer {
+        self.initialized()?;
+        self.context(dst as usize)?;
+        self.context(src as usize)?;
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &mut self,
@@ -2311,14 +2452,7 @@ impl Cx<'_> {
         extra: *mut Ptr,
     ) -> Answer {
         self.current()?;
-        let key = f as usize;
-        let Some(func) = self.state.functions.get(&key) else {
-            return Err(self.invalid_handle(format!(
-                "function {key:#x}, which is no function of this device"
-            )));
-        };
-        let name = func.name.clone();
-        self.module(func.module)?;
+        let name = self.function(f)?;
         self.stream(stream)?;
         let invalid = |why: String| Fail::error(CUresult::CUDA_ERROR_INVALID_VALUE, why);
         if grid.count() == 0 || block.count() == 0 {

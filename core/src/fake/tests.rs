@@ -84,8 +84,9 @@ fn a_lookup_finds_a_fake_at_exactly_its_abi_and_flag() {
     );
     assert_eq!(
         description(lookup(driver, c"cuMemAlloc", 3020, StreamMode::Legacy)),
-        "CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it; give it one with \
-         `Fake::on` or `Fake::returns`"
+        "CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it (and no device that \
+         implements it); give it one with `Fake::on` or `Fake::returns`, or answer the rest \
+         with `Fake::succeed_others`"
     );
     // Only versioned lookups are answered (and only they are asked: `versioning`).
     assert!(matches!(driver.0.versioning(), Versioning::Versioned));

@@ -22,6 +22,7 @@
 #[cfg(feature = "fake")]
 pub mod fake;
 pub mod manifest;
+pub mod registry;
 pub mod sys;
 
 mod abi_history;
@@ -48,7 +49,8 @@ pub use backend::{ENV_CUDART, ENV_LIBCUDA};
 pub use config::{Backend, Config};
 pub use error::{CudaLibrary, Error, ErrorKind, Errors, Origin, Status};
 pub use kernel_args::{KernelArg, KernelArgs, KernelParam};
-pub use library::resolve;
+pub use library::{resolve, SearchReport, SearchStep, StepOutcome};
+pub use registry::tables;
 pub use resolve::{LookupResult, Query, Resolver, Versioning};
 pub use stream::StreamMode;
 pub use table::{min_driver_version, FunctionSpec};

@@ -392,6 +392,16 @@ pub fn expand(
             floor("PerThread")
         );
     }
+    // The table's record in the built file (the runtime's `registry`): its name, backend and
+    // declared stream mode; the runtime's `record!` reads the functions off the binding.
+    let record = format!(
+        "{p}::record! {{ {name}; {}; {mode} }}",
+        match backend {
+            Some(BackendOption::Driver) => "Driver",
+            Some(BackendOption::Runtime) => "Runtime",
+            None => "Default",
+        }
+    );
     let d = docs.items();
     out.push_tokens(attrs);
     let _ = write!(
@@ -415,6 +425,7 @@ pub fn expand(
         const _: () = {{
             {shadows}
             {p}::bind! {{ {name}; {bindings} }}
+            {record}
 
             {driver_floor}
 

@@ -68,6 +68,9 @@ step "tests"
 cargo test --workspace --all-targets
 cargo test --workspace --doc
 
+step "the cuda-driver-table tool: inspect the samples and examples built above"
+CUDA_DRIVER_TABLE_TEST_PROGRAMS="$target/debug" cargo test -p cuda-driver-table-cli --test inspect
+
 step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
 if [[ ! -e /dev/nvidiactl ]]; then
   set +e
@@ -212,6 +215,7 @@ msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 step "the published crates (and the local crate and the codegen, for cuda-local) build with their rust-version, Rust $msrv"
 if command -v rustup >/dev/null && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
   cargo +"$msrv" check -q "${published[@]}" "${local_crates[@]}" --target-dir "$target/msrv"
+  cargo +"$msrv" check -q -p cuda-driver-table-cli --target-dir "$target/msrv"
   echo "Rust $msrv: ok"
 else
   echo "rustup cannot install Rust $msrv on this machine: the rust-version check is skipped"

@@ -162,7 +162,7 @@ else
   echo "rustup cannot add the x86_64-pc-windows-gnu target on this machine: the Windows check is skipped"
 fi
 
-step "Windows, run under Wine: the runtime's unit tests (the library search against stand-in DLLs), the CPU integration tests, a table program, the examples"
+step "Windows, run under Wine: the runtime's unit tests (the library search against stand-in DLLs), the CPU integration tests, a table program, the examples, the tool's inspect of a Windows build"
 bash scripts/windows.sh
 
 step "Miri: the runtime's unit tests, and the integration tests that drive generated tables through in-process resolvers and fake drivers"

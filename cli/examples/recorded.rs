@@ -17,7 +17,15 @@ struct Runtime;
 /// PTX of ISA 8.4, which a CUDA 12.4 driver loads.
 static PTX: &str = "// hand-written\n.version 8.4\n.target sm_80\n.address_size 64\n\0";
 
+// The tables, as a program holds them: a PE file written by the GNU linker keeps the records of
+// the tables the program creates (see `cuda_driver_table::registry`).
+static DRIVER: Driver = Driver::new();
+static PER_THREAD: PerThread = PerThread::new();
+static RUNTIME: Runtime = Runtime::new();
+
 fn main() {
+    // Nothing is resolved or called: the tables are only held.
+    std::hint::black_box((&DRIVER, &PER_THREAD, &RUNTIME));
     println!("table Driver {}", Driver::MIN_DRIVER_VERSION);
     println!("table PerThread {}", PerThread::MIN_DRIVER_VERSION);
     println!("table Runtime {}", Runtime::MIN_DRIVER_VERSION);

@@ -1,6 +1,7 @@
 //! `inspect` on the example program `recorded` (whose tables say their own `MIN_DRIVER_VERSION`
-//! when it runs) and, when `CUDA_DRIVER_TABLE_TEST_PROGRAMS` names the target folder they were
-//! built in, on the samples and the runtime crate's examples; and the JSON schema.
+//! when it runs), on its Windows build when `CUDA_DRIVER_TABLE_TEST_WINDOWS_RECORDED` names it,
+//! and, when `CUDA_DRIVER_TABLE_TEST_PROGRAMS` names the target folder they were built in, on the
+//! samples and the runtime crate's examples; and the JSON schema.
 
 mod common;
 
@@ -29,9 +30,13 @@ fn inspect_json(program: &Path) -> Value {
 /// What `recorded` says of itself: each table's `MIN_DRIVER_VERSION`, its PTX's ISA, and what
 /// `tables()` lists in the running program.
 fn self_description() -> (BTreeMap<String, u64>, String, BTreeMap<String, u64>) {
-    let out = Command::new(common::recorded())
-        .output()
-        .expect("the example runs");
+    describe(&mut Command::new(common::recorded()))
+}
+
+/// What the `recorded` program that `command` runs says of itself (see [`self_description`]).
+fn describe(command: &mut Command) -> (BTreeMap<String, u64>, String, BTreeMap<String, u64>) {
+    let out = command.output().expect("the example runs");
+    assert!(out.status.success(), "{command:?}: {out:?}");
     let text = String::from_utf8(out.stdout).expect("UTF-8");
     let (mut tables, mut ptx, mut recorded) = (BTreeMap::new(), String::new(), BTreeMap::new());
     for line in text.lines() {
@@ -87,6 +92,53 @@ fn the_floor_is_the_tables_min_driver_version_and_the_ptx_s_driver() {
         .map(|r| r["function"].as_str().expect("function"))
         .collect();
     assert_eq!(per_thread, ["cuLaunchKernel", "cuMemcpyHtoD"]);
+}
+
+/// The same program built for `x86_64-pc-windows-gnu` (a PE file that the GNU linker wrote, with
+/// `--gc-sections` as Rust passes it), when `CUDA_DRIVER_TABLE_TEST_WINDOWS_RECORDED` names it:
+/// `inspect` reads the same tables, floor and PTX out of it as out of the Linux build; and when
+/// `CUDA_DRIVER_TABLE_TEST_WINE` names Wine, the program run under it lists them with `tables()`.
+/// `scripts/test.sh` builds it and sets both.
+#[test]
+fn the_windows_build_records_the_same_tables() {
+    let Some(exe) = std::env::var_os("CUDA_DRIVER_TABLE_TEST_WINDOWS_RECORDED") else {
+        eprintln!("skipped: set CUDA_DRIVER_TABLE_TEST_WINDOWS_RECORDED to recorded.exe after `cargo build --target x86_64-pc-windows-gnu -p cuda-driver-table-cli --example recorded` (needs the Rust target and mingw: scripts/test.sh installs them)");
+        return;
+    };
+    let exe = Path::new(&exe);
+    let linux = inspect_json(&common::recorded());
+    let windows = inspect_json(exe);
+    assert_eq!(windows["format"], "pe");
+    for field in [
+        "driver_floor",
+        "set_by",
+        "tables",
+        "per_thread",
+        "unreadable_records",
+    ] {
+        assert_eq!(windows[field], linux[field], "{field}: {windows:#}");
+    }
+    let ptx = |json: &Value| -> Vec<(Value, Value, Value)> {
+        json["ptx"]
+            .as_array()
+            .expect("ptx")
+            .iter()
+            .map(|p| {
+                (
+                    p["isa"].clone(),
+                    p["target"].clone(),
+                    p["min_driver_version"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(ptx(&windows), ptx(&linux));
+    let Some(wine) = std::env::var_os("CUDA_DRIVER_TABLE_TEST_WINE") else {
+        eprintln!("not run under Wine: set CUDA_DRIVER_TABLE_TEST_WINE to the wine binary");
+        return;
+    };
+    let (tables, _, in_process) = describe(Command::new(wine).arg(exe));
+    assert_eq!(in_process, tables);
 }
 
 #[test]

@@ -18,6 +18,12 @@
 //!   start marker), `.cdtab$m` (the records) and `.cdtab$z` (an empty end marker), sorted by the
 //!   text after the `$`.
 //!
+//! The GNU linker of the `windows-gnu` targets drops every section of a PE file that nothing kept
+//! refers to (`#[used]` does not count there): there a table's value refers to its record (one
+//! pointer more in the table), so the tables a program creates (a `static`, a `new()` anywhere in
+//! its code) are recorded and those it only declares are not. In an ELF file every table
+//! declared is recorded.
+//!
 //! Other targets record nothing and [`tables`] is empty there. A linker may pad between two
 //! records with zero bytes; the records are aligned to one byte, so none is expected, and
 //! [`parse`] skips them.
@@ -431,8 +437,22 @@ macro_rules! __cdt_record {
                 $crate::StreamMode::$mode,
                 FUNCTIONS,
             );
+            impl $crate::__private::Recorded for $table {
+                const RECORD: &'static [::core::primitive::u8] = &RECORD;
+            }
         };
     };
+}
+
+/// A table's record, which every value of the table refers to: the GNU linker (`--gc-sections`,
+/// which Rust passes it) keeps a PE file's sections only as far as something kept refers to
+/// them, and `#[used]` does not count there, so a record nothing referred to would be dropped
+/// from a `x86_64-pc-windows-gnu` program. [`__cdt_record!`](crate::__cdt_record) implements it
+/// for the table it records.
+#[doc(hidden)]
+pub trait Recorded {
+    /// The record's bytes, in the records section.
+    const RECORD: &'static [u8];
 }
 
 /// Every table of the running program (of the executable or library this crate is linked into),

@@ -1,5 +1,7 @@
 use super::*;
+use crate::config::Config;
 use crate::manifest::{Abi, PerThread};
+use crate::table::TableCore;
 
 struct Recorded;
 crate::__cdt_bind! { Recorded;
@@ -12,8 +14,16 @@ struct Other;
 crate::__cdt_bind! { Other; 0 cuInit PFN_cuInit_v2000 "cuInit"; }
 crate::__cdt_record! { Other; Default; Legacy }
 
+/// The two tables, as a program holds them: where the GNU linker writes a PE file, only the
+/// records of tables a program creates are kept (the module's docs).
+static HELD: (TableCore<Recorded, 2>, TableCore<Other, 1>) = (
+    TableCore::new(Config::driver()),
+    TableCore::new(Config::new()),
+);
+
 /// The record the macro writes for `Recorded`, as the running program reads it.
 fn recorded(name: &str) -> RecordedTable<'static> {
+    std::hint::black_box(&HELD);
     let mut found = tables().into_iter().filter(|t| t.name.ends_with(name));
     let table = found.next().expect("the table is recorded");
     assert!(found.next().is_none(), "recorded once");

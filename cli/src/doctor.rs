@@ -19,16 +19,74 @@ use cuda_driver_table_core::{
     StreamMode,
 };
 use libloading::Library;
+use serde::Serialize;
 
 use crate::inspect;
 
 /// `CUDA_ERROR_STUB_LIBRARY`: what every function of a toolkit's stub libcuda returns.
 const STUB_LIBRARY: i32 = 34;
 
-/// The doctor's findings: the report, and whether every requirement is met.
+/// The JSON schema's name and version, the first field of `doctor --json`.
+pub const SCHEMA: &str = "cuda-driver-table-doctor/1";
+
+/// The doctor's findings: the report, whether every requirement is met, and the same as data.
 pub struct Diagnosis {
     pub text: String,
     pub met: bool,
+    pub json: Report,
+}
+
+/// What `doctor --json` prints (the crate's README documents it).
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    /// Whether every requirement is met (exit code 0).
+    pub met: bool,
+    /// Every requirement not met, in words (the human report's list).
+    pub problems: Vec<String>,
+    pub libcuda: LibraryReport,
+    pub libcudart: LibraryReport,
+    /// The program given, or `null`.
+    pub binary: Option<String>,
+    /// Every recorded function checked against this driver, in the program's order.
+    pub requirements: Vec<Checked>,
+}
+
+/// One library's search and what it found.
+#[derive(Debug, Default, Serialize)]
+pub struct LibraryReport {
+    /// Every step the crate's search took.
+    pub search: Vec<Step>,
+    /// The file that loaded, or `null`.
+    pub found: Option<String>,
+    /// Its version (`cuDriverGetVersion`, `cudaRuntimeGetVersion`), or `null`.
+    pub version: Option<u32>,
+    /// libcuda: whether it is a stub (`CUDA_ERROR_STUB_LIBRARY`); libcudart: always false.
+    pub stub: bool,
+}
+
+/// One step of a search.
+#[derive(Debug, Serialize)]
+pub struct Step {
+    /// What was tried.
+    pub what: String,
+    /// `loaded`, `absent`, `load_failed`, `not_cuda` or `not_tried`.
+    pub outcome: &'static str,
+    /// The loader's message, or why it was not tried; `null` otherwise.
+    pub detail: Option<String>,
+}
+
+/// One recorded function, checked.
+#[derive(Debug, Serialize)]
+pub struct Checked {
+    pub table: String,
+    pub function: String,
+    pub requested: u32,
+    /// `legacy` or `per-thread`.
+    pub flag: &'static str,
+    pub met: bool,
+    /// Why not, or a note on the check; `""` when there is nothing to say.
+    pub note: String,
 }
 
 /// The driver as this machine offers it.
@@ -43,12 +101,21 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
     let inspection = binary.map(inspect::inspect).transpose()?;
     let mut body = String::new();
     let mut problems: Vec<String> = Vec::new();
+    let mut json = Report {
+        schema: SCHEMA,
+        met: false,
+        problems: Vec::new(),
+        libcuda: LibraryReport::default(),
+        libcudart: LibraryReport::default(),
+        binary: inspection.as_ref().map(|i| i.file.clone()),
+        requirements: Vec::new(),
+    };
 
     // The driver first: everything else needs it.
     let driver_report = Config::driver().search_report();
-    let driver = examine_driver(&driver_report, &mut body, &mut problems);
+    let driver = examine_driver(&driver_report, &mut body, &mut problems, &mut json.libcuda);
     let runtime_report = Config::runtime().search_report();
-    let cudart = examine_runtime(&runtime_report, &mut body);
+    let cudart = examine_runtime(&runtime_report, &mut body, &mut json.libcudart);
     wsl(&driver_report, &mut body);
 
     let mut checked = 0;
@@ -78,6 +145,17 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
                     None => Err("not checked: no usable libcuda".to_owned()),
                 };
                 let what = format!("{} {} at {} ({})", table.name, f.name, f.requested, f.flag);
+                json.requirements.push(Checked {
+                    table: table.name.clone(),
+                    function: f.name.clone(),
+                    requested: f.requested,
+                    flag: f.flag,
+                    met: verdict.is_ok(),
+                    note: match &verdict {
+                        Ok(note) => note.trim_start().to_owned(),
+                        Err(why) => why.clone(),
+                    },
+                });
                 match verdict {
                     Ok(note) => {
                         let _ = writeln!(body, "  ok      {what}{note}");
@@ -142,7 +220,9 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
         }
     }
     text.push_str(&body);
-    Ok(Diagnosis { text, met })
+    json.met = met;
+    json.problems = problems;
+    Ok(Diagnosis { text, met, json })
 }
 
 fn describe_driver(d: &Driver) -> String {
@@ -152,8 +232,22 @@ fn describe_driver(d: &Driver) -> String {
     }
 }
 
-/// Writes the steps of a search.
-fn steps(report: &SearchReport, out: &mut String) {
+/// Writes the steps of a search, and puts them in `json`.
+fn steps(report: &SearchReport, out: &mut String, json: &mut Vec<Step>) {
+    for step in &report.steps {
+        let (outcome, detail) = match &step.outcome {
+            StepOutcome::Loaded => ("loaded", None),
+            StepOutcome::LoadFailed { why, absent: true } => ("absent", Some(why.clone())),
+            StepOutcome::LoadFailed { why, absent: false } => ("load_failed", Some(why.clone())),
+            StepOutcome::NotCuda => ("not_cuda", None),
+            StepOutcome::NotTried(why) => ("not_tried", Some(why.clone())),
+        };
+        json.push(Step {
+            what: step.what.clone(),
+            outcome,
+            detail,
+        });
+    }
     for (n, step) in report.steps.iter().enumerate() {
         let outcome = match &step.outcome {
             StepOutcome::Loaded => "loaded".to_owned(),
@@ -173,12 +267,13 @@ fn examine_driver(
     report: &SearchReport,
     out: &mut String,
     problems: &mut Vec<String>,
+    json: &mut LibraryReport,
 ) -> Option<Driver> {
     let _ = writeln!(
         out,
         "\nlibcuda (backend = driver, and the default's fallback):"
     );
-    steps(report, out);
+    steps(report, out, &mut json.search);
     let resolver = match &report.outcome {
         Ok(resolver) => *resolver,
         Err(e) => {
@@ -188,6 +283,7 @@ fn examine_driver(
         }
     };
     let path = report.found.clone().unwrap_or_default();
+    json.found = report.found.as_ref().map(|p| p.display().to_string());
     let _ = writeln!(out, "  found: {}", resolver.describe());
     // A stub answers every call, the lookup included, with CUDA_ERROR_STUB_LIBRARY.
     if let LookupResult::Failed(status) = resolver.lookup(
@@ -197,6 +293,7 @@ fn examine_driver(
     ) {
         if status.code == STUB_LIBRARY {
             let _ = writeln!(out, "  a STUB: {status}");
+            json.stub = true;
             problems.push(format!(
                 "{} is a stub libcuda, not a driver: {}",
                 path.display(),
@@ -206,6 +303,7 @@ fn examine_driver(
         }
     }
     let version = resolver.driver_version();
+    json.version = version;
     match version {
         Some(v) => {
             let _ = writeln!(out, "  driver version: {} ({v})", CudaVersion(v));
@@ -218,9 +316,13 @@ fn examine_driver(
 }
 
 /// libcudart's search and, where found, its own version. `Some(path)` when found.
-fn examine_runtime(report: &SearchReport, out: &mut String) -> Option<PathBuf> {
+fn examine_runtime(
+    report: &SearchReport,
+    out: &mut String,
+    json: &mut LibraryReport,
+) -> Option<PathBuf> {
     let _ = writeln!(out, "\nlibcudart (backend = runtime, and the default):");
-    steps(report, out);
+    steps(report, out, &mut json.search);
     let Ok(resolver) = &report.outcome else {
         let _ = writeln!(
             out,
@@ -230,7 +332,9 @@ fn examine_runtime(report: &SearchReport, out: &mut String) -> Option<PathBuf> {
     };
     let _ = writeln!(out, "  found: {}", resolver.describe());
     let path = report.found.clone()?;
-    match runtime_version(&path) {
+    json.found = Some(path.display().to_string());
+    json.version = runtime_version(&path);
+    match json.version {
         Some(v) => {
             let _ = writeln!(out, "  libcudart version: {} ({v})", CudaVersion(v));
         }

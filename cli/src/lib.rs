@@ -11,12 +11,13 @@ mod ptx;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+pub use doctor::SCHEMA as DOCTOR_SCHEMA;
 pub use inspect::SCHEMA as INSPECT_SCHEMA;
 
 /// The usage text.
 pub const USAGE: &str = "\
 usage: cuda-driver-table inspect [--json] BINARY
-       cuda-driver-table doctor [BINARY]
+       cuda-driver-table doctor [--json] [BINARY]
 
 inspect BINARY   the tables a built program (ELF or PE) records, its driver floor and what sets
                  it, per-thread default stream use, and the PTX in its read-only data, with the
@@ -24,6 +25,7 @@ inspect BINARY   the tables a built program (ELF or PE) records, its driver floo
 doctor [BINARY]  on this machine: which libcuda and libcudart the crate's search finds and each
                  step it took, the driver's version, a stub libcuda; with BINARY, whether this
                  driver hands out every function the program records, at its exact ABI and flag.
+                 --json: the same as one JSON object (see the README).
 
 exit codes: 0 all requirements met, 1 some not, 2 usage error or unreadable input";
 
@@ -53,13 +55,25 @@ pub fn run(args: &[OsString]) -> (String, String, u8) {
             }
         }
         "doctor" => {
-            let binary = match rest {
+            let json = rest.iter().any(|a| *a == "--json");
+            let files: Vec<&&OsString> = rest.iter().filter(|a| **a != "--json").collect();
+            let binary = match files.as_slice() {
                 [] => None,
                 [file] if !file.to_string_lossy().starts_with('-') => Some(PathBuf::from(file)),
-                _ => return usage("doctor takes at most one BINARY"),
+                _ => return usage("doctor takes at most one BINARY (and --json)"),
             };
             match doctor::doctor(binary.as_deref()) {
-                Ok(d) => (d.text, String::new(), if d.met { 0 } else { 1 }),
+                Ok(d) => {
+                    let code = if d.met { 0 } else { 1 };
+                    if json {
+                        match serde_json::to_string_pretty(&d.json) {
+                            Ok(text) => (text + "\n", String::new(), code),
+                            Err(e) => (String::new(), format!("error: {e}\n"), 2),
+                        }
+                    } else {
+                        (d.text, String::new(), code)
+                    }
+                }
                 Err(e) => (String::new(), format!("error: {e}\n"), 2),
             }
         }

@@ -116,6 +116,108 @@ fn doctor(libcuda: &Path, binary: Option<&Path>) -> (String, i32) {
     (text, out.status.code().expect("an exit code"))
 }
 
+/// `doctor --json` with `libcuda` as the driver and the stand-in libcudart, on `binary`: the
+/// object and the exit code.
+fn doctor_json(libcuda: &Path, binary: &Path) -> (serde_json::Value, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"))
+        .args(["doctor", "--json"])
+        .arg(binary)
+        .env("CUDA_DRIVER_TABLE_LIBCUDA", libcuda)
+        .env("CUDA_DRIVER_TABLE_CUDART", stand_in_cudart())
+        .output()
+        .expect("the tool runs");
+    let json = serde_json::from_slice(&out.stdout).expect("the output is JSON");
+    (json, out.status.code().expect("an exit code"))
+}
+
+/// The keys of a JSON object, sorted.
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
+    k.sort();
+    k
+}
+
+/// The schema the README documents, every field with its type; and what it says of a driver that
+/// meets everything and of one whose lookup hands out a null pointer.
+#[test]
+fn the_json_output_follows_its_schema() {
+    let program = common::recorded();
+    let good = stand_in("json-good", &[]);
+    let (json, code) = doctor_json(&good, &program);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        keys(&json),
+        [
+            "binary",
+            "libcuda",
+            "libcudart",
+            "met",
+            "problems",
+            "requirements",
+            "schema"
+        ]
+    );
+    assert_eq!(json["schema"], cuda_driver_table_cli::DOCTOR_SCHEMA);
+    assert_eq!(json["schema"], "cuda-driver-table-doctor/1");
+    assert_eq!(json["met"], true);
+    assert_eq!(json["problems"], serde_json::json!([]));
+    assert_eq!(json["binary"], program.display().to_string());
+    for library in ["libcuda", "libcudart"] {
+        let l = &json[library];
+        assert_eq!(keys(l), ["found", "search", "stub", "version"], "{library}");
+        assert!(l["stub"].is_boolean());
+        for step in l["search"].as_array().expect("search") {
+            assert_eq!(keys(step), ["detail", "outcome", "what"]);
+            assert!(step["what"].is_string());
+            assert!(step["detail"].is_string() || step["detail"].is_null());
+            assert!(
+                ["loaded", "absent", "load_failed", "not_cuda", "not_tried"]
+                    .contains(&step["outcome"].as_str().expect("outcome")),
+                "{step}"
+            );
+        }
+    }
+    assert_eq!(json["libcuda"]["found"], good.display().to_string());
+    assert_eq!(json["libcuda"]["version"], 13000);
+    assert_eq!(json["libcuda"]["stub"], false);
+    let last = json["libcuda"]["search"]
+        .as_array()
+        .expect("search")
+        .last()
+        .cloned();
+    assert_eq!(last.expect("a step")["outcome"], "loaded");
+    assert_eq!(json["libcudart"]["version"], 12090);
+    let requirements = json["requirements"].as_array().expect("requirements");
+    assert_eq!(requirements.len(), 7);
+    for r in requirements {
+        assert_eq!(
+            keys(r),
+            ["flag", "function", "met", "note", "requested", "table"]
+        );
+        assert_eq!(r["met"], true, "{r}");
+        assert!(["legacy", "per-thread"].contains(&r["flag"].as_str().expect("flag")));
+        assert!(r["requested"].is_u64() && r["note"].is_string());
+    }
+
+    let (json, code) = doctor_json(&stand_in("json-null", &["NULL_POINTER"]), &program);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(json["met"], false);
+    let failed: Vec<&serde_json::Value> = json["requirements"]
+        .as_array()
+        .expect("requirements")
+        .iter()
+        .filter(|r| r["met"] == false)
+        .collect();
+    assert_eq!(failed.len(), 1, "{json:#}");
+    assert_eq!(failed[0]["function"], "cuLaunchKernel");
+    assert_eq!(failed[0]["flag"], "per-thread");
+    assert!(failed[0]["note"]
+        .as_str()
+        .expect("note")
+        .contains("handed out a null pointer"));
+    assert_eq!(json["problems"].as_array().expect("problems").len(), 1);
+}
+
 #[test]
 fn a_driver_with_every_recorded_function_meets_the_requirements() {
     let lib = stand_in("good", &[]);

@@ -71,6 +71,16 @@ cargo test --workspace --doc
 step "the cuda-driver-table tool: inspect the samples and examples built above"
 CUDA_DRIVER_TABLE_TEST_PROGRAMS="$target/debug" cargo test -p cuda-driver-table-cli --test inspect
 
+step "the cuda-driver-table tool installs with cargo install (the lock file as committed) and runs"
+# A debug build: what is checked is the install (the package, its binary's name, the lock file),
+# not the optimiser; its own target folder is kept under ours for the next run.
+root=$(mktemp -d)
+cargo install -q --locked --debug --path cli --root "$root" --target-dir "$target/install"
+"$root/bin/cuda-driver-table" --help | grep -q "^usage: cuda-driver-table inspect" ||
+  { echo "the installed cuda-driver-table does not print its usage with --help" >&2; exit 1; }
+rm -rf "$root"
+echo "cargo install --path cli: ok"
+
 step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
 if [[ ! -e /dev/nvidiactl ]]; then
   set +e

@@ -82,6 +82,19 @@ quick=$(sed -n 's/^| the quick check[^|]*| `\([^`]*\)` |$/\1/p' README.md)
 read -ra quick_command <<<"$quick"
 "${quick_command[@]}" -q
 
+step "the cuda-driver-table tool: inspect the samples and examples built above"
+CUDA_DRIVER_TABLE_TEST_PROGRAMS="$target/debug" cargo test -p cuda-driver-table-cli --test inspect
+
+step "the cuda-driver-table tool installs with cargo install (the lock file as committed) and runs"
+# A debug build: what is checked is the install (the package, its binary's name, the lock file),
+# not the optimiser; its own target folder is kept under ours for the next run.
+root=$(mktemp -d)
+cargo install -q --locked --debug --path cli --root "$root" --target-dir "$target/install"
+"$root/bin/cuda-driver-table" --help | grep -q "^usage: cuda-driver-table inspect" ||
+  { echo "the installed cuda-driver-table does not print its usage with --help" >&2; exit 1; }
+rm -rf "$root"
+echo "cargo install --path cli: ok"
+
 step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
 if [[ ! -e /dev/nvidiactl ]]; then
   set +e
@@ -218,7 +231,7 @@ else
   echo "rustup cannot add the x86_64-pc-windows-gnu target on this machine: the Windows check is skipped"
 fi
 
-step "Windows, run under Wine: the runtime's unit tests (the library search against stand-in DLLs), the CPU integration tests, a table program, the examples"
+step "Windows, run under Wine: the runtime's unit tests (the library search against stand-in DLLs), the CPU integration tests, a table program, the examples, the tool's inspect of a Windows build"
 bash scripts/windows.sh
 
 step "Miri: the runtime's unit tests, and the integration tests that drive generated tables through in-process resolvers and fake drivers"
@@ -276,6 +289,7 @@ msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 step "the published crates (and the local crate and the codegen, for cuda-local) build with their rust-version, Rust $msrv"
 if command -v rustup >/dev/null && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
   cargo +"$msrv" check -q "${published[@]}" "${local_crates[@]}" --target-dir "$target/msrv"
+  cargo +"$msrv" check -q -p cuda-driver-table-cli --target-dir "$target/msrv"
   echo "Rust $msrv: ok"
 else
   echo "rustup cannot install Rust $msrv on this machine: the rust-version check is skipped"

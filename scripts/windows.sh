@@ -7,7 +7,9 @@
 #     tracing, the expansion's features) and tests/tests/windows.rs, a table program calling the
 #     stand-ins through both backends;
 #   - the examples: vector_add without CUDA fails cleanly, device_query with the stand-ins in its
-#     folder finds them through the default search and prints what they report.
+#     folder finds them through the default search and prints what they report;
+#   - the cuda-driver-table tool's `inspect` on a Windows build of its test program, and that
+#     program's `tables()` under Wine (cli/tests/inspect.rs).
 # The stand-ins nvcuda.dll, cudart64_13.dll and cudart64_12.dll are built by mingw from
 # tests/windows/*.c into the target folder (never committed).
 #
@@ -139,4 +141,12 @@ for backend in runtime driver; do
     grep -qxF "$line" <<<"$out" || fail "device_query ($backend) under Wine: no line \"$line\""
   done
 done
+echo "the cuda-driver-table tool: inspect reads a PE file's tables, and tables() lists them under Wine"
+# The tool's own program, built for Windows by the GNU linker: its records must survive
+# --gc-sections (core/src/registry.rs); cli/tests/inspect.rs compares it with the Linux build.
+cargo build -q --target "$triple" -p cuda-driver-table-cli --example recorded
+CUDA_DRIVER_TABLE_TEST_WINDOWS_RECORDED="$target/$triple/debug/examples/recorded.exe" \
+  CUDA_DRIVER_TABLE_TEST_WINE="$wine" \
+  cargo test -q -p cuda-driver-table-cli --test inspect -- --exact the_windows_build_records_the_same_tables
+
 echo "x86_64-pc-windows-gnu under Wine: ok"

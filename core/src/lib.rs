@@ -12,6 +12,7 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "fake")))]
 pub mod fake;
 pub mod manifest;
+pub mod registry;
 pub mod sys;
 
 mod abi_history;
@@ -38,7 +39,8 @@ pub use backend::{ENV_CUDART, ENV_LIBCUDA};
 pub use config::{Backend, Config};
 pub use error::{CudaLibrary, Error, ErrorKind, Errors, Origin, Status};
 pub use kernel_args::{KernelArg, KernelArgs, KernelParam};
-pub use library::resolve;
+pub use library::{resolve, SearchReport, SearchStep, StepOutcome};
+pub use registry::tables;
 pub use resolve::{LookupResult, Query, Resolver, Versioning};
 pub use stream::StreamMode;
 pub use table::{min_driver_version, FunctionSpec};

@@ -874,6 +874,10 @@ fn open(built_in: &BuiltIn, path: &Path) -> Opened {
 
 mod environment;
 
+// The search told step by step, for tools.
+mod report;
+pub use report::{SearchReport, SearchStep, StepOutcome};
+
 // Not under Miri: most of these load real libraries (`dlopen` is a foreign call Miri cannot run).
 #[cfg(all(test, not(miri)))]
 mod tests;

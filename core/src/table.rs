@@ -22,6 +22,7 @@ use crate::error::Status;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::library::{resolver_for, source_for};
 use crate::manifest::{cu_result_name, Abi, PerThread};
+use crate::registry::Recorded;
 use crate::resolve::{found, resolve_request};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
@@ -242,18 +243,28 @@ const fn typedef_version(name: &str, typedef: &str, per_thread: bool) -> u32 {
 pub struct TableCore<T, const N: usize> {
     config: Config,
     slots: [AtomicPtr<c_void>; N],
+    /// The first byte of the table's record (`registry`), never read: the reference keeps the
+    /// record in a program wherever the table is, which the GNU linker of a PE file needs (see
+    /// `Recorded`). Other targets keep every record without it.
+    #[cfg(all(windows, target_env = "gnu"))]
+    _record: &'static u8,
     _table: PhantomData<fn() -> T>,
 }
 
 impl<T: Functions, const N: usize> TableCore<T, N> {
     /// A table that resolves through `config`, nothing resolved yet.
-    pub const fn new(config: Config) -> Self {
+    pub const fn new(config: Config) -> Self
+    where
+        T: Recorded,
+    {
         const {
             assert!(T::FUNCTIONS.len() == N, "a table has one slot per function");
         }
         Self {
             config,
             slots: [const { AtomicPtr::new(null_mut()) }; N],
+            #[cfg(all(windows, target_env = "gnu"))]
+            _record: &T::RECORD[0],
             _table: PhantomData,
         }
     }

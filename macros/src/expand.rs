@@ -333,6 +333,14 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
             );
         }
     });
+    // The table's record in the built file (the runtime's `registry`): its name, backend and
+    // declared stream mode; the runtime's `record!` reads the functions off the binding.
+    let backend = match table.backend {
+        Some(Backend::Driver) => quote!(Driver),
+        Some(Backend::Runtime) => quote!(Runtime),
+        None => quote!(Default),
+    };
+    let record = quote!(#p::record! { #ident; #backend; #mode });
     let d = docs.items();
     let (table_doc, field_doc, functions_doc) = (&d.table, &d.field, &d.functions);
     let (min_doc, min_fn_doc, new_doc) = (&d.min_driver_version, &d.min_driver_version_fn, &d.new);
@@ -409,6 +417,7 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
             #(const fn #shadows() {})*
 
             #p::bind! { #ident; #bindings }
+            #record
 
             #driver_floor
 

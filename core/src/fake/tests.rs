@@ -20,6 +20,7 @@ crate::__cdt_bind! {
     1 cuLaunchKernel PFN_cuLaunchKernel_v4000 "cuLaunchKernel" | PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz";
     2 cuMemAlloc PFN_cuMemAlloc_v3020 "cuMemAlloc_v2";
 }
+crate::__cdt_record! { Table; Default; Legacy }
 
 type Core = TableCore<Table, 3>;
 

@@ -1,0 +1,561 @@
+//! `doctor [BINARY]`: what this machine offers a program: the library each backend's search finds
+//! and every step it took (the crate's own search, `Config::search_report`), the driver's version,
+//! a stub libcuda named as such, libcudart's version, WSL2's driver folder; and with `BINARY`,
+//! whether this machine's driver hands out every function the program's tables record, at
+//! exactly the recorded ABI and flag.
+//!
+//! Loading a library runs its initialisers: the search loads what a table's first call would
+//! load, and this module loads the files that search found once more, explicitly, to read what
+//! the search does not (libcudart's own version, the exported symbols an answer is compared
+//! with, the raw answer of `cuGetProcAddress_v2`).
+
+use std::ffi::{c_int, c_void, CString};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use cuda_driver_table_core::manifest::{self, Abi};
+use cuda_driver_table_core::{
+    resolve, Config, CudaVersion, ErrorKind, LookupResult, Query, SearchReport, StepOutcome,
+    StreamMode,
+};
+use libloading::Library;
+use serde::Serialize;
+
+use crate::inspect;
+
+/// `CUDA_ERROR_STUB_LIBRARY`: what every function of a toolkit's stub libcuda returns.
+const STUB_LIBRARY: i32 = 34;
+
+/// The JSON schema's name and version, the first field of `doctor --json`.
+pub const SCHEMA: &str = "cuda-driver-table-doctor/1";
+
+/// The doctor's findings: the report, whether every requirement is met, and the same as data.
+pub struct Diagnosis {
+    pub text: String,
+    pub met: bool,
+    pub json: Report,
+}
+
+/// What `doctor --json` prints (the crate's README documents it).
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    /// Whether every requirement is met (exit code 0).
+    pub met: bool,
+    /// Every requirement not met, in words (the human report's list).
+    pub problems: Vec<String>,
+    pub libcuda: LibraryReport,
+    pub libcudart: LibraryReport,
+    /// The program given, or `null`.
+    pub binary: Option<String>,
+    /// Every recorded function checked against this driver, in the program's order.
+    pub requirements: Vec<Checked>,
+}
+
+/// One library's search and what it found.
+#[derive(Debug, Default, Serialize)]
+pub struct LibraryReport {
+    /// Every step the crate's search took.
+    pub search: Vec<Step>,
+    /// The file that loaded, or `null`.
+    pub found: Option<String>,
+    /// Its version (`cuDriverGetVersion`, `cudaRuntimeGetVersion`), or `null`.
+    pub version: Option<u32>,
+    /// libcuda: whether it is a stub (`CUDA_ERROR_STUB_LIBRARY`); libcudart: always false.
+    pub stub: bool,
+}
+
+/// One step of a search.
+#[derive(Debug, Serialize)]
+pub struct Step {
+    /// What was tried.
+    pub what: String,
+    /// `loaded`, `absent`, `load_failed`, `not_cuda` or `not_tried`.
+    pub outcome: &'static str,
+    /// The loader's message, or why it was not tried; `null` otherwise.
+    pub detail: Option<String>,
+}
+
+/// One recorded function, checked.
+#[derive(Debug, Serialize)]
+pub struct Checked {
+    pub table: String,
+    pub function: String,
+    pub requested: u32,
+    /// `legacy` or `per-thread`.
+    pub flag: &'static str,
+    pub met: bool,
+    /// Why not, or a note on the check; `""` when there is nothing to say.
+    pub note: String,
+}
+
+/// The driver as this machine offers it.
+struct Driver {
+    path: PathBuf,
+    version: Option<u32>,
+}
+
+/// Examines this machine, and `binary`'s records when one is given. `Err` for an unreadable
+/// `binary` (exit code 2).
+pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
+    let inspection = binary.map(inspect::inspect).transpose()?;
+    let mut body = String::new();
+    let mut problems: Vec<String> = Vec::new();
+    let mut json = Report {
+        schema: SCHEMA,
+        met: false,
+        problems: Vec::new(),
+        libcuda: LibraryReport::default(),
+        libcudart: LibraryReport::default(),
+        binary: inspection.as_ref().map(|i| i.file.clone()),
+        requirements: Vec::new(),
+    };
+
+    // The driver first: everything else needs it.
+    let driver_report = Config::driver().search_report();
+    let driver = examine_driver(&driver_report, &mut body, &mut problems, &mut json.libcuda);
+    let runtime_report = Config::runtime().search_report();
+    let cudart = examine_runtime(&runtime_report, &mut body, &mut json.libcudart);
+    wsl(&driver_report, &mut body);
+
+    let mut checked = 0;
+    if let Some(inspection) = &inspection {
+        let _ = writeln!(body, "\nRequirements of {}:", inspection.file);
+        if inspection.tables.is_empty() {
+            let _ = writeln!(
+                body,
+                "  none recorded: the file has no table records (`inspect` says more)"
+            );
+        }
+        for table in &inspection.tables {
+            if table.backend == "runtime" && cudart.is_none() {
+                problems.push(format!(
+                    "{}: declared `backend = runtime`, and the search found no libcudart; install \
+                     the CUDA runtime (or a wheel) where the search looks, or set ${}",
+                    table.name,
+                    runtime_report.env_var.unwrap_or_default()
+                ));
+            }
+            for f in &table.functions {
+                checked += 1;
+                let verdict = match &driver {
+                    Some(driver) => {
+                        check(driver, &f.name, f.abi, f.per_thread_abi, table.stream_mode)
+                    }
+                    None => Err("not checked: no usable libcuda".to_owned()),
+                };
+                let what = format!("{} {} at {} ({})", table.name, f.name, f.requested, f.flag);
+                json.requirements.push(Checked {
+                    table: table.name.clone(),
+                    function: f.name.clone(),
+                    requested: f.requested,
+                    flag: f.flag,
+                    met: verdict.is_ok(),
+                    note: match &verdict {
+                        Ok(note) => note.trim_start().to_owned(),
+                        Err(why) => why.clone(),
+                    },
+                });
+                match verdict {
+                    Ok(note) => {
+                        let _ = writeln!(body, "  ok      {what}{note}");
+                    }
+                    Err(why) => {
+                        let _ = writeln!(body, "  NOT MET {what}: {why}");
+                        problems.push(format!("{what}: {why}"));
+                    }
+                }
+            }
+        }
+        if let (
+            Some(floor),
+            Some(Driver {
+                version: Some(v), ..
+            }),
+        ) = (inspection.driver_floor, &driver)
+        {
+            if floor > *v && !inspection.ptx.is_empty() {
+                let ptx_floor = inspection
+                    .ptx
+                    .iter()
+                    .filter_map(|p| p.min_driver_version)
+                    .max();
+                if ptx_floor.is_some_and(|p| p > *v) {
+                    problems.push(format!(
+                        "the program's PTX needs a driver of {} and this one is {}: update the \
+                         NVIDIA driver, or build the PTX with an older toolkit",
+                        CudaVersion(ptx_floor.unwrap_or_default()),
+                        CudaVersion(*v)
+                    ));
+                }
+            }
+        }
+    }
+
+    let met = problems.is_empty();
+    let mut text = String::new();
+    let subject = inspection
+        .as_ref()
+        .map(|i| format!(" of {}", i.file))
+        .unwrap_or_default();
+    if met {
+        let driver = driver.as_ref().map(describe_driver).unwrap_or_default();
+        if inspection.is_some() {
+            let _ = writeln!(
+                text,
+                "This machine meets every requirement{subject}: {checked} recorded functions, through {driver}."
+            );
+        } else {
+            let _ = writeln!(text, "This machine has a usable CUDA driver: {driver}.");
+        }
+    } else {
+        let _ = writeln!(
+            text,
+            "This machine does not meet {} requirement{}{subject}:",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" }
+        );
+        for p in &problems {
+            let _ = writeln!(text, "  - {p}");
+        }
+    }
+    text.push_str(&body);
+    json.met = met;
+    json.problems = problems;
+    Ok(Diagnosis { text, met, json })
+}
+
+fn describe_driver(d: &Driver) -> String {
+    match d.version {
+        Some(v) => format!("the CUDA driver {} ({})", CudaVersion(v), d.path.display()),
+        None => format!("the CUDA driver at {}", d.path.display()),
+    }
+}
+
+/// Writes the steps of a search, and puts them in `json`.
+fn steps(report: &SearchReport, out: &mut String, json: &mut Vec<Step>) {
+    for step in &report.steps {
+        let (outcome, detail) = match &step.outcome {
+            StepOutcome::Loaded => ("loaded", None),
+            StepOutcome::LoadFailed { why, absent: true } => ("absent", Some(why.clone())),
+            StepOutcome::LoadFailed { why, absent: false } => ("load_failed", Some(why.clone())),
+            StepOutcome::NotCuda => ("not_cuda", None),
+            StepOutcome::NotTried(why) => ("not_tried", Some(why.clone())),
+        };
+        json.push(Step {
+            what: step.what.clone(),
+            outcome,
+            detail,
+        });
+    }
+    for (n, step) in report.steps.iter().enumerate() {
+        let outcome = match &step.outcome {
+            StepOutcome::Loaded => "loaded".to_owned(),
+            StepOutcome::LoadFailed { why, absent: true } => format!("no such file ({why})"),
+            StepOutcome::LoadFailed { why, absent: false } => format!("failed to load: {why}"),
+            StepOutcome::NotCuda => {
+                "loaded, but exports no lookup function: not a CUDA library".to_owned()
+            }
+            StepOutcome::NotTried(why) => why.clone(),
+        };
+        let _ = writeln!(out, "    {}. {}: {outcome}", n + 1, step.what);
+    }
+}
+
+/// The driver's search, its version, and whether it is a stub.
+fn examine_driver(
+    report: &SearchReport,
+    out: &mut String,
+    problems: &mut Vec<String>,
+    json: &mut LibraryReport,
+) -> Option<Driver> {
+    let _ = writeln!(
+        out,
+        "\nlibcuda (backend = driver, and the default's fallback):"
+    );
+    steps(report, out, &mut json.search);
+    let resolver = match &report.outcome {
+        Ok(resolver) => *resolver,
+        Err(e) => {
+            let _ = writeln!(out, "  not found");
+            problems.push(format!("no usable libcuda: {e}"));
+            return None;
+        }
+    };
+    let path = report.found.clone().unwrap_or_default();
+    json.found = report.found.as_ref().map(|p| p.display().to_string());
+    let _ = writeln!(out, "  found: {}", resolver.describe());
+    // A stub answers every call, the lookup included, with CUDA_ERROR_STUB_LIBRARY.
+    if let LookupResult::Failed(status) = resolver.lookup(
+        c"cuDriverGetVersion",
+        Query::ByVersion(2020),
+        StreamMode::Legacy,
+    ) {
+        if status.code == STUB_LIBRARY {
+            let _ = writeln!(out, "  a STUB: {status}");
+            json.stub = true;
+            problems.push(format!(
+                "{} is a stub libcuda, not a driver: {}",
+                path.display(),
+                status.description
+            ));
+            return None;
+        }
+    }
+    let version = resolver.driver_version();
+    json.version = version;
+    match version {
+        Some(v) => {
+            let _ = writeln!(out, "  driver version: {} ({v})", CudaVersion(v));
+        }
+        None => {
+            let _ = writeln!(out, "  driver version: unknown (cuDriverGetVersion failed)");
+        }
+    }
+    Some(Driver { path, version })
+}
+
+/// libcudart's search and, where found, its own version. `Some(path)` when found.
+fn examine_runtime(
+    report: &SearchReport,
+    out: &mut String,
+    json: &mut LibraryReport,
+) -> Option<PathBuf> {
+    let _ = writeln!(out, "\nlibcudart (backend = runtime, and the default):");
+    steps(report, out, &mut json.search);
+    let Ok(resolver) = &report.outcome else {
+        let _ = writeln!(
+            out,
+            "  not found: tables without a `backend` option use libcuda instead"
+        );
+        return None;
+    };
+    let _ = writeln!(out, "  found: {}", resolver.describe());
+    let path = report.found.clone()?;
+    json.found = Some(path.display().to_string());
+    json.version = runtime_version(&path);
+    match json.version {
+        Some(v) => {
+            let _ = writeln!(out, "  libcudart version: {} ({v})", CudaVersion(v));
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  libcudart version: unknown (cudaRuntimeGetVersion failed)"
+            );
+        }
+    }
+    Some(path)
+}
+
+/// `cudaRuntimeGetVersion` of the libcudart at `path`.
+fn runtime_version(path: &Path) -> Option<u32> {
+    // SAFETY: `path` is the file the crate's search loaded just before as libcudart (it exports
+    // libcudart's lookup functions); the loader hands out that copy again, its initialisers have
+    // run already.
+    let lib = unsafe { Library::new(path) }.ok()?;
+    type RuntimeGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
+    // SAFETY: libcudart's `cudaRuntimeGetVersion` is `cudaError_t (int *)` in every release.
+    let f = unsafe { lib.get::<RuntimeGetVersion>(b"cudaRuntimeGetVersion\0") }.ok()?;
+    let mut v: c_int = 0;
+    // SAFETY: `v` is a valid out-parameter; the function needs no driver.
+    let rc = unsafe { f(&mut v) };
+    let v = u32::try_from(v).ok().filter(|v| *v > 0);
+    // Kept loaded, like every library the crate loads.
+    std::mem::forget(lib);
+    if rc == 0 {
+        v
+    } else {
+        None
+    }
+}
+
+/// Where WSL2 puts the Windows driver's libcuda, and whether the search found that one.
+fn wsl(report: &SearchReport, out: &mut String) {
+    let wsl_lib = Path::new("/usr/lib/wsl/lib");
+    if cfg!(windows) {
+        let _ = writeln!(
+            out,
+            "\nWindows: the driver's nvcuda.dll is loaded from the system folder (System32), \
+             never from the current directory or PATH; libcudart from %CUDA_PATH%\\bin\\x64, \
+             %CUDA_PATH%\\bin and the Python environment's wheels (the steps above)."
+        );
+    } else if wsl_lib.is_dir() {
+        let libcuda = wsl_lib.join("libcuda.so.1");
+        let found_there = report
+            .found
+            .as_ref()
+            .is_some_and(|found| found.starts_with(wsl_lib));
+        let _ = writeln!(
+            out,
+            "\nWSL2: the Windows driver's libcuda is {} ({}); {}",
+            libcuda.display(),
+            if libcuda.exists() {
+                "present"
+            } else {
+                "missing"
+            },
+            if found_there {
+                "the search found it there"
+            } else {
+                "the loader finds it through /etc/ld.so.conf.d (ld.wsl.conf); a libcuda.so.1 \
+                 installed elsewhere (a Linux driver package) shadows it and fails under WSL2"
+            }
+        );
+    }
+}
+
+/// Whether `driver` hands out `name` at its recorded ABI in `mode`: `Ok` with a note, or `Err`
+/// with why not.
+fn check(
+    driver: &Driver,
+    name: &str,
+    version: u32,
+    per_thread: Option<u32>,
+    mode: &str,
+) -> Result<String, String> {
+    let abi = Abi {
+        version,
+        export: None,
+        per_thread: per_thread.map(|version| manifest::PerThread {
+            version,
+            export: None,
+        }),
+    };
+    let mode = if mode == "per-thread" {
+        StreamMode::PerThread
+    } else {
+        StreamMode::Legacy
+    };
+    let config = match mode {
+        StreamMode::Legacy => Config::driver(),
+        StreamMode::PerThread => Config::driver().per_thread(),
+    };
+    let (requested, flag) = abi.request(mode);
+    // `resolve` takes names with the program's lifetime; a tool checks each one once.
+    let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    let pointer = match resolve(&config, name, &abi) {
+        Ok(p) => p,
+        Err(e) => {
+            let why = match e.kind() {
+                ErrorKind::DriverTooOld { driver, .. } => format!(
+                    "the driver is too old{}: {e}",
+                    driver
+                        .map(|v| format!(" ({})", CudaVersion(v)))
+                        .unwrap_or_default()
+                ),
+                ErrorKind::SymbolNotFound { .. } if answers_null(driver, name, requested, flag) => {
+                    "the lookup said found but handed out a null pointer: an interposer or \
+                     injection library answers for the driver and does not have it; run without \
+                     it (check LD_PRELOAD and the libcuda the search found)"
+                        .to_owned()
+                }
+                ErrorKind::SymbolNotFound { .. } => format!("absent from this driver: {e}"),
+                _ => e.to_string(),
+            };
+            return Err(why);
+        }
+    };
+    abi_check(driver, name, version, mode, pointer.as_ptr())
+}
+
+/// The raw answer of `cuGetProcAddress_v2`: whether it says found (status 0) and hands out null.
+fn answers_null(driver: &Driver, name: &str, version: u32, flag: StreamMode) -> bool {
+    type GetProcAddressV2 =
+        unsafe extern "C" fn(*const i8, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
+    let Ok(symbol) = CString::new(name) else {
+        return false;
+    };
+    // SAFETY: the file the crate's search loaded just before as libcuda; the loader hands out
+    // that copy again.
+    let Ok(lib) = (unsafe { Library::new(&driver.path) }) else {
+        return false;
+    };
+    // SAFETY: `cuGetProcAddress_v2` has this signature in every driver that exports it.
+    let Ok(get) = (unsafe { lib.get::<GetProcAddressV2>(b"cuGetProcAddress_v2\0") }) else {
+        return false;
+    };
+    let mut p: *mut c_void = std::ptr::null_mut();
+    let mut status: c_int = -1;
+    let version = c_int::try_from(version).unwrap_or(c_int::MAX);
+    // SAFETY: a NUL-terminated name and valid out-parameters.
+    let rc = unsafe { get(symbol.as_ptr(), &mut p, version, flag.flag(), &mut status) };
+    std::mem::forget(lib);
+    rc == 0 && status == 0 && p.is_null()
+}
+
+/// Compares what the lookup handed out with the symbols the driver exports for the function's
+/// ABIs (this tool's release of `cuda.h`): the one requested, or another (an interposer answering
+/// another ABI, which a call would misuse).
+fn abi_check(
+    driver: &Driver,
+    name: &str,
+    version: u32,
+    mode: StreamMode,
+    pointer: *mut c_void,
+) -> Result<String, String> {
+    let Ok(i) = manifest::functions().binary_search_by(|f| f.name.cmp(name)) else {
+        return Ok(" (ABI not compared: this tool's cuda.h does not know the function)".into());
+    };
+    let function = &manifest::functions()[i];
+    let Some(abi) = function.abis.iter().find(|a| a.version == version) else {
+        return Ok(" (ABI not compared: this tool's cuda.h does not know that ABI)".into());
+    };
+    let Some(expected) = abi.expected_export(mode) else {
+        return Ok(" (ABI not compared: cuda.h exports no symbol for it)".into());
+    };
+    // SAFETY: the file the crate's search loaded just before as libcuda.
+    let Ok(lib) = (unsafe { Library::new(&driver.path) }) else {
+        return Ok(" (ABI not compared: the library could not be opened again)".into());
+    };
+    let export = |symbol: &str| -> Option<*mut c_void> {
+        let symbol = CString::new(symbol).ok()?;
+        // SAFETY: the address is only compared, never called.
+        let s = unsafe { lib.get::<*mut c_void>(symbol.as_bytes_with_nul()) }.ok()?;
+        Some(*s)
+    };
+    let result = match export(expected) {
+        Some(p) if p == pointer => Ok(String::new()),
+        _ => {
+            // Another ABI's or stream's export?
+            let other = function.abis.iter().flat_map(|a| {
+                [
+                    (
+                        a.version,
+                        StreamMode::Legacy,
+                        a.expected_export(StreamMode::Legacy),
+                    ),
+                    (
+                        a.per_thread.map_or(a.version, |pt| pt.version),
+                        StreamMode::PerThread,
+                        a.expected_export(StreamMode::PerThread),
+                    ),
+                ]
+            });
+            let mut found = None;
+            for (v, m, symbol) in other {
+                if let Some(symbol) = symbol {
+                    if symbol != expected && export(symbol) == Some(pointer) {
+                        found = Some((v, m, symbol));
+                        break;
+                    }
+                }
+            }
+            match found {
+                Some((v, m, symbol)) => Err(format!(
+                    "the lookup handed out {symbol} (ABI {v}, {}) where {expected} was asked \
+                     for: an interposer or injection library answers with another ABI, which a \
+                     call would misuse; run without it (check LD_PRELOAD and the libcuda the \
+                     search found) or report it to its maker",
+                    inspect::mode_name(m)
+                )),
+                None => Ok(format!(
+                    " (handed out a function that is not the driver's export {expected}: an \
+                     interposer's own, whose ABI cannot be compared)"
+                )),
+            }
+        }
+    };
+    std::mem::forget(lib);
+    result
+}

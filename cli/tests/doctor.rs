@@ -1,0 +1,362 @@
+//! `doctor` against stand-in libcuda files built here with `cc`: a driver that has everything the
+//! example program `recorded` asks for, a stub, a driver too old, one missing a function, and
+//! interposers that answer another ABI or a null pointer. Each case's report and exit code.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// One stand-in libcuda. Its functions are exported under the names `cuda.h` gives each ABI, and
+/// `cuGetProcAddress_v2` hands them out by (name, version, flag) as a driver of `VERSION` does;
+/// the `-D` flags of each case change that.
+const LIBCUDA_C: &str = r#"
+#include <string.h>
+#ifndef VERSION
+#define VERSION 13000
+#endif
+int cuInit(unsigned f) { (void)f; return 0; }
+int cuDriverGetVersion(int *v) { *v = VERSION; return 0; }
+int cuCtxCreate_v2(void) { return 0; }
+int cuCtxCreate_v4(void) { return 0; }
+int cuLaunchKernel(void) { return 0; }
+int cuLaunchKernel_ptsz(void) { return 0; }
+int cuMemcpyHtoD_v2(void) { return 0; }
+int cuMemcpyHtoD_v2_ptds(void) { return 0; }
+int cuMemAlloc_v2(void) { return 0; }
+int cuGetProcAddress_v2(const char *s, void **p, int version, unsigned long long flags,
+                        int *status) {
+    void *f = 0;
+#ifdef STUB
+    *p = 0; return 34;
+#endif
+    if (version > VERSION) { *p = 0; return 1; }
+    if (!strcmp(s, "cuInit")) f = (void *)cuInit;
+    else if (!strcmp(s, "cuDriverGetVersion")) f = (void *)cuDriverGetVersion;
+    else if (!strcmp(s, "cuCtxCreate"))
+#ifdef OTHER_ABI
+        f = (void *)cuCtxCreate_v2;
+#else
+        f = version >= 12050 ? (void *)cuCtxCreate_v4 : (void *)cuCtxCreate_v2;
+#endif
+    else if (!strcmp(s, "cuLaunchKernel"))
+#ifdef NULL_POINTER
+        { *p = 0; if (status) *status = 0; return 0; }
+#else
+        f = flags == 2 ? (void *)cuLaunchKernel_ptsz : (void *)cuLaunchKernel;
+#endif
+#ifndef NO_MEMCPY
+    else if (!strcmp(s, "cuMemcpyHtoD"))
+        f = flags == 2 ? (void *)cuMemcpyHtoD_v2_ptds : (void *)cuMemcpyHtoD_v2;
+#endif
+    else if (!strcmp(s, "cuMemAlloc")) f = (void *)cuMemAlloc_v2;
+    *p = f;
+    if (status) *status = f ? 0 : 1;
+    return 0;
+}
+"#;
+
+/// A stand-in libcudart 12.9: it exports the versioned lookup (which finds nothing) and says its
+/// version.
+const LIBCUDART_C: &str = r#"
+int cudaGetDriverEntryPointByVersion(const char *s, void **p, unsigned v, unsigned long long f,
+                                     int *status) {
+    (void)s; (void)v; (void)f; *p = 0; if (status) *status = 1; return 0;
+}
+int cudaRuntimeGetVersion(int *v) { *v = 12090; return 0; }
+"#;
+
+/// Builds the stand-in libcudart as `libcudart.so.12` in a fresh folder.
+fn stand_in_cudart() -> PathBuf {
+    // Built once: the tests run in parallel.
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| build("cudart", LIBCUDART_C, "libcudart.so.12", &[]))
+        .clone()
+}
+
+/// Builds the stand-in with `defines` as `NAME/libcuda.so.1` in a fresh folder.
+fn stand_in(name: &str, defines: &[&str]) -> PathBuf {
+    build(name, LIBCUDA_C, "libcuda.so.1", defines)
+}
+
+/// Builds `source` with `defines` as `NAME/file` in a fresh folder.
+fn build(name: &str, source_text: &str, file: &str, defines: &[&str]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cdt-doctor-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let source = dir.join(format!("{file}.c"));
+    std::fs::write(&source, source_text).expect("the source is written");
+    let lib = dir.join(file);
+    let status = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&lib)
+        .arg(&source)
+        .args(defines.iter().map(|d| format!("-D{d}")))
+        .status()
+        .expect("cc runs (the test builds stand-in libraries with the C compiler)");
+    assert!(status.success(), "cc builds the stand-in {name}");
+    lib
+}
+
+/// `doctor` with `libcuda` as the driver and the stand-in libcudart, on `binary` if given.
+fn doctor(libcuda: &Path, binary: Option<&Path>) -> (String, i32) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"));
+    command
+        .arg("doctor")
+        .env("CUDA_DRIVER_TABLE_LIBCUDA", libcuda)
+        .env("CUDA_DRIVER_TABLE_CUDART", stand_in_cudart());
+    if let Some(binary) = binary {
+        command.arg(binary);
+    }
+    let out = command.output().expect("the tool runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (text, out.status.code().expect("an exit code"))
+}
+
+/// `doctor --json` with `libcuda` as the driver and the stand-in libcudart, on `binary`: the
+/// object and the exit code.
+fn doctor_json(libcuda: &Path, binary: &Path) -> (serde_json::Value, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"))
+        .args(["doctor", "--json"])
+        .arg(binary)
+        .env("CUDA_DRIVER_TABLE_LIBCUDA", libcuda)
+        .env("CUDA_DRIVER_TABLE_CUDART", stand_in_cudart())
+        .output()
+        .expect("the tool runs");
+    let json = serde_json::from_slice(&out.stdout).expect("the output is JSON");
+    (json, out.status.code().expect("an exit code"))
+}
+
+/// The keys of a JSON object, sorted.
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
+    k.sort();
+    k
+}
+
+/// The schema the README documents, every field with its type; and what it says of a driver that
+/// meets everything and of one whose lookup hands out a null pointer.
+#[test]
+fn the_json_output_follows_its_schema() {
+    let program = common::recorded();
+    let good = stand_in("json-good", &[]);
+    let (json, code) = doctor_json(&good, &program);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        keys(&json),
+        [
+            "binary",
+            "libcuda",
+            "libcudart",
+            "met",
+            "problems",
+            "requirements",
+            "schema"
+        ]
+    );
+    assert_eq!(json["schema"], cuda_driver_table_cli::DOCTOR_SCHEMA);
+    assert_eq!(json["schema"], "cuda-driver-table-doctor/1");
+    assert_eq!(json["met"], true);
+    assert_eq!(json["problems"], serde_json::json!([]));
+    assert_eq!(json["binary"], program.display().to_string());
+    for library in ["libcuda", "libcudart"] {
+        let l = &json[library];
+        assert_eq!(keys(l), ["found", "search", "stub", "version"], "{library}");
+        assert!(l["stub"].is_boolean());
+        for step in l["search"].as_array().expect("search") {
+            assert_eq!(keys(step), ["detail", "outcome", "what"]);
+            assert!(step["what"].is_string());
+            assert!(step["detail"].is_string() || step["detail"].is_null());
+            assert!(
+                ["loaded", "absent", "load_failed", "not_cuda", "not_tried"]
+                    .contains(&step["outcome"].as_str().expect("outcome")),
+                "{step}"
+            );
+        }
+    }
+    assert_eq!(json["libcuda"]["found"], good.display().to_string());
+    assert_eq!(json["libcuda"]["version"], 13000);
+    assert_eq!(json["libcuda"]["stub"], false);
+    let last = json["libcuda"]["search"]
+        .as_array()
+        .expect("search")
+        .last()
+        .cloned();
+    assert_eq!(last.expect("a step")["outcome"], "loaded");
+    assert_eq!(json["libcudart"]["version"], 12090);
+    let requirements = json["requirements"].as_array().expect("requirements");
+    assert_eq!(requirements.len(), 7);
+    for r in requirements {
+        assert_eq!(
+            keys(r),
+            ["flag", "function", "met", "note", "requested", "table"]
+        );
+        assert_eq!(r["met"], true, "{r}");
+        assert!(["legacy", "per-thread"].contains(&r["flag"].as_str().expect("flag")));
+        assert!(r["requested"].is_u64() && r["note"].is_string());
+    }
+
+    let (json, code) = doctor_json(&stand_in("json-null", &["NULL_POINTER"]), &program);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(json["met"], false);
+    let failed: Vec<&serde_json::Value> = json["requirements"]
+        .as_array()
+        .expect("requirements")
+        .iter()
+        .filter(|r| r["met"] == false)
+        .collect();
+    assert_eq!(failed.len(), 1, "{json:#}");
+    assert_eq!(failed[0]["function"], "cuLaunchKernel");
+    assert_eq!(failed[0]["flag"], "per-thread");
+    assert!(failed[0]["note"]
+        .as_str()
+        .expect("note")
+        .contains("handed out a null pointer"));
+    assert_eq!(json["problems"].as_array().expect("problems").len(), 1);
+}
+
+#[test]
+fn a_driver_with_every_recorded_function_meets_the_requirements() {
+    let lib = stand_in("good", &[]);
+    let program = common::recorded();
+    let (text, code) = doctor(&lib, Some(&program));
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.starts_with("This machine meets every requirement"),
+        "{text}"
+    );
+    assert!(text.contains("7 recorded functions"), "{text}");
+    assert!(text.contains("driver version: 13.0 (13000)"), "{text}");
+    assert!(
+        text.contains(&format!("{:?}: loaded", lib.display().to_string())),
+        "{text}"
+    );
+    // libcudart's search, and its own version.
+    assert!(text.contains("libcudart version: 12.9 (12090)"), "{text}");
+    assert!(
+        text.contains("recorded::PerThread cuLaunchKernel at 7000 (per-thread)"),
+        "{text}"
+    );
+    // Without a program: the driver alone.
+    let (text, code) = doctor(&lib, None);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.starts_with("This machine has a usable CUDA driver: the CUDA driver 13.0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_stub_is_named_as_such_up_front() {
+    let (text, code) = doctor(&stand_in("stub", &["STUB"]), None);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.starts_with("This machine does not meet 1 requirement"),
+        "{text}"
+    );
+    assert!(text.contains("is a stub libcuda, not a driver"), "{text}");
+}
+
+#[test]
+fn a_driver_too_old_is_named_with_the_function_that_needs_more() {
+    let (text, code) = doctor(
+        &stand_in("old", &["VERSION=12000"]),
+        Some(&common::recorded()),
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(
+            "NOT MET recorded::Driver cuCtxCreate at 12050 (legacy): the driver is too old (12.0)"
+        ),
+        "{text}"
+    );
+    // And the PTX, of ISA 8.4, needs 12.4.
+    assert!(
+        text.starts_with("This machine does not meet 2 requirements"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the program's PTX needs a driver of 12.4 and this one is 12.0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_missing_function_is_named_absent() {
+    let (text, code) = doctor(
+        &stand_in("missing", &["NO_MEMCPY"]),
+        Some(&common::recorded()),
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("NOT MET recorded::PerThread cuMemcpyHtoD at 7000 (per-thread): absent from this driver"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_interposer_answering_another_abi_is_caught() {
+    let (text, code) = doctor(
+        &stand_in("other-abi", &["OTHER_ABI"]),
+        Some(&common::recorded()),
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("NOT MET recorded::Driver cuCtxCreate at 12050 (legacy): the lookup handed out cuCtxCreate_v2 (ABI 3020, legacy) where cuCtxCreate_v4 was asked for"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_interposer_answering_a_null_pointer_is_caught() {
+    let (text, code) = doctor(
+        &stand_in("null", &["NULL_POINTER"]),
+        Some(&common::recorded()),
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("NOT MET recorded::PerThread cuLaunchKernel at 7000 (per-thread): the lookup said found but handed out a null pointer"),
+        "{text}"
+    );
+}
+
+#[test]
+fn no_libcuda_at_all_is_not_met() {
+    let (text, code) = doctor(
+        Path::new("/nonexistent/cuda-driver-table-test/libcuda.so.1"),
+        None,
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("no usable libcuda"), "{text}");
+}
+
+#[test]
+fn usage_errors_and_unreadable_files_exit_with_2() {
+    let tool = env!("CARGO_BIN_EXE_cuda-driver-table");
+    let run = |args: &[&str]| {
+        let out = Command::new(tool)
+            .args(args)
+            .output()
+            .expect("the tool runs");
+        (
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        )
+    };
+    let (err, code) = run(&[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("usage: cuda-driver-table inspect"), "{err}");
+    let (err, code) = run(&["frobnicate"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown command `frobnicate`"), "{err}");
+    let (err, code) = run(&["inspect", "/nonexistent/program"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("cannot read /nonexistent/program"), "{err}");
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let (err, code) = run(&["doctor", source]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("is not an ELF or PE file"), "{err}");
+}

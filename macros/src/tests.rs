@@ -99,7 +99,7 @@ fn the_raw_accessor_returns_what_the_runtime_binds_as_the_method_types_it() {
     // `get` but refuses a fake driver (whose methods call closures, not pointers).
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , :: std :: primitive :: usize) -> :: cuda_driver_table :: __private :: __sys :: CUresult , :: cuda_driver_table :: __private :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr , :: std :: primitive :: usize) -> :: cuda_driver_table :: __private :: __sys :: CUresult , :: cuda_driver_table :: __private :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
     );
 }
 
@@ -141,7 +141,7 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr_v2 , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , :: cuda_driver_table :: __private :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut :: cuda_driver_table :: __private :: __sys :: CUdeviceptr , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , :: cuda_driver_table :: __private :: Error >",
     );
     // It calls the function the table's state holds for its index, through its configuration.
     assert_has(
@@ -151,7 +151,7 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     // The docs carry the prototype, the ABI and a safety section.
     assert_has(
         &out,
-        "`CUresult cuMemAlloc(CUdeviceptr_v2 *dptr, size_t bytesize)`",
+        "`CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)`",
     );
     assert_has(
         &out,
@@ -428,7 +428,7 @@ fn the_crate_option_names_every_path_and_doc_link() {
         assert_has(&out, "cdt :: __private :: bind ! { Cuda ; 0 cuMemAlloc");
         assert_has(
             &out,
-            "dptr : * mut cdt :: __private :: __sys :: CUdeviceptr_v2",
+            "dptr : * mut cdt :: __private :: __sys :: CUdeviceptr",
         );
         assert_has(&out, "[`Error`](cdt::Error)");
         // Generated code reaches the runtime through `__private` only, so a path that leads

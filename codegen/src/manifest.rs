@@ -48,7 +48,7 @@ pub struct Abi {
     pub params: Vec<Param>,
     /// The return type as Rust text (`CUresult`).
     pub ret: String,
-    /// The prototype rendered in C, for docs: `CUresult cuMemAlloc(CUdeviceptr_v2 *dptr, size_t bytesize)`.
+    /// The prototype rendered in C, for docs: `CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)`.
     pub c_prototype: String,
     /// The exported symbol `cuda.h` declares with this signature (`cuCtxCreate_v3`), if any.
     pub export: Option<String>,
@@ -66,7 +66,8 @@ pub struct PerThread {
     pub export: Option<String>,
 }
 
-/// A parameter: its C name and its Rust type as text (`*mut CUdeviceptr_v2`).
+/// A parameter: its C name and its Rust type as text (`*mut CUdeviceptr`), versioned types shown
+/// by their unversioned alias where the bindings have one ([`ShownNames`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub name: String,
@@ -103,6 +104,7 @@ struct Typedef {
 /// Builds the manifest from bindgen's split output.
 pub fn build(generated: &Generated) -> Result<Manifest, String> {
     let aliases = Aliases::collect(&generated.bindings);
+    let shown = ShownNames::collect(&generated.bindings);
     let mut legacy: BTreeMap<String, Vec<Typedef>> = BTreeMap::new();
     let mut threaded: BTreeMap<String, Vec<Typedef>> = BTreeMap::new();
     for item in &generated.bindings.items {
@@ -156,11 +158,16 @@ pub fn build(generated: &Generated) -> Result<Manifest, String> {
             .iter()
             .map(|t| {
                 let (export, doc) = exports.of(&t.name);
+                let params: Vec<(String, syn::Type)> = t
+                    .params
+                    .iter()
+                    .map(|(n, ty)| (n.clone(), shown.of(ty)))
+                    .collect();
+                let ret = shown.of(&t.ret);
                 Abi {
                     version: t.version,
                     typedef: t.name.clone(),
-                    params: t
-                        .params
+                    params: params
                         .iter()
                         .map(|(n, ty)| Param {
                             name: n.clone(),
@@ -168,8 +175,8 @@ pub fn build(generated: &Generated) -> Result<Manifest, String> {
                             out: false,
                         })
                         .collect(),
-                    ret: parse::type_text(&t.ret),
-                    c_prototype: c_prototype(base, &t.params, &t.ret),
+                    ret: parse::type_text(&ret),
+                    c_prototype: c_prototype(base, &params, &ret),
                     export,
                     per_thread: None,
                     doc,
@@ -341,6 +348,63 @@ impl Aliases {
     }
 }
 
+/// The names users know the bindings' versioned types by: `CUdevice_v1` is shown as `CUdevice`
+/// where the bindings have `pub type CUdevice = CUdevice_v1;`. `cudaTypedefs.h` spells the
+/// parameters of the `PFN_` typedefs with the versioned name, `cuda.h` and its docs with the
+/// unversioned one; as that alias is the very same type, showing it changes no ABI. A versioned
+/// type that no unversioned name is an alias of (`CUdeviceptr_v1`, `cuMemAlloc`'s 32-bit pointer
+/// of ABI 2000) keeps its name.
+struct ShownNames(HashMap<String, String>);
+
+impl ShownNames {
+    /// Every `pub type X = X_v<N>;` of the bindings, as `X_v<N>` -> `X`.
+    fn collect(file: &syn::File) -> Self {
+        let names = file
+            .items
+            .iter()
+            .filter_map(|item| {
+                let syn::Item::Type(t) = item else {
+                    return None;
+                };
+                let syn::Type::Path(p) = &*t.ty else {
+                    return None;
+                };
+                let target = p.path.get_ident()?.to_string();
+                let alias = t.ident.to_string();
+                let digits = target.strip_prefix(&alias)?.strip_prefix("_v")?;
+                let versioned = !digits.is_empty()
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+                    && t.generics.params.is_empty()
+                    && p.qself.is_none();
+                versioned.then_some((target, alias))
+            })
+            .collect();
+        ShownNames(names)
+    }
+
+    /// `ty` as shown: a versioned name replaced by its unversioned alias, also behind pointers
+    /// (`*const *mut CUdeviceptr_v2` -> `*const *mut CUdeviceptr`). Other types are unchanged.
+    fn of(&self, ty: &syn::Type) -> syn::Type {
+        match ty {
+            syn::Type::Ptr(p) => {
+                let mut p = p.clone();
+                *p.elem = self.of(&p.elem);
+                syn::Type::Ptr(p)
+            }
+            syn::Type::Path(p) if p.qself.is_none() => {
+                match p.path.get_ident().and_then(|i| self.0.get(&i.to_string())) {
+                    Some(alias) => syn::Type::Path(syn::TypePath {
+                        qself: None,
+                        path: syn::Ident::new(alias, p.path.segments[0].ident.span()).into(),
+                    }),
+                    None => ty.clone(),
+                }
+            }
+            other => other.clone(),
+        }
+    }
+}
+
 /// Which exported declaration belongs to which typedef.
 struct Exports {
     by_typedef: HashMap<String, (String, Option<String>)>,
@@ -421,7 +485,7 @@ impl Exports {
     }
 }
 
-/// Renders `CUresult cuMemAlloc(CUdeviceptr_v2 *dptr, size_t bytesize)`.
+/// Renders `CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)`.
 fn c_prototype(name: &str, params: &[(String, syn::Type)], ret: &syn::Type) -> String {
     let params: Vec<String> = params
         .iter()
@@ -492,5 +556,77 @@ fn c_type(ty: &syn::Type) -> String {
         }
         syn::Type::Tuple(t) if t.elems.is_empty() => "void".to_string(),
         other => parse::type_text(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{c_prototype, parse, ShownNames};
+
+    fn shown() -> ShownNames {
+        ShownNames::collect(&syn::parse_quote! {
+            pub type CUdevice_v1 = ::core::ffi::c_int;
+            pub type CUdevice = CUdevice_v1;
+            pub type CUdeviceptr_v1 = ::core::ffi::c_uint;
+            pub type CUdeviceptr_v2 = ::core::ffi::c_ulonglong;
+            pub type CUdeviceptr = CUdeviceptr_v2;
+            pub type CUDA_MEMCPY2D_v2 = CUDA_MEMCPY2D_st;
+            pub type CUDA_MEMCPY2D = CUDA_MEMCPY2D_v2;
+            pub type CUother = CUdevice_v1;
+            pub type CUsame_v = CUsame;
+            pub type CUletters = CUletters_vx;
+        })
+    }
+
+    fn shown_text(ty: &str) -> String {
+        let ty: syn::Type = syn::parse_str(ty).expect("a type");
+        parse::type_text(&shown().of(&ty))
+    }
+
+    #[test]
+    fn versioned_types_are_shown_by_their_unversioned_alias() {
+        for (ty, expected) in [
+            ("CUdevice_v1", "CUdevice"),
+            ("CUdeviceptr_v2", "CUdeviceptr"),
+            ("*mut CUdeviceptr_v2", "*mut CUdeviceptr"),
+            ("*const CUDA_MEMCPY2D_v2", "*const CUDA_MEMCPY2D"),
+            ("*const *mut CUdevice_v1", "*const *mut CUdevice"),
+        ] {
+            assert_eq!(shown_text(ty), expected, "{ty}");
+        }
+    }
+
+    #[test]
+    fn types_without_an_alias_of_exactly_their_name_keep_it() {
+        for ty in [
+            // An old ABI's type: `CUdeviceptr` is an alias of `CUdeviceptr_v2`, not of it.
+            "CUdeviceptr_v1",
+            "*mut CUdeviceptr_v1",
+            "CUdevice",
+            "::core::ffi::c_uint",
+            "usize",
+            "CUletters_vx",
+            "CUsame",
+            "::core::option::Option<unsafe extern \"C\" fn(CUdevice_v1)>",
+        ] {
+            assert_eq!(shown_text(ty), ty);
+        }
+    }
+
+    #[test]
+    fn the_prototype_shows_the_unversioned_names() {
+        let shown = shown();
+        let params: Vec<(String, syn::Type)> = [
+            ("dptr", syn::parse_quote!(*mut CUdeviceptr_v2)),
+            ("old", syn::parse_quote!(*mut CUdeviceptr_v1)),
+            ("dev", syn::parse_quote!(CUdevice_v1)),
+        ]
+        .into_iter()
+        .map(|(n, t)| (n.to_string(), shown.of(&t)))
+        .collect();
+        assert_eq!(
+            c_prototype("cuX", &params, &syn::parse_quote!(CUresult)),
+            "CUresult cuX(CUdeviceptr *dptr, CUdeviceptr_v1 *old, CUdevice dev)"
+        );
     }
 }

@@ -281,7 +281,7 @@ fn three_abis() {
         [
             ("pctx", "*mut CUcontext"),
             ("flags", "::core::ffi::c_uint"),
-            ("dev", "CUdevice_v1")
+            ("dev", "CUdevice")
         ]
     );
     assert_eq!(v3020.ret, "CUresult");
@@ -396,7 +396,7 @@ fn internal_old_abi() {
     );
     assert_eq!(
         params(abi(alloc, 3020)),
-        [("dptr", "*mut CUdeviceptr_v2"), ("bytesize", "usize")]
+        [("dptr", "*mut CUdeviceptr"), ("bytesize", "usize")]
     );
     assert_eq!(exports(alloc), [Some("cuMemAlloc"), Some("cuMemAlloc_v2")]);
     assert!(doc(abi(alloc, 3020)).contains("Allocates \\p bytesize bytes"));

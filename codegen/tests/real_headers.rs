@@ -113,10 +113,7 @@ fn cu_mem_alloc_v3020_takes_a_64_bit_pointer_and_a_size() {
         let v3020 = abi(f, 3020);
         assert_eq!(
             v3020.params,
-            [
-                out("dptr", "*mut CUdeviceptr_v2"),
-                param("bytesize", "usize")
-            ],
+            [out("dptr", "*mut CUdeviceptr"), param("bytesize", "usize")],
             "CUDA {}",
             name_of(&p)
         );
@@ -642,4 +639,154 @@ fn generating_a_release_twice_gives_identical_files() {
     }
     // The manifests agree as data too, not only as text.
     assert_eq!(first.manifest.functions, second.manifest.functions);
+}
+
+/// The `Option<unsafe extern "C" fn(..)>` of a `PFN_` typedef of the bindings.
+fn typedef_params<'f>(file: &'f syn::File, typedef: &str) -> Option<Vec<&'f syn::Type>> {
+    file.items.iter().find_map(|item| {
+        let syn::Item::Type(t) = item else {
+            return None;
+        };
+        if t.ident != typedef {
+            return None;
+        }
+        let syn::Type::Path(p) = &*t.ty else {
+            return None;
+        };
+        let syn::PathArguments::AngleBracketed(args) = &p.path.segments.last()?.arguments else {
+            return None;
+        };
+        match args.args.first()? {
+            syn::GenericArgument::Type(syn::Type::BareFn(f)) => {
+                Some(f.inputs.iter().map(|a| &a.ty).collect())
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Compares a manifest type with the typedef's type it shows: the same text, or, at the same
+/// place behind the same pointers, a name `X` where the typedef has `X_v<N>` and the bindings
+/// say `pub type X = X_v<N>;`. Each such renaming goes into `renamed`.
+fn same_type(
+    shown: &syn::Type,
+    typedef: &syn::Type,
+    aliases: &BTreeMap<String, String>,
+    renamed: &mut BTreeSet<(String, String)>,
+) -> bool {
+    use quote::ToTokens;
+    match (shown, typedef) {
+        (syn::Type::Ptr(a), syn::Type::Ptr(b)) => {
+            a.mutability.is_some() == b.mutability.is_some()
+                && same_type(&a.elem, &b.elem, aliases, renamed)
+        }
+        (syn::Type::Path(a), syn::Type::Path(b)) if a.path.get_ident().is_some() => {
+            let (a, b) = (a.path.get_ident(), b.path.get_ident());
+            let (Some(a), Some(b)) = (a, b) else {
+                return false;
+            };
+            if a == b {
+                return true;
+            }
+            let (a, b) = (a.to_string(), b.to_string());
+            let is_alias = aliases.get(&a) == Some(&b)
+                && b.strip_prefix(&a)
+                    .and_then(|v| v.strip_prefix("_v"))
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
+            if is_alias {
+                renamed.insert((b, a));
+            }
+            is_alias
+        }
+        _ => shown.to_token_stream().to_string() == typedef.to_token_stream().to_string(),
+    }
+}
+
+/// The manifest shows a versioned parameter type (`CUdevice_v1`) by its unversioned name
+/// (`CUdevice`) only where that name is an alias of exactly that type in the release's bindings,
+/// so the signature the macro writes for `PFN_X_vN` is that typedef's own: each renaming is
+/// checked against the bindings, and a name without such an alias (`CUdeviceptr_v1`) is kept.
+#[test]
+fn shown_parameter_types_are_the_typedefs_own_in_every_release() {
+    let all = parsed(RELEASES);
+    let mut problems = Vec::new();
+    let mut renamed_in_13_0 = BTreeSet::new();
+    for p in &all {
+        let file = syn::parse_file(&p.bindings).expect("the bindings parse");
+        let aliases: BTreeMap<String, String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Type(t) => match &*t.ty {
+                    syn::Type::Path(target) => {
+                        Some((t.ident.to_string(), target.path.get_ident()?.to_string()))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let mut renamed = BTreeSet::new();
+        for f in p.manifest.functions.values() {
+            for a in &f.abis {
+                let Some(original) = typedef_params(&file, &a.typedef) else {
+                    problems.push(format!("{}: no typedef {}", name_of(p), a.typedef));
+                    continue;
+                };
+                let mut here = BTreeSet::new();
+                let same = original.len() == a.params.len()
+                    && a.params.iter().zip(&original).all(|(shown, ty)| {
+                        let shown: syn::Type = syn::parse_str(&shown.ty).expect("a type");
+                        same_type(&shown, ty, &aliases, &mut here)
+                    });
+                if !same {
+                    problems.push(format!(
+                        "{}: {} shows {:?}, not its typedef's parameters",
+                        name_of(p),
+                        a.typedef,
+                        a.params
+                    ));
+                }
+                if let Some((old, _)) = here.iter().find(|(old, _)| {
+                    a.c_prototype
+                        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                        .any(|w| w == old)
+                }) {
+                    problems.push(format!(
+                        "{}: the prototype of {} still says {old}: {}",
+                        name_of(p),
+                        a.typedef,
+                        a.c_prototype
+                    ));
+                }
+                renamed.extend(here);
+            }
+        }
+        if p.source.version() == 13000 {
+            renamed_in_13_0 = renamed;
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    for pair in [
+        ("CUdevice_v1", "CUdevice"),
+        ("CUdeviceptr_v2", "CUdeviceptr"),
+    ] {
+        let pair = (pair.0.to_string(), pair.1.to_string());
+        assert!(
+            renamed_in_13_0.contains(&pair),
+            "13.0 does not show {pair:?}"
+        );
+    }
+    let m = &all
+        .iter()
+        .find(|p| p.source.version() == 13000)
+        .expect("13.0 is pinned")
+        .manifest;
+    let alloc = function_of(m, "cuMemAlloc");
+    assert_eq!(abi(alloc, 2000).params[0].ty, "*mut CUdeviceptr_v1");
+    assert_eq!(abi(alloc, 3020).params[0].ty, "*mut CUdeviceptr");
+    assert_eq!(
+        abi(alloc, 3020).c_prototype,
+        "CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)"
+    );
 }

@@ -5,13 +5,13 @@
 use cuda_driver_table::driver_table;
 
 /// Its newest ABI of `cuCtxCreate` (12.5 in the 13.0 headers) sets this table's floor.
-#[driver_table(cuInit, cuDriverGetVersion, cuCtxCreate, backend = driver)]
+#[driver_table(cuInit, cuDriverGetVersion, cuCtxCreate, backend = driver, driver = newest)]
 struct Driver;
 
-#[driver_table(cuLaunchKernel, cuMemcpyHtoD, per_thread)]
+#[driver_table(cuLaunchKernel, cuMemcpyHtoD, per_thread, driver = newest)]
 struct PerThread;
 
-#[driver_table(cuInit, cuMemAlloc = 3020, backend = runtime)]
+#[driver_table(cuInit, cuMemAlloc = 3020, backend = runtime, driver = newest)]
 struct Runtime;
 
 /// PTX of ISA 8.4, which a CUDA 12.4 driver loads.

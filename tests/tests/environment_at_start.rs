@@ -8,7 +8,7 @@
 use cuda_driver_table::{driver_table, ENV_CUDART, ENV_LIBCUDA};
 use std::process::Command;
 
-#[driver_table(cuInit)]
+#[driver_table(cuInit, driver = newest)]
 struct Cuda;
 
 /// Set in the child's environment by its parent.

@@ -726,7 +726,8 @@ fn traced_capture_info_of_a_stream_that_is_not_capturing_shows_no_unwritten_valu
         cuCtxSetCurrent,
         cuStreamCreate,
         cuStreamDestroy,
-        cuStreamGetCaptureInfo
+        cuStreamGetCaptureInfo,
+        driver = newest
     )]
     struct Traced;
 

@@ -59,7 +59,7 @@ unsafe impl Resolver for Driver {
 
 static DRIVER: Driver = Driver;
 
-#[driver_table(cuStreamGetCaptureInfo)]
+#[driver_table(cuStreamGetCaptureInfo, driver = newest)]
 struct Cuda;
 
 /// Keeps the fields of every event of a call (those with a `function` field).

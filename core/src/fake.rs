@@ -1018,7 +1018,7 @@ unsafe fn call_fake<F: FakeFn>(
 /// The refusal of `Config::resolver` and `resolve` for a fake driver's configuration: its
 /// resolver, used on its own (`Config::custom(fake.config().resolver()?)`), would reach none of
 /// the fakes.
-pub(crate) fn refuse_resolver(config: &Config) -> Option<crate::Error> {
+pub(crate) fn refuse_resolver(config: &Config) -> Option<crate::error::Error> {
     let fake = config.fake()?;
     let fake: &'static (dyn Any + Send + Sync) = fake.0;
     let describe = fake

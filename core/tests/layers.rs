@@ -16,8 +16,22 @@ const LAYERS: &[&[&str]] = &[
     &["library"],
     &["trace"],
     &["table"],
+    &["registry"],
     &["fake"],
 ];
+
+/// Uses that go up a layer, each with its reason; each is a debt to pay by moving the piece down.
+const KNOWN_UPWARD: &[(&str, &str)] = &[
+    // The `Recorded` bound that keeps a table's record alive under the GNU linker on Windows.
+    ("table", "registry"),
+    // Under the `fake` feature: a fake's configuration refused by `Config::resolver`/`resolve`,
+    // and a fake call's out-values read only where the fake wrote them.
+    ("library", "fake"),
+    ("trace", "fake"),
+];
+
+/// Items at the crate root that modules name: the `fake_function!` macro.
+const ROOT_ITEMS: &[&str] = &["fake_function"];
 
 /// Modules above every layer: the generated code's entry points and the unit tests' support.
 const TOP: &[&str] = &["__private", "testing"];
@@ -84,6 +98,8 @@ fn every_module_uses_only_the_layers_below_it() {
                     for used in uses(line) {
                         match layer_of(used) {
                             Some(l) if l < layer || used == *module => {}
+                            Some(_) if KNOWN_UPWARD.contains(&(*module, used)) => {}
+                            None if ROOT_ITEMS.contains(&used) => {}
                             Some(_) => upward.push(format!(
                                 "{}:{}: `{module}` uses `{used}`, which is not below it",
                                 file.display(),

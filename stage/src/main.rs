@@ -55,14 +55,15 @@ const STAGE_DIR: &str = ".gpu";
 const CUDART_RELEASES: [&str; 4] = ["11.8", "12.4", "12.9", "13.0"];
 
 /// The integration tests of `tests/` staged with the GPU tests: every one but `ui` and `ui_fake`
-/// (they run the compiler), `fake` (the fake driver's, which needs no driver and holds nothing
-/// without its feature) and `windows` (Windows only; `scripts/windows.sh` runs it under Wine).
+/// (they run the compiler), `fake` and `fake_device` (the fake driver's, which need no driver and
+/// hold nothing without its feature) and `windows` (Windows only; `scripts/windows.sh` runs it under Wine).
 const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "all_functions",
     "crate_option",
     "custom_resolver",
     "driver_option",
     "edition2015",
+    "environment_at_start",
     "expand_features",
     "hygiene",
     "kernel_args",
@@ -72,6 +73,7 @@ const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "readme",
     "smoke",
     "tracing",
+    "tracing_out_values",
     "tracing_reentrant",
 ];
 
@@ -517,7 +519,9 @@ mod tests {
                 let name = e.file_name().to_string_lossy().into_owned();
                 name.strip_suffix(".rs").map(str::to_owned)
             })
-            .filter(|n| !["ui", "ui_fake", "fake", "gpu", "windows"].contains(&n.as_str()))
+            .filter(|n| {
+                !["ui", "ui_fake", "fake", "fake_device", "gpu", "windows"].contains(&n.as_str())
+            })
             .collect();
         found.sort();
         assert_eq!(found, CPU_TESTS_ON_THE_GPU_MACHINE);

@@ -93,6 +93,7 @@ const GUIDE: &[&str] = &[
     "runtime/src/guide/call_tracing.md",
     "runtime/src/guide/local_toolkit.md",
     "runtime/src/guide/from_cudarc.md",
+    "runtime/src/guide/testing_without_a_gpu.md",
 ];
 
 #[test]
@@ -106,7 +107,7 @@ fn every_page_of_the_guide_is_included_and_its_rust_is_compiled() {
     for page in GUIDE {
         let file = page.strip_prefix("runtime/src/").unwrap();
         assert!(
-            guide.contains(&format!("\"{file}\")")),
+            guide.contains(&format!("\"{file}\"")),
             "runtime/src/guide.rs does not include {page}"
         );
         assert_compiled(page, 0);

@@ -1,6 +1,6 @@
 //! The `#[driver_table(...)]` attribute of `cuda-driver-table`.
 //!
-//! [`table`] is the whole attribute on `proc-macro2` tokens, in three phases with one module each:
+//! `table` is the whole attribute on `proc-macro2` tokens, in three phases with one module each:
 //! - `parse` reads the arguments and the struct into the typed `model`,
 //! - `check` validates them against the manifest of the selected release (`manifest`) and
 //!   returns the checked table,

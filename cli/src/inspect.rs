@@ -179,6 +179,8 @@ pub fn inspect(path: &Path) -> Result<Inspection, String> {
             });
         }
     }
+    // By name, as `tables()` lists them: the linkers of ELF and PE files order records differently.
+    inspection.tables.sort_by(|a, b| a.name.cmp(&b.name));
     floor(&mut inspection);
     Ok(inspection)
 }

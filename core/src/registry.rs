@@ -456,10 +456,13 @@ pub trait Recorded {
 }
 
 /// Every table of the running program (of the executable or library this crate is linked into),
-/// as recorded, in the order the linker placed them. Records this version cannot read (see
-/// [`parse`]) are left out. Reads the program's own bytes; nothing is resolved or loaded.
+/// as recorded, sorted by name (linkers place the records in different orders). Records this
+/// version cannot read (see [`parse`]) are left out. Reads the program's own bytes; nothing is
+/// resolved or loaded.
 pub fn tables() -> Vec<RecordedTable<'static>> {
-    parse(section::bytes()).filter_map(Result::ok).collect()
+    let mut tables: Vec<_> = parse(section::bytes()).filter_map(Result::ok).collect();
+    tables.sort_by(|a, b| a.name.cmp(b.name));
+    tables
 }
 
 #[cfg(all(unix, not(target_vendor = "apple")))]

@@ -83,8 +83,9 @@ impl fmt::Debug for KernelArg<'_> {
 /// `let p = kernel_args![&a, &n].as_mut_ptr();` would compile without a warning, from rustc or
 /// clippy, and leave `p` pointing at an array dropped at the end of that statement: a launch with
 /// `p` would read freed stack. The closure of `with_params` is the only place the pointer is
-/// handed out, and the array is alive there. (Do not return the pointer from the closure: it
-/// is a raw pointer again, and nothing keeps a temporary array alive past the call.)
+/// handed out, and the array is alive there; a call of `as_mut_ptr` is a compile error that says
+/// so. (Do not return the pointer from the closure: it is a raw pointer again, and nothing keeps
+/// a temporary array alive past the call.)
 ///
 /// A temporary array, alive until the closure returns, and a kept array launched twice, the same
 /// values each time:
@@ -132,6 +133,17 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
         launch(params)
     }
 
+    /// Not a method: there is no `as_mut_ptr`, and a call is a compile error that says to launch
+    /// inside [`with_params`](Self::with_params) ([`KernelArgs`] says why). It is declared only
+    /// for that error, which names the fix where a missing method would not.
+    #[doc(hidden)]
+    pub fn as_mut_ptr(&self) -> *mut *mut c_void
+    where
+        Self: no_as_mut_ptr::LaunchInsideWithParams,
+    {
+        unreachable!("no type implements `LaunchInsideWithParams`")
+    }
+
     /// The number of parameters, `N`.
     pub const fn len(&self) -> usize {
         N
@@ -141,6 +153,18 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
     pub const fn is_empty(&self) -> bool {
         N == 0
     }
+}
+
+/// The bound of the `as_mut_ptr` that cannot be called: a public trait in a private module, so
+/// that no crate can implement it, and its message is the error a call gets.
+mod no_as_mut_ptr {
+    #[diagnostic::on_unimplemented(
+        message = "`KernelArgs` has no `as_mut_ptr`: launch inside `with_params`, which lends the pointer while the array lives",
+        label = "no pointer here: a raw pointer holds no borrow of the array",
+        note = "`let p = kernel_args![..].as_mut_ptr();` would point at a temporary array dropped at the end of that statement, and nothing would warn",
+        note = "write `kernel_args![&a, &n].with_params(|params| ...)` and launch inside the closure, with `params` as `kernelParams`; a kept array calls `with_params` again for each launch"
+    )]
+    pub trait LaunchInsideWithParams {}
 }
 
 /// The `kernelParams` of a launch, from references to its arguments in the order of the
@@ -202,9 +226,9 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
 /// There is no `as_mut_ptr` to take the pointer out:
 /// `let p = kernel_args![&dptr, &n].as_mut_ptr();` would keep a pointer to a temporary array
 /// dropped at the end of that statement, and a raw pointer holds no borrow, so nothing would say
-/// so. It does not compile:
+/// so. It does not compile (the error says to launch inside `with_params`):
 ///
-/// ```compile_fail,E0599
+/// ```compile_fail,E0277
 /// # use cuda_driver_table::kernel_args;
 /// let n = 1024_u32;
 /// let params = kernel_args![&n].as_mut_ptr();

@@ -36,8 +36,10 @@
 //!         cu.cuModuleGetFunction(&mut f, module, c"double".as_ptr())?;
 //!         cu.cuMemAlloc(&mut d, bytes)?;
 //!         cu.cuMemcpyHtoD(d, values.as_ptr().cast(), bytes)?;
-//!         cu.cuLaunchKernel(f, n.div_ceil(256), 1, 1, 256, 1, 1, 0, std::ptr::null_mut(),
-//!             kernel_args![&d, &n].as_mut_ptr(), std::ptr::null_mut())?;
+//!         kernel_args![&d, &n].with_params(|params| {
+//!             cu.cuLaunchKernel(f, n.div_ceil(256), 1, 1, 256, 1, 1, 0, std::ptr::null_mut(),
+//!                 params, std::ptr::null_mut())
+//!         })?;
 //!         cu.cuMemcpyDtoH(values.as_mut_ptr().cast(), d, bytes)?;
 //!         cu.cuMemFree(d)?;
 //!         cu.cuModuleUnload(module)?;

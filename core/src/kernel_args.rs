@@ -4,6 +4,8 @@
 //!
 //! The array borrows every value for as long as it lives, so no value can be dropped, moved or
 //! changed while a launch could still read it; its pointers are only ever read by the driver.
+//! The array's own pointer is handed out only inside [`KernelArgs::with_params`], while the array
+//! is borrowed and so alive.
 //! Nothing here allocates or calls the driver, and nothing here is `unsafe`: the launch itself
 //! is, and its `# Safety` says what the values must be.
 
@@ -69,17 +71,38 @@ impl fmt::Debug for KernelArg<'_> {
 /// The `kernelParams` of a launch with `N` parameters: `N` pointers, each to a value borrowed
 /// for `'a`, in an array of its own (no allocation). Made by [`kernel_args!`](crate::kernel_args!).
 ///
-/// Pass [`as_mut_ptr`](Self::as_mut_ptr) to the launch in the same statement as the
-/// `kernel_args!` that makes it, keep the `KernelArgs` in a variable that outlives the launch
-/// call, or launch inside [`with_params`](Self::with_params): the driver reads the array and the
-/// values during the call (it copies the values, so they may change once the call has returned,
-/// even for an asynchronous launch).
+/// Launch inside [`with_params`](Self::with_params): it calls the launch with the array as
+/// `kernelParams` while the array is borrowed, so the array lives through the launch call
+/// whether it is a temporary (`kernel_args![&a, &n].with_params(|params| ...)`) or kept in a
+/// variable and launched again. The driver reads the array and the values during the call (it
+/// copies the values, so they may change once the call has returned, even for an asynchronous
+/// launch); a graph's `cuGraphAddKernelNode` copies them too, so the node's
+/// `CUDA_KERNEL_NODE_PARAMS` is filled and added inside the closure.
 ///
-/// Never keep the pointer of an array that is not kept:
-/// `let p = kernel_args![&a, &n].as_mut_ptr();` drops the array at the end of that statement, and
-/// a launch with `p` then reads freed stack. A raw pointer holds no borrow, so neither the
-/// compiler nor clippy says so.
-#[must_use = "a `KernelArgs` does nothing until its pointer is passed to a launch"]
+/// There is no `as_mut_ptr`. A raw pointer holds no borrow, so
+/// `let p = kernel_args![&a, &n].as_mut_ptr();` would compile without a warning, from rustc or
+/// clippy, and leave `p` pointing at an array dropped at the end of that statement: a launch with
+/// `p` would read freed stack. The closure of `with_params` is the only place the pointer is
+/// handed out, and the array is alive there; a call of `as_mut_ptr` is a compile error that says
+/// so. (Do not return the pointer from the closure: it is a raw pointer again, and nothing keeps
+/// a temporary array alive past the call.)
+///
+/// A temporary array, alive until the closure returns, and a kept array launched twice, the same
+/// values each time:
+///
+/// ```
+/// # use cuda_driver_table::kernel_args;
+/// # use std::ffi::c_void;
+/// # fn launch(params: *mut *mut c_void) -> u32 { unsafe { *(*params.add(1)).cast::<u32>() } }
+/// let (dptr, n) = (0x7000_0000_u64, 1024_u32);
+/// assert_eq!(kernel_args![&dptr, &n].with_params(|params| launch(params)), 1024);
+///
+/// let args = kernel_args![&dptr, &n];
+/// assert_eq!(args.len(), 2);
+/// assert_eq!(args.with_params(|params| launch(params)), 1024);
+/// assert_eq!(args.with_params(|params| launch(params)), 1024); // launched again
+/// ```
+#[must_use = "a `KernelArgs` does nothing until `with_params` passes it to a launch"]
 #[derive(Clone, Copy, Debug)]
 pub struct KernelArgs<'a, const N: usize> {
     args: [KernelArg<'a>; N],
@@ -91,25 +114,34 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
         Self { args }
     }
 
-    /// The array as `cuLaunchKernel`'s `kernelParams` (`void **`); null for a kernel without
-    /// parameters. Valid while `self` is neither moved nor dropped: pass it to the launch as the
-    /// argument of the call, never keep it in a variable when `self` is a temporary
-    /// ([`KernelArgs`] says why; [`with_params`](Self::with_params) cannot get this wrong).
-    #[must_use]
-    pub fn as_mut_ptr(&mut self) -> *mut *mut c_void {
-        if N == 0 {
-            return ptr::null_mut();
-        }
-        // `KernelArg` is a transparent `*mut c_void`, so the array is an array of `void *`.
-        self.args.as_mut_ptr().cast()
+    /// Calls `launch` with the array as `cuLaunchKernel`'s `kernelParams` (`void **`; null for a
+    /// kernel without parameters) and returns what it returns. `self` stays borrowed during the
+    /// call, so the pointer is valid for all of it, for an array made in the same expression
+    /// (`kernel_args![&a, &n].with_params(|params| ...)`) as for one kept in a variable; it is not
+    /// valid after `launch` returns if `self` was a temporary, so never return or store it past
+    /// the closure.
+    ///
+    /// The pointer is `*mut` because `kernelParams` is `void **`; the driver only reads through
+    /// it, so a shared borrow is enough and a kept array needs no `mut`.
+    pub fn with_params<R>(&self, launch: impl FnOnce(*mut *mut c_void) -> R) -> R {
+        let params = if N == 0 {
+            ptr::null_mut()
+        } else {
+            // `KernelArg` is a transparent `*mut c_void`, so the array is an array of `void *`.
+            self.args.as_ptr().cast_mut().cast()
+        };
+        launch(params)
     }
 
-    /// Calls `launch` with the array as `kernelParams` ([`as_mut_ptr`](Self::as_mut_ptr)), while
-    /// `self` is borrowed and so alive: the way to launch from an array made in the same
-    /// expression (`kernel_args![&a, &n].with_params(|params| ...)`) that no later statement can
-    /// outlive.
-    pub fn with_params<R>(&mut self, launch: impl FnOnce(*mut *mut c_void) -> R) -> R {
-        launch(self.as_mut_ptr())
+    /// Not a method: there is no `as_mut_ptr`, and a call is a compile error that says to launch
+    /// inside [`with_params`](Self::with_params) ([`KernelArgs`] says why). It is declared only
+    /// for that error, which names the fix where a missing method would not.
+    #[doc(hidden)]
+    pub fn as_mut_ptr(&self) -> *mut *mut c_void
+    where
+        Self: no_as_mut_ptr::LaunchInsideWithParams,
+    {
+        unreachable!("no type implements `LaunchInsideWithParams`")
     }
 
     /// The number of parameters, `N`.
@@ -123,13 +155,28 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
     }
 }
 
+/// The bound of the `as_mut_ptr` that cannot be called: a public trait in a private module, so
+/// that no crate can implement it, and its message is the error a call gets.
+mod no_as_mut_ptr {
+    #[diagnostic::on_unimplemented(
+        message = "`KernelArgs` has no `as_mut_ptr`: launch inside `with_params`, which lends the pointer while the array lives",
+        label = "no pointer here: a raw pointer holds no borrow of the array",
+        note = "`let p = kernel_args![..].as_mut_ptr();` would point at a temporary array dropped at the end of that statement, and nothing would warn",
+        note = "write `kernel_args![&a, &n].with_params(|params| ...)` and launch inside the closure, with `params` as `kernelParams`; a kept array calls `with_params` again for each launch"
+    )]
+    pub trait LaunchInsideWithParams {}
+}
+
 /// The `kernelParams` of a launch, from references to its arguments in the order of the
-/// kernel's parameters: a [`KernelArgs`] holding one pointer per argument, on the stack.
+/// kernel's parameters: a [`KernelArgs`] holding one pointer per argument, on the stack, that
+/// hands its pointer to a launch in [`KernelArgs::with_params`].
 ///
 /// Each argument is a reference to a [`KernelParam`] (an integer, a float, a device pointer,
 /// a raw pointer, or a `#[repr(C)]` type of yours): the values stay borrowed while the
 /// `KernelArgs` lives, so the borrow checker refuses code that would drop or change one before
 /// the launch.
+///
+/// A temporary array, launched inside `with_params` (the array lives until the closure returns):
 ///
 /// ```no_run
 /// use cuda_driver_table::{driver_table, kernel_args, sys};
@@ -144,55 +191,57 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
 ///     (a, b, c): (sys::CUdeviceptr, sys::CUdeviceptr, sys::CUdeviceptr),
 ///     n: u32,
 /// ) -> Result<(), cuda_driver_table::Error> {
-///     // SAFETY: `f` is a live function whose parameters are three device pointers and a `u32`;
-///     // the caller guarantees `a`, `b` and `c` hold `n` floats each.
-///     unsafe {
-///         cu.cuLaunchKernel(
-///             f,
-///             n.div_ceil(256), 1, 1,
-///             256, 1, 1,
-///             0,
-///             std::ptr::null_mut(),
-///             kernel_args![&a, &b, &c, &n].as_mut_ptr(),
-///             std::ptr::null_mut(),
-///         )
-///     }
+///     kernel_args![&a, &b, &c, &n].with_params(|params| {
+///         // SAFETY: `f` is a live function whose parameters are three device pointers and a
+///         // `u32`, and `params` points at those four values, in that order, for this call; the
+///         // caller guarantees `a`, `b` and `c` hold `n` floats each.
+///         unsafe {
+///             cu.cuLaunchKernel(
+///                 f,
+///                 n.div_ceil(256), 1, 1,
+///                 256, 1, 1,
+///                 0,
+///                 std::ptr::null_mut(),
+///                 params,
+///                 std::ptr::null_mut(),
+///             )
+///         }
+///     })
 /// }
 /// ```
 ///
-/// Or launch inside [`KernelArgs::with_params`], which lends the pointer only while the array
-/// lives:
+/// A kept array, launched twice with the same values:
 ///
 /// ```
 /// # use cuda_driver_table::kernel_args;
 /// # use std::ffi::c_void;
 /// # fn launch(params: *mut *mut c_void) -> u32 { unsafe { *(*params.add(1)).cast::<u32>() } }
 /// let (dptr, n) = (0x7000_0000_u64, 1024_u32);
-/// assert_eq!(kernel_args![&dptr, &n].with_params(|params| launch(params)), 1024);
+/// let args = kernel_args![&dptr, &n];
+/// let first = args.with_params(|params| launch(params));
+/// let second = args.with_params(|params| launch(params));
+/// assert_eq!((first, second), (1024, 1024));
 /// ```
 ///
-/// Never `let params = kernel_args![&dptr, &n].as_mut_ptr();`: the array is a temporary, dropped
-/// at the end of that statement, and the pointer is left dangling (a raw pointer holds no borrow,
-/// so nothing warns).
+/// There is no `as_mut_ptr` to take the pointer out:
+/// `let p = kernel_args![&dptr, &n].as_mut_ptr();` would keep a pointer to a temporary array
+/// dropped at the end of that statement, and a raw pointer holds no borrow, so nothing would say
+/// so. It does not compile (the error says to launch inside `with_params`):
 ///
-/// Or keep the array in a variable, to launch the same arguments again:
-///
-/// ```
+/// ```compile_fail,E0277
 /// # use cuda_driver_table::kernel_args;
-/// let (dptr, n) = (0x7000_0000_u64, 1024_u32);
-/// let mut args = kernel_args![&dptr, &n];
-/// let params = args.as_mut_ptr(); // what `cuLaunchKernel` takes as `kernelParams`
-/// assert_eq!(args.len(), 2);
+/// let n = 1024_u32;
+/// let params = kernel_args![&n].as_mut_ptr();
 /// # let _ = params;
 /// ```
 ///
 /// A value that would not outlive the array is a compile error:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0716
 /// # use cuda_driver_table::kernel_args;
 /// let n = 1024_u32;
-/// let mut args = kernel_args![&(n / 2)]; // a temporary, gone at the end of this statement
-/// let params = args.as_mut_ptr();
+/// let args = kernel_args![&(n / 2)]; // a temporary, gone at the end of this statement
+/// args.with_params(|_| ());
 /// ```
 #[macro_export]
 macro_rules! kernel_args {
@@ -233,12 +282,14 @@ mod tests {
     #[test]
     fn each_pointer_points_at_its_value_in_order() {
         let (a, b, n, scale): (u64, u64, u32, f32) = (0x1000, 0x2000, 7, 0.5);
-        let mut args = kernel_args![&a, &b, &n, &scale];
+        let args = kernel_args![&a, &b, &n, &scale];
         assert_eq!(args.len(), 4);
         assert!(!args.is_empty());
-        assert_eq!(launch(args.as_mut_ptr()), (0x1000, 0x2000, 7, 0.5));
+        assert_eq!(args.with_params(launch), (0x1000, 0x2000, 7, 0.5));
         // Launched again with the same array: the values are still there.
-        assert_eq!(launch(args.as_mut_ptr()), (0x1000, 0x2000, 7, 0.5));
+        assert_eq!(args.with_params(launch), (0x1000, 0x2000, 7, 0.5));
+        // Both launches see the kept array itself, not a copy of it.
+        assert_eq!(args.with_params(|p| p), args.with_params(|p| p));
     }
 
     #[test]
@@ -246,7 +297,7 @@ mod tests {
         let (a, b, n) = (1u64, 2u64, 3u32);
         // Values computed in the statement live to its end too.
         assert_eq!(
-            launch(kernel_args![&a, &b, &(n + 1), &(f32::from(b as u8) * 0.75)].as_mut_ptr()),
+            kernel_args![&a, &b, &(n + 1), &(f32::from(b as u8) * 0.75)].with_params(launch),
             (1, 2, 4, 1.5)
         );
     }
@@ -263,10 +314,10 @@ mod tests {
 
     #[test]
     fn no_arguments_is_a_null_array() {
-        let mut args = kernel_args![];
+        let args = kernel_args![];
         assert!(args.is_empty());
         assert_eq!(args.len(), 0);
-        assert!(args.as_mut_ptr().is_null());
+        assert!(args.with_params(|p| p.is_null()));
     }
 
     #[test]
@@ -285,10 +336,11 @@ mod tests {
             flag: true,
         };
         let raw: *const f32 = ptr::null();
-        let mut args = kernel_args![&params, &raw];
-        let p = args.as_mut_ptr();
-        // SAFETY: the array holds two pointers, to a `Params` and a `*const f32`.
-        let (got, got_raw): (Params, *const f32) = unsafe { (read(p, 0), read(p, 1)) };
+        let (got, got_raw): (Params, *const f32) = kernel_args![&params, &raw].with_params(|p| {
+            // SAFETY: the array holds two pointers, to a `Params` and a `*const f32`, and lives
+            // through this closure.
+            unsafe { (read(p, 0), read(p, 1)) }
+        });
         assert_eq!(got, params);
         assert!(got_raw.is_null());
     }
@@ -296,13 +348,14 @@ mod tests {
     #[test]
     fn the_array_is_the_pointers_to_the_values_and_nothing_else() {
         let (a, b) = (5u8, -6i64);
-        let mut args = kernel_args![&a, &b,];
-        let p = args.as_mut_ptr();
-        // SAFETY: two pointers, to the `u8` and the `i64` above.
-        unsafe {
-            assert_eq!(*p, ptr::from_ref(&a).cast_mut().cast());
-            assert_eq!(*p.add(1), ptr::from_ref(&b).cast_mut().cast());
-        }
+        kernel_args![&a, &b,].with_params(|p| {
+            // SAFETY: two pointers, to the `u8` and the `i64` above, in an array that lives
+            // through this closure.
+            unsafe {
+                assert_eq!(*p, ptr::from_ref(&a).cast_mut().cast());
+                assert_eq!(*p.add(1), ptr::from_ref(&b).cast_mut().cast());
+            }
+        });
         assert_eq!(size_of::<KernelArgs<'_, 2>>(), 2 * size_of::<*mut c_void>());
         assert_eq!(
             format!("{:?}", KernelArg::new(&a)),

@@ -135,20 +135,22 @@ fn run(cu: &Cuda, n: usize) -> Result<Report, Error> {
         let mut func = null_mut();
         cu.cuModuleGetFunction(&mut func, *module, c"vadd".as_ptr())?;
         let count = n as u32;
-        cu.cuLaunchKernel(
-            func,
-            n.div_ceil(THREADS) as u32,
-            1,
-            1,
-            THREADS as u32,
-            1,
-            1,
-            0,
-            null_mut(),
-            // `vadd(a, b, c, n)`: the array lives until the launch has read it.
-            kernel_args![&*da, &*db, &*dc, &count].as_mut_ptr(),
-            null_mut(),
-        )?;
+        // `vadd(a, b, c, n)`: the array lives until the closure, and so the launch, returns.
+        kernel_args![&*da, &*db, &*dc, &count].with_params(|params| {
+            cu.cuLaunchKernel(
+                func,
+                n.div_ceil(THREADS) as u32,
+                1,
+                1,
+                THREADS as u32,
+                1,
+                1,
+                0,
+                null_mut(),
+                params,
+                null_mut(),
+            )
+        })?;
         cu.cuStreamSynchronize(null_mut())?;
         cu.cuMemcpyDtoH(c.as_mut_ptr().cast(), *dc, bytes)?;
     }

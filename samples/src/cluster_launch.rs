@@ -154,12 +154,9 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
         unsafe {
             // Not a value any block writes: a block that did not run is seen.
             cu.cuMemsetD32(*info, u32::MAX, words)?;
-            cu.cuLaunchKernelEx(
-                &config,
-                func,
-                kernel_args![&*info].as_mut_ptr(),
-                ptr::null_mut(),
-            )?;
+            kernel_args![&*info].with_params(|params| {
+                cu.cuLaunchKernelEx(&config, func, params, ptr::null_mut())
+            })?;
             cu.cuCtxSynchronize()?;
             cu.cuMemcpyDtoH(host.as_mut_ptr().cast(), *info, words * size_of::<u32>())?;
         }

@@ -152,19 +152,21 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
         let stop = guard(stop, destroy);
         let stream = ptr::null_mut();
         cu.cuEventRecord(*start, stream)?;
-        cu.cuLaunchKernel(
-            kernel,
-            (wb / tile) as u32,
-            (ha / tile) as u32,
-            1,
-            tile as u32,
-            tile as u32,
-            1,
-            0,
-            stream,
-            kernel_args![&*dc, &*da, &*db, &wa, &wb].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&*dc, &*da, &*db, &wa, &wb].with_params(|params| {
+            cu.cuLaunchKernel(
+                kernel,
+                (wb / tile) as u32,
+                (ha / tile) as u32,
+                1,
+                tile as u32,
+                tile as u32,
+                1,
+                0,
+                stream,
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         cu.cuEventRecord(*stop, stream)?;
         cu.cuEventSynchronize(*stop)?;
         let mut ms = 0f32;

@@ -179,19 +179,21 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
         // The cubin is loaded: the link state that owns it goes now, as in the original.
         drop(link);
 
-        cu.cuLaunchKernel(
-            kernel,
-            BLOCKS,
-            1,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            ptr::null_mut(),
-            kernel_args![&*data].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&*data].with_params(|params| {
+            cu.cuLaunchKernel(
+                kernel,
+                BLOCKS,
+                1,
+                1,
+                THREADS,
+                1,
+                1,
+                0,
+                ptr::null_mut(),
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         println!("CUDA kernel launched");
         cu.cuMemcpyDtoH(host.as_mut_ptr().cast(), *data, bytes)?;
     }

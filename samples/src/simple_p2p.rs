@@ -294,38 +294,42 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
             "Run kernel on GPU{}, taking source data from GPU{} and writing to GPU{}...",
             g1.ordinal, g0.ordinal, g1.ordinal
         );
-        cu.cuLaunchKernel(
-            g1.double_it,
-            blocks,
-            1,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            ptr::null_mut(),
-            kernel_args![&g0.buf, &g1.buf].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&g0.buf, &g1.buf].with_params(|params| {
+            cu.cuLaunchKernel(
+                g1.double_it,
+                blocks,
+                1,
+                1,
+                THREADS,
+                1,
+                1,
+                0,
+                ptr::null_mut(),
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         cu.cuCtxSynchronize()?;
         println!(
             "Run kernel on GPU{}, taking source data from GPU{} and writing to GPU{}...",
             g0.ordinal, g1.ordinal, g0.ordinal
         );
         cu.cuCtxSetCurrent(g0.ctx)?;
-        cu.cuLaunchKernel(
-            g0.double_it,
-            blocks,
-            1,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            ptr::null_mut(),
-            kernel_args![&g1.buf, &g0.buf].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&g1.buf, &g0.buf].with_params(|params| {
+            cu.cuLaunchKernel(
+                g0.double_it,
+                blocks,
+                1,
+                1,
+                THREADS,
+                1,
+                1,
+                0,
+                ptr::null_mut(),
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         cu.cuCtxSynchronize()?;
         cu.cuMemcpyDtoH(*host, g0.buf, bytes)?;
     }

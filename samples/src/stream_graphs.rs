@@ -405,19 +405,20 @@ fn manual_graph(cu: &Cuda, w: &Work, record: &Record) -> Result<sys::CUgraph, Er
     let mut copy_out: sys::CUgraphNode = ptr::null_mut();
     let mut host: sys::CUgraphNode = ptr::null_mut();
     let (n, blocks) = (N as u64, BLOCKS as u64);
-    let mut first_args = kernel_args![&w.input_d, &w.partial_d, &n, &blocks];
-    let mut second_args = kernel_args![&w.partial_d, &w.result_d, &blocks];
+    let first_args = kernel_args![&w.input_d, &w.partial_d, &n, &blocks];
+    let second_args = kernel_args![&w.partial_d, &w.result_d, &blocks];
     let host_params = sys::CUDA_HOST_NODE_PARAMS {
         fn_: Some(record_result),
         userData: ptr::from_ref(record).cast_mut().cast(),
     };
     // SAFETY: every out-parameter is a valid place; the parameter structs are fully set and
-    // alive during each call (the driver copies them, the kernel arguments included); the
-    // dependency arrays hold the number of nodes given, each a node of this graph; the copies
-    // and clears stay inside the buffers allocated for them; `partial_sums(const float *,
-    // double *, unsigned long long, unsigned long long)` and `final_sum(const double *,
-    // double *, unsigned long long)` get their parameters in order; the caller keeps `record`
-    // alive while the graph may run.
+    // alive during each call (the driver copies them, the kernel arguments included: each kernel
+    // node's `kernelParams` is the pointer `with_params` lends while its array lives, and the
+    // node is added inside that closure); the dependency arrays hold the number of nodes given,
+    // each a node of this graph; the copies and clears stay inside the buffers allocated for
+    // them; `partial_sums(const float *, double *, unsigned long long, unsigned long long)` and
+    // `final_sum(const double *, double *, unsigned long long)` get their parameters in order;
+    // the caller keeps `record` alive while the graph may run.
     unsafe {
         cu.cuGraphCreate(&mut graph, 0)?;
         cu.cuGraphAddMemcpyNode(
@@ -437,13 +438,15 @@ fn manual_graph(cu: &Cuda, w: &Work, record: &Record) -> Result<sys::CUgraph, Er
             w.ctx,
         )?;
         let deps = [clear_partial, copy_in];
-        cu.cuGraphAddKernelNode(
-            &mut first,
-            graph,
-            deps.as_ptr(),
-            deps.len(),
-            &kernel_params(w.partial_sums, BLOCKS as u32, first_args.as_mut_ptr()),
-        )?;
+        first_args.with_params(|params| {
+            cu.cuGraphAddKernelNode(
+                &mut first,
+                graph,
+                deps.as_ptr(),
+                deps.len(),
+                &kernel_params(w.partial_sums, BLOCKS as u32, params),
+            )
+        })?;
         cu.cuGraphAddMemsetNode(
             &mut clear_result,
             graph,
@@ -453,13 +456,15 @@ fn manual_graph(cu: &Cuda, w: &Work, record: &Record) -> Result<sys::CUgraph, Er
             w.ctx,
         )?;
         let deps = [first, clear_result];
-        cu.cuGraphAddKernelNode(
-            &mut second,
-            graph,
-            deps.as_ptr(),
-            deps.len(),
-            &kernel_params(w.final_sum, 1, second_args.as_mut_ptr()),
-        )?;
+        second_args.with_params(|params| {
+            cu.cuGraphAddKernelNode(
+                &mut second,
+                graph,
+                deps.as_ptr(),
+                deps.len(),
+                &kernel_params(w.final_sum, 1, params),
+            )
+        })?;
         cu.cuGraphAddMemcpyNode(
             &mut copy_out,
             graph,
@@ -531,33 +536,37 @@ fn captured_graph(cu: &Cuda, w: &Work, record: &Record) -> Result<sys::CUgraph, 
         cu.cuMemsetD32Async(w.result_d, 0, 2, s3)?;
         cu.cuEventRecord(cleared_result, s3)?;
         cu.cuStreamWaitEvent(s1, cleared_partial, 0)?;
-        cu.cuLaunchKernel(
-            w.partial_sums,
-            BLOCKS as u32,
-            1,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            s1,
-            kernel_args![&w.input_d, &w.partial_d, &n, &blocks].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&w.input_d, &w.partial_d, &n, &blocks].with_params(|params| {
+            cu.cuLaunchKernel(
+                w.partial_sums,
+                BLOCKS as u32,
+                1,
+                1,
+                THREADS,
+                1,
+                1,
+                0,
+                s1,
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         cu.cuStreamWaitEvent(s1, cleared_result, 0)?;
-        cu.cuLaunchKernel(
-            w.final_sum,
-            1,
-            1,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            s1,
-            kernel_args![&w.partial_d, &w.result_d, &blocks].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&w.partial_d, &w.result_d, &blocks].with_params(|params| {
+            cu.cuLaunchKernel(
+                w.final_sum,
+                1,
+                1,
+                1,
+                THREADS,
+                1,
+                1,
+                0,
+                s1,
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         cu.cuMemcpyDtoHAsync(w.result_h.cast(), w.result_d, size_of::<f64>(), s1)?;
         cu.cuLaunchHostFunc(s1, Some(record_result), user)?;
         cu.cuStreamEndCapture(ScopeGuard::into_inner(capturing), &mut graph)?;

@@ -128,19 +128,21 @@ unsafe fn round(
     unsafe {
         cu.cuMemcpyHtoDAsync(*da, s.a.as_ptr().cast(), bytes, s.stream)?;
         cu.cuMemcpyHtoDAsync(*db, s.b.as_ptr().cast(), bytes, s.stream)?;
-        cu.cuLaunchKernel(
-            s.vector_add,
-            N.div_ceil(THREADS as usize) as u32,
-            1,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            s.stream,
-            kernel_args![&*da, &*db, &*dc, &n].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&*da, &*db, &*dc, &n].with_params(|params| {
+            cu.cuLaunchKernel(
+                s.vector_add,
+                N.div_ceil(THREADS as usize) as u32,
+                1,
+                1,
+                THREADS,
+                1,
+                1,
+                0,
+                s.stream,
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         cu.cuMemFreeAsync(ScopeGuard::into_inner(da), s.stream)?;
         cu.cuMemFreeAsync(ScopeGuard::into_inner(db), s.stream)?;
         cu.cuMemcpyDtoHAsync(out.as_mut_ptr().cast(), *dc, bytes, s.stream)?;

@@ -178,19 +178,21 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     // describes `input_d`, alive until the kernel has finished (the guards release it when `run`
     // returns).
     unsafe {
-        cu.cuLaunchKernel(
-            func,
-            (WIDTH as u32) / TILE_W,
-            (HEIGHT as u32) / TILE_H,
-            1,
-            TILE_W,
-            TILE_H,
-            1,
-            0,
-            ptr::null_mut(),
-            kernel_args![&map, &*output_d, &width].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&map, &*output_d, &width].with_params(|params| {
+            cu.cuLaunchKernel(
+                func,
+                (WIDTH as u32) / TILE_W,
+                (HEIGHT as u32) / TILE_H,
+                1,
+                TILE_W,
+                TILE_H,
+                1,
+                0,
+                ptr::null_mut(),
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         cu.cuCtxSynchronize()?;
         cu.cuMemcpyDtoH(output.as_mut_ptr().cast(), *output_d, bytes)?;
     }

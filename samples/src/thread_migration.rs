@@ -242,19 +242,21 @@ fn thread_proc(cu: &Cuda, device: Device, t: usize) -> Result<Option<String>, Fa
         let out = guard(out, |out| {
             let _ = cu.cuMemFree(out);
         });
-        cu.cuLaunchKernel(
-            device.func,
-            1,
-            1,
-            1,
-            NUM_INTS as u32,
-            1,
-            1,
-            0,
-            ptr::null_mut(),
-            kernel_args![&*out].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&*out].with_params(|params| {
+            cu.cuLaunchKernel(
+                device.func,
+                1,
+                1,
+                1,
+                NUM_INTS as u32,
+                1,
+                1,
+                0,
+                ptr::null_mut(),
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         // On the default stream: it waits for the kernel.
         cu.cuMemcpyDtoH(host.as_mut_ptr().cast(), *out, size_of_val(&host))?;
         drop(out);

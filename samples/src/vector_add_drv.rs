@@ -84,19 +84,21 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
         let dc = guard(dc, free);
         cu.cuMemcpyHtoD(*da, a.as_ptr().cast(), bytes)?;
         cu.cuMemcpyHtoD(*db, b.as_ptr().cast(), bytes)?;
-        cu.cuLaunchKernel(
-            kernel,
-            N.div_ceil(THREADS) as u32,
-            1,
-            1,
-            THREADS as u32,
-            1,
-            1,
-            0,
-            ptr::null_mut(),
-            kernel_args![&*da, &*db, &*dc, &n].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&*da, &*db, &*dc, &n].with_params(|params| {
+            cu.cuLaunchKernel(
+                kernel,
+                N.div_ceil(THREADS) as u32,
+                1,
+                1,
+                THREADS as u32,
+                1,
+                1,
+                0,
+                ptr::null_mut(),
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         // Synchronous on the legacy default stream: waits for the kernel.
         cu.cuMemcpyDtoH(c.as_mut_ptr().cast(), *dc, bytes)?;
     }

@@ -253,19 +253,21 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
         cu.cuMemcpyHtoD(da.ptr, a.as_ptr().cast(), bytes)?;
         cu.cuMemcpyHtoD(db.ptr, b.as_ptr().cast(), bytes)?;
         let threads = 256;
-        cu.cuLaunchKernel(
-            kernel,
-            N.div_ceil(threads) as u32,
-            1,
-            1,
-            threads as u32,
-            1,
-            1,
-            0,
-            ptr::null_mut(),
-            kernel_args![&da.ptr, &db.ptr, &dc.ptr, &n].as_mut_ptr(),
-            ptr::null_mut(),
-        )?;
+        kernel_args![&da.ptr, &db.ptr, &dc.ptr, &n].with_params(|params| {
+            cu.cuLaunchKernel(
+                kernel,
+                N.div_ceil(threads) as u32,
+                1,
+                1,
+                threads as u32,
+                1,
+                1,
+                0,
+                ptr::null_mut(),
+                params,
+                ptr::null_mut(),
+            )
+        })?;
         // Synchronous on the legacy default stream: waits for the kernel.
         cu.cuMemcpyDtoH(c.as_mut_ptr().cast(), dc.ptr, bytes)?;
     }

@@ -210,19 +210,21 @@ fn a_kernel_closure_gets_its_typed_parameters_and_the_geometry(
     // SAFETY: `vadd` takes three device pointers to `n` floats and `n`.
     unsafe {
         cu.cuStreamCreate(&mut stream, 0)?;
-        cu.cuLaunchKernel(
-            f,
-            n.div_ceil(256),
-            1,
-            1,
-            256,
-            1,
-            1,
-            0,
-            stream,
-            cuda_driver_table::kernel_args![&a, &b, &c, &n].as_mut_ptr(),
-            null_mut(),
-        )?;
+        cuda_driver_table::kernel_args![&a, &b, &c, &n].with_params(|params| {
+            cu.cuLaunchKernel(
+                f,
+                n.div_ceil(256),
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                stream,
+                params,
+                null_mut(),
+            )
+        })?;
         cu.cuStreamSynchronize(stream)?;
     }
     let mut sums = vec![0.0_f32; n as usize];
@@ -507,19 +509,9 @@ fn a_kernel_reading_past_an_allocation_fails_the_launch_and_is_reported() -> Res
     let n = 17_u32;
     // SAFETY: the bug planted: `n` is one more than the allocations hold.
     let error = unsafe {
-        cu.cuLaunchKernel(
-            f,
-            1,
-            1,
-            1,
-            32,
-            1,
-            1,
-            0,
-            null_mut(),
-            cuda_driver_table::kernel_args![&a, &a, &c, &n].as_mut_ptr(),
-            null_mut(),
-        )
+        cuda_driver_table::kernel_args![&a, &a, &c, &n].with_params(|params| {
+            cu.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, null_mut(), params, null_mut())
+        })
     }
     .expect_err("out of bounds");
     assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS.0));
@@ -875,12 +867,8 @@ fn launch_ex_host_functions_and_occupancy_are_answered() -> Result<(), Box<dyn s
         (config.blockDimX, config.blockDimY, config.blockDimZ) = (4, 1, 1);
         config.sharedMemBytes = 16;
         let v = 7_u32;
-        cu.cuLaunchKernelEx(
-            &config,
-            f,
-            cuda_driver_table::kernel_args![&d, &v].as_mut_ptr(),
-            null_mut(),
-        )?;
+        cuda_driver_table::kernel_args![&d, &v]
+            .with_params(|params| cu.cuLaunchKernelEx(&config, f, params, null_mut()))?;
         cu.cuLaunchHostFunc(
             null_mut(),
             Some(bump),

@@ -99,30 +99,15 @@ fn the_launch_reads_each_argument_in_order() {
         factor: 2.0,
         offset: 0.5,
     };
-    // SAFETY: the stand-in reads the five parameters of its signature, which these are.
-    unsafe {
-        // Made in the launch's statement: the array lives until the call has returned.
-        CU.cuLaunchKernel(
-            std::ptr::null_mut(),
-            4,
-            1,
-            1,
-            256,
-            1,
-            1,
-            0,
-            std::ptr::null_mut(),
-            kernel_args![&a, &b, &c, &n, &scale].as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
-        .expect("launch");
-        // Kept in a variable and launched twice.
-        let half = n / 2;
-        let mut args = kernel_args![&c, &b, &a, &half, &scale];
-        for _ in 0..2 {
+    // Made in the launch's expression: the array lives until the closure, and so the call, has
+    // returned.
+    kernel_args![&a, &b, &c, &n, &scale].with_params(|params| {
+        // SAFETY: the stand-in reads the five parameters of its signature, which `params` points
+        // at, in order, during this call.
+        unsafe {
             CU.cuLaunchKernel(
                 std::ptr::null_mut(),
-                2,
+                4,
                 1,
                 1,
                 256,
@@ -130,11 +115,36 @@ fn the_launch_reads_each_argument_in_order() {
                 1,
                 0,
                 std::ptr::null_mut(),
-                args.as_mut_ptr(),
+                params,
                 std::ptr::null_mut(),
             )
-            .expect("launch");
         }
+        .expect("launch");
+    });
+    // Kept in a variable and launched twice.
+    let half = n / 2;
+    let args = kernel_args![&c, &b, &a, &half, &scale];
+    for _ in 0..2 {
+        args.with_params(|params| {
+            // SAFETY: as above: the five parameters of the stand-in's signature, in order, in an
+            // array borrowed for this call.
+            unsafe {
+                CU.cuLaunchKernel(
+                    std::ptr::null_mut(),
+                    2,
+                    1,
+                    1,
+                    256,
+                    1,
+                    1,
+                    0,
+                    std::ptr::null_mut(),
+                    params,
+                    std::ptr::null_mut(),
+                )
+            }
+            .expect("launch");
+        });
     }
     let seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
     assert_eq!(

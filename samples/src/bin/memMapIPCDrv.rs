@@ -697,19 +697,21 @@ mod linux {
             // SAFETY: `fill_bytes(unsigned char *, unsigned long long, unsigned char)` writes the
             // `len` bytes at `buffer`, which are mapped read-write for this device.
             unsafe {
-                cu.cuLaunchKernel(
-                    func,
-                    grid,
-                    1,
-                    1,
-                    THREADS,
-                    1,
-                    1,
-                    0,
-                    *stream,
-                    kernel_args![&buffer, &len, &value].as_mut_ptr(),
-                    ptr::null_mut(),
-                )?;
+                kernel_args![&buffer, &len, &value].with_params(|params| {
+                    cu.cuLaunchKernel(
+                        func,
+                        grid,
+                        1,
+                        1,
+                        THREADS,
+                        1,
+                        1,
+                        0,
+                        *stream,
+                        params,
+                        ptr::null_mut(),
+                    )
+                })?;
                 cu.cuStreamSynchronize(*stream)?;
             }
             // Every child finishes this step before any starts the next, so each buffer's last

@@ -231,7 +231,10 @@ fn a_driver_with_every_recorded_function_meets_the_requirements() {
     assert!(text.contains("7 recorded functions"), "{text}");
     assert!(text.contains("driver version: 13.0 (13000)"), "{text}");
     assert!(
-        text.contains(&format!("{:?}: loaded", lib.display().to_string())),
+        text.contains(&format!(
+            "{:?} (from $CUDA_DRIVER_TABLE_LIBCUDA): loaded",
+            lib.display().to_string()
+        )),
         "{text}"
     );
     // libcudart's search, and its own version.
@@ -331,6 +334,14 @@ fn no_libcuda_at_all_is_not_met() {
     );
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("no usable libcuda"), "{text}");
+    // The step says where the path came from, as the crate's error does.
+    assert!(
+        text.contains(
+            "1. \"/nonexistent/cuda-driver-table-test/libcuda.so.1\" \
+             (from $CUDA_DRIVER_TABLE_LIBCUDA): "
+        ),
+        "{text}"
+    );
 }
 
 #[test]

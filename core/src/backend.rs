@@ -125,7 +125,49 @@ pub(crate) struct Searched {
 pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
 /// A backend's search candidates on a system, in an environment ([`BuiltIn::candidates`]).
-pub(crate) type Candidates = fn(Os, Env<'_>, &mut Vec<(String, String)>) -> Vec<PathBuf>;
+pub(crate) type Candidates = fn(Os, Env<'_>, &mut Vec<(String, String)>) -> Vec<Candidate>;
+
+/// One library a search tries: a path or a bare name for the system loader, and the environment
+/// variable it was made from (`CUDA_PATH`, `LD_LIBRARY_PATH`, ...), if any, which the error's
+/// list of what was tried names beside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Candidate {
+    pub(crate) path: PathBuf,
+    pub(crate) from: Option<&'static str>,
+}
+
+impl Candidate {
+    /// A name or path of the crate's own (a loader name, a system folder's file).
+    pub(crate) fn own(path: impl Into<PathBuf>) -> Self {
+        Candidate {
+            path: path.into(),
+            from: None,
+        }
+    }
+
+    /// A path made from the value of the environment variable `var`.
+    pub(crate) fn from_var(path: impl Into<PathBuf>, var: &'static str) -> Self {
+        Candidate {
+            path: path.into(),
+            from: Some(var),
+        }
+    }
+
+    /// The candidate as the list of what was tried names it: the path quoted, then
+    /// `(from $VAR)` for one made from a variable (as a path the variable names is written).
+    pub(crate) fn describe(&self) -> String {
+        match self.from {
+            Some(var) => format!("{} (from ${var})", quoted(self.path.as_os_str())),
+            None => quoted(self.path.as_os_str()),
+        }
+    }
+}
+
+impl AsRef<Path> for Candidate {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
 
 /// What `library` needs to know of a built-in backend to find, load and wrap its library: values
 /// and plain functions, so that one copy of the loading code serves both backends (`RUNTIME` and

@@ -52,8 +52,10 @@
 //! This crate never hands the loader a path that depends on the current directory. What a loaded
 //! library loads by name in turn (libcudart loads `libcuda.so.1`), and the program's own
 //! start-up, follow the system loader's rules, an unsafe `LD_LIBRARY_PATH` entry included. When
-//! nothing loads, the error lists every path tried (quoted) with the loader's message for it,
-//! and advises for where the path came from ([`Origin`]).
+//! nothing loads, the error lists every path tried (quoted) with the loader's message for it and,
+//! for a path made from or named by a variable or code, where it came from (`(from $CUDA_PATH)`,
+//! `(from $CUDA_DRIVER_TABLE_CUDART)`, `(from Config::library)`), and advises for where the path
+//! came from ([`Origin`]).
 //!
 //! ## On Windows
 //!
@@ -88,7 +90,8 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use libloading::Library;
 
 use crate::backend::{
-    BuiltIn, BuiltInResolver, Env, Loaded, Os, Searched, Source, VersionedLookup, DRIVER, RUNTIME,
+    BuiltIn, BuiltInResolver, Candidate, Env, Loaded, Os, Searched, Source, VersionedLookup,
+    DRIVER, RUNTIME,
 };
 use crate::config::{Backend, Config};
 use crate::error::{quoted, CudaLibrary, Error, ErrorKind, Origin};
@@ -281,13 +284,14 @@ fn explicit(built_in: &BuiltIn, path: &'static Path) -> Loaded {
 enum Plan {
     /// One path the user named; nothing else is tried.
     Exact { path: PathBuf, origin: Origin },
-    /// Candidates in order; `skipped` are notes for the error message. With
+    /// Candidates in order, each with the variable it came from; `skipped` are notes for the
+    /// error message. With
     /// `in_system_folders` (while `LD_LIBRARY_PATH` makes the loader read the current directory),
     /// a bare name is not handed to the loader: it stands for that name in each of the system's
     /// library folders ([`system_library_folders`]), which are read only if the search gets
     /// that far.
     Search {
-        candidates: Vec<PathBuf>,
+        candidates: Vec<Candidate>,
         skipped: Vec<(String, String)>,
         in_system_folders: bool,
     },
@@ -403,23 +407,28 @@ fn starts_at_origin(entry: &[u8]) -> bool {
 /// that name in each absolute folder of `ld_path`, the loader's order, followed by the bare name
 /// itself, which the plan's `in_system_folders` makes stand for the name in each of the system's
 /// folders (the folders behind the loader's own search, [`system_library_folders`]); the
-/// loader's search itself is noted in `skipped` as not made.
+/// loader's search itself is noted in `skipped` as not made. The paths in `LD_LIBRARY_PATH`'s
+/// folders come from that variable.
 fn keep_names_from_the_loader(
-    candidates: Vec<PathBuf>,
+    candidates: Vec<Candidate>,
     ld_path: &OsStr,
     skipped: &mut Vec<(String, String)>,
-) -> Vec<PathBuf> {
+) -> Vec<Candidate> {
     let folders = absolute_entries(ld_path);
     // The names searched for, quoted, as they come.
     let mut names = Vec::new();
     let mut kept = Vec::new();
     for candidate in candidates {
-        if Os::Unix.has_folder(candidate.as_os_str()) {
+        if Os::Unix.has_folder(candidate.path.as_os_str()) {
             kept.push(candidate);
             continue;
         }
-        kept.extend(folders.iter().map(|folder| folder.join(&candidate)));
-        names.push(quoted(candidate.as_os_str()));
+        kept.extend(
+            folders
+                .iter()
+                .map(|folder| Candidate::from_var(folder.join(&candidate.path), "LD_LIBRARY_PATH")),
+        );
+        names.push(quoted(candidate.path.as_os_str()));
         kept.push(candidate);
     }
     if !names.is_empty() {
@@ -487,9 +496,9 @@ fn system_library_folders(conf: &Path) -> Vec<PathBuf> {
 /// so `/a//b/` is `/a/b`), comparing each path's [`plain`] form as bytes: `Path`'s own `==` parses
 /// both paths' components again on every comparison, which in this quadratic scan cost more than
 /// all the rest of a search plan. A scan: the lists are a few dozen paths.
-fn keep_first(paths: &mut Vec<PathBuf>) {
+fn keep_first<P: AsRef<Path>>(paths: &mut Vec<P>) {
     let mut seen = Vec::with_capacity(paths.len());
-    paths.retain(|path| first_time(&mut seen, path));
+    paths.retain(|path| first_time(&mut seen, path.as_ref()));
 }
 
 /// Whether `path` is none of `seen` as `Path`s compare ([`plain`]), noting it there.
@@ -600,19 +609,20 @@ fn load_plan(built_in: &BuiltIn, plan: Plan) -> Searched {
         plan,
         built_in.library,
         built_in.lookup_symbols,
-        &|path| open(built_in, path),
+        &|path, _| open(built_in, path),
         &|| system_library_folders(Path::new(LD_SO_CONF)),
     )
 }
 
-/// [`load_plan`] for the library `library` exporting one of `lookup_symbols`, opened by `open`,
-/// with `system_folders` the system's library folders (read only when a search's bare name
-/// stands for them).
+/// [`load_plan`] for the library `library` exporting one of `lookup_symbols`, opened by `open`
+/// (given each path and what the error's list of what was tried calls it, for the search's
+/// report), with `system_folders` the system's library folders (read only when a search's bare
+/// name stands for them).
 fn load_plan_of(
     plan: Plan,
     library: CudaLibrary,
     lookup_symbols: &'static [&'static CStr],
-    open: &dyn Fn(&Path) -> Opened,
+    open: &dyn Fn(&Path, &str) -> Opened,
     system_folders: &dyn Fn() -> Vec<PathBuf>,
 ) -> Searched {
     // For messages; the names are ASCII.
@@ -629,13 +639,7 @@ fn load_plan_of(
     };
     // A path that was named and cannot be used: the error lists it alone.
     let failed = |path: &Path, origin: Origin, why: String| {
-        let source = match origin {
-            Origin::Code => "Config::library".to_owned(),
-            Origin::Environment => format!("${}", library.env_var),
-            Origin::Search => "the search".to_owned(),
-        };
-        let mut tried = Vec::new();
-        tried.push((format!("{} (from {source})", quoted(path.as_os_str())), why));
+        let tried = vec![(describe_named(path, origin, library), why)];
         named(Err(ErrorKind::LibraryNotFound {
             library,
             origin,
@@ -646,7 +650,7 @@ fn load_plan_of(
     let (candidates, skipped, in_system_folders) = match plan {
         Plan::Refused { path, origin, why } => return failed(&path, origin, why),
         Plan::Exact { path, origin } => {
-            return match open(&path) {
+            return match open(&path, &describe_named(&path, origin, library)) {
                 Opened::Ok(resolver) => named(Ok(resolver)),
                 Opened::LoadFailed { why, .. } => failed(&path, origin, why),
                 Opened::NotCuda => named(Err(ErrorKind::NotACudaLibrary {
@@ -666,18 +670,18 @@ fn load_plan_of(
     };
     let mut tried = skipped;
     let mut found_no_file = true;
-    let mut try_path = |path: &Path| -> Option<Loaded> {
-        // Quoted for the message only when it is needed: not on the way to success.
-        match open(path) {
+    let mut try_path = |candidate: &Candidate| -> Option<Loaded> {
+        let what = candidate.describe();
+        match open(&candidate.path, &what) {
             Opened::Ok(resolver) => return Some(Ok(resolver)),
             Opened::LoadFailed { why, absent } => {
                 found_no_file &= absent;
-                tried.push((quoted(path.as_os_str()), why));
+                tried.push((what, why));
             }
             Opened::NotCuda => {
                 found_no_file = false;
                 tried.push((
-                    quoted(path.as_os_str()),
+                    what,
                     format!(
                         "loaded, but exports none of {}; not a CUDA library",
                         lookup_names().join(", ")
@@ -700,8 +704,8 @@ fn load_plan_of(
         let mut system_read = false;
         let mut seen = Vec::new();
         for candidate in &candidates {
-            if Os::Unix.has_folder(candidate.as_os_str()) {
-                if first_time(&mut seen, candidate) {
+            if Os::Unix.has_folder(candidate.path.as_os_str()) {
+                if first_time(&mut seen, &candidate.path) {
                     if let Some(loaded) = try_path(candidate) {
                         return named(loaded);
                     }
@@ -713,8 +717,8 @@ fn load_plan_of(
                 system_read = true;
             }
             for folder in &system {
-                let path = folder.join(candidate);
-                if first_time(&mut seen, &path) {
+                let path = Candidate::own(folder.join(&candidate.path));
+                if first_time(&mut seen, &path.path) {
                     if let Some(loaded) = try_path(&path) {
                         return named(loaded);
                     }
@@ -731,6 +735,17 @@ fn load_plan_of(
         .into()),
         found_no_file,
     }
+}
+
+/// A path the user named for `library` (in code or in its variable), as the list of what was
+/// tried names it: quoted, with where it came from.
+fn describe_named(path: &Path, origin: Origin, library: CudaLibrary) -> String {
+    let source = match origin {
+        Origin::Code => "Config::library".to_owned(),
+        Origin::Environment => format!("${}", library.env_var),
+        Origin::Search => "the search".to_owned(),
+    };
+    format!("{} (from {source})", quoted(path.as_os_str()))
 }
 
 /// The loader's own message (`dlerror`), which libloading keeps in the error's source, without

@@ -21,6 +21,13 @@
 //! struct of the user's module can be taken for a parameter; the parameters keep their C names,
 //! which rustdoc shows. Every other name is a path from the crate root (`::std::...`, the
 //! runtime crate's path) or `Self`.
+//!
+//! So rustc names a method `_::<impl Cuda>::cuInit` in its messages (E0133 for a call outside
+//! `unsafe`, `tests/ui/method_call_needs_unsafe.stderr`): it says `Cuda::cuInit` only for an impl
+//! at module level, where no shadow can be declared beside a user's item of the same name, and
+//! prints any enclosing item the same way (`NAME::<impl Cuda>` for a named `const`, a function or
+//! a module), while a parameter pattern of another form (`mut x`, `x @ _`) is refused (E0530)
+//! instead of shadowing a constant.
 
 use crate::check::{Checked, Table};
 use crate::diagnostics::Errors;

@@ -6,13 +6,15 @@
 //! Everything else (the driver's version, error names) is looked up only when an error needs it.
 
 use std::ffi::{c_int, c_void, CStr};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::{export, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup};
+use super::{
+    export, BuiltIn, BuiltInResolver, Candidate, Env, GetProc, Os, Searched, VersionedLookup,
+};
 use crate::error::{CudaLibrary, Status};
 use crate::ffi;
 use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
@@ -160,8 +162,8 @@ impl Driver {
         os: Os,
         _env: Env<'_>,
         _skipped: &mut Vec<(String, String)>,
-    ) -> Vec<PathBuf> {
-        vec![PathBuf::from(match os {
+    ) -> Vec<Candidate> {
+        vec![Candidate::own(match os {
             Os::Unix => "libcuda.so.1",
             Os::Windows => "nvcuda.dll",
         })]

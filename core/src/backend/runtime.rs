@@ -19,7 +19,8 @@ use std::sync::OnceLock;
 use libloading::Library;
 
 use super::{
-    absolute_dirs, export, BuiltIn, BuiltInResolver, Env, GetProc, Os, Searched, VersionedLookup,
+    absolute_dirs, export, BuiltIn, BuiltInResolver, Candidate, Env, GetProc, Os, Searched,
+    VersionedLookup,
 };
 use crate::abi_history;
 use crate::error::{CudaLibrary, Status};
@@ -377,42 +378,43 @@ impl Runtime {
         os: Os,
         env: Env<'_>,
         skipped: &mut Vec<(String, String)>,
-    ) -> Vec<PathBuf> {
+    ) -> Vec<Candidate> {
         let (names, toolkit_dirs, conda_dir): (&[&str], &[&[&str]], &[&str]) = match os {
             Os::Unix => (LOADER_NAMES, &[&["lib64"], &["lib"]], &["lib"]),
             Os::Windows => (DLL_NAMES, &[&["bin", "x64"], &["bin"]], &["Library", "bin"]),
         };
         let mut candidates = Vec::new();
-        for root in &absolute_dirs(os, env, &["CUDA_PATH", "CUDA_HOME"], skipped) {
-            for dir in toolkit_dirs {
-                for name in names {
-                    candidates.push(os.join(root, &[dir, &[name]]));
+        for var in ["CUDA_PATH", "CUDA_HOME"] {
+            for root in &absolute_dirs(os, env, &[var], skipped) {
+                for dir in toolkit_dirs {
+                    for name in names {
+                        candidates.push(Candidate::from_var(os.join(root, &[dir, &[name]]), var));
+                    }
                 }
             }
         }
         for name in names {
-            candidates.push(PathBuf::from(name));
+            candidates.push(Candidate::own(*name));
         }
-        for var in &["VIRTUAL_ENV", "CONDA_PREFIX"] {
-            for prefix in &absolute_dirs(os, env, std::slice::from_ref(var), skipped) {
-                if *var == "CONDA_PREFIX" {
+        for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+            for prefix in &absolute_dirs(os, env, &[var], skipped) {
+                let mut push = |path| candidates.push(Candidate::from_var(path, var));
+                if var == "CONDA_PREFIX" {
                     for name in names {
-                        candidates.push(os.join(prefix, &[conda_dir, &[name]]));
+                        push(os.join(prefix, &[conda_dir, &[name]]));
                     }
                 }
                 match os {
                     Os::Unix => {
                         for site in &site_packages(Path::new(prefix)) {
                             for wheel in UNIX_WHEELS {
-                                candidates.push(os.join(site.as_os_str(), &[wheel]));
+                                push(os.join(site.as_os_str(), &[wheel]));
                             }
                         }
                     }
                     Os::Windows => {
                         for wheel in WINDOWS_WHEELS {
-                            candidates.push(
-                                os.join(prefix, &[&["Lib", "site-packages", "nvidia"], wheel]),
-                            );
+                            push(os.join(prefix, &[&["Lib", "site-packages", "nvidia"], wheel]));
                         }
                     }
                 }

@@ -6,11 +6,14 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use super::{load_plan_of, named, open, plan, process_env, system_library_folders, Opened, Plan};
+use super::{
+    describe_named, load_plan_of, named, open, plan, process_env, system_library_folders, Opened,
+    Plan,
+};
 use super::{DRIVER, LD_SO_CONF, RUNTIME};
 use crate::backend::{BuiltIn, Os, Source};
 use crate::config::{Backend, Config};
-use crate::error::{quoted, Error, Origin};
+use crate::error::{Error, Origin};
 use crate::resolve::Resolver;
 
 /// What one search found, step by step: [`Config::search_report`].
@@ -32,7 +35,9 @@ pub struct SearchReport {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchStep {
     /// What was tried: a path or a loader name (quoted as Rust writes strings), with where it
-    /// came from when it was named; or an environment variable and its value.
+    /// came from as the error's list of what was tried says it (`(from $CUDA_PATH)` for a path
+    /// made from that variable, `(from Config::library)` for one named in code); or an
+    /// environment variable and its value.
     pub what: String,
     /// What came of it.
     pub outcome: StepOutcome,
@@ -86,8 +91,8 @@ impl Config {
         };
         let mut steps = Vec::new();
         match &plan {
-            Plan::Refused { path, why, .. } => steps.push(SearchStep {
-                what: quoted(path.as_os_str()),
+            Plan::Refused { path, origin, why } => steps.push(SearchStep {
+                what: describe_named(path, *origin, built_in.library),
                 outcome: StepOutcome::NotTried(why.clone()),
             }),
             Plan::Search { skipped, .. } => {
@@ -101,7 +106,7 @@ impl Config {
             Plan::Exact { .. } => {}
         }
         let tried = RefCell::new(Vec::new());
-        let record = |path: &Path| {
+        let record = |path: &Path, what: &str| {
             let opened = open(built_in, path);
             let outcome = match &opened {
                 Opened::Ok(_) => StepOutcome::Loaded,
@@ -111,7 +116,9 @@ impl Config {
                 },
                 Opened::NotCuda => StepOutcome::NotCuda,
             };
-            tried.borrow_mut().push((path.to_path_buf(), outcome));
+            tried
+                .borrow_mut()
+                .push((path.to_path_buf(), what.to_owned(), outcome));
             opened
         };
         let searched = load_plan_of(
@@ -122,14 +129,11 @@ impl Config {
             &|| system_library_folders(Path::new(LD_SO_CONF)),
         );
         let mut found = None;
-        for (path, outcome) in tried.into_inner() {
+        for (path, what, outcome) in tried.into_inner() {
             if outcome == StepOutcome::Loaded {
-                found = Some(path.clone());
+                found = Some(path);
             }
-            steps.push(SearchStep {
-                what: quoted(path.as_os_str()),
-                outcome,
-            });
+            steps.push(SearchStep { what, outcome });
         }
         SearchReport {
             library: Some(built_in.library.name),

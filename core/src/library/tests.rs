@@ -61,11 +61,11 @@ fn search(
         } => {
             let system = system_library_folders(Path::new(LD_SO_CONF));
             let mut paths = Vec::new();
-            for candidate in candidates {
-                if in_system_folders && !os.has_folder(candidate.as_os_str()) {
-                    paths.extend(system.iter().map(|folder| folder.join(&candidate)));
+            for Candidate { path, .. } in candidates {
+                if in_system_folders && !os.has_folder(path.as_os_str()) {
+                    paths.extend(system.iter().map(|folder| folder.join(&path)));
                 } else {
-                    paths.push(candidate);
+                    paths.push(path);
                 }
             }
             keep_first(&mut paths);
@@ -77,6 +77,11 @@ fn search(
 
 fn paths(list: &[&str]) -> Vec<PathBuf> {
     list.iter().map(PathBuf::from).collect()
+}
+
+/// The search's candidates `list`, made from no variable.
+fn own(list: &[&str]) -> Vec<Candidate> {
+    list.iter().map(Candidate::own).collect()
 }
 
 /// `Config::runtime().library_owned(path)`, for the paths of these tests.
@@ -736,7 +741,7 @@ fn search_finds_libcudart_in_a_python_environment() {
     };
     // Only the venv candidates: a loader name would match a libcudart.so.13 that another test
     // of this process already loaded (dlopen matches loaded sonames).
-    candidates.retain(|c| c.starts_with(&venv));
+    candidates.retain(|c| c.path.starts_with(&venv));
     assert_eq!(candidates.len(), 3);
     let loaded = load_plan(
         &RUNTIME,
@@ -827,7 +832,7 @@ fn advice_fits_where_the_path_came_from() {
     let searched = load_plan(
         &DRIVER,
         Plan::Search {
-            candidates: vec![PathBuf::from("/nonexistent/new\nline/libcuda.so.1")],
+            candidates: own(&["/nonexistent/new\nline/libcuda.so.1"]),
             skipped: Vec::new(),
             in_system_folders: false,
         },
@@ -893,7 +898,7 @@ fn a_folder_that_is_not_utf8_is_joined_as_it_is() {
         panic!("expected a search")
     };
     assert_eq!(
-        candidates[0].as_os_str().as_bytes(),
+        candidates[0].path.as_os_str().as_bytes(),
         b"/opt/cu\xFFda/lib64/libcudart.so.13"
     );
     // And a relative one is named in the error with its bytes escaped.
@@ -1286,7 +1291,7 @@ fn only_a_search_that_found_no_file_falls_back() {
         load_plan(
             &RUNTIME,
             Plan::Search {
-                candidates,
+                candidates: candidates.into_iter().map(Candidate::own).collect(),
                 skipped: Vec::new(),
                 in_system_folders: false,
             },
@@ -1437,13 +1442,13 @@ fn the_system_folders_are_read_only_when_the_search_gets_to_them() {
         let reads = std::cell::Cell::new(0);
         let searched = load_plan_of(
             Plan::Search {
-                candidates: paths(&["/ld/libcuda.so.1", "libcuda.so.1"]),
+                candidates: own(&["/ld/libcuda.so.1", "libcuda.so.1"]),
                 skipped: Vec::new(),
                 in_system_folders,
             },
             Driver::LIBRARY,
             Driver::LOOKUP_SYMBOLS,
-            &|path: &Path| {
+            &|path: &Path, _: &str| {
                 opened.borrow_mut().push(path.to_path_buf());
                 if path == Path::new(found) {
                     Opened::Ok(driver)
@@ -1483,5 +1488,93 @@ fn the_system_folders_are_read_only_when_the_search_gets_to_them() {
     assert_eq!(
         run("libcuda.so.1", false),
         (paths(&["/ld/libcuda.so.1", "libcuda.so.1"]), 0)
+    );
+}
+
+/// The plan `built_in` makes on `os` in the environment `pairs`, loaded with no file loading:
+/// what the error lists as tried (`(what, why)`) and what the search's report was handed for
+/// each path it opened (the steps of `Config::search_report`).
+fn tried_without_loading(
+    built_in: &BuiltIn,
+    os: Os,
+    pairs: &[(&str, &str)],
+) -> (Vec<String>, Vec<String>) {
+    let reported = std::cell::RefCell::new(Vec::new());
+    let searched = load_plan_of(
+        plan(built_in, os, &env_of(pairs)),
+        built_in.library,
+        built_in.lookup_symbols,
+        &|_: &Path, what: &str| {
+            reported.borrow_mut().push(what.to_owned());
+            Opened::LoadFailed {
+                why: "No such file or directory".to_owned(),
+                absent: true,
+            }
+        },
+        &|| paths(&["/sys"]),
+    );
+    let Err(e) = searched.loaded else {
+        panic!("nothing loads, yet the search found a library");
+    };
+    let ErrorKind::LibraryNotFound { tried, .. } = e.kind() else {
+        panic!("expected LibraryNotFound, got {e}");
+    };
+    let tried = tried.iter().map(|(what, _)| what.clone()).collect();
+    (tried, reported.into_inner())
+}
+
+/// Each path the search made from a variable says which in the list of what was tried, as a
+/// path the variable names itself does: `%CUDA_PATH%\bin\x64\cudart64_13.dll` is "from
+/// $CUDA_PATH"; the loader's own names come from no variable. The search's report (`doctor`)
+/// shows the same words.
+#[test]
+fn a_tried_path_says_which_variable_it_came_from() {
+    let (tried, reported) = tried_without_loading(
+        &RUNTIME,
+        Os::Windows,
+        &[("CUDA_PATH", r"C:\CUDA"), ("CUDA_HOME", r"D:\cuda")],
+    );
+    let from = |path: &str, var: &str| format!("{} (from ${var})", quoted(OsStr::new(path)));
+    assert_eq!(
+        tried[0],
+        from(r"C:\CUDA\bin\x64\cudart64_13.dll", "CUDA_PATH")
+    );
+    assert_eq!(tried[3], from(r"C:\CUDA\bin\cudart64_13.dll", "CUDA_PATH"));
+    assert_eq!(
+        tried[6],
+        from(r"D:\cuda\bin\x64\cudart64_13.dll", "CUDA_HOME")
+    );
+    assert_eq!(tried[12], quoted(OsStr::new("cudart64_13.dll")));
+    assert_eq!(tried.len(), 15, "{tried:#?}");
+    assert_eq!(reported, tried);
+
+    // The Python environments, and the folders of LD_LIBRARY_PATH the loader's names are tried
+    // in while it makes the loader read the current directory.
+    let (tried, reported) = tried_without_loading(
+        &RUNTIME,
+        Os::Unix,
+        &[("CONDA_PREFIX", "/opt/conda"), ("LD_LIBRARY_PATH", "/ld:")],
+    );
+    let with = |path: &str| {
+        tried
+            .iter()
+            .find(|t| t.starts_with(&quoted(OsStr::new(path))))
+    };
+    assert_eq!(
+        with("/ld/libcudart.so.13"),
+        Some(&from("/ld/libcudart.so.13", "LD_LIBRARY_PATH"))
+    );
+    assert_eq!(
+        with("/sys/libcudart.so.13"),
+        Some(&quoted(OsStr::new("/sys/libcudart.so.13")))
+    );
+    assert_eq!(
+        with("/opt/conda/lib/libcudart.so.13"),
+        Some(&from("/opt/conda/lib/libcudart.so.13", "CONDA_PREFIX"))
+    );
+    assert_eq!(
+        reported,
+        tried[1..],
+        "the first is the loader's search, not made"
     );
 }

@@ -288,21 +288,23 @@ pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) 
     out
 }
 
-/// `` [`text`](target) `` at the start of `s`: (text, target, length in bytes).
+/// `` [`text`](target) `` at the start of `s`: (text, target, length in bytes). Reads no further
+/// than the link: the text ends at the next backtick (or a line's end, which no link has), the
+/// target at the first `)` (or whitespace, which no path has).
 fn parse_link(s: &str) -> Option<(&str, &str, usize)> {
     let after = s.strip_prefix("[`")?;
-    let text_end = after.find("`](")?;
+    let text_end = after.find(['`', '\n'])?;
     let text = &after[..text_end];
-    if text.contains(['`', '\n']) {
+    let target_start = text_end + "`](".len();
+    if !after[text_end..].starts_with("`](") {
         return None;
     }
-    let target_start = text_end + 3;
-    let target_len = after[target_start..].find(')')?;
+    let target_len = after[target_start..].find(|c: char| c == ')' || c.is_whitespace())?;
     let target = &after[target_start..target_start + target_len];
-    if target.contains(char::is_whitespace) {
+    if !after[target_start + target_len..].starts_with(')') {
         return None;
     }
-    Some((text, target, 2 + target_start + target_len + 1))
+    Some((text, target, "[`".len() + target_start + target_len + 1))
 }
 
 #[cfg(test)]

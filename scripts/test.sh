@@ -311,6 +311,14 @@ RUSTDOCFLAGS=-Dwarnings cargo doc -p cuda-driver-table --features fake --no-deps
 # so the pages of the crates they link into are built too, as a user's `cargo doc` builds them).
 cargo doc -q -p cuda-driver-table --features fake
 python3 scripts/doc_links.py "$target/doc/cuda_driver_table"
+# rustdoc shows a type re-exported with `pub use` by its definition's name in another crate's
+# pages: the generator names each newtype enum by its typedef (`pub struct CUresult`, with
+# `pub use self::CUresult as cudaError_enum;`), so the signatures read what their code writes.
+fake_page="$target/doc/cuda_driver_table/fake/struct.Fake.html"
+if ! grep -q 'CUresult' "$fake_page" || grep -q 'cudaError_enum' "$fake_page"; then
+  echo "$fake_page: the fake's signatures should show CUresult, not the C tag cudaError_enum" >&2
+  exit 1
+fi
 # The check finds each kind when one is planted in those pages.
 planted=$(mktemp -d)
 for entry in "$target"/doc/*; do ln -s "$(realpath "$entry")" "$planted/"; done

@@ -4,7 +4,7 @@
 //! then the description, the parameters as a list, the return codes, the notes and the "see also"
 //! references. A reference `::cuMemFree` becomes `` [`cuMemFree`](Self::cuMemFree) `` when it names
 //! a driver function of the release (the macro keeps the link only when the table has that method),
-//! `` [`CUDA_SUCCESS`](sys::cudaError_enum::CUDA_SUCCESS) `` when it names an item of the bindings
+//! `` [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS) `` when it names an item of the bindings
 //! (the macro puts the crate's path in front of `sys`), and plain code otherwise. Everything else
 //! that Markdown or rustdoc would misread (brackets, stray `<`, emphasis characters, bare URLs,
 //! indented lines) is escaped, so the text renders as written and rustdoc has nothing to warn about.
@@ -16,7 +16,7 @@
 pub enum Ref {
     /// A driver function of the release (a method of any table that lists it).
     Function,
-    /// An item of the bindings, by its path below `sys` (`cudaError_enum::CUDA_SUCCESS`).
+    /// An item of the bindings, by its path below `sys` (`CUresult::CUDA_SUCCESS`).
     Sys(String),
     /// Neither: shown as code.
     Plain,

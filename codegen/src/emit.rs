@@ -371,12 +371,12 @@ fn cu_results_text(r: &ParsedRelease) -> String {
     out
 }
 
-/// The associated constants of `cudaError_enum` (which `CUresult` names) in the bindings, in
-/// bindgen's order.
+/// The associated constants of `CUresult` (the struct of C's `enum cudaError_enum`) in the
+/// bindings, in bindgen's order.
 fn cu_result_names(r: &ParsedRelease) -> Vec<String> {
     r.items
         .iter()
-        .filter(|item| item.name == "cudaError_enum")
+        .filter(|item| item.name == "CUresult")
         .filter_map(|item| syn::parse_file(&item.text).ok())
         .flat_map(|file| file.items)
         .filter_map(|item| match item {

@@ -316,11 +316,14 @@ fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String>) {
         }
     }
 
+    // The Rust names of the C enums found (the struct `CUresult` for `enum cudaError_enum`).
+    let mut found: BTreeSet<&str> = BTreeSet::new();
     for e in &header.enums {
-        let Some(consts) = view.enums.get(&e.name) else {
+        let Some((rust, consts)) = view.enum_named(&e.name) else {
             problems.push(format!("enum {} of cuda.h is not in the bindings", e.name));
             continue;
         };
+        found.insert(rust);
         counts.enums += 1;
         plan.types.push((e.name.clone(), e.c_type.clone()));
         for c in &e.constants {
@@ -344,7 +347,7 @@ fn plan(header: &Header, view: &bindings::View) -> (Plan, Counts, Vec<String>) {
         }
     }
     for name in view.enums.keys() {
-        if !header.enums.iter().any(|e| e.name == *name) {
+        if !found.contains(name.as_str()) {
             problems.push(format!("enum {name} is in the bindings but not in cuda.h"));
         }
     }

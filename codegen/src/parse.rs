@@ -263,6 +263,115 @@ pub fn type_unsigned_macros(bindings: &mut syn::File, names: &BTreeSet<String>) 
     changed
 }
 
+/// Names each of bindgen's newtype enums by the typedef that names it, the name users write:
+/// for `typedef enum cudaError_enum { ... } CUresult;` bindgen emits
+/// `pub struct cudaError_enum(pub c_uint)` with its constants and
+/// `pub use self::cudaError_enum as CUresult;`, and rustdoc shows a re-exported type by its
+/// definition's name, so a signature written with `CUresult` read `cudaError_enum` in another
+/// crate's docs. A `pub type` alias would not do: it does not bring the tuple constructor
+/// (`CUresult(code)`) into scope. So the struct, its impls and every reference to it in the
+/// bindings take the typedef's name, and the C tag stays a name of the same type
+/// (`pub use self::CUresult as cudaError_enum;`): code naming `cudaError_enum` or calling
+/// `cudaError_enum(5)` still compiles.
+///
+/// Only a newtype struct (one unnamed field) that exactly one `pub use self::Tag as Name;` names
+/// is renamed; each rename replaces the identifier tokens, never text inside a doc comment.
+/// Returns the renames, `(tag, typedef)`, in the order of the bindings.
+pub fn name_enums_by_typedef(bindings: &mut syn::File) -> Vec<(String, String)> {
+    let newtypes: BTreeSet<String> = bindings
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s)
+                if matches!(&s.fields, syn::Fields::Unnamed(f) if f.unnamed.len() == 1) =>
+            {
+                Some(s.ident.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    // `pub use self::Tag as Name;`: (item index, tag, name).
+    let uses: Vec<(usize, String, String)> = bindings
+        .items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| {
+            let (tag, name) = self_use_rename(item)?;
+            newtypes.contains(&tag).then_some((i, tag, name))
+        })
+        .collect();
+    let mut renames: std::collections::BTreeMap<String, String> = Default::default();
+    let mut order = Vec::new();
+    for (_, tag, name) in &uses {
+        if uses.iter().filter(|(_, t, _)| t == tag).count() == 1 && !newtypes.contains(name) {
+            renames.insert(tag.clone(), name.clone());
+            order.push((tag.clone(), name.clone()));
+        }
+    }
+    if renames.is_empty() {
+        return order;
+    }
+    for (i, item) in bindings.items.iter_mut().enumerate() {
+        if let Some((_, tag, name)) = uses
+            .iter()
+            .find(|(j, t, _)| *j == i && renames.contains_key(t))
+        {
+            // The re-export the other way round: the tag names the typedef's struct.
+            let tag = syn::Ident::new(tag, proc_macro2::Span::call_site());
+            let name = syn::Ident::new(name, proc_macro2::Span::call_site());
+            let doc = format!(
+                " The C enum tag of [`{name}`] (`enum {tag}`): another name of the same type."
+            );
+            *item = syn::parse_quote! {
+                #[doc = #doc]
+                pub use self::#name as #tag;
+            };
+            continue;
+        }
+        let tokens = rename_idents(item.to_token_stream(), &renames);
+        *item = syn::parse2(tokens).expect("renamed identifiers leave an item that parses");
+    }
+    order
+}
+
+/// `pub use self::Tag as Name;` as `(Tag, Name)`.
+fn self_use_rename(item: &syn::Item) -> Option<(String, String)> {
+    let syn::Item::Use(u) = item else { return None };
+    let syn::UseTree::Path(p) = &u.tree else {
+        return None;
+    };
+    if p.ident != "self" {
+        return None;
+    }
+    let syn::UseTree::Rename(r) = &*p.tree else {
+        return None;
+    };
+    Some((r.ident.to_string(), r.rename.to_string()))
+}
+
+/// The tokens with every identifier of `renames` replaced (literals, doc text included, untouched).
+fn rename_idents(
+    tokens: TokenStream,
+    renames: &std::collections::BTreeMap<String, String>,
+) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Ident(ident) => match renames.get(&ident.to_string()) {
+                Some(name) => TokenTree::Ident(proc_macro2::Ident::new(name, ident.span())),
+                None => TokenTree::Ident(ident),
+            },
+            TokenTree::Group(g) => {
+                let mut renamed = Group::new(g.delimiter(), rename_idents(g.stream(), renames));
+                renamed.set_span(g.span());
+                TokenTree::Group(renamed)
+            }
+            other => other,
+        })
+        .collect()
+}
+
 /// bindgen's output, split.
 pub struct Generated {
     /// Every item but the `extern "C"` blocks.
@@ -427,5 +536,66 @@ mod unsigned_tests {
         );
         assert!(text.contains("pub const OTHER : i32 = - 1 ;"), "{text}");
         assert!(text.contains("pub const SMALL : u32 = 7 ;"), "{text}");
+    }
+}
+
+#[cfg(test)]
+mod enum_name_tests {
+    use super::*;
+
+    #[test]
+    fn a_newtype_enum_takes_its_typedefs_name_and_the_tag_names_it_too() {
+        let mut file: syn::File = syn::parse_quote! {
+            impl cudaError_enum {
+                pub const CUDA_SUCCESS: cudaError_enum = cudaError_enum(0);
+            }
+            #[repr(transparent)]
+            #[doc = " Error codes (cudaError_enum)"]
+            #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+            pub struct cudaError_enum(pub ::core::ffi::c_uint);
+            #[doc = " Error codes"]
+            pub use self::cudaError_enum as CUresult;
+            pub type PFN_cuInit = ::core::option::Option<unsafe extern "C" fn(flags: u32) -> cudaError_enum>;
+            impl A_enum {
+                pub const A: A_enum = A_enum(0);
+            }
+            pub struct A_enum(pub ::core::ffi::c_uint);
+            pub use self::A_enum as A;
+            pub use self::A as B;
+            pub struct Two_enum(pub ::core::ffi::c_uint);
+            pub use self::Two_enum as Two;
+            pub use self::Two_enum as Other;
+            pub struct Named { pub x: u32 }
+            pub use self::Named as Alias;
+        };
+        let renames = name_enums_by_typedef(&mut file);
+        assert_eq!(
+            renames,
+            [
+                ("cudaError_enum".to_string(), "CUresult".to_string()),
+                ("A_enum".to_string(), "A".to_string()),
+            ]
+        );
+        let text = prettyplease::unparse(&file);
+        for expected in [
+            "pub const CUDA_SUCCESS: CUresult = CUresult(0);",
+            "pub struct CUresult(pub ::core::ffi::c_uint);",
+            "/// Error codes (cudaError_enum)\n",
+            "pub use self::CUresult as cudaError_enum;",
+            "-> CUresult",
+            "impl A {",
+            "pub const A: A = A(0);",
+            "pub struct A(pub ::core::ffi::c_uint);",
+            "pub use self::A as A_enum;",
+            "pub use self::A as B;",
+            // Two typedefs name it: which one users write is not known, so nothing changes.
+            "pub struct Two_enum(pub ::core::ffi::c_uint);",
+            "pub use self::Two_enum as Two;",
+            "pub use self::Named as Alias;",
+        ] {
+            assert!(text.contains(expected), "no `{expected}` in:\n{text}");
+        }
+        assert!(!text.contains("struct cudaError_enum"), "{text}");
+        assert!(!text.contains("as CUresult"), "{text}");
     }
 }

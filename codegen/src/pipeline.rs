@@ -37,7 +37,7 @@ pub struct ParsedRelease {
     /// The same bindings item by item, each formatted on its own, in bindgen's order.
     pub items: Vec<BindingItem>,
     /// Every name a doc comment may refer to with `::Name`, with its path below `sys`
-    /// (`CUDA_SUCCESS` -> `cudaError_enum::CUDA_SUCCESS`, `CUfunction` -> `CUfunction`).
+    /// (`CUDA_SUCCESS` -> `CUresult::CUDA_SUCCESS`, `CUfunction` -> `CUfunction`).
     pub sys_paths: BTreeMap<String, String>,
     pub manifest: Manifest,
 }
@@ -53,6 +53,8 @@ pub struct BindingItem {
 pub fn parse_release(source: Source, include: &Path) -> Result<ParsedRelease, String> {
     let raw = parse::run_bindgen(include)?;
     let mut generated = parse::read_bindgen_output(&raw)?;
+    // `CUresult` where bindgen wrote `cudaError_enum`, before anything reads the bindings.
+    let renamed = parse::name_enums_by_typedef(&mut generated.bindings);
     // `(~0u)` and the like: C's type and value, not the 64-bit evaluation bindgen's is.
     let cuda_h = include.join("cuda.h");
     let header = std::fs::read_to_string(&cuda_h)
@@ -91,7 +93,7 @@ pub fn parse_release(source: Source, include: &Path) -> Result<ParsedRelease, St
         source,
         bindings: prettyplease::unparse(&generated.bindings),
         items,
-        sys_paths: sys_paths(&generated.bindings),
+        sys_paths: sys_paths(&generated.bindings, &renamed),
         manifest,
     })
 }
@@ -133,14 +135,19 @@ fn item_name(item: &syn::Item) -> String {
 }
 
 /// What doc links can point at: every item's name, and the associated constants of the newtype
-/// enums (`CUDA_SUCCESS` of `cudaError_enum`) where no item has that name.
-fn sys_paths(bindings: &syn::File) -> BTreeMap<String, String> {
+/// enums (`CUDA_SUCCESS` of `CUresult`) where no item has that name. The C tag of an enum named by
+/// its typedef (`renamed`, as `(tag, typedef)`) points at the struct: `::CUmemorytype_enum` in a
+/// comment links to `CUmemorytype`, not to its re-export under the tag.
+fn sys_paths(bindings: &syn::File, renamed: &[(String, String)]) -> BTreeMap<String, String> {
     let mut paths = BTreeMap::new();
     for item in &bindings.items {
         if !matches!(item, syn::Item::Impl(_)) {
             let name = item_name(item);
             paths.insert(name.clone(), name);
         }
+    }
+    for (tag, name) in renamed {
+        paths.insert(tag.clone(), name.clone());
     }
     for item in &bindings.items {
         let syn::Item::Impl(i) = item else { continue };

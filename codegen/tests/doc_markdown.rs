@@ -6,7 +6,7 @@ use cuda_driver_table_codegen::doc::{markdown, Ref};
 fn refs(name: &str) -> Ref {
     match name {
         "cuMemFree" | "cuMemAlloc" => Ref::Function,
-        "CUDA_SUCCESS" => Ref::Sys("cudaError_enum::CUDA_SUCCESS".into()),
+        "CUDA_SUCCESS" => Ref::Sys("CUresult::CUDA_SUCCESS".into()),
         "CUdeviceptr" => Ref::Sys("CUdeviceptr".into()),
         _ => Ref::Plain,
     }
@@ -43,7 +43,7 @@ is 0, [`cuMemAlloc()`](Self::cuMemAlloc) returns `CUDA_ERROR_INVALID_VALUE`.
 
 # Return codes
 
-[`CUDA_SUCCESS`](sys::cudaError_enum::CUDA_SUCCESS), `CUDA_ERROR_INVALID_VALUE`
+[`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS), `CUDA_ERROR_INVALID_VALUE`
 
 **Note:** this function may also return error codes of earlier asynchronous launches.
 

@@ -159,8 +159,8 @@ fn each_kind_of_difference_is_named() {
         // An enumerator's value, a macro constant's value.
         let b = replace_all(
             b,
-            "CUDA_ERROR_INVALID_VALUE: cudaError_enum = cudaError_enum(1);",
-            "CUDA_ERROR_INVALID_VALUE: cudaError_enum = cudaError_enum(2);",
+            "CUDA_ERROR_INVALID_VALUE: CUresult = CUresult(1);",
+            "CUDA_ERROR_INVALID_VALUE: CUresult = CUresult(2);",
         );
         let b = replace_all(
             b,

@@ -588,8 +588,7 @@ impl Fake {
     /// Fakes `function` with one that returns `result` on every call and touches nothing:
     /// `returns(function!(Cuda::cuLaunchKernel), CUresult::CUDA_ERROR_LAUNCH_FAILED)`.
     ///
-    /// `result` is a [`sys::CUresult`](crate::sys::CUresult) (which rustdoc shows as the
-    /// struct it names, `cudaError_enum`).
+    /// `result` is a [`sys::CUresult`](crate::sys::CUresult).
     pub fn returns<T, const I: usize>(self, function: Function<T, I>, result: CUresult) -> Self
     where
         T: Field<I>,

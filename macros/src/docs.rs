@@ -311,7 +311,7 @@ fn parse_link(s: &str) -> Option<(&str, &str, usize)> {
 mod tests {
     use super::*;
 
-    const DOC: &str = "Allocates memory\n\nSee [`cuMemFree`](Self::cuMemFree) and [`cuMemAllocHost()`](Self::cuMemAllocHost); returns [`CUDA_SUCCESS`](sys::cudaError_enum::CUDA_SUCCESS).\n\n# Parameters\n\n- `dptr`: \\[out] pointer";
+    const DOC: &str = "Allocates memory\n\nSee [`cuMemFree`](Self::cuMemFree) and [`cuMemAllocHost()`](Self::cuMemAllocHost); returns [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS).\n\n# Parameters\n\n- `dptr`: \\[out] pointer";
 
     #[test]
     fn links_to_methods_the_table_has_stay_and_the_others_become_code() {
@@ -320,7 +320,7 @@ mod tests {
         assert_eq!(summary, "Allocates memory");
         assert_eq!(
             rest,
-            "See [`cuMemFree`](Self::cuMemFree) and `cuMemAllocHost()`; returns [`CUDA_SUCCESS`](cuda_driver_table::sys::cudaError_enum::CUDA_SUCCESS).\n\n# Parameters\n\n- `dptr`: \\[out] pointer"
+            "See [`cuMemFree`](Self::cuMemFree) and `cuMemAllocHost()`; returns [`CUDA_SUCCESS`](cuda_driver_table::sys::CUresult::CUDA_SUCCESS).\n\n# Parameters\n\n- `dptr`: \\[out] pointer"
         );
     }
 

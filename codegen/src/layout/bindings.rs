@@ -30,11 +30,22 @@ pub struct View {
     pub enums: BTreeMap<String, BTreeSet<String>>,
     /// `pub type` and `pub use ... as` names.
     pub aliases: BTreeSet<String>,
+    /// The other names of the newtype enums: `pub use self::CUresult as cudaError_enum;` (the
+    /// generator names the struct by its typedef and keeps the C tag so) as `cudaError_enum` ->
+    /// `CUresult`.
+    pub enum_aliases: BTreeMap<String, String>,
     /// Integer constants (bindgen's reading of `#define NAME <integer>`), but `RELEASE`.
     pub constants: Vec<String>,
 }
 
 impl View {
+    /// The newtype enum a C enum name (its tag, or the typedef of an untagged one) names, with
+    /// its associated constants: the struct of that name, or the one it is another name of.
+    pub fn enum_named(&self, name: &str) -> Option<(&str, &BTreeSet<String>)> {
+        let rust = self.enum_aliases.get(name).map_or(name, String::as_str);
+        self.enums.get_key_value(rust).map(|(k, v)| (k.as_str(), v))
+    }
+
     /// Whether the bindings have a type of this name.
     pub fn has_type(&self, name: &str) -> bool {
         self.aliases.contains(name)
@@ -69,6 +80,7 @@ impl Bindings {
             .filter(|(r, _)| r.as_ref().is_none_or(|r| r.contains(&version)))
             .map(|(_, item)| item);
         let mut impls = Vec::new();
+        let mut renames = Vec::new();
         for item in selected {
             match item {
                 syn::Item::Struct(s) => match &s.fields {
@@ -91,6 +103,9 @@ impl Bindings {
                     if let Some(name) = use_rename(&u.tree) {
                         view.aliases.insert(name);
                     }
+                    if let Some(pair) = use_target_and_rename(&u.tree) {
+                        renames.push(pair);
+                    }
                 }
                 syn::Item::Const(c)
                     if c.ident != "RELEASE" && is_integer(&crate::parse::type_text(&c.ty)) =>
@@ -99,6 +114,11 @@ impl Bindings {
                 }
                 syn::Item::Impl(i) if i.trait_.is_none() => impls.push(i),
                 _ => {}
+            }
+        }
+        for (target, name) in renames {
+            if view.enums.contains_key(&target) {
+                view.enum_aliases.insert(name, target);
             }
         }
         for i in impls {
@@ -156,6 +176,15 @@ fn use_rename(tree: &syn::UseTree) -> Option<String> {
         syn::UseTree::Path(p) => use_rename(&p.tree),
         syn::UseTree::Rename(r) => Some(r.rename.to_string()),
         syn::UseTree::Name(n) => Some(n.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// `use self::A as B` as `(A, B)`.
+fn use_target_and_rename(tree: &syn::UseTree) -> Option<(String, String)> {
+    match tree {
+        syn::UseTree::Path(p) => use_target_and_rename(&p.tree),
+        syn::UseTree::Rename(r) => Some((r.ident.to_string(), r.rename.to_string())),
         _ => None,
     }
 }

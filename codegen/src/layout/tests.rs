@@ -183,6 +183,36 @@ fn kinds_opaqueness_enums_and_typedefs_are_matched() {
     );
 }
 
+/// `typedef enum E_enum { E_A } E;` with the struct named `E` and `pub use self::E as E_enum;`:
+/// the C tag finds the struct, which is then in cuda.h, and C measures `enum E_enum` as Rust
+/// measures `E_enum` (the same type).
+#[test]
+fn an_enum_named_by_its_typedef_is_found_by_its_tag() {
+    let header = Header {
+        enums: vec![Enum {
+            name: "E_enum".into(),
+            c_type: "enum E_enum".into(),
+            constants: vec!["E_A".into()],
+        }],
+        typedefs: vec![Typedef { name: "E".into() }],
+        ..Header::default()
+    };
+    let mut view = View::default();
+    view.enums.insert("E".into(), ["E_A".to_string()].into());
+    view.aliases.insert("E_enum".into());
+    view.enum_aliases.insert("E_enum".into(), "E".into());
+    let (plan, counts, problems) = plan(&header, &view);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(plan.enumerators, [("E_enum".into(), "E_A".into())]);
+    assert!(plan
+        .types
+        .contains(&("E_enum".into(), "enum E_enum".into())));
+    assert_eq!(
+        (counts.enums, counts.enumerators, counts.typedefs),
+        (1, 1, 1)
+    );
+}
+
 fn map(list: &[(&str, &str)]) -> BTreeMap<String, String> {
     list.iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

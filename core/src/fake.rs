@@ -721,7 +721,7 @@ impl FakeDriver {
     /// What every call of `function` the driver answered wrote through its out-values, in order
     /// (empty when not recording), one list per call: `written_by(function!(Cuda::cuStreamCreate))`
     /// gives each call's `[phStream]`. A call that failed, or whose fake wrote nothing (a closure
-    /// of [`Fake::on`] that writes without [`write`]), has an empty list. Shown for the calls of
+    /// of [`Fake::on`] that writes without [`write()`]), has an empty list. Shown for the calls of
     /// tables made with the `tracing` feature or without it alike.
     pub fn written_by<T, const I: usize>(&self, function: Function<T, I>) -> Vec<Vec<Written>>
     where

@@ -88,7 +88,7 @@ impl Written {
         self.parameter
     }
 
-    /// The value written, if it was written as a `T` (by the device, or by [`write`]).
+    /// The value written, if it was written as a `T` (by the device, or by [`write()`]).
     pub fn get<T: Copy + 'static>(&self) -> Option<T> {
         self.value.downcast_ref::<Sent<T>>().map(|v| v.0)
     }
@@ -229,21 +229,21 @@ pub unsafe fn write<T: Copy + fmt::Debug + 'static>(place: *mut T, value: T) {
     unsafe { write_shown(place, value, format!("{value:?}")) }
 }
 
-/// [`write`] of a device pointer, shown in hex.
+/// [`write()`] of a device pointer, shown in hex.
 ///
 /// # Safety
 ///
-/// As [`write`].
+/// As [`write()`].
 pub(crate) unsafe fn write_hex<T: Copy + fmt::LowerHex + 'static>(place: *mut T, value: T) {
     // SAFETY: the caller's contract.
     unsafe { write_shown(place, value, format!("{value:#x}")) }
 }
 
-/// [`write`], shown as `shown`.
+/// [`write()`], shown as `shown`.
 ///
 /// # Safety
 ///
-/// As [`write`].
+/// As [`write()`].
 unsafe fn write_shown<T: Copy + 'static>(place: *mut T, value: T, shown: String) {
     if place.is_null() {
         return;

@@ -67,7 +67,7 @@ pub struct PerThread {
 }
 
 /// A parameter: its C name and its Rust type as text (`*mut CUdeviceptr`), versioned types shown
-/// by their unversioned alias where the bindings have one ([`ShownNames`]).
+/// by their unversioned alias where the bindings have one (`ShownNames`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub name: String,

@@ -40,7 +40,7 @@
 //!      returned only if ..." covers `id_out`), or, naming none, every out-value of the function
 //!      but those it excepts with "other than" (`cuStreamGetCaptureInfo`: "Valid data (other than
 //!      capture status) is returned only if both of the following are true: the call returns
-//!      CUDA_SUCCESS [and] the returned capture status is CU_STREAM_CAPTURE_STATUS_ACTIVE" leaves
+//!      CUDA_SUCCESS \[and\] the returned capture status is CU_STREAM_CAPTURE_STATUS_ACTIVE" leaves
 //!      out `id_out`, `graph_out` and `numDependencies_out`, and keeps `captureStatus_out`).
 //!
 //!    The condition is not recorded for the trace to test: a parameter left out is shown as the

@@ -105,7 +105,7 @@ pub struct Args {
 
 impl Args {
     /// Reads the arguments `args` (without the program's name) of sample `name`: `--driver`,
-    /// `--help`, and the sample's own options ([`OPTIONS`]), each with the values that follow it;
+    /// `--help`, and the sample's own options (`OPTIONS`), each with the values that follow it;
     /// anything else is refused.
     ///
     /// # Errors

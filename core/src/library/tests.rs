@@ -1555,19 +1555,27 @@ fn a_tried_path_says_which_variable_it_came_from() {
         Os::Unix,
         &[("CONDA_PREFIX", "/opt/conda"), ("LD_LIBRARY_PATH", "/ld:")],
     );
-    // Joined as the host joins paths (`\\` under Wine), like the search's own candidates.
-    let path = |dir: &str| Path::new(dir).join("libcudart.so.13");
-    let with = |dir: &str| {
+    // The folders of a path list are joined as the host joins paths (`\\` under Wine).
+    let path = |parts: &[&str]| {
+        let mut path: PathBuf = parts.iter().collect();
+        path.push("libcudart.so.13");
+        path
+    };
+    let with = |parts: &[&str]| {
         tried
             .iter()
-            .find(|t| t.starts_with(&quoted(path(dir).as_os_str())))
+            .find(|t| t.starts_with(&quoted(path(parts).as_os_str())))
     };
-    let from = |dir: &str, var: &str| format!("{} (from ${var})", quoted(path(dir).as_os_str()));
-    assert_eq!(with("/ld"), Some(&from("/ld", "LD_LIBRARY_PATH")));
-    assert_eq!(with("/sys"), Some(&quoted(path("/sys").as_os_str())));
+    let from =
+        |parts: &[&str], var: &str| format!("{} (from ${var})", quoted(path(parts).as_os_str()));
+    assert_eq!(with(&["/ld"]), Some(&from(&["/ld"], "LD_LIBRARY_PATH")));
+    assert_eq!(with(&["/sys"]), Some(&quoted(path(&["/sys"]).as_os_str())));
+    // The environments' layouts are written with `/` (the Unix search's own paths).
+    let conda = quoted(OsStr::new("/opt/conda/lib/libcudart.so.13"));
     assert_eq!(
-        with("/opt/conda/lib"),
-        Some(&from("/opt/conda/lib", "CONDA_PREFIX"))
+        tried.iter().find(|t| t.starts_with(&conda)),
+        Some(&format!("{conda} (from $CONDA_PREFIX)")),
+        "{tried:#?}"
     );
     assert_eq!(
         reported,

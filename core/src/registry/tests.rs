@@ -31,6 +31,10 @@ fn recorded(name: &str) -> RecordedTable<'static> {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "Miri has no linker: the section's bounds (`__start_`, `__stop_`) do not exist there"
+)]
 fn a_table_s_record_is_read_back_in_process() {
     let table = recorded("::registry::tests::Recorded");
     assert_eq!(table.backend, RecordedBackend::Driver);

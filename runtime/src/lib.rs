@@ -18,6 +18,9 @@
 //! [from-cudarc]: crate::guide::from_cudarc
 //! [guide-owning]: crate::guide::owning
 #![cfg_attr(feature = "fake", doc = "[fake-module]: crate::fake")]
+// The definitions above are explicit on purpose, even where the name alone resolves: they must
+// come before the README's own definitions (absolute addresses) to win.
+#![allow(rustdoc::redundant_explicit_links)]
 #![cfg_attr(
     feature = "fake",
     doc = "[guide-testing]: crate::guide::testing_without_a_gpu"

@@ -285,6 +285,22 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     // peer access enabled both ways; each runs in the context its module was loaded into and is
     // waited for before its result is used.
     unsafe {
+        // `double_it` over the N floats, one thread each, in the current context.
+        let launch = |f: sys::CUfunction, params: *mut *mut c_void| {
+            cu.cuLaunchKernel(
+                f,
+                blocks,
+                1,
+                1,
+                THREADS,
+                1,
+                1,
+                0,
+                ptr::null_mut(),
+                params,
+                ptr::null_mut(),
+            )
+        };
         cu.cuMemcpyHtoD(g0.buf, host.cast_const(), bytes)?;
         cu.cuMemcpyPeerAsync(g1.buf, g1.ctx, g0.buf, g0.ctx, bytes, *stream)?;
         cu.cuStreamSynchronize(*stream)?;
@@ -294,42 +310,14 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
             "Run kernel on GPU{}, taking source data from GPU{} and writing to GPU{}...",
             g1.ordinal, g0.ordinal, g1.ordinal
         );
-        kernel_args![&g0.buf, &g1.buf].with_params(|params| {
-            cu.cuLaunchKernel(
-                g1.double_it,
-                blocks,
-                1,
-                1,
-                THREADS,
-                1,
-                1,
-                0,
-                ptr::null_mut(),
-                params,
-                ptr::null_mut(),
-            )
-        })?;
+        kernel_args![&g0.buf, &g1.buf].with_params(|params| launch(g1.double_it, params))?;
         cu.cuCtxSynchronize()?;
         println!(
             "Run kernel on GPU{}, taking source data from GPU{} and writing to GPU{}...",
             g0.ordinal, g1.ordinal, g0.ordinal
         );
         cu.cuCtxSetCurrent(g0.ctx)?;
-        kernel_args![&g1.buf, &g0.buf].with_params(|params| {
-            cu.cuLaunchKernel(
-                g0.double_it,
-                blocks,
-                1,
-                1,
-                THREADS,
-                1,
-                1,
-                0,
-                ptr::null_mut(),
-                params,
-                ptr::null_mut(),
-            )
-        })?;
+        kernel_args![&g1.buf, &g0.buf].with_params(|params| launch(g0.double_it, params))?;
         cu.cuCtxSynchronize()?;
         cu.cuMemcpyDtoH(*host, g0.buf, bytes)?;
     }

@@ -99,15 +99,15 @@ fn the_launch_reads_each_argument_in_order() {
         factor: 2.0,
         offset: 0.5,
     };
-    // Made in the launch's expression: the array lives until the closure, and so the call, has
-    // returned.
-    kernel_args![&a, &b, &c, &n, &scale].with_params(|params| {
-        // SAFETY: the stand-in reads the five parameters of its signature, which `params` points
-        // at, in order, during this call.
+    // The stand-in's launch of `grid` blocks with the parameters `params` points at.
+    let launch = |params: *mut *mut std::ffi::c_void, grid: u32| {
+        // SAFETY: each caller passes the array of the five parameters of the stand-in's
+        // signature, in order, borrowed by `with_params` for this call, during which the
+        // stand-in reads them.
         unsafe {
             CU.cuLaunchKernel(
                 std::ptr::null_mut(),
-                4,
+                grid,
                 1,
                 1,
                 256,
@@ -120,31 +120,15 @@ fn the_launch_reads_each_argument_in_order() {
             )
         }
         .expect("launch");
-    });
+    };
+    // Made in the launch's expression: the array lives until the closure, and so the call, has
+    // returned.
+    kernel_args![&a, &b, &c, &n, &scale].with_params(|params| launch(params, 4));
     // Kept in a variable and launched twice.
     let half = n / 2;
     let args = kernel_args![&c, &b, &a, &half, &scale];
     for _ in 0..2 {
-        args.with_params(|params| {
-            // SAFETY: as above: the five parameters of the stand-in's signature, in order, in an
-            // array borrowed for this call.
-            unsafe {
-                CU.cuLaunchKernel(
-                    std::ptr::null_mut(),
-                    2,
-                    1,
-                    1,
-                    256,
-                    1,
-                    1,
-                    0,
-                    std::ptr::null_mut(),
-                    params,
-                    std::ptr::null_mut(),
-                )
-            }
-            .expect("launch");
-        });
+        args.with_params(|params| launch(params, 2));
     }
     let seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
     assert_eq!(

@@ -9,7 +9,9 @@ pub use crate::__cdt_call as call;
 pub use crate::__cdt_record as record;
 pub use crate::ffi::Pfn;
 pub use crate::registry::{record_bytes, record_len, Recorded, RecordedBackend};
-pub use crate::table::{check, functions, min_driver_version, spec, Field, Functions, TableCore};
+pub use crate::table::{
+    check, count_up, functions, min_driver_version, spec, Field, Functions, TableCore,
+};
 pub use crate::trace::Hex;
 pub use crate::{Config, Error, Errors, FunctionSpec, StreamMode};
 

@@ -77,33 +77,23 @@ pub unsafe trait Field<const I: usize>: Functions {
 
 /// Binds a table's functions to their types: implements [`Functions`] and one [`Field`] per
 /// function for `$table`. What `#[driver_table]` emits for each table, as
-/// `<crate path>::__private::bind! { Table; 0 cuInit PFN_cuInit_v2000 "cuInit"; ... }`: the index,
-/// the C name, the typedef of the pinned ABI and its exported symbol (or `_`), then, for a
-/// function with a per-thread twin, `| PFN_..._ptsz "export"`.
+/// `<crate path>::__private::bind! { Table; 0 "cuInit\0" PFN_cuInit_v2000 "cuInit"; ... }`: the
+/// index, the C name with its NUL (as the lookup takes it), the typedef of the pinned ABI and its
+/// exported symbol (absent when it has none), then, for a function with a per-thread twin,
+/// `| PFN_..._ptsz "export"`.
 ///
 /// Every type comes from this crate's `sys` through `$crate`, whatever path the user's crate
 /// names this crate by, and every version is read off the typedef's name (`spec`), so no input
 /// can bind a type to another function's or ABI's spec: a typedef of another function, indices
 /// that do not count up from 0, or a per-thread twin of another type fail to compile.
+///
+/// An entry expands to its `Field` impl and its spec alone (one `stringify!` per typedef); the
+/// checks over all entries are one constant each, so that a table of every function costs the
+/// compiler few expansions.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_bind {
-    (@export _) => {
-        ::core::option::Option::None
-    };
-    (@export $export:literal) => {
-        ::core::option::Option::Some($export)
-    };
-    (@per_thread) => {
-        ::core::option::Option::None
-    };
-    (@per_thread $typedef:ident $export:tt) => {
-        ::core::option::Option::Some((
-            ::core::stringify!($typedef),
-            $crate::__cdt_bind!(@export $export),
-        ))
-    };
-    ($table:ident; $($i:literal $name:ident $typedef:ident $export:tt $(| $pt_typedef:ident $pt_export:tt)?;)*) => {
+    ($table:ident; $($i:literal $symbol:literal $typedef:ident $($export:literal)? $(| $pt_typedef:ident $($pt_export:literal)?)?;)*) => {
         $(
             // SAFETY: `Fn` is the function type of `$typedef`, the typedef `FUNCTIONS[$i]` reads
             // its ABI off (`spec`), and of its per-thread twin (the same type, checked below);
@@ -117,10 +107,11 @@ macro_rules! __cdt_bind {
         unsafe impl $crate::__private::Functions for $table {
             const FUNCTIONS: &'static [$crate::FunctionSpec] = &[$(
                 $crate::__private::spec(
-                    ::core::concat!(::core::stringify!($name), "\0"),
+                    $symbol,
                     ::core::stringify!($typedef),
-                    $crate::__cdt_bind!(@export $export),
-                    $crate::__cdt_bind!(@per_thread $($pt_typedef $pt_export)?),
+                    &[$($export)?],
+                    &[$(::core::stringify!($pt_typedef))?],
+                    &[$($($pt_export)?)?],
                 )
             ),*];
         }
@@ -128,51 +119,65 @@ macro_rules! __cdt_bind {
         const _: () = {
             // Evaluated here, so that a typedef `spec` refuses fails even in a table never used.
             let _ = <$table as $crate::__private::Functions>::FUNCTIONS;
-            let mut next = 0usize;
-            $(
-                ::core::assert!($i == next, "the indices of a table's functions count up from 0");
-                next += 1;
-                $(let _: fn($crate::sys::$pt_typedef) -> $crate::sys::$typedef = |f| f;)?
-            )*
-            let _ = next;
+            $crate::__private::count_up(&[$($i),*]);
+            $($(let _: fn($crate::sys::$pt_typedef) -> $crate::sys::$typedef = |f| f;)?)*
         };
     };
 }
 
-/// The spec of the function whose C name and a NUL are `symbol` (`"cuMemAlloc\0"`, which the
-/// lookup takes as it is) in a table that types it `typedef`: the version is read off the
-/// typedef (`PFN_cuMemAlloc_v3020` requests 3020), and that of the per-thread twin off its
-/// typedef (`PFN_cuLaunchKernel_v7000_ptsz`), so a spec requests exactly the ABI of its type.
-/// `export`s are only recorded. Evaluated at compile time by [`__cdt_bind!`](crate::__cdt_bind).
+/// Checks that a binding's indices are `0, 1, 2, ...` in order. Evaluated at compile time by
+/// [`__cdt_bind!`](crate::__cdt_bind).
 ///
 /// # Panics
 ///
-/// When a typedef is not `PFN_<name>_v<version>` (the twin's ending in `_ptds` or `_ptsz`): in a
-/// constant, a compile error.
+/// When they are not: in a constant, a compile error.
+pub const fn count_up(indices: &[usize]) {
+    let mut i = 0;
+    while i < indices.len() {
+        assert!(
+            indices[i] == i,
+            "the indices of a table's functions count up from 0"
+        );
+        i += 1;
+    }
+}
+
+/// The spec of the function whose C name and a NUL are `symbol` (`"cuMemAlloc\0"`, which the
+/// lookup takes as it is) in a table that types it `typedef`, exported as the one symbol of
+/// `export` (none when it is empty), with the per-thread twin typed as the one typedef of
+/// `per_thread` (if any) and exported as the one symbol of `per_thread_export`: the version is
+/// read off the typedef (`PFN_cuMemAlloc_v3020` requests 3020), and that of the twin off its
+/// typedef (`PFN_cuLaunchKernel_v7000_ptsz`), so a spec requests exactly the ABI of its type.
+/// Exports are only recorded. Evaluated at compile time by [`__cdt_bind!`](crate::__cdt_bind).
+///
+/// # Panics
+///
+/// When `symbol` is not one C name and a NUL, a typedef is not `PFN_<name>_v<version>` (the
+/// twin's ending in `_ptds` or `_ptsz`), or a slice has more than one item: in a constant, a
+/// compile error.
 pub const fn spec(
     symbol: &'static str,
     typedef: &'static str,
-    export: Option<&'static str>,
-    per_thread: Option<(&'static str, Option<&'static str>)>,
+    export: &[&'static str],
+    per_thread: &[&'static str],
+    per_thread_export: &[&'static str],
 ) -> FunctionSpec {
     let Ok(symbol) = CStr::from_bytes_with_nul(symbol.as_bytes()) else {
-        panic!("a table's function name is one C identifier");
+        panic!("a table's function name is one C identifier and a NUL");
     };
     let Some((_, name)) = symbol.to_bytes_with_nul().split_last() else {
-        panic!("a table's function name is one C identifier");
+        panic!("a table's function name is one C identifier and a NUL");
     };
     let Ok(name) = std::str::from_utf8(name) else {
-        panic!("a table's function name is one C identifier");
+        panic!("a table's function name is one C identifier and a NUL");
     };
-    let (per_thread_typedef, per_thread) = match per_thread {
-        Some((typedef, export)) => (
-            Some(typedef),
-            Some(PerThread {
-                version: typedef_version(name, typedef, true),
-                export,
-            }),
-        ),
-        None => (None, None),
+    let per_thread_typedef = one(per_thread);
+    let per_thread = match per_thread_typedef {
+        Some(typedef) => Some(PerThread {
+            version: typedef_version(name, typedef, true),
+            export: one(per_thread_export),
+        }),
+        None => None,
     };
     FunctionSpec {
         name,
@@ -181,9 +186,22 @@ pub const fn spec(
         per_thread_typedef,
         abi: Abi {
             version: typedef_version(name, typedef, false),
-            export,
+            export: one(export),
             per_thread,
         },
+    }
+}
+
+/// The one item of `items`, `None` for none.
+///
+/// # Panics
+///
+/// For more than one: in a constant, a compile error.
+const fn one(items: &[&'static str]) -> Option<&'static str> {
+    match items {
+        [] => None,
+        [item] => Some(*item),
+        _ => panic!("a table's function has at most one typedef and one exported symbol per ABI"),
     }
 }
 

@@ -16,8 +16,23 @@
 //! like any call).
 
 /// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
+/// traced when the `tracing` feature is on. Without `tracing` and `fake`, the call's own tokens
+/// and the check, in one expansion: what every method of a table expands to in most builds.
+#[cfg(not(any(feature = "tracing", feature = "fake")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_call {
+    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
+        $crate::__private::check($config, $name, $($call)+)
+    };
+    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
+        ::core::result::Result::Ok($($call)+)
+    };
+}
+
+/// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
 /// traced when the `tracing` feature is on.
-#[cfg(not(feature = "tracing"))]
+#[cfg(all(not(feature = "tracing"), feature = "fake"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {

@@ -217,18 +217,16 @@ fn function(
     // The binding: the typedef's name carries the user's span, so an error about it points at
     // the function's name in the list.
     let name = &c.name;
-    let export = |export: Option<&str>| match export {
-        Some(e) => quote!(#e),
-        None => quote!(_),
-    };
+    // The C name as the lookup takes it, with its NUL.
+    let symbol = Literal::string(&format!("{}\0", c.function.name));
     let typedef = Ident::new(abi.typedef, span);
-    let symbol = export(abi.export);
+    let export = abi.export;
     let twin = abi.per_thread.as_ref().map(|pt| {
         let typedef = Ident::new(pt.typedef, span);
-        let symbol = export(pt.export);
-        quote!(| #typedef #symbol)
+        let export = pt.export;
+        quote!(| #typedef #export)
     });
-    let binding = quote!(#index #name #typedef #symbol #twin;);
+    let binding = quote!(#index #symbol #typedef #export #twin;);
 
     let accessor = Ident::new(&format!("pfn_{}", c.function.name), span);
     let (method_doc, accessor_doc) = docs.function(c);

@@ -83,7 +83,7 @@ fn a_pin_binds_the_function_to_its_typedef_through_the_runtime() {
     // version off it; the macro gives the index, the name, the typedef and the export.
     assert_has(
         &out,
-        r#"__cdt :: bind ! { Cuda ; 0 cuCtxCreate PFN_cuCtxCreate_v3020 "cuCtxCreate_v2" ; }"#,
+        r#"__cdt :: bind ! { Cuda ; 0 "cuCtxCreate\0" PFN_cuCtxCreate_v3020 "cuCtxCreate_v2" ; }"#,
     );
     assert_lacks(&out, "unsafe impl");
     assert!(compile_errors(&out).is_empty(), "{out}");
@@ -94,7 +94,10 @@ fn no_pin_is_the_default_abi_of_the_release() {
     let default = manifest::find("cuCtxCreate").unwrap().default;
     assert_ne!(default, 3020);
     let out = table(quote!(cuCtxCreate));
-    assert_has(&out, &format!("0 cuCtxCreate PFN_cuCtxCreate_v{default} "));
+    assert_has(
+        &out,
+        &format!("0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v{default} "),
+    );
     assert_lacks(&out, "PFN_cuCtxCreate_v3020");
 }
 
@@ -103,7 +106,7 @@ fn the_binding_carries_the_per_thread_twin() {
     let out = table(quote!(cuLaunchKernel, cuInit));
     assert_has(
         &out,
-        r#"bind ! { Cuda ; 0 cuLaunchKernel PFN_cuLaunchKernel_v4000 "cuLaunchKernel" | PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz" ; 1 cuInit PFN_cuInit_v2000 "cuInit" ; }"#,
+        r#"bind ! { Cuda ; 0 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 "cuLaunchKernel" | PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz" ; 1 "cuInit\0" PFN_cuInit_v2000 "cuInit" ; }"#,
     );
 }
 
@@ -201,7 +204,7 @@ fn functions_keeps_the_order_listed_and_indexes_match() {
     let out = table(quote!(cuMemAlloc, cuInit));
     assert_has(
         &out,
-        r#"bind ! { Cuda ; 0 cuMemAlloc PFN_cuMemAlloc_v3020 "cuMemAlloc_v2" ; 1 cuInit PFN_cuInit_v2000 "cuInit" ; }"#,
+        r#"bind ! { Cuda ; 0 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 "cuMemAlloc_v2" ; 1 "cuInit\0" PFN_cuInit_v2000 "cuInit" ; }"#,
     );
     assert_has(&out, "TableCore < Self , 2 >");
     assert_has(
@@ -272,7 +275,7 @@ fn errors_are_collected_and_valid_entries_still_expanded() {
         "pub unsafe fn cuInit (& self , Flags : :: std :: ffi :: c_uint)",
     );
     assert_has(&out, "TableCore < Self , 1 >");
-    assert_has(&out, "bind ! { Cuda ; 0 cuInit ");
+    assert_has(&out, "bind ! { Cuda ; 0 \"cuInit\\0\" ");
     assert_lacks(&out, "fn cuMemAloc");
 }
 
@@ -345,7 +348,7 @@ fn all_lists_every_function_with_pins_applied() {
     let count = manifest::functions().len();
     assert_has(&out, &format!("TableCore < Self , {count} >"));
     assert_eq!(out.matches("pub unsafe fn cu").count(), count);
-    assert_has(&out, " cuCtxCreate PFN_cuCtxCreate_v3020 ");
+    assert_has(&out, " \"cuCtxCreate\\0\" PFN_cuCtxCreate_v3020 ");
 }
 
 #[test]
@@ -441,7 +444,7 @@ fn the_crate_option_names_every_path_and_doc_link() {
             "__cdt_table : cdt :: __private :: TableCore < Self , 1 >",
         );
         assert_has(&out, "use cdt :: __private as __cdt ;");
-        assert_has(&out, "__cdt :: bind ! { Cuda ; 0 cuMemAlloc");
+        assert_has(&out, "__cdt :: bind ! { Cuda ; 0 \"cuMemAlloc\\0\"");
         assert_has(&out, "dptr : * mut __cdt :: __sys :: CUdeviceptr");
         assert_has(&out, "[`Error`](cdt::Error)");
         // Generated code reaches the runtime through `__private` only, so a path that leads
@@ -644,8 +647,8 @@ fn invisible_groups_of_macro_rules_fragments_are_transparent() {
         quote!(#vis struct Cuda;),
     );
     assert!(compile_errors(&out).is_empty(), "{out}");
-    assert_has(&out, "1 cuCtxCreate PFN_cuCtxCreate_v3020 ");
-    assert_has(&out, "2 cuMemAlloc PFN_cuMemAlloc_v3020 ");
+    assert_has(&out, "1 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v3020 ");
+    assert_has(&out, "2 \"cuMemAlloc\\0\" PFN_cuMemAlloc_v3020 ");
     assert_has(&out, "use :: cdt :: __private as __cdt ;");
     assert_has(&out, "pub (crate) struct Cuda {");
     // A whole item, and an empty visibility, as fragments.
@@ -671,7 +674,7 @@ fn a_pin_may_be_any_integer_literal_that_fits_its_type() {
     ] {
         let out = table(quote!(cuCtxCreate = #pin));
         assert!(compile_errors(&out).is_empty(), "{pin}: {out}");
-        assert_has(&out, "0 cuCtxCreate PFN_cuCtxCreate_v3020 ");
+        assert_has(&out, "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v3020 ");
     }
     for (pin, problem) in [
         (
@@ -804,8 +807,13 @@ fn first_binding(args: TokenStream) -> String {
     let out = table(args);
     assert!(compile_errors(&out).is_empty(), "{out}");
     let start = out.find("bind ! { Cuda ; 0 ").expect("a binding") + "bind ! { Cuda ; ".len();
+    // The index, the C name with its NUL, the typedef.
     let rest = &out[start..];
-    rest[..rest.find(" \"").unwrap_or(rest.len())].to_string()
+    let typedef = rest.find(" PFN_").expect("a typedef") + 1;
+    let end = rest[typedef..]
+        .find(' ')
+        .map_or(rest.len(), |n| typedef + n);
+    rest[..end].to_string()
 }
 
 #[test]
@@ -813,19 +821,19 @@ fn driver_picks_the_newest_abi_such_a_driver_has() {
     // cuCtxCreate: ABIs 2000, 3020, 11040, 12050.
     assert_eq!(
         first_binding(quote!(cuCtxCreate, driver = 12000)),
-        "0 cuCtxCreate PFN_cuCtxCreate_v11040"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v11040"
     );
     assert_eq!(
         first_binding(quote!(driver = 11040, cuCtxCreate)),
-        "0 cuCtxCreate PFN_cuCtxCreate_v11040"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v11040"
     );
     assert_eq!(
         first_binding(quote!(cuCtxCreate, driver = 11030)),
-        "0 cuCtxCreate PFN_cuCtxCreate_v3020"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v3020"
     );
     assert_eq!(
         first_binding(quote!(cuCtxCreate, driver = 12050)),
-        "0 cuCtxCreate PFN_cuCtxCreate_v12050"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v12050"
     );
     // A driver newer than the release: the release's newest.
     let newest = manifest::find("cuCtxCreate")
@@ -833,7 +841,7 @@ fn driver_picks_the_newest_abi_such_a_driver_has() {
         .default;
     assert_eq!(
         first_binding(quote!(cuCtxCreate, driver = 99000)),
-        format!("0 cuCtxCreate PFN_cuCtxCreate_v{newest}")
+        format!("0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v{newest}")
     );
     // Every spelling of the same version.
     for driver in [
@@ -846,13 +854,13 @@ fn driver_picks_the_newest_abi_such_a_driver_has() {
     ] {
         assert_eq!(
             first_binding(quote!(cuCtxCreate, driver = #driver)),
-            "0 cuCtxCreate PFN_cuCtxCreate_v11040",
+            "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v11040",
             "{driver}"
         );
     }
     assert_eq!(
         first_binding(quote!(cuCtxCreate, driver = "12.5")),
-        "0 cuCtxCreate PFN_cuCtxCreate_v12050"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v12050"
     );
 }
 
@@ -899,11 +907,11 @@ fn a_pin_or_export_newer_than_the_driver_is_an_error_with_the_newest_it_allows()
     // Older pins and exports are fine.
     assert_eq!(
         first_binding(quote!(cuCtxCreate = 3020, driver = 12000)),
-        "0 cuCtxCreate PFN_cuCtxCreate_v3020"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v3020"
     );
     assert_eq!(
         first_binding(quote!(cuCtxCreate_v2, driver = 12000)),
-        "0 cuCtxCreate PFN_cuCtxCreate_v3020"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v3020"
     );
 }
 
@@ -940,7 +948,7 @@ fn driver_values_a_table_cannot_target_say_how_to_write_one() {
         assert_eq!(errors.len(), 1, "{driver}: {out}");
         assert!(errors[0].contains(message), "{driver}: {out}");
         // The table is still emitted, at the release's default ABIs.
-        assert_has(&out, "0 cuCtxCreate PFN_cuCtxCreate_v");
+        assert_has(&out, "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v");
         assert_lacks(&out, ":: std :: assert !");
     }
     let out = table(quote!(cuInit, driver));
@@ -972,7 +980,7 @@ fn all_under_a_driver_is_every_function_such_a_driver_has() {
         match newest {
             Some(abi) => {
                 count += 1;
-                assert_has(&out, &format!(" {} {} ", function.name, abi.typedef));
+                assert_has(&out, &format!(" \"{}\\0\" {} ", function.name, abi.typedef));
             }
             None => assert_lacks(&out, &format!("pub unsafe fn {} (", function.name)),
         }
@@ -985,15 +993,15 @@ fn all_under_a_driver_is_every_function_such_a_driver_has() {
 fn an_exported_symbol_selects_its_abi_and_the_method_keeps_the_c_name() {
     assert_eq!(
         first_binding(quote!(cuCtxCreate_v2)),
-        "0 cuCtxCreate PFN_cuCtxCreate_v3020"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v3020"
     );
     assert_eq!(
         first_binding(quote!(cuMemAlloc_v2)),
-        "0 cuMemAlloc PFN_cuMemAlloc_v3020"
+        "0 \"cuMemAlloc\\0\" PFN_cuMemAlloc_v3020"
     );
     assert_eq!(
         first_binding(quote!(cuCtxCreate_v3)),
-        "0 cuCtxCreate PFN_cuCtxCreate_v11040"
+        "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v11040"
     );
     let out = table(quote!(cuCtxCreate_v2));
     assert_has(&out, "pub unsafe fn cuCtxCreate (& self");
@@ -1005,11 +1013,11 @@ fn an_exported_symbol_selects_its_abi_and_the_method_keeps_the_c_name() {
     // The per-thread symbol in a per-thread table: the ABI whose twin it is.
     assert_eq!(
         first_binding(quote!(cuLaunchKernel_ptsz, per_thread)),
-        "0 cuLaunchKernel PFN_cuLaunchKernel_v4000"
+        "0 \"cuLaunchKernel\\0\" PFN_cuLaunchKernel_v4000"
     );
     assert_eq!(
         first_binding(quote!(per_thread, cuMemcpyHtoD_v2_ptds)),
-        "0 cuMemcpyHtoD PFN_cuMemcpyHtoD_v3020"
+        "0 \"cuMemcpyHtoD\\0\" PFN_cuMemcpyHtoD_v3020"
     );
 }
 
@@ -1268,7 +1276,7 @@ fn a_table_states_its_driver_floor() {
     let default = manifest::find("cuCtxCreate").unwrap().default;
     assert_has(
         &newest,
-        &format!("0 cuCtxCreate PFN_cuCtxCreate_v{default} "),
+        &format!("0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v{default} "),
     );
     assert_lacks(&newest, ":: std :: assert !");
     assert_has(&newest, "(`driver = newest`)");

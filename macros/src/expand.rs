@@ -12,8 +12,9 @@
 //! runtime fails there, once. The types of the functions are bound by the runtime's own
 //! `bind!` macro, which names them through `$crate`: whatever the path leads to, a field is
 //! never given another type. The manifest's types are parsed as Rust types and named from the
-//! crate root: single names from the runtime's `sys`, primitives from `::std::primitive`, `::core`
-//! paths from `::std` (which edition 2015 also resolves).
+//! crate root: single names from the runtime's `sys` (through the block's alias `__cdt_sys`, as
+//! the runtime's path through `__cdt`), primitives from `::std::primitive`, `::core` paths from
+//! `::std` (which edition 2015 also resolves).
 //!
 //! Hygiene: everything but the struct is emitted inside one `const _: () = { ... };` block that
 //! also declares a function for every name a generated pattern binds (the C parameter names,
@@ -68,48 +69,49 @@ impl From<TokenStream> for Tokens {
 
 /// The manifest's types as the table names them, each parsed once per expansion.
 struct Types<'a> {
-    private: &'a Tokens,
+    /// The path of the runtime's bindings (`__cdt_sys`, see [`expand`]).
+    sys: &'a Tokens,
     parsed: HashMap<&'static str, Option<Tokens>>,
 }
 
 impl Types<'_> {
     /// The type the manifest spells `text`, or `None` for text that is no type a binding has.
     fn get(&mut self, text: &'static str) -> Option<Tokens> {
-        let private = self.private;
+        let sys = self.sys;
         self.parsed
             .entry(text)
             .or_insert_with(|| {
                 let mut ty: Type = syn::parse_str(text).ok()?;
-                qualify(&mut ty, private).then(|| ty.into_token_stream().into())
+                qualify(&mut ty, sys).then(|| ty.into_token_stream().into())
             })
             .clone()
     }
 }
 
-/// Names `ty` from the crate root (see the module docs); `false` for a kind of type no binding
-/// has.
-fn qualify(ty: &mut Type, private: &Tokens) -> bool {
+/// Names `ty` from the crate root (see the module docs), the bindings' names from `sys`; `false`
+/// for a kind of type no binding has.
+fn qualify(ty: &mut Type, sys: &Tokens) -> bool {
     match ty {
-        Type::Ptr(t) => qualify(&mut t.elem, private),
-        Type::Reference(t) => qualify(&mut t.elem, private),
-        Type::Array(t) => qualify(&mut t.elem, private),
-        Type::Slice(t) => qualify(&mut t.elem, private),
-        Type::Paren(t) => qualify(&mut t.elem, private),
-        Type::Tuple(t) => t.elems.iter_mut().all(|t| qualify(t, private)),
+        Type::Ptr(t) => qualify(&mut t.elem, sys),
+        Type::Reference(t) => qualify(&mut t.elem, sys),
+        Type::Array(t) => qualify(&mut t.elem, sys),
+        Type::Slice(t) => qualify(&mut t.elem, sys),
+        Type::Paren(t) => qualify(&mut t.elem, sys),
+        Type::Tuple(t) => t.elems.iter_mut().all(|t| qualify(t, sys)),
         Type::Never(_) => true,
         Type::FnPtr(f) => {
             let output = match &mut f.output {
-                ReturnType::Type(_, t) => qualify(&mut *t, private),
+                ReturnType::Type(_, t) => qualify(&mut *t, sys),
                 ReturnType::Default => true,
             };
-            output && f.inputs.iter_mut().all(|arg| qualify(&mut arg.ty, private))
+            output && f.inputs.iter_mut().all(|arg| qualify(&mut arg.ty, sys))
         }
         Type::Path(t) if t.qself.is_none() => {
             let path = &mut t.path;
             let arguments = path.segments.iter_mut().all(|s| match &mut s.arguments {
                 PathArguments::None => true,
                 PathArguments::AngleBracketed(a) => a.args.iter_mut().all(|arg| match arg {
-                    GenericArgument::Type(t) => qualify(t, private),
+                    GenericArgument::Type(t) => qualify(t, sys),
                     _ => false,
                 }),
                 PathArguments::Parenthesized(_) => false,
@@ -122,7 +124,7 @@ fn qualify(ty: &mut Type, private: &Tokens) -> bool {
                 *ty = Type::Verbatim(if PRIMITIVES.iter().any(|p| name == p) {
                     quote!(::std::primitive::#name)
                 } else {
-                    quote!(#private::__sys::#name)
+                    quote!(#sys::#name)
                 });
             }
             arguments
@@ -281,12 +283,15 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
         None => quote!(::cuda_driver_table::__private),
     };
     let alias = quote_spanned!(last=> use #private as __cdt;);
+    // And one for the bindings, which name most parameter types: a short path is fewer tokens to
+    // write and to read, twice per function (method and raw accessor).
     // Inside the block every name goes through one short alias of that path (fewer tokens for
     // the macro to write and the compiler to read, for each function).
     let p = &Tokens::from(quote!(__cdt));
     let docs = docs::Table::new(table);
+    let sys = &Tokens::from(quote!(__cdt_sys));
     let mut types = Types {
-        private: p,
+        sys,
         parsed: HashMap::new(),
     };
     let mut bound: BTreeSet<String> = LOCALS.iter().map(ToString::to_string).collect();
@@ -419,6 +424,7 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
         )]
         const _: () = {
             #alias
+            use __cdt::__sys as __cdt_sys;
             #(const fn #shadows() {})*
 
             #p::bind! { #ident; #bindings }
@@ -444,9 +450,9 @@ mod tests {
     use std::collections::HashMap;
 
     fn qualified(text: &'static str) -> Option<String> {
-        let private = quote!(P).into();
+        let sys = quote!(S).into();
         let mut types = Types {
-            private: &private,
+            sys: &sys,
             parsed: HashMap::new(),
         };
         types
@@ -463,13 +469,13 @@ mod tests {
     #[test]
     fn manifest_types_name_the_runtime_s_bindings_and_std() {
         for (text, expected) in [
-            ("CUdeviceptr_v2", "P::__sys::CUdeviceptr_v2"),
+            ("CUdeviceptr_v2", "S::CUdeviceptr_v2"),
             ("usize", "::std::primitive::usize"),
             ("*mut *mut ::core::ffi::c_void", "*mut *mut ::std::ffi::c_void"),
-            ("*const CUDA_MEMCPY2D_v2", "*const P::__sys::CUDA_MEMCPY2D_v2"),
+            ("*const CUDA_MEMCPY2D_v2", "*const S::CUDA_MEMCPY2D_v2"),
             (
                 "::core::option::Option<unsafe extern \"C\" fn(u32, [u8; 16]) -> CUresult>",
-                "::std::option::Option<unsafe extern \"C\" fn(::std::primitive::u32, [::std::primitive::u8; 16]) -> P::__sys::CUresult>",
+                "::std::option::Option<unsafe extern \"C\" fn(::std::primitive::u32, [::std::primitive::u8; 16]) -> S::CUresult>",
             ),
         ] {
             assert_eq!(qualified(text), Some(tokens(expected)), "{text}");

@@ -117,7 +117,7 @@ fn the_raw_accessor_returns_what_the_runtime_binds_as_the_method_types_it() {
     // `get` but refuses a fake driver (whose methods call closures, not pointers).
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut __cdt :: __sys :: CUdeviceptr , :: std :: primitive :: usize) -> __cdt :: __sys :: CUresult , __cdt :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut __cdt_sys :: CUdeviceptr , :: std :: primitive :: usize) -> __cdt_sys :: CUresult , __cdt :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
     );
 }
 
@@ -159,7 +159,7 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut __cdt :: __sys :: CUdeviceptr , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , __cdt :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut __cdt_sys :: CUdeviceptr , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , __cdt :: Error >",
     );
     // It calls the function the table's state holds for its index, through its configuration.
     assert_has(
@@ -445,7 +445,7 @@ fn the_crate_option_names_every_path_and_doc_link() {
         );
         assert_has(&out, "use cdt :: __private as __cdt ;");
         assert_has(&out, "__cdt :: bind ! { Cuda ; 0 \"cuMemAlloc\\0\"");
-        assert_has(&out, "dptr : * mut __cdt :: __sys :: CUdeviceptr");
+        assert_has(&out, "dptr : * mut __cdt_sys :: CUdeviceptr");
         assert_has(&out, "[`Error`](cdt::Error)");
         // Generated code reaches the runtime through `__private` only, so a path that leads
         // elsewhere fails there, once.

@@ -949,9 +949,8 @@ impl Expansion {
             for _ in 0..runs {
                 let main_rs = app.dir.join("src/main.rs");
                 write(&main_rs, &main)?;
-                let out = cargo(&app.dir)
+                let out = nightly_cargo(&app.dir)
                     .args([
-                        "+nightly",
                         "rustc",
                         "-q",
                         "--offline",

@@ -950,14 +950,7 @@ impl Expansion {
                 let main_rs = app.dir.join("src/main.rs");
                 write(&main_rs, &main)?;
                 let out = nightly_cargo(&app.dir)
-                    .args([
-                        "rustc",
-                        "-q",
-                        "--offline",
-                        "--",
-                        "-Z",
-                        "time-passes",
-                    ])
+                    .args(["rustc", "-q", "--offline", "--", "-Z", "time-passes"])
                     .env("CARGO_TARGET_DIR", &target)
                     .output()
                     .map_err(|e| format!("cannot run cargo: {e}"))?;

@@ -297,9 +297,10 @@ pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) 
     out
 }
 
-/// `` [`text`](target) `` at the start of `s`: (text, target, length in bytes). Reads no further
-/// than the link: the text ends at the next backtick (and has no line end, which no link has),
-/// the target at the first `)` (and has no whitespace, which no path has).
+/// `` [`text`](target) `` at the start of `s`: (text, target, length in bytes). The text ends at
+/// the next backtick and the target at the next `)` (each found by a byte search, which may read
+/// past the line where no link is); a text with a line end or a target with whitespace is no
+/// link, since no link has them.
 fn parse_link(s: &str) -> Option<(&str, &str, usize)> {
     let after = s.strip_prefix("[`")?;
     let text = &after[..after.find('`')?];

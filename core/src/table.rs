@@ -77,10 +77,12 @@ pub unsafe trait Field<const I: usize>: Functions {
 
 /// Binds a table's functions to their types: implements [`Functions`] and one [`Field`] per
 /// function for `$table`. What `#[driver_table]` emits for each table, as
-/// `<crate path>::__private::bind! { Table; 0 "cuInit\0" PFN_cuInit_v2000 "cuInit"; ... }`: the
-/// index, the C name with its NUL (as the lookup takes it), the typedef of the pinned ABI and its
-/// exported symbol (absent when it has none), then, for a function with a per-thread twin,
-/// `| PFN_..._ptsz "export"`.
+/// `<crate path>::__private::bind! { Table; 0 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] []; ... }`:
+/// the index, the C name with its NUL (as the lookup takes it), the typedef of the pinned ABI,
+/// its exported symbol in brackets (empty when it has none), then in brackets the per-thread
+/// twin, `PFN_..._ptsz "export"`, for a function that has one. (The brackets keep the entries of
+/// one shape: with optional parts between them, matching a long list costs the compiler time
+/// that grows with the square of its length.)
 ///
 /// Every type comes from this crate's `sys` through `$crate`, whatever path the user's crate
 /// names this crate by, and every version is read off the typedef's name (`spec`), so no input
@@ -93,7 +95,7 @@ pub unsafe trait Field<const I: usize>: Functions {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_bind {
-    ($table:ident; $($i:literal $symbol:literal $typedef:ident $($export:literal)? $(| $pt_typedef:ident $($pt_export:literal)?)?;)*) => {
+    ($table:ident; $($i:literal $symbol:literal $typedef:ident [$($export:literal)?] [$($pt_typedef:ident $($pt_export:literal)?)?];)*) => {
         $(
             // SAFETY: `Fn` is the function type of `$typedef`, the typedef `FUNCTIONS[$i]` reads
             // its ABI off (`spec`), and of its per-thread twin (the same type, checked below);

@@ -5,14 +5,16 @@
 //!
 //! A link to another driver function is written `` [`cuX`](Self::cuX) `` in the manifest: it stays
 //! a link when this table has a method `cuX` and becomes plain code otherwise, so rustdoc never
-//! sees a link it cannot resolve. A link into the bindings is written `` [`X`](sys::X) ``: it gets
-//! the path the generated code uses for the runtime crate in front (`cuda_driver_table::sys::X`).
-//! Nothing here reads or writes anything but the text it is given.
+//! sees a link it cannot resolve. A link into the bindings, `` [`X`](sys::X) ``, and one to the
+//! runtime, `` [`Error`](__cdt::Error) ``, are written as the table's block names the two crates
+//! (`expand`): rustdoc resolves a link in the scope of its item, so they hold whatever path the
+//! table names the runtime by (`crate = ...`, `$crate` in a `macro_rules!`). Nothing here reads or
+//! writes anything but the text it is given.
 
 use crate::check::{cuda_version, needs, Checked, Why};
 use crate::manifest;
 use crate::model::Backend;
-use quote::ToTokens;
+use std::borrow::Cow;
 use syn::Ident;
 
 /// What the docs of one table depend on.
@@ -21,13 +23,8 @@ pub struct Table<'a> {
     pub name: &'a Ident,
     /// Its functions.
     pub functions: &'a [Checked],
-    /// Their names, for links between methods.
-    methods: std::collections::HashSet<&'static str>,
-    /// The runtime crate's path as rustdoc resolves it in the user's crate (`::cdt`), or the path
-    /// as written where rustdoc cannot (`$crate`).
-    pub krate: String,
-    /// Whether `krate` resolves in a doc link.
-    pub linkable: bool,
+    /// Their names, sorted, for links between methods.
+    methods: Vec<&'static str>,
     /// `backend = ...`, when given: without it the table takes the default configuration.
     pub backend: Option<Backend>,
     pub per_thread: bool,
@@ -54,40 +51,16 @@ pub struct Items {
 impl<'a> Table<'a> {
     /// What the docs of `table` depend on.
     pub fn new(table: &'a crate::check::Table) -> Self {
-        let (krate, linkable) = match &table.krate {
-            // rustdoc cannot resolve `$crate`, which only a macro expansion substitutes.
-            Some(path) => {
-                let linkable = !path
-                    .segments
-                    .iter()
-                    .any(|s| s.ident.to_string().starts_with('$'));
-                (path.to_token_stream().to_string(), linkable)
-            }
-            None => ("::cuda_driver_table".to_string(), true),
-        };
-        let krate = if linkable {
-            krate.split_whitespace().collect()
-        } else {
-            krate
-        };
+        let mut methods: Vec<&'static str> =
+            table.functions.iter().map(|c| c.function.name).collect();
+        methods.sort_unstable();
         Table {
             name: &table.ident,
             functions: &table.functions,
-            methods: table.functions.iter().map(|c| c.function.name).collect(),
-            krate,
-            linkable,
+            methods,
             backend: table.backend,
             per_thread: table.per_thread,
             driver: table.driver,
-        }
-    }
-
-    /// `[`Error`](<path>::Error)`, or plain `` `Error` `` where rustdoc cannot resolve the path.
-    fn error_link(&self) -> String {
-        if self.linkable {
-            format!("[`Error`]({}::Error)", self.krate)
-        } else {
-            "`Error`".to_string()
         }
     }
 
@@ -155,13 +128,16 @@ impl<'a> Table<'a> {
         }
     }
 
-    /// The docs of a function's method and of its raw accessor (`pfn_*`): the `cuda.h` summary
-    /// first, then what this table does with the function, the rest of the `cuda.h` text
-    /// (Markdown, with links to the table's own methods where it has them), errors and safety.
-    pub fn function(&self, c: &Checked) -> (String, String) {
+    /// The docs of a function's method, as the doc attributes to write (rustdoc joins them with
+    /// line ends), and of its raw accessor (`pfn_*`): the `cuda.h` summary first, then what this
+    /// table does with the function, the rest of the `cuda.h` text (Markdown, with links to the
+    /// table's own methods where it has them), errors and safety.
+    ///
+    /// The `cuda.h` text is the manifest's own wherever it links only to methods the table has
+    /// (every function of an `all` table): it is the bulk of a table's docs, and is not copied.
+    pub fn function(&self, c: &Checked) -> (Vec<Cow<'static, str>>, String) {
         let abi = c.abi;
         let name = c.function.name;
-        let error_link = self.error_link();
         let exported = |export: Option<&str>| match export {
             Some(e) => format!(", exported as `{e}`"),
             None => String::new(),
@@ -176,8 +152,10 @@ impl<'a> Table<'a> {
             None => "No per-thread variant: requested with the legacy flag in both stream modes."
                 .to_string(),
         };
-        let header = format!(
-            "`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}: {}. {per_thread}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
+        // Each part after the first starts with a line end: with the one rustdoc puts between
+        // two doc attributes, a blank line between paragraphs.
+        let mut header = format!(
+            "\n`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}: {}. {per_thread}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
             abi.c_prototype,
             abi.version,
             abi.typedef,
@@ -186,30 +164,37 @@ impl<'a> Table<'a> {
             why(c),
         );
         let errors = if abi.ret == "CUresult" {
-            format!("# Errors\n\nAn {error_link} when the function cannot be resolved, or when it returns a `CUresult` other than `CUDA_SUCCESS` (with the code, its name and description).")
+            "\n# Errors\n\nAn [`Error`](__cdt::Error) when the function cannot be resolved, or when it returns a `CUresult` other than `CUDA_SUCCESS` (with the code, its name and description)."
         } else {
-            format!("# Errors\n\nAn {error_link} when the function cannot be resolved.")
+            "\n# Errors\n\nAn [`Error`](__cdt::Error) when the function cannot be resolved."
         };
-        let has_method = |n: &str| self.methods.contains(n);
-        let (summary, cuda) = cuda_doc(abi.doc, &has_method, &self.krate);
-        let summary = if summary.is_empty() {
-            String::new()
-        } else {
-            format!("{summary}\n\n")
-        };
-        let cuda = if cuda.is_empty() {
-            String::new()
-        } else {
-            format!("\n\n*From `cuda.h`:*\n\n{cuda}")
-        };
-        let method = format!(
-            "{summary}{header}{cuda}\n\n{errors}\n\n# Safety\n\nThis calls the C function `{name}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
+        let safety = format!(
+            "{errors}\n\n# Safety\n\nThis calls the C function `{name}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
         );
+        let (summary, cuda) = abi.doc.split_once("\n\n").unwrap_or((abi.doc, ""));
+        let mut method = Vec::with_capacity(5);
+        if summary.is_empty() {
+            // No summary: the header's first line is the first paragraph.
+            method.push(Cow::Owned(header.split_off(1)));
+        } else {
+            method.push(self.links(summary));
+            method.push(Cow::Owned(header));
+        }
+        if !cuda.is_empty() {
+            method.push(Cow::Borrowed("\n*From `cuda.h`:*\n"));
+            method.push(self.links(cuda));
+        }
+        method.push(Cow::Owned(safety));
         let accessor = format!(
-            "The resolved `{name}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name}`].\n\n# Errors\n\nAn {error_link} when it cannot be resolved.",
+            "The resolved `{name}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name}`].\n\n# Errors\n\nAn [`Error`](__cdt::Error) when it cannot be resolved.",
             abi.typedef
         );
         (method, accessor)
+    }
+
+    /// `doc` with its links resolved for this table (see [`resolve_links`]).
+    fn links(&self, doc: &'static str) -> Cow<'static, str> {
+        resolve_links(doc, &|name| self.methods.binary_search(&name).is_ok())
     }
 }
 
@@ -239,125 +224,102 @@ fn why(c: &Checked) -> String {
     }
 }
 
-/// The summary (first paragraph) and the rest of `doc`, with its links resolved for a table that
-/// has a method for each name `has_method` accepts, and whose runtime crate is at `krate` (a path
-/// as tokens print it: `::cuda_driver_table`).
-pub fn cuda_doc(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) -> (String, String) {
-    let resolved = resolve_links(doc, has_method, krate);
-    match resolved.split_once("\n\n") {
-        Some((summary, rest)) => (summary.to_string(), rest.to_string()),
-        None => (resolved, String::new()),
-    }
-}
-
-/// Rewrites every `` [`text`](Self::name) `` and `` [`text`](sys::path) `` of `doc`.
+/// `doc` with each link to a method, `` [`text`](Self::name) ``, that `has_method` refuses made
+/// plain code (`` `text` ``), so rustdoc never sees a link it cannot resolve; `doc` itself when it
+/// has none.
 ///
-/// The text is searched for `[` alone (a byte search) and the rest of a link matched where one
-/// starts, so that the long runs of prose between links are copied, not read character by
-/// character: the attribute runs unoptimised in a user's debug build, over every doc text of a
-/// table.
-pub fn resolve_links(doc: &str, has_method: &dyn Fn(&str) -> bool, krate: &str) -> String {
-    // Intra-doc links take a path without spaces; a leading `::` is dropped (the crate's name
-    // resolves through the extern prelude).
-    let spaceless: String = krate.split_whitespace().collect();
-    let krate = spaceless.strip_prefix("::").unwrap_or(&spaceless);
-    let mut out = String::with_capacity(doc.len() + doc.len() / 8);
-    let mut rest = doc;
-    while let Some(start) = rest.find('[') {
-        let escaped = rest[..start].ends_with('\\');
-        let link = if escaped {
-            None
-        } else {
-            parse_link(&rest[start..])
-        };
-        let Some((text, target, len)) = link else {
-            out.push_str(&rest[..=start]);
-            rest = &rest[start + 1..];
+/// Links into the bindings (`sys::X`) and to the runtime (`__cdt::X`) stay as they are: the
+/// table's block names both (`expand`), and rustdoc resolves a link in the scope of its item.
+pub fn resolve_links<'a>(doc: &'a str, has_method: &dyn Fn(&str) -> bool) -> Cow<'a, str> {
+    const TARGET: &str = "](Self::";
+    let mut out = String::new();
+    // `doc[..copied]` is settled (in `out` once something changed); the search goes on at `from`.
+    let (mut copied, mut from) = (0, 0);
+    // A search for `(` alone (a byte search), then a look at the bytes around it: the attribute
+    // runs unoptimised in a user's debug build, over every doc text of a table.
+    while let Some(i) = doc[from..].find('(') {
+        let paren = from + i;
+        from = paren + 1;
+        // `](Self::name)` around it ...
+        let Some(close) = paren
+            .checked_sub(1)
+            .filter(|&c| doc[c..].starts_with(TARGET))
+        else {
             continue;
         };
-        out.push_str(&rest[..start]);
-        if let Some(name) = target.strip_prefix("Self::") {
-            if has_method(name) {
-                out.push_str(&rest[start..start + len]);
-            } else {
-                out.push('`');
-                out.push_str(text);
-                out.push('`');
-            }
-        } else if let Some(path) = target.strip_prefix("sys::") {
-            for part in ["[`", text, "`](", krate, "::sys::", path, ")"] {
-                out.push_str(part);
-            }
-        } else {
-            out.push_str(&rest[start..start + len]);
+        let after = &doc[close + TARGET.len()..];
+        let Some(name) = after.find(')').map(|n| &after[..n]) else {
+            continue;
+        };
+        // ... and `` [`text` `` before it, on its line.
+        let Some(open) = doc[copied..close].rfind('[').map(|i| copied + i) else {
+            continue;
+        };
+        let text = &doc[open + 1..close];
+        let is_link = text.len() > 1
+            && !doc[..open].ends_with('\\')
+            && text.starts_with('`')
+            && text.ends_with('`')
+            && !text.contains('\n')
+            && !name.contains(char::is_whitespace);
+        if !is_link || has_method(name) {
+            continue;
         }
-        rest = &rest[start + len..];
+        out.push_str(&doc[copied..open]);
+        out.push_str(text);
+        copied = close + TARGET.len() + name.len() + 1;
+        from = copied;
     }
-    out.push_str(rest);
-    out
-}
-
-/// `` [`text`](target) `` at the start of `s`: (text, target, length in bytes). The text ends at
-/// the next backtick and the target at the next `)` (each found by a byte search, which may read
-/// past the line where no link is); a text with a line end or a target with whitespace is no
-/// link, since no link has them.
-fn parse_link(s: &str) -> Option<(&str, &str, usize)> {
-    let after = s.strip_prefix("[`")?;
-    let text = &after[..after.find('`')?];
-    let target_start = text.len() + "`](".len();
-    if text.contains('\n') || !after[text.len()..].starts_with("`](") {
-        return None;
+    if copied == 0 {
+        return Cow::Borrowed(doc);
     }
-    let target = &after[target_start..target_start + after[target_start..].find(')')?];
-    if target.contains(char::is_whitespace) {
-        return None;
-    }
-    Some((text, target, "[`".len() + target_start + target.len() + 1))
+    out.push_str(&doc[copied..]);
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const DOC: &str = "Allocates memory\n\nSee [`cuMemFree`](Self::cuMemFree) and [`cuMemAllocHost()`](Self::cuMemAllocHost); returns [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS).\n\n# Parameters\n\n- `dptr`: \\[out] pointer";
+    const DOC: &str = "See [`cuMemFree`](Self::cuMemFree) and [`cuMemAllocHost()`](Self::cuMemAllocHost); returns [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS).\n\n# Parameters\n\n- `dptr`: \\[out] pointer";
 
     #[test]
     fn links_to_methods_the_table_has_stay_and_the_others_become_code() {
         let has = |n: &str| n == "cuMemFree";
-        let (summary, rest) = cuda_doc(DOC, &has, ":: cuda_driver_table");
-        assert_eq!(summary, "Allocates memory");
         assert_eq!(
-            rest,
-            "See [`cuMemFree`](Self::cuMemFree) and `cuMemAllocHost()`; returns [`CUDA_SUCCESS`](cuda_driver_table::sys::CUresult::CUDA_SUCCESS).\n\n# Parameters\n\n- `dptr`: \\[out] pointer"
+            resolve_links(DOC, &has),
+            "See [`cuMemFree`](Self::cuMemFree) and `cuMemAllocHost()`; returns [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS).\n\n# Parameters\n\n- `dptr`: \\[out] pointer"
         );
-    }
-
-    #[test]
-    fn sys_links_follow_the_crate_path_the_table_uses() {
         let none = |_: &str| false;
-        let text = resolve_links(
-            "[`CUdevice`](sys::CUdevice)",
-            &none,
-            "crate :: reexport :: cdt",
+        assert_eq!(
+            resolve_links(
+                "[`cuA`](Self::cuA)[`cuB()`](Self::cuB) (x) [`cuC`](Self::cuC).",
+                &none
+            ),
+            "`cuA``cuB()` (x) `cuC`."
         );
-        assert_eq!(text, "[`CUdevice`](crate::reexport::cdt::sys::CUdevice)");
     }
 
     #[test]
-    fn text_without_links_is_unchanged() {
+    fn text_without_links_to_missing_methods_is_not_copied() {
         let none = |_: &str| false;
         for text in [
             "",
-            "plain",
-            "\\[`x`\\] escaped",
+            "plain (with parentheses)",
+            "(Self::x)",
+            "\\[`x`](Self::x) escaped",
             "[`a`](https://x) other target",
+            "[`CUdevice`](sys::CUdevice)",
+            "[`a\nb`](Self::cuA) across a line end",
             "[`",
+            "](Self::",
         ] {
-            assert_eq!(resolve_links(text, &none, "::cuda_driver_table"), text);
+            assert!(
+                matches!(resolve_links(text, &none), Cow::Borrowed(t) if t == text),
+                "{text:?}"
+            );
         }
-        assert_eq!(
-            cuda_doc("Only a summary", &none, "x"),
-            ("Only a summary".to_string(), String::new())
-        );
+        let all = |_: &str| true;
+        assert!(matches!(resolve_links(DOC, &all), Cow::Borrowed(_)));
     }
 }

@@ -12,7 +12,7 @@
 //! runtime fails there, once. The types of the functions are bound by the runtime's own
 //! `bind!` macro, which names them through `$crate`: whatever the path leads to, a field is
 //! never given another type. The manifest's types are parsed as Rust types and named from the
-//! crate root: single names from the runtime's `sys` (through the block's alias `__cdt_sys`, as
+//! crate root: single names from the runtime's `sys` (through the block's alias `sys`, as
 //! the runtime's path through `__cdt`), primitives from `::std::primitive`, `::core` paths from
 //! `::std` (which edition 2015 also resolves).
 //!
@@ -69,7 +69,7 @@ impl From<TokenStream> for Tokens {
 
 /// The manifest's types as the table names them, each parsed once per expansion.
 struct Types<'a> {
-    /// The path of the runtime's bindings (`__cdt_sys`, see [`expand`]).
+    /// The path of the runtime's bindings (`sys`, see [`expand`]).
     sys: &'a Tokens,
     parsed: HashMap<&'static str, Option<Tokens>>,
 }
@@ -226,9 +226,9 @@ fn function(
     let twin = abi.per_thread.as_ref().map(|pt| {
         let typedef = Ident::new(pt.typedef, span);
         let export = pt.export;
-        quote!(| #typedef #export)
+        quote!(#typedef #export)
     });
-    let binding = quote!(#index #symbol #typedef #export #twin;);
+    let binding = quote!(#index #symbol #typedef [#export] [#twin];);
 
     let accessor = Ident::new(&format!("pfn_{}", c.function.name), span);
     let (method_doc, accessor_doc) = docs.function(c);
@@ -245,7 +245,7 @@ fn function(
     };
     let c_name = c.function.name;
     let methods = quote! {
-        #[doc = #method_doc]
+        #(#[doc = #method_doc])*
         #[inline]
         pub unsafe fn #name(&self, #(#params: #param_types),*) -> ::std::result::Result<#ok, #p::Error> {
             let __cdt_f = self.#field.get::<#index>()?;
@@ -283,13 +283,12 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
         None => quote!(::cuda_driver_table::__private),
     };
     let alias = quote_spanned!(last=> use #private as __cdt;);
-    // And one for the bindings, which name most parameter types: a short path is fewer tokens to
-    // write and to read, twice per function (method and raw accessor).
-    // Inside the block every name goes through one short alias of that path (fewer tokens for
-    // the macro to write and the compiler to read, for each function).
+    // Inside the block every name goes through one short alias of that path, and the bindings,
+    // which name most parameter types, through `sys`: fewer tokens for the macro to write and the
+    // compiler to read, for each function. The docs' links name the two the same way (`docs`).
     let p = &Tokens::from(quote!(__cdt));
     let docs = docs::Table::new(table);
-    let sys = &Tokens::from(quote!(__cdt_sys));
+    let sys = &Tokens::from(quote!(sys));
     let mut types = Types {
         sys,
         parsed: HashMap::new(),
@@ -424,7 +423,7 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
         )]
         const _: () = {
             #alias
-            use __cdt::__sys as __cdt_sys;
+            use __cdt::__sys as sys;
             #(const fn #shadows() {})*
 
             #p::bind! { #ident; #bindings }

@@ -83,7 +83,7 @@ fn a_pin_binds_the_function_to_its_typedef_through_the_runtime() {
     // version off it; the macro gives the index, the name, the typedef and the export.
     assert_has(
         &out,
-        r#"__cdt :: bind ! { Cuda ; 0 "cuCtxCreate\0" PFN_cuCtxCreate_v3020 "cuCtxCreate_v2" ; }"#,
+        r#"__cdt :: bind ! { Cuda ; 0 "cuCtxCreate\0" PFN_cuCtxCreate_v3020 ["cuCtxCreate_v2"] [] ; }"#,
     );
     assert_lacks(&out, "unsafe impl");
     assert!(compile_errors(&out).is_empty(), "{out}");
@@ -106,7 +106,7 @@ fn the_binding_carries_the_per_thread_twin() {
     let out = table(quote!(cuLaunchKernel, cuInit));
     assert_has(
         &out,
-        r#"bind ! { Cuda ; 0 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 "cuLaunchKernel" | PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz" ; 1 "cuInit\0" PFN_cuInit_v2000 "cuInit" ; }"#,
+        r#"bind ! { Cuda ; 0 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 ["cuLaunchKernel"] [PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz"] ; 1 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] [] ; }"#,
     );
 }
 
@@ -117,7 +117,7 @@ fn the_raw_accessor_returns_what_the_runtime_binds_as_the_method_types_it() {
     // `get` but refuses a fake driver (whose methods call closures, not pointers).
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut __cdt_sys :: CUdeviceptr , :: std :: primitive :: usize) -> __cdt_sys :: CUresult , __cdt :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut sys :: CUdeviceptr , :: std :: primitive :: usize) -> sys :: CUresult , __cdt :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
     );
 }
 
@@ -159,7 +159,7 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut __cdt_sys :: CUdeviceptr , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , __cdt :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut sys :: CUdeviceptr , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , __cdt :: Error >",
     );
     // It calls the function the table's state holds for its index, through its configuration.
     assert_has(
@@ -204,7 +204,7 @@ fn functions_keeps_the_order_listed_and_indexes_match() {
     let out = table(quote!(cuMemAlloc, cuInit));
     assert_has(
         &out,
-        r#"bind ! { Cuda ; 0 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 "cuMemAlloc_v2" ; 1 "cuInit\0" PFN_cuInit_v2000 "cuInit" ; }"#,
+        r#"bind ! { Cuda ; 0 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 ["cuMemAlloc_v2"] [] ; 1 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] [] ; }"#,
     );
     assert_has(&out, "TableCore < Self , 2 >");
     assert_has(
@@ -445,8 +445,9 @@ fn the_crate_option_names_every_path_and_doc_link() {
         );
         assert_has(&out, "use cdt :: __private as __cdt ;");
         assert_has(&out, "__cdt :: bind ! { Cuda ; 0 \"cuMemAlloc\\0\"");
-        assert_has(&out, "dptr : * mut __cdt_sys :: CUdeviceptr");
-        assert_has(&out, "[`Error`](cdt::Error)");
+        assert_has(&out, "dptr : * mut sys :: CUdeviceptr");
+        // The docs link through the block's alias of that path.
+        assert_has(&out, "[`Error`](__cdt::Error)");
         // Generated code reaches the runtime through `__private` only, so a path that leads
         // elsewhere fails there, once.
         assert_eq!(
@@ -459,7 +460,7 @@ fn the_crate_option_names_every_path_and_doc_link() {
     assert_lacks(&wrapper, "cuda_driver_table");
     assert_has(&wrapper, "use :: my_wrapper :: cdt :: __private as __cdt ;");
     assert_has(&wrapper, "__cdt :: Config :: new ()");
-    assert_has(&wrapper, "[`Error`](::my_wrapper::cdt::Error)");
+    assert_has(&wrapper, "[`Error`](__cdt::Error)");
     let reexport = table(quote!(cuInit, crate = "crate::cdt"));
     assert_has(&reexport, "use crate :: cdt :: __private as __cdt ;");
 }

@@ -16,9 +16,9 @@ struct Table;
 
 crate::__cdt_bind! {
     Table;
-    0 "cuInit\0" PFN_cuInit_v2000 "cuInit";
-    1 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 "cuLaunchKernel" | PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz";
-    2 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 "cuMemAlloc_v2";
+    0 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] [];
+    1 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 ["cuLaunchKernel"] [PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz"];
+    2 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 ["cuMemAlloc_v2"] [];
 }
 crate::__cdt_record! { Table; Default; Legacy }
 

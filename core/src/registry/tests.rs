@@ -5,13 +5,13 @@ use crate::table::TableCore;
 
 struct Recorded;
 crate::__cdt_bind! { Recorded;
-    0 "cuInit\0" PFN_cuInit_v2000 "cuInit";
-    1 "cuMemcpyHtoD\0" PFN_cuMemcpyHtoD_v3020 "cuMemcpyHtoD_v2" | PFN_cuMemcpyHtoD_v7000_ptds "cuMemcpyHtoD_v2_ptds";
+    0 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] [];
+    1 "cuMemcpyHtoD\0" PFN_cuMemcpyHtoD_v3020 ["cuMemcpyHtoD_v2"] [PFN_cuMemcpyHtoD_v7000_ptds "cuMemcpyHtoD_v2_ptds"];
 }
 crate::__cdt_record! { Recorded; Driver; PerThread }
 
 struct Other;
-crate::__cdt_bind! { Other; 0 "cuInit\0" PFN_cuInit_v2000 "cuInit"; }
+crate::__cdt_bind! { Other; 0 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] []; }
 crate::__cdt_record! { Other; Default; Legacy }
 
 /// The two tables, as a program holds them: where the GNU linker writes a PE file, only the

@@ -23,8 +23,8 @@ struct Table;
 
 crate::__cdt_bind! {
     Table;
-    0 "cuCtxSetCurrent\0" PFN_cuCtxSetCurrent_v4000 "cuCtxSetCurrent";
-    1 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 "cuLaunchKernel" | PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz";
+    0 "cuCtxSetCurrent\0" PFN_cuCtxSetCurrent_v4000 ["cuCtxSetCurrent"] [];
+    1 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 ["cuLaunchKernel"] [PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz"];
 }
 crate::__cdt_record! { Table; Default; Legacy }
 

@@ -5,26 +5,26 @@
 struct OtherFunction;
 cuda_driver_table::__private::bind! {
     OtherFunction;
-    0 "cuMemAlloc\0" PFN_cuMemAllocHost_v3020 "cuMemAlloc_v2";
+    0 "cuMemAlloc\0" PFN_cuMemAllocHost_v3020 ["cuMemAlloc_v2"] [];
 }
 
 struct OutOfOrder;
 cuda_driver_table::__private::bind! {
     OutOfOrder;
-    1 "cuInit\0" PFN_cuInit_v2000 "cuInit";
-    0 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 "cuMemAlloc_v2";
+    1 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] [];
+    0 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 ["cuMemAlloc_v2"] [];
 }
 
 struct OtherTwin;
 cuda_driver_table::__private::bind! {
     OtherTwin;
-    0 "cuMemcpy\0" PFN_cuMemcpy_v4000 | PFN_cuLaunchKernel_v7000_ptsz;
+    0 "cuMemcpy\0" PFN_cuMemcpy_v4000 [] [PFN_cuLaunchKernel_v7000_ptsz];
 }
 
 struct NoNul;
 cuda_driver_table::__private::bind! {
     NoNul;
-    0 "cuInit" PFN_cuInit_v2000 "cuInit";
+    0 "cuInit" PFN_cuInit_v2000 ["cuInit"] [];
 }
 
 fn main() {}

@@ -1,13 +1,15 @@
-//! The body of the macro crate's `docs.txt`: the doc texts of every release, each distinct line
-//! once and each distinct word of those lines once, the lines written as codes of their words and
-//! the texts as codes of their lines. The macro crate's `src/manifest/records.rs` says how the
-//! text is written and reads it; this writes it.
+//! The body of the macro crate's `docs.txt`: every distinct line of the doc texts of every
+//! release, once, and the codes by which a record names a doc text (the byte offsets of its
+//! lines). The macro crate's `src/manifest/records.rs` says how the text is written and reads it;
+//! this writes it.
 //!
-//! Why: the compiler's memory for the macro crate grows with the bytes it embeds, several times
-//! their size, and the doc texts of 17 releases are most of those bytes. Their lines repeat (a
-//! function's doc over releases, the same paragraph in many functions) and so do their words.
+//! Why lines: the doc texts of 17 releases are most of the bytes the macro crate embeds, and
+//! their lines repeat (a function's doc over releases, the same paragraph in many functions).
+//! Why offsets: the macro reads a doc text where a record names it, without reading the rest of
+//! the file first (it runs unoptimised in a user's debug build, once per compiler process).
 
 use std::collections::HashMap;
+use std::fmt::Write;
 
 /// The digits of a code: `!` (0) to `~` (93).
 const FIRST_DIGIT: u8 = b'!';
@@ -15,165 +17,65 @@ const FIRST_DIGIT: u8 = b'!';
 /// How many digits there are.
 const BASE: usize = 94;
 
-/// `docs.txt` after its header, for these doc texts (each distinct, none empty), numbered in
-/// this order: the `W`, `L` and `D` sections.
-pub fn body(texts: &[&str]) -> String {
-    // How often each line is used by the texts, and each word by the distinct lines.
-    let mut line_uses: HashMap<&str, usize> = HashMap::new();
-    for text in texts {
-        for line in text.split('\n') {
-            *line_uses.entry(line).or_default() += 1;
-        }
-    }
-    let mut word_uses: HashMap<&str, usize> = HashMap::new();
-    for line in line_uses.keys() {
-        for word in words(line) {
-            *word_uses.entry(word).or_default() += 1;
-        }
-    }
-    let (words_by_number, word_numbers, word_code) = Code::number(&word_uses);
-    let (lines_by_number, line_numbers, line_code) = Code::number(&line_uses);
-
-    let mut out = String::new();
-    section(&mut out, "W", words_by_number.len(), Some(word_code));
-    for word in &words_by_number {
-        out.push_str(word);
-        out.push('\n');
-    }
-    section(&mut out, "L", lines_by_number.len(), Some(line_code));
-    for line in &lines_by_number {
-        for word in words(line) {
-            word_code.write(&mut out, word_numbers[word]);
-        }
-        out.push('\n');
-    }
-    section(&mut out, "D", texts.len(), None);
-    for text in texts {
-        for line in text.split('\n') {
-            line_code.write(&mut out, line_numbers[line]);
-        }
-        out.push('\n');
-    }
-    out
+/// `docs.txt` after its header, for a set of doc texts, and the codes that name them.
+pub struct DocsFile {
+    /// The `L` line and the lines.
+    body: String,
+    /// Each line's byte offset among the lines.
+    at: HashMap<String, usize>,
+    /// How many digits each code has.
+    digits: usize,
 }
 
-/// A section's line: its tag and count, and how its items' codes are written.
-fn section(out: &mut String, tag: &str, count: usize, code: Option<Code>) {
-    out.push_str(tag);
-    out.push('\t');
-    out.push_str(&count.to_string());
-    if let Some(code) = code {
-        out.push_str(&format!("\t{}\t{}", code.one, code.two));
-    }
-    out.push('\n');
-}
-
-/// The words of a line, which put together are the line: each run of letters, digits and `_`, or
-/// of other characters but spaces, with the one space after it if there is one; and each run of
-/// spaces that is not such a space.
-pub fn words(line: &str) -> Vec<&str> {
-    #[derive(PartialEq)]
-    enum Class {
-        Space,
-        Word,
-        Other,
-    }
-    let class = |c: char| match c {
-        ' ' => Class::Space,
-        c if c.is_ascii_alphanumeric() || c == '_' => Class::Word,
-        _ => Class::Other,
-    };
-    let mut out = Vec::new();
-    let mut rest = line;
-    while let Some(first) = rest.chars().next() {
-        let kind = class(first);
-        let mut end = rest
-            .char_indices()
-            .find(|&(_, c)| class(c) != kind)
-            .map_or(rest.len(), |(i, _)| i);
-        if kind != Class::Space && rest[end..].starts_with(' ') {
-            end += 1;
-        }
-        out.push(&rest[..end]);
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// How the numbers of one section are written: the first `one` digits stand for a number alone,
-/// the next `two` start a code of two digits, the rest one of three.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Code {
-    pub one: usize,
-    pub two: usize,
-}
-
-/// A section's items in the order they are numbered, each item's number, and the code that
-/// writes those.
-type Numbered<'a> = (Vec<&'a str>, HashMap<&'a str, usize>, Code);
-
-impl Code {
-    /// Numbers the items most used first (ties by text): the items in that order, each item's
-    /// number, and the code that writes their uses in the fewest digits.
-    fn number<'a>(uses: &HashMap<&'a str, usize>) -> Numbered<'a> {
-        let mut items: Vec<&'a str> = uses.keys().copied().collect();
-        items.sort_by(|a, b| uses[b].cmp(&uses[a]).then(a.cmp(b)));
-        let counts: Vec<usize> = items.iter().map(|item| uses[item]).collect();
-        let code = Code::best(&counts);
-        let numbers = items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| (*item, i))
-            .collect();
-        (items, numbers, code)
-    }
-
-    /// The code that writes these uses (most used first) in the fewest digits; among equals, the
-    /// one with the most one-digit numbers, then the most two-digit ones.
-    pub fn best(counts: &[usize]) -> Code {
-        // Uses of the numbers below each point.
-        let mut below = vec![0usize];
-        for count in counts {
-            below.push(below.last().copied().unwrap_or(0) + count);
-        }
-        let uses = |n: usize| below[n.min(counts.len())];
-        let mut best: Option<(usize, Code)> = None;
-        for one in (0..=BASE).rev() {
-            for two in (0..=BASE - one).rev() {
-                let code = Code { one, two };
-                if code.capacity() < counts.len() {
-                    continue;
-                }
-                let (ones, twos) = (uses(one), uses(one + two * BASE));
-                let digits = ones + 2 * (twos - ones) + 3 * (uses(usize::MAX) - twos);
-                if best.is_none_or(|(fewest, _)| digits < fewest) {
-                    best = Some((digits, code));
-                }
+impl DocsFile {
+    /// The file for these doc texts: each distinct line once, in the order the texts first use
+    /// them.
+    pub fn new(texts: &[&str]) -> Self {
+        let mut lines = String::new();
+        let mut at = HashMap::new();
+        for line in texts.iter().flat_map(|text| text.split('\n')) {
+            if !at.contains_key(line) {
+                at.insert(line.to_string(), lines.len());
+                lines.push_str(line);
+                lines.push('\n');
             }
         }
-        best.map_or(Code { one: BASE, two: 0 }, |(_, code)| code)
+        let digits = digits_for(lines.len());
+        let mut body = format!("L\t{}\t{digits}\n", lines.len());
+        body.push_str(&lines);
+        DocsFile { body, at, digits }
     }
 
-    /// How many numbers it can write.
-    pub fn capacity(self) -> usize {
-        self.one + self.two * BASE + (BASE - self.one - self.two) * BASE * BASE
+    /// The text after the header.
+    pub fn body(&self) -> &str {
+        &self.body
     }
 
-    /// The code of `number`, appended to `out`.
-    pub fn write(self, out: &mut String, number: usize) {
-        let digit = |value: usize| char::from(FIRST_DIGIT + u8::try_from(value).unwrap_or(0));
-        let Code { one, two } = self;
-        if number < one {
-            out.push(digit(number));
-        } else if number < one + two * BASE {
-            let n = number - one;
-            out.push(digit(one + n / BASE));
-            out.push(digit(n % BASE));
-        } else {
-            let n = number - one - two * BASE;
-            out.push(digit(one + two + n / (BASE * BASE)));
-            out.push(digit(n / BASE % BASE));
-            out.push(digit(n % BASE));
+    /// The doc field of a record for `text`, one of the texts the file was made for: the code of
+    /// each of its lines, in order; `None` for a text with a line the file does not have.
+    pub fn codes(&self, text: &str) -> Option<String> {
+        let mut out = String::with_capacity(self.digits * (text.matches('\n').count() + 1));
+        for line in text.split('\n') {
+            write_code(&mut out, *self.at.get(line)?, self.digits);
         }
+        Some(out)
+    }
+}
+
+/// The fewest digits whose codes name every offset below `bytes` (at least one).
+pub fn digits_for(bytes: usize) -> usize {
+    let (mut digits, mut capacity) = (1, BASE);
+    while capacity < bytes {
+        digits += 1;
+        capacity *= BASE;
+    }
+    digits
+}
+
+/// The code of `number` in `digits` digits (most significant first), appended to `out`.
+pub fn write_code(out: &mut String, number: usize, digits: usize) {
+    for i in (0..digits).rev() {
+        let value = number / BASE.pow(u32::try_from(i).unwrap_or(u32::MAX)) % BASE;
+        let _ = out.write_char(char::from(FIRST_DIGIT + u8::try_from(value).unwrap_or(0)));
     }
 }

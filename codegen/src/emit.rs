@@ -500,7 +500,7 @@ fn push_items(releases: &[&ParsedRelease], out: &mut String) {
 /// The format of the macro's records, in their `R` line. Its reader is the macro crate's
 /// `src/manifest/records.rs`, which says how the text is written; the tests in
 /// `tests/round_trip/` read what this module writes with it.
-pub const RECORDS_FORMAT: u32 = 3;
+pub const RECORDS_FORMAT: u32 = 4;
 
 /// What a parameter's name is prefixed with in a `P` line when it is an out-value
 /// ([`outputs`](crate::outputs)).
@@ -508,10 +508,11 @@ pub const OUT: &str = "out:";
 
 /// The function records of the macro crate: one text per release with its functions and ABIs
 /// (`manifest_<release>.txt`), and the doc texts of every release, each distinct text once
-/// (`docs.txt`, written by [`docs_file`](crate::docs_file)), which the records name by number.
+/// (`docs.txt`, written by [`docs_file`](crate::docs_file)), which the records name by the byte
+/// offsets of their lines.
 pub struct Records {
-    /// The body of `docs.txt`: every distinct doc text, numbered in order of the function that
-    /// first brought it (functions sorted by name), then of first appearance.
+    /// The body of `docs.txt`: every distinct line of the doc texts, in order of the function
+    /// that first brought it (functions sorted by name), then of first appearance.
     docs: String,
     /// Per release: the body of its records file.
     per_release: BTreeMap<u32, String>,
@@ -568,12 +569,11 @@ impl Records {
         }
         // Each text once, and its number.
         let texts: Vec<&str> = by_function.values().flatten().map(String::as_str).collect();
-        let numbers: HashMap<&str, String> = texts
+        let docs = crate::docs_file::DocsFile::new(&texts);
+        let codes: HashMap<&str, String> = texts
             .iter()
-            .enumerate()
-            .map(|(i, text)| (*text, i.to_string()))
+            .filter_map(|text| Some((*text, docs.codes(text)?)))
             .collect();
-        let docs = crate::docs_file::body(&texts);
         let mut per_release = BTreeMap::new();
         for (version, functions) in &all {
             let mut out = format!(
@@ -591,7 +591,7 @@ impl Records {
                             p.export.as_deref().unwrap_or("-")
                         )
                     });
-                    let doc = numbers.get(doc.as_str()).map(String::as_str);
+                    let doc = codes.get(doc.as_str()).map(String::as_str);
                     let _ = writeln!(
                         out,
                         "A\t{}\t{}\t{}\t{}\t{}\t{}",
@@ -612,7 +612,10 @@ impl Records {
             }
             per_release.insert(*version, out);
         }
-        Records { docs, per_release }
+        Records {
+            docs: docs.body().to_string(),
+            per_release,
+        }
     }
 
     /// A release's records file, `manifest_<release>.txt`, with its header.
@@ -632,7 +635,7 @@ impl Records {
     pub fn docs_text(&self, releases: &[&ParsedRelease]) -> String {
         text_header(&header_all(
             releases,
-            "the doc texts (Markdown) of every release's functions, each once, each distinct line and word once (the macro crate's src/manifest/records.rs says how); the records name them by number",
+            "the lines of the doc texts (Markdown) of every release's functions, each distinct line once (the macro crate's src/manifest/records.rs says how); the records name a text by the byte offsets of its lines",
         )) + &self.docs
     }
 }

@@ -17,31 +17,22 @@
 //! driver writes through it on success, which a traced call reads back (the generator's
 //! `outputs.rs` says which parameters are). `-` stands for "none" in the export, twin and doc
 //! fields. A twin is `<version>_<suffix>,<export>`
-//! (`7000_ptsz,cuLaunchKernel_ptsz`). A doc is the number (from 0) of a doc text of `docs.txt`,
-//! where each distinct doc text of all releases is stored once. Typedef names are not stored: they
-//! are `PFN_<function>_v<version>`, and `_<suffix>` after that for a twin (the generator refuses
+//! (`7000_ptsz,cuLaunchKernel_ptsz`). Typedef names are not stored: they are
+//! `PFN_<function>_v<version>`, and `_<suffix>` after that for a twin (the generator refuses
 //! headers where that does not hold).
 //!
-//! `docs.txt` stores its texts small, because the compiler's memory for the macro crate grows
-//! with the bytes it embeds (several times their size): each distinct line of all texts once, and
-//! each distinct word of those lines once. After its header, three sections, each a line of
-//! counts (fields separated by tabs) and then one line per item:
+//! `docs.txt` holds every distinct line of the doc texts of all releases, once: their lines
+//! repeat (a function's doc over releases, the same paragraph in many functions), and the compiler's
+//! memory for the macro crate grows with the bytes it embeds. After its header:
 //!
 //! ```text
-//! W  <words>  <one>  <two>      then each word: its text (a run of letters, digits and `_`, or
-//!                               of other characters, with the space after it; or spaces)
-//! L  <lines>  <one>  <two>      then each line of the doc texts: the codes of its words
-//! D  <docs>                     then each doc text: the codes of its lines
+//! L  <bytes>  <digits>          then the lines, each ended by a line end: <bytes> bytes in all
 //! ```
 //!
-//! A doc text is its lines joined by line ends; a line is its words, one after the other. A code
-//! names an item of a section by its number (from 0; items are numbered most used first, so that
-//! the short codes go to them) in digits `!` to `~` (94 of them, `!` is 0): numbers below `one`
-//! are one digit, the next `94 * two` two digits, the rest three, the first digit of a longer
-//! code coming after those of shorter ones. For `one = 50` and `two = 40`: 49 is `R`, 50 is `S!`,
-//! 143 is `S~`, 144 is `T!`, and 50 + 94 * 40 is `{!!`. The `W` line's `<one>` and `<two>` say
-//! how words are written in the `L` section, the `L` line's how lines are written in the `D`
-//! section.
+//! A doc is the code of each line of the text, in order: its byte offset among the lines, in
+//! `<digits>` digits `!` to `~` (94 of them, `!` is 0, the most significant first; with 3 digits,
+//! 0 is `!!!` and 95 is `!""`). A doc text is its lines joined by line ends. So the macro reads the
+//! text a record names where it is, and nothing else of the file.
 //!
 //! `availability.txt`, for the errors that name the releases having a function, after its
 //! header: `R <release> <release name>` for every release, oldest first, then
@@ -51,13 +42,13 @@
 //!
 //! Nothing here panics: a malformed file is an `Err` saying where, which the macro reports at the
 //! user's attribute. Reading a file checks its frame (the `R` line, which lines come where, the
-//! order of the functions, the counts of the doc sections); the lines of a function and the codes
-//! of its doc text are checked when its ABIs are read, so that an expansion pays for the functions
+//! order of the functions, the `L` line and the bytes it counts); the lines of a function and the
+//! codes of its doc text are checked when its ABIs are read, so that an expansion pays for the functions
 //! its table names, not for every function of the release. This file has no dependencies, so that the generator's
 //! tests read what it writes with this very code.
 
 /// The format version of the `R` line; any other is refused.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// The prefix of an out-value's name in a `P` line.
 const OUT: &str = "out:";
@@ -67,6 +58,9 @@ const NONE: &str = "-";
 
 /// The digits of a code in `docs.txt`: `!` (0) to `~` (93).
 const DIGITS: std::ops::RangeInclusive<u8> = b'!'..=b'~';
+
+/// The most digits a code may have (94 to the 4th is 78 million bytes of lines).
+const MAX_DIGITS: usize = 4;
 
 /// How many digits there are.
 const BASE: usize = 94;
@@ -81,32 +75,14 @@ pub struct Index<'a> {
     docs: Docs<'a>,
 }
 
-/// The doc texts of `docs.txt`, each checked and decoded when asked for.
+/// The lines of `docs.txt`, which the records' docs name by byte offset.
 #[derive(Default)]
 #[cfg_attr(test, derive(Debug))]
 struct Docs<'a> {
-    /// The line numbers (in the whole file) of the first line and of the first doc text.
-    lines_at: usize,
-    texts_at: usize,
-    /// Every word, by number.
-    words: Vec<&'a str>,
-    /// How the lines write the numbers of words.
-    word_code: Code,
-    /// Every line, by number, as the codes of its words.
-    lines: Vec<&'a str>,
-    /// How the doc texts write the numbers of lines.
-    line_code: Code,
-    /// Every doc text, by number, as the codes of its lines.
-    texts: Vec<&'a str>,
-}
-
-/// How the numbers of one section are written: `one` first digits stand alone, `two` start a
-/// code of two digits, the rest one of three.
-#[derive(Clone, Copy, Default)]
-#[cfg_attr(test, derive(Debug))]
-struct Code {
-    one: usize,
-    two: usize,
+    /// Every line, each ended by a line end.
+    lines: &'a str,
+    /// How many digits a code has.
+    digits: usize,
 }
 
 /// One function's place in the records: its `F` line, read, and its other lines, not yet.
@@ -313,18 +289,19 @@ impl<'a> Index<'a> {
         }
         records
             .into_iter()
-            .map(|(mut abi, doc)| {
-                if let Some(doc) = doc {
-                    abi.doc = self.docs.text(doc)?;
+            .zip((entry.line..).step_by(2))
+            .map(|((mut abi, doc), n)| {
+                if let Some(codes) = doc {
+                    abi.doc = self.docs.text(codes).map_err(|e| at_line(n, e))?;
                 }
                 Ok(abi)
             })
             .collect()
     }
 
-    /// Every ABI of an entry, oldest first, without its doc text: the number of that, if any.
-    fn records(&self, entry: &Entry<'a>) -> Result<Vec<(AbiRecord<'a>, Option<usize>)>, String> {
-        let mut out: Vec<(AbiRecord<'a>, Option<usize>)> = Vec::new();
+    /// Every ABI of an entry, oldest first, without its doc text: the codes of that, if any.
+    fn records(&self, entry: &Entry<'a>) -> Result<Vec<(AbiRecord<'a>, Option<&'a str>)>, String> {
+        let mut out: Vec<(AbiRecord<'a>, Option<&'a str>)> = Vec::new();
         let mut lines = entry.lines.split_terminator('\n');
         let mut n = entry.line;
         while let Some(line) = lines.next() {
@@ -353,8 +330,8 @@ impl<'a> Index<'a> {
         Ok(out)
     }
 
-    /// An `A` line, without its parameters and doc text: the number of that, if any.
-    fn read_abi(&self, line: &'a str) -> Result<(AbiRecord<'a>, Option<usize>), String> {
+    /// An `A` line, without its parameters and doc text: the codes of that, if any.
+    fn read_abi(&self, line: &'a str) -> Result<(AbiRecord<'a>, Option<&'a str>), String> {
         // `A` and six fields, the last (the C prototype) the rest of the line.
         let fields: Vec<&str> = line.splitn(7, '\t').collect();
         let ["A", version, export, twin, doc, ret, c_prototype] = fields[..] else {
@@ -366,10 +343,7 @@ impl<'a> Index<'a> {
         if ret.is_empty() || c_prototype.is_empty() {
             return Err("an `A` line needs a return type and a C prototype".to_string());
         }
-        let doc = match optional(doc) {
-            None => None,
-            Some(doc) => Some(self.doc(doc)?),
-        };
+        let doc = optional(doc);
         let abi = AbiRecord {
             version: number(version)?,
             export: optional(export),
@@ -385,229 +359,80 @@ impl<'a> Index<'a> {
         };
         Ok((abi, doc))
     }
-
-    /// The number of a doc text, checked to be one of `docs.txt`.
-    fn doc(&self, doc: &str) -> Result<usize, String> {
-        match doc.parse::<usize>() {
-            Ok(n) if n < self.docs.texts.len() => Ok(n),
-            _ => Err(format!(
-                "the doc `{doc}` is not the number of a text of docs.txt (it has {})",
-                self.docs.texts.len()
-            )),
-        }
-    }
 }
 
 impl<'a> Docs<'a> {
-    /// Reads and checks the text after the header of `docs.txt`, which starts at line `first`.
-    /// Errors start with `line <n>: ` (in the whole file).
+    /// Reads the text after the header of `docs.txt`, which starts at line `first`: its `L`
+    /// line and the lines it counts. Errors start with `line <n>: ` (in the whole file).
     fn read(text: &'a str, first: usize) -> Result<Self, String> {
-        let mut lines = Sections {
-            lines: text.split_terminator('\n'),
-            n: first,
+        const USAGE: &str = "`L <bytes> <digits>`";
+        let Some((line, lines)) = text.split_once('\n') else {
+            return Err(format!("ends before its {USAGE} line"));
         };
-        let (words, _, word_code) = lines.section("W")?;
-        let (coded_lines, lines_at, line_code) = lines.section("L")?;
-        let (texts, texts_at, _) = lines.section("D")?;
-        if lines.lines.next().is_some() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let ["L", bytes, digits] = fields[..] else {
+            return Err(format!("line {first}: expected the line {USAGE}"));
+        };
+        let (Ok(bytes), Ok(digits)) = (bytes.parse::<usize>(), digits.parse::<usize>()) else {
+            return Err(format!("line {first}: expected the line {USAGE} (numbers)"));
+        };
+        if !(1..=MAX_DIGITS).contains(&digits) {
             return Err(format!(
-                "line {}: the file goes on after its last doc text (the `D` line counts them)",
-                lines.n
+                "line {first}: a code has 1 to {MAX_DIGITS} digits, not {digits}"
             ));
         }
-        Ok(Docs {
-            lines_at,
-            texts_at,
-            words,
-            word_code,
-            lines: coded_lines,
-            line_code,
-            texts,
-        })
+        if lines.len() != bytes || !(lines.is_empty() || lines.ends_with('\n')) {
+            return Err(format!(
+                "line {first}: the `L` line counts {bytes} bytes of lines, each ended by a line end; the file has {} after it",
+                lines.len()
+            ));
+        }
+        Ok(Docs { lines, digits })
     }
 
-    /// The doc text numbered `doc`, its codes checked and decoded. Errors start with
-    /// `docs.txt line <n>: `.
-    fn text(&self, doc: usize) -> Result<String, String> {
-        let at = |n: usize, problem: String| format!("docs.txt {}", at_line(n, problem));
-        let Some(codes) = self.texts.get(doc) else {
-            return Err(format!("docs.txt has no doc text {doc}"));
-        };
-        let text_at = self.texts_at + doc;
-        if codes.is_empty() {
-            return Err(at(text_at, "a doc text has at least one line".to_string()));
+    /// The doc text whose lines `codes` names, its codes checked.
+    fn text(&self, codes: &str) -> Result<String, String> {
+        let digits = self.digits.max(1);
+        if codes.is_empty() || !codes.len().is_multiple_of(digits) {
+            return Err(format!(
+                "the doc `{codes}` is not codes of {digits} digits, one per line of docs.txt"
+            ));
         }
         let mut out = String::new();
-        for (i, line) in self.line_code.numbers(codes).enumerate() {
+        for (i, code) in codes.as_bytes().chunks(digits).enumerate() {
+            let at = code
+                .iter()
+                .try_fold(0, |at: usize, &byte| Some(at * BASE + digit(byte)?));
+            let Some(at) = at else {
+                return Err(format!(
+                    "the doc `{codes}` has a byte that is not a digit of a code (`!` to `~`)"
+                ));
+            };
+            // A line starts at 0 or after a line end, so `at` is a character boundary there.
+            let starts_a_line = at == 0 || self.lines.as_bytes().get(at - 1) == Some(&b'\n');
+            let line = match self.lines.get(at..) {
+                Some(rest) if starts_a_line && !rest.is_empty() => rest.split_once('\n'),
+                _ => None,
+            };
+            let Some((line, _)) = line else {
+                return Err(format!(
+                    "the doc `{codes}` names byte {at} of the lines of docs.txt, where no line starts (it has {} bytes)",
+                    self.lines.len()
+                ));
+            };
             if i > 0 {
                 out.push('\n');
             }
-            let line = line.map_err(|bad| at(text_at, bad.message()))?;
-            let Some(words) = self.lines.get(line) else {
-                let count = self.lines.len();
-                return Err(at(
-                    text_at,
-                    format!("a code names lines {line}; there are {count}"),
-                ));
-            };
-            let line_at = self.lines_at + line;
-            for word in self.word_code.numbers(words) {
-                let word = word.map_err(|bad| at(line_at, bad.message()))?;
-                let Some(word) = self.words.get(word) else {
-                    let count = self.words.len();
-                    return Err(at(
-                        line_at,
-                        format!("a code names words {word}; there are {count}"),
-                    ));
-                };
-                out.push_str(word);
-            }
+            out.push_str(line);
         }
         Ok(out)
     }
 }
 
-/// The lines of `docs.txt` after its header, read section by section, with the number of the
-/// next line (in the whole file).
-struct Sections<'a> {
-    lines: std::str::SplitTerminator<'a, char>,
-    n: usize,
-}
-
-impl<'a> Sections<'a> {
-    /// A section of `docs.txt`: its line `<tag> <count>` (`<one> <two>` after that for `W` and
-    /// `L`), its items, and the line number of the first item.
-    fn section(&mut self, tag: &str) -> Result<(Vec<&'a str>, usize, Code), String> {
-        let coded = tag != "D";
-        let usage = if coded {
-            format!("`{tag} <count> <one> <two>`")
-        } else {
-            format!("`{tag} <count>`")
-        };
-        let Some(line) = self.lines.next() else {
-            return Err(format!("ends before its {usage} line"));
-        };
-        let n = self.n;
-        self.n += 1;
-        // The tag, then one count (`D`) or three (`W`, `L`), each a number.
-        let mut fields = line.split('\t');
-        let counts: Option<Vec<usize>> = (fields.next() == Some(tag))
-            .then(|| fields.map(|f| f.parse().ok()).collect())
-            .flatten();
-        let code = match (counts.as_deref(), coded) {
-            (Some(&[count, one, two]), true) => {
-                (count, Code::new(one, two).map_err(|e| at_line(n, e))?)
-            }
-            (Some(&[count]), false) => (count, Code::default()),
-            _ => return Err(format!("line {n}: expected the line {usage} (numbers)")),
-        };
-        let (count, code) = code;
-        let items: Vec<&str> = self.lines.by_ref().take(count).collect();
-        self.n += items.len();
-        if items.len() < count {
-            return Err(format!(
-                "line {n}: the `{tag}` line counts {count} items, the file ends after {}",
-                items.len()
-            ));
-        }
-        Ok((items, n + 1, code))
-    }
-}
-
-/// Why a run of codes cannot be read. Small, so that reading stays fast in the macro crate,
-/// which is built without optimizations.
-#[derive(Clone, Copy)]
-#[cfg_attr(test, derive(Debug))]
-enum Bad {
-    /// A byte that is not a digit.
-    Digit(u8),
-    /// A code whose digits stop early.
-    Cut,
-}
-
-impl Bad {
-    fn message(self) -> String {
-        match self {
-            Bad::Digit(byte) => format!(
-                "`{}` is not a digit of a code (`!` to `~`)",
-                byte.escape_ascii()
-            ),
-            Bad::Cut => "a code is cut short".to_string(),
-        }
-    }
-}
-
-impl Code {
-    fn new(one: usize, two: usize) -> Result<Self, String> {
-        if one.checked_add(two).is_some_and(|sum| sum <= BASE) {
-            Ok(Code { one, two })
-        } else {
-            Err(format!(
-                "`<one> <two>` is {one} {two}; they share {BASE} first digits"
-            ))
-        }
-    }
-
-    /// The numbers that `codes` writes, one after the other.
-    fn numbers(self, codes: &str) -> Numbers<'_> {
-        Numbers {
-            code: self,
-            digits: codes.as_bytes(),
-        }
-    }
-}
-
-/// The numbers of a run of codes, each an error if its digits are not.
-struct Numbers<'t> {
-    code: Code,
-    digits: &'t [u8],
-}
-
-impl Iterator for Numbers<'_> {
-    type Item = Result<usize, Bad>;
-
-    fn next(&mut self) -> Option<Result<usize, Bad>> {
-        let (&first, rest) = self.digits.split_first()?;
-        let first = usize::from(first.wrapping_sub(*DIGITS.start()));
-        if first < self.code.one {
-            // The common case, kept short.
-            self.digits = rest;
-            Some(Ok(first))
-        } else {
-            Some(self.longer())
-        }
-    }
-}
-
-impl Numbers<'_> {
-    /// The number whose code starts the digits left, when that is not a one-digit code.
-    fn longer(&mut self) -> Result<usize, Bad> {
-        let Code { one, two } = self.code;
-        let at = |i: usize| match self.digits.get(i) {
-            Some(&byte) => digit(byte),
-            None => Err(Bad::Cut),
-        };
-        let first = at(0)?;
-        let (length, number) = if first < one + two {
-            (2, one + (first - one) * BASE + at(1)?)
-        } else {
-            let (high, low) = (at(1)?, at(2)?);
-            let number = one + two * BASE + (first - one - two) * BASE * BASE + high * BASE + low;
-            (3, number)
-        };
-        self.digits = self.digits.get(length..).unwrap_or_default();
-        Ok(number)
-    }
-}
-
 /// The value of a code's digit.
-fn digit(byte: u8) -> Result<usize, Bad> {
+fn digit(byte: u8) -> Option<usize> {
     let value = usize::from(byte.wrapping_sub(*DIGITS.start()));
-    if value < BASE {
-        Ok(value)
-    } else {
-        Err(Bad::Digit(byte))
-    }
+    (value < BASE).then_some(value)
 }
 
 /// `availability.txt`, read: every release with its name, oldest first, and each function with

@@ -4,23 +4,21 @@
 use super::records::{self, Availability, Index, PerThreadRecord};
 use proptest::prelude::*;
 
-/// Two doc texts, `First doc\n\nits rest` and `Second — doc`: six words, four lines (one of them
-/// empty), every code one digit (`!` is 0).
-const DOCS: &str = "# docs\n\n\
-     W\t6\t94\t0\nFirst \ndoc\nits \nrest\nSecond \n— \n\
-     L\t4\t94\t0\n!\"\n\n#$\n%&\"\n\
-     D\t2\n!\"#\n$\n";
+/// The lines of two doc texts, `First doc\n\nits rest` and `Second — doc`: four lines (one of
+/// them empty) at byte offsets 0, 10, 11 and 20, whose codes of one digit (`!` is 0) are `!`, `+`,
+/// `,` and `5`.
+const DOCS: &str = "# docs\n\nL\t35\t1\nFirst doc\n\nits rest\nSecond — doc\n";
 
 /// A small valid records text: three functions, one with a per-thread twin and a doc, one with an
 /// out-value.
 fn sample() -> String {
     "# header line\n# another\n\n\
-     R\t3\t13000\t13.0\n\
+     R\t4\t13000\t13.0\n\
      F\tcuInit\t2000\n\
-     A\t2000\tcuInit\t-\t0\tCUresult\tCUresult cuInit(unsigned int Flags)\n\
+     A\t2000\tcuInit\t-\t!+,\tCUresult\tCUresult cuInit(unsigned int Flags)\n\
      P\tFlags\t::core::ffi::c_uint\n\
      F\tcuLaunchKernel\t4000\n\
-     A\t4000\tcuLaunchKernel\t7000_ptsz,cuLaunchKernel_ptsz\t1\tCUresult\tCUresult cuLaunchKernel(CUfunction f)\n\
+     A\t4000\tcuLaunchKernel\t7000_ptsz,cuLaunchKernel_ptsz\t5\tCUresult\tCUresult cuLaunchKernel(CUfunction f)\n\
      P\tf\tCUfunction\n\
      F\tcuMemAlloc\t3020\n\
      A\t3020\tcuMemAlloc_v2\t-\t-\tCUresult\tCUresult cuMemAlloc(CUdeviceptr_v2 *dptr, size_t bytesize)\n\
@@ -87,9 +85,9 @@ fn a_valid_text_reads_with_its_docs_twins_and_params() {
 
 #[test]
 fn damaged_text_is_an_error_that_says_where() {
-    let cases: [(&str, &str, &str); 13] = [
-        ("R\t3\t13000\t13.0\n", "", "line 4: the first line is `R"),
-        ("R\t3\t", "R\t2\t", "line 4: the records are in format 2"),
+    let cases: [(&str, &str, &str); 14] = [
+        ("R\t4\t13000\t13.0\n", "", "line 4: the first line is `R"),
+        ("R\t4\t", "R\t2\t", "line 4: the records are in format 2"),
         (
             "# another\n\n",
             "# another\n",
@@ -111,14 +109,19 @@ fn damaged_text_is_an_error_that_says_where() {
             "line 6: an `A` line needs its `P` line",
         ),
         (
-            "\t-\t0\tCUresult",
-            "\t-\t2\tCUresult",
-            "line 6: the doc `2` is not the number of a text of docs.txt (it has 2)",
+            "\t-\t!+,\tCUresult",
+            "\t-\t!+-\tCUresult",
+            "line 6: the doc `!+-` names byte 12 of the lines of docs.txt, where no line starts (it has 35 bytes)",
         ),
         (
-            "ptsz\t1\tCUresult",
-            "ptsz\t0+14\tCUresult",
-            "line 9: the doc `0+14` is not the number of a text of docs.txt",
+            "\t-\t!+,\tCUresult",
+            "\t-\t!+{\tCUresult",
+            "line 6: the doc `!+{` names byte 90 of the lines of docs.txt",
+        ),
+        (
+            "ptsz\t5\tCUresult",
+            "ptsz\t5 \tCUresult",
+            "line 9: the doc `5 ` has a byte that is not a digit of a code (`!` to `~`)",
         ),
         (
             "\t2000\n",
@@ -156,56 +159,36 @@ fn damaged_text_is_an_error_that_says_where() {
 
 #[test]
 fn damaged_docs_are_an_error_that_says_which_line_of_docs_txt() {
-    let cases: [(&str, &str, &str); 10] = [
+    let cases: [(&str, &str, &str); 6] = [
         (
-            "W\t6\t94\t0",
-            "W\t6\t94\t1",
-            "docs.txt line 3: `<one> <two>` is 94 1; they share 94 first digits",
+            "L\t35\t1",
+            "L\t35\t0",
+            "docs.txt line 3: a code has 1 to 4 digits, not 0",
         ),
         (
-            "W\t6\t94\t0",
-            "W\t6\t94",
-            "docs.txt line 3: expected the line `W <count> <one> <two>` (numbers)",
+            "L\t35\t1",
+            "L\t35",
+            "docs.txt line 3: expected the line `L <bytes> <digits>`",
         ),
         (
-            "L\t4\t",
-            "L\t3\t",
-            "docs.txt line 14: expected the line `D <count>` (numbers)",
+            "L\t35\t1",
+            "L\tx\t1",
+            "docs.txt line 3: expected the line `L <bytes> <digits>` (numbers)",
         ),
         (
-            "D\t2\n",
-            "D\t3\n",
-            "docs.txt line 15: the `D` line counts 3 items, the file ends after 2",
+            "L\t35",
+            "L\t36",
+            "docs.txt line 3: the `L` line counts 36 bytes of lines, each ended by a line end; the file has 35 after it",
         ),
         (
-            "\n#$\n",
-            "\n#*\n",
-            "docs.txt line 13: a code names words 9; there are 6",
+            "— doc\n",
+            "— doc\nmore\n",
+            "the file has 40 after it",
         ),
         (
-            "\n$\n",
-            "\n(\n",
-            "docs.txt line 17: a code names lines 7; there are 4",
-        ),
-        (
-            "%&\"\n",
-            "%é\"\n",
-            "docs.txt line 14: `\\xc3` is not a digit of a code (`!` to `~`)",
-        ),
-        (
-            "L\t4\t94\t0",
-            "L\t4\t3\t91",
-            "docs.txt line 17: a code is cut short",
-        ),
-        (
-            "!\"#\n$\n",
-            "\n$\n",
-            "docs.txt line 16: a doc text has at least one line",
-        ),
-        (
-            "D\t2\n!\"#\n$\n",
-            "D\t2\n!\"#\n$\nW\n",
-            "docs.txt line 18: the file goes on after its last doc text",
+            "L\t35\t1",
+            "L\t35\t2",
+            "line 6: the doc `!+,` is not codes of 2 digits, one per line of docs.txt",
         ),
     ];
     for (from, to, expected) in cases {
@@ -214,25 +197,22 @@ fn damaged_docs_are_an_error_that_says_which_line_of_docs_txt() {
         let err = read_with(&sample(), &docs).unwrap_err();
         assert!(err.contains(expected), "{from:?} -> {to:?}: {err}");
     }
-    let err = Index::read(&sample(), "# docs\n\nW\t0\t94\t0\n").unwrap_err();
+    let err = Index::read(&sample(), "# docs\n\n").unwrap_err();
     assert!(
-        err.contains("docs.txt ends before its `L <count> <one> <two>` line"),
+        err.contains("docs.txt ends before its `L <bytes> <digits>` line"),
         "{err}"
     );
-    // Codes of two and three digits: with `<one> <two>` 1 1, word 1 is `\"!` and word 95 `#!!`.
-    let wide = DOCS.replacen("W\t6\t94\t0", "W\t6\t1\t1", 1).replacen(
-        "L\t4\t94\t0\n!\"\n\n#$\n%&\"\n",
-        "L\t4\t94\t0\n!\"!\n\n\"\"\"#\n\"$\"%\"!\n",
-        1,
-    );
-    let records = sample();
+    // Codes of two digits, the most significant first: byte 10 is `!+`.
+    let wide = DOCS.replacen("L\t35\t1", "L\t35\t2", 1);
+    let records = sample()
+        .replacen("\t!+,\t", "\t!!!+!,\t", 1)
+        .replacen("\t5\t", "\t!5\t", 1);
     let index = Index::read(&records, &wide).unwrap();
     let init = &index.entries[index.position("cuInit").unwrap()];
     assert_eq!(index.abis(init).unwrap()[0].doc, "First doc\n\nits rest");
-    let wide = wide.replacen("\"\"\"#\n", "#!!\n", 1);
-    let err = read_with(&records, &wide).unwrap_err();
+    let err = read_with(&records.replacen("!!!+", "!!\"+", 1), &wide).unwrap_err();
     assert!(
-        err.contains("line 13: a code names words 95; there are 6"),
+        err.contains("line 6: the doc `!!\"+!,` names byte 104 of the lines of docs.txt"),
         "{err}"
     );
 }
@@ -253,7 +233,7 @@ proptest! {
 
     /// The same for the doc texts: every doc text reads as a value or an error.
     #[test]
-    fn reading_damaged_docs_never_panics(at in 0usize..120, cut in 0usize..8, insert in "[\\t\\nWLD0-9!-~é]{0,4}") {
+    fn reading_damaged_docs_never_panics(at in 0usize..60, cut in 0usize..8, insert in "[\\t\\nL0-9!-~é]{0,4}") {
         let at = at.min(DOCS.len());
         let end = (at + cut).min(DOCS.len());
         if DOCS.is_char_boundary(at) && DOCS.is_char_boundary(end) {
@@ -336,7 +316,7 @@ fn a_damaged_manifest_is_one_error_that_says_what_to_do() {
     );
     // Records of another release than the selected one.
     let other: &'static str =
-        Box::leak(sample().replace("R\t3\t13000", "R\t3\t1").into_boxed_str());
+        Box::leak(sample().replace("R\t4\t13000", "R\t4\t1").into_boxed_str());
     assert!(super::read(other, DOCS)
         .unwrap_err()
         .contains("its records are of CUDA 13.0 (1)"));

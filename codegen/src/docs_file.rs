@@ -1,7 +1,7 @@
 //! The body of the macro crate's `docs.txt`: every distinct line of the doc texts of every
-//! release, once, and the codes by which a record names a doc text (the byte offsets of its
-//! lines). The macro crate's `src/manifest/records.rs` says how the text is written and reads it;
-//! this writes it.
+//! release, once, then every distinct text as the codes of its lines (their byte offsets); a
+//! record names a text by the code of its offset. The macro crate's `src/manifest/records.rs`
+//! says how the text is written and reads it; this writes it.
 //!
 //! Why lines: the doc texts of 17 releases are most of the bytes the macro crate embeds, and
 //! their lines repeat (a function's doc over releases, the same paragraph in many functions).
@@ -19,30 +19,43 @@ const BASE: usize = 94;
 
 /// `docs.txt` after its header, for a set of doc texts, and the codes that name them.
 pub struct DocsFile {
-    /// The `L` line and the lines.
+    /// The `L` section, then the `D` section.
     body: String,
-    /// Each line's byte offset among the lines.
+    /// Each text's byte offset in the `D` section.
     at: HashMap<String, usize>,
-    /// How many digits each code has.
+    /// How many digits the code of a text has.
     digits: usize,
 }
 
 impl DocsFile {
-    /// The file for these doc texts: each distinct line once, in the order the texts first use
-    /// them.
+    /// The file for these doc texts (each distinct): each distinct line once, in the order the
+    /// texts first use them, then each text as the codes of its lines.
     pub fn new(texts: &[&str]) -> Self {
         let mut lines = String::new();
-        let mut at = HashMap::new();
+        let mut line_at: HashMap<&str, usize> = HashMap::new();
         for line in texts.iter().flat_map(|text| text.split('\n')) {
-            if !at.contains_key(line) {
-                at.insert(line.to_string(), lines.len());
+            line_at.entry(line).or_insert_with(|| {
+                let at = lines.len();
                 lines.push_str(line);
                 lines.push('\n');
-            }
+                at
+            });
         }
-        let digits = digits_for(lines.len());
-        let mut body = format!("L\t{}\t{digits}\n", lines.len());
+        let line_digits = digits_for(lines.len());
+        let mut coded = String::new();
+        let mut at = HashMap::new();
+        for text in texts {
+            at.insert((*text).to_string(), coded.len());
+            for line in text.split('\n') {
+                write_code(&mut coded, line_at[line], line_digits);
+            }
+            coded.push('\n');
+        }
+        let digits = digits_for(coded.len());
+        let mut body = format!("L\t{}\t{line_digits}\n", lines.len());
         body.push_str(&lines);
+        let _ = writeln!(body, "D\t{}\t{digits}", coded.len());
+        body.push_str(&coded);
         DocsFile { body, at, digits }
     }
 
@@ -51,13 +64,11 @@ impl DocsFile {
         &self.body
     }
 
-    /// The doc field of a record for `text`, one of the texts the file was made for: the code of
-    /// each of its lines, in order; `None` for a text with a line the file does not have.
-    pub fn codes(&self, text: &str) -> Option<String> {
-        let mut out = String::with_capacity(self.digits * (text.matches('\n').count() + 1));
-        for line in text.split('\n') {
-            write_code(&mut out, *self.at.get(line)?, self.digits);
-        }
+    /// The doc field of a record for `text`: the code of its line in the `D` section; `None` for
+    /// a text the file was not made for.
+    pub fn code(&self, text: &str) -> Option<String> {
+        let mut out = String::new();
+        write_code(&mut out, *self.at.get(text)?, self.digits);
         Some(out)
     }
 }

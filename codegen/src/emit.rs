@@ -508,11 +508,12 @@ pub const OUT: &str = "out:";
 
 /// The function records of the macro crate: one text per release with its functions and ABIs
 /// (`manifest_<release>.txt`), and the doc texts of every release, each distinct text once
-/// (`docs.txt`, written by [`docs_file`](crate::docs_file)), which the records name by the byte
-/// offsets of their lines.
+/// (`docs.txt`, written by [`docs_file`](crate::docs_file)), which the records name by byte
+/// offset.
 pub struct Records {
-    /// The body of `docs.txt`: every distinct line of the doc texts, in order of the function
-    /// that first brought it (functions sorted by name), then of first appearance.
+    /// The body of `docs.txt`: every distinct line of the doc texts, then every distinct text, in
+    /// order of the function that first brought it (functions sorted by name), then of first
+    /// appearance.
     docs: String,
     /// Per release: the body of its records file.
     per_release: BTreeMap<u32, String>,
@@ -572,7 +573,7 @@ impl Records {
         let docs = crate::docs_file::DocsFile::new(&texts);
         let codes: HashMap<&str, String> = texts
             .iter()
-            .filter_map(|text| Some((*text, docs.codes(text)?)))
+            .filter_map(|text| Some((*text, docs.code(text)?)))
             .collect();
         let mut per_release = BTreeMap::new();
         for (version, functions) in &all {
@@ -635,7 +636,7 @@ impl Records {
     pub fn docs_text(&self, releases: &[&ParsedRelease]) -> String {
         text_header(&header_all(
             releases,
-            "the lines of the doc texts (Markdown) of every release's functions, each distinct line once (the macro crate's src/manifest/records.rs says how); the records name a text by the byte offsets of its lines",
+            "the doc texts (Markdown) of every release's functions, each distinct line once and each text as the byte offsets of its lines (the macro crate's src/manifest/records.rs says how); the records name a text by its offset",
         )) + &self.docs
     }
 }

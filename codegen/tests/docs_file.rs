@@ -1,6 +1,6 @@
-//! The `docs.txt` the generator writes: each distinct line once, and the codes of a text's lines
-//! (their byte offsets, in as many digits as the file needs), which read back, with the macro's
-//! own reader, exactly as written.
+//! The `docs.txt` the generator writes: each distinct line once, each text as the codes of its
+//! lines (their byte offsets, in as many digits as the file needs), which read back, with the
+//! macro's own reader, exactly as written.
 
 #[path = "../../macros/src/manifest/records.rs"]
 #[allow(dead_code)]
@@ -29,11 +29,15 @@ fn offsets_are_written_in_the_fewest_digits_most_significant_first() {
 fn each_line_is_written_once_and_a_text_is_the_codes_of_its_lines() {
     let texts = ["One\n\nTwo", "Two\nOne", "Three"];
     let file = DocsFile::new(&texts);
-    assert_eq!(file.body(), "L\t15\t1\nOne\n\nTwo\nThree\n");
-    assert_eq!(file.codes(texts[0]).as_deref(), Some("!%&"));
-    assert_eq!(file.codes(texts[1]).as_deref(), Some("&!"));
-    assert_eq!(file.codes(texts[2]).as_deref(), Some("*"));
-    assert_eq!(file.codes("Four"), None);
+    // Lines at 0, 4, 5 and 9; texts at 0, 4 and 7.
+    assert_eq!(
+        file.body(),
+        "L\t15\t1\nOne\n\nTwo\nThree\nD\t9\t1\n!%&\n&!\n*\n"
+    );
+    assert_eq!(file.code(texts[0]).as_deref(), Some("!"));
+    assert_eq!(file.code(texts[1]).as_deref(), Some("%"));
+    assert_eq!(file.code(texts[2]).as_deref(), Some("("));
+    assert_eq!(file.code("Four"), None);
 }
 
 /// Enough distinct lines that their offsets take three digits: each text reads back as written.
@@ -57,9 +61,9 @@ fn texts_whose_codes_take_three_digits_read_back_as_written() {
     assert!(docs.contains("\t3\n"), "three digits: {}", &docs[..40]);
     let mut records = String::from("#\n\nR\t4\t13000\t13.0\n");
     for (i, text) in refs.iter().enumerate() {
-        let codes = file.codes(text).expect("a text of the file");
+        let code = file.code(text).expect("a text of the file");
         records.push_str(&format!(
-            "F\tcu{i:05}\t2000\nA\t2000\t-\t-\t{codes}\tCUresult\tCUresult cu{i:05}(void)\nP\n"
+            "F\tcu{i:05}\t2000\nA\t2000\t-\t-\t{code}\tCUresult\tCUresult cu{i:05}(void)\nP\n"
         ));
     }
     let index = records::Index::read(&records, &docs).unwrap_or_else(|e| panic!("{e}"));

@@ -21,18 +21,22 @@
 //! `PFN_<function>_v<version>`, and `_<suffix>` after that for a twin (the generator refuses
 //! headers where that does not hold).
 //!
-//! `docs.txt` holds every distinct line of the doc texts of all releases, once: their lines
-//! repeat (a function's doc over releases, the same paragraph in many functions), and the compiler's
-//! memory for the macro crate grows with the bytes it embeds. After its header:
+//! `docs.txt` holds every distinct line of the doc texts of all releases once, and every
+//! distinct text once: their lines repeat (a function's doc over releases, the same paragraph in
+//! many functions), and the compiler's memory for the macro crate grows with the bytes it embeds.
+//! After its header, two sections, each a line that says how many bytes follow and how many
+//! digits a code of an offset into them has:
 //!
 //! ```text
-//! L  <bytes>  <digits>          then the lines, each ended by a line end: <bytes> bytes in all
+//! L  <bytes>  <digits>          then the lines, each ended by a line end
+//! D  <bytes>  <digits>          then the texts, each the codes of its lines and a line end
 //! ```
 //!
-//! A doc is the code of each line of the text, in order: its byte offset among the lines, in
-//! `<digits>` digits `!` to `~` (94 of them, `!` is 0, the most significant first; with 3 digits,
-//! 0 is `!!!` and 95 is `!""`). A doc text is its lines joined by line ends. So the macro reads the
-//! text a record names where it is, and nothing else of the file.
+//! A code is a byte offset, written in its section's number of digits `!` to `~` (94 of them,
+//! `!` is 0, the most significant first: with 3 digits, 0 is `!!!` and 95 is `!""`). A text's
+//! codes name the offsets of its lines among the `L` lines; a record's doc is the code of the
+//! offset of its text among the `D` texts. A doc text is its lines joined by line ends. So the
+//! macro reads the text a record names where it is, and nothing else of the file.
 //!
 //! `availability.txt`, for the errors that name the releases having a function, after its
 //! header: `R <release> <release name>` for every release, oldest first, then
@@ -75,13 +79,22 @@ pub struct Index<'a> {
     docs: Docs<'a>,
 }
 
-/// The lines of `docs.txt`, which the records' docs name by byte offset.
+/// The two sections of `docs.txt`.
 #[derive(Default)]
 #[cfg_attr(test, derive(Debug))]
 struct Docs<'a> {
     /// Every line, each ended by a line end.
-    lines: &'a str,
-    /// How many digits a code has.
+    lines: Section<'a>,
+    /// Every text, as the codes of its lines and a line end.
+    texts: Section<'a>,
+}
+
+/// A section of `docs.txt`: its items, each ended by a line end, which codes of `digits` digits
+/// name by byte offset.
+#[derive(Default)]
+#[cfg_attr(test, derive(Debug))]
+struct Section<'a> {
+    items: &'a str,
     digits: usize,
 }
 
@@ -168,16 +181,18 @@ impl<'a> Index<'a> {
     /// Reads `records` (a `manifest_<release>.txt`) and `docs` (the whole `docs.txt`), checking
     /// their frame: each function's lines are checked by [`Index::abis`].
     pub fn read(records: &'a str, docs: &'a str) -> Result<Self, String> {
-        if records.contains('\r') || docs.contains('\r') {
-            return Err(
-                "the files have Windows line ends (CR LF): they must be read as written \
-                 (git: `.gitattributes` marks them `-text`)"
-                    .to_string(),
-            );
+        const CR_LF: &str =
+            "the files have Windows line ends (CR LF): they must be read as written \
+                             (git: `.gitattributes` marks them `-text`)";
+        if records.contains('\r') {
+            return Err(CR_LF.to_string());
         }
+        // `docs.txt` is read where the records point, not searched whole: a line end it should not
+        // have breaks the byte counts of its sections, and is looked for only then.
         let docs = match body(docs) {
             Ok((text, first)) => match Docs::read(text, first) {
                 Ok(docs) => docs,
+                Err(_) if docs.contains('\r') => return Err(CR_LF.to_string()),
                 Err(e) => return Err(format!("docs.txt {e}")),
             },
             Err(e) => return Err(format!("docs.txt: {e}")),
@@ -362,70 +377,108 @@ impl<'a> Index<'a> {
 }
 
 impl<'a> Docs<'a> {
-    /// Reads the text after the header of `docs.txt`, which starts at line `first`: its `L`
-    /// line and the lines it counts. Errors start with `line <n>: ` (in the whole file).
+    /// Reads the text after the header of `docs.txt`, which starts at line `first`. Errors start
+    /// with `line <n>: ` (in the whole file).
     fn read(text: &'a str, first: usize) -> Result<Self, String> {
-        const USAGE: &str = "`L <bytes> <digits>`";
-        let Some((line, lines)) = text.split_once('\n') else {
-            return Err(format!("ends before its {USAGE} line"));
-        };
-        let fields: Vec<&str> = line.split('\t').collect();
-        let ["L", bytes, digits] = fields[..] else {
-            return Err(format!("line {first}: expected the line {USAGE}"));
-        };
-        let (Ok(bytes), Ok(digits)) = (bytes.parse::<usize>(), digits.parse::<usize>()) else {
-            return Err(format!("line {first}: expected the line {USAGE} (numbers)"));
-        };
-        if !(1..=MAX_DIGITS).contains(&digits) {
+        let (lines, rest) = Section::read(text, "L", &|| first)?;
+        // The line numbers after the `L` line, counted only for a message.
+        let texts_at = || first + 1 + lines.items.matches('\n').count();
+        let (texts, rest) = Section::read(rest, "D", &texts_at)?;
+        if !rest.is_empty() {
             return Err(format!(
-                "line {first}: a code has 1 to {MAX_DIGITS} digits, not {digits}"
+                "line {}: the file goes on after its `D` section",
+                texts_at() + 1 + texts.items.matches('\n').count()
             ));
         }
-        if lines.len() != bytes || !(lines.is_empty() || lines.ends_with('\n')) {
-            return Err(format!(
-                "line {first}: the `L` line counts {bytes} bytes of lines, each ended by a line end; the file has {} after it",
-                lines.len()
-            ));
-        }
-        Ok(Docs { lines, digits })
+        Ok(Docs { lines, texts })
     }
 
-    /// The doc text whose lines `codes` names, its codes checked.
-    fn text(&self, codes: &str) -> Result<String, String> {
-        let digits = self.digits.max(1);
+    /// The doc text a record names by `code`, its codes checked.
+    fn text(&self, code: &str) -> Result<String, String> {
+        let codes = self.texts.item(code, "texts")?;
+        let digits = self.lines.digits;
         if codes.is_empty() || !codes.len().is_multiple_of(digits) {
             return Err(format!(
-                "the doc `{codes}` is not codes of {digits} digits, one per line of docs.txt"
+                "the doc `{code}` names a text that is not codes of {digits} digits, one per line"
             ));
         }
         let mut out = String::new();
-        for (i, code) in codes.as_bytes().chunks(digits).enumerate() {
-            let at = code
-                .iter()
-                .try_fold(0, |at: usize, &byte| Some(at * BASE + digit(byte)?));
-            let Some(at) = at else {
-                return Err(format!(
-                    "the doc `{codes}` has a byte that is not a digit of a code (`!` to `~`)"
-                ));
-            };
-            // A line starts at 0 or after a line end, so `at` is a character boundary there.
-            let starts_a_line = at == 0 || self.lines.as_bytes().get(at - 1) == Some(&b'\n');
-            let line = match self.lines.get(at..) {
-                Some(rest) if starts_a_line && !rest.is_empty() => rest.split_once('\n'),
-                _ => None,
-            };
-            let Some((line, _)) = line else {
-                return Err(format!(
-                    "the doc `{codes}` names byte {at} of the lines of docs.txt, where no line starts (it has {} bytes)",
-                    self.lines.len()
-                ));
-            };
+        for (i, line) in codes.as_bytes().chunks(digits).enumerate() {
             if i > 0 {
                 out.push('\n');
             }
-            out.push_str(line);
+            // A chunk of a damaged text may cut a character: then it is no code.
+            let line = std::str::from_utf8(line).unwrap_or_default();
+            out.push_str(self.lines.item(line, "lines")?);
         }
         Ok(out)
+    }
+}
+
+impl<'a> Section<'a> {
+    /// The section of `tag` at the start of `text` (at the line `n` gives), and the text after
+    /// it.
+    fn read(text: &'a str, tag: &str, n: &dyn Fn() -> usize) -> Result<(Self, &'a str), String> {
+        let usage = format!("`{tag} <bytes> <digits>`");
+        let Some((line, rest)) = text.split_once('\n') else {
+            return Err(format!("ends before its {usage} line"));
+        };
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [first, bytes, digits] = fields[..] else {
+            return Err(format!("line {}: expected the line {usage}", n()));
+        };
+        let (true, Ok(bytes), Ok(digits)) = (
+            first == tag,
+            bytes.parse::<usize>(),
+            digits.parse::<usize>(),
+        ) else {
+            return Err(format!("line {}: expected the line {usage} (numbers)", n()));
+        };
+        if !(1..=MAX_DIGITS).contains(&digits) {
+            return Err(format!(
+                "line {}: a code has 1 to {MAX_DIGITS} digits, not {digits}",
+                n()
+            ));
+        }
+        let items = rest
+            .get(..bytes)
+            .filter(|items| items.is_empty() || items.ends_with('\n'));
+        let Some(items) = items else {
+            return Err(format!(
+                "line {}: the `{tag}` line counts {bytes} bytes of items, each ended by a line end; the file has {} after it",
+                n(),
+                rest.len()
+            ));
+        };
+        Ok((Section { items, digits }, &rest[bytes..]))
+    }
+
+    /// The item `code` names (without its line end); an error names the section `what`.
+    fn item(&self, code: &str, what: &str) -> Result<&'a str, String> {
+        let at = if code.len() == self.digits {
+            code.bytes()
+                .try_fold(0, |at: usize, byte| Some(at * BASE + digit(byte)?))
+        } else {
+            None
+        };
+        let Some(at) = at else {
+            return Err(format!(
+                "`{code}` is not a code of the {what} of docs.txt ({} of the digits `!` to `~`)",
+                self.digits
+            ));
+        };
+        // An item starts at 0 or after a line end, so `at` is a character boundary there.
+        let starts = at == 0 || self.items.as_bytes().get(at - 1) == Some(&b'\n');
+        match self.items.get(at..) {
+            Some(rest) if starts && !rest.is_empty() => rest.split_once('\n').map(|(item, _)| item),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            format!(
+                "`{code}` names byte {at} of the {what} of docs.txt, where none starts (they have {} bytes)",
+                self.items.len()
+            )
+        })
     }
 }
 

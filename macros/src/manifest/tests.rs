@@ -4,10 +4,10 @@
 use super::records::{self, Availability, Index, PerThreadRecord};
 use proptest::prelude::*;
 
-/// The lines of two doc texts, `First doc\n\nits rest` and `Second — doc`: four lines (one of
-/// them empty) at byte offsets 0, 10, 11 and 20, whose codes of one digit (`!` is 0) are `!`, `+`,
-/// `,` and `5`.
-const DOCS: &str = "# docs\n\nL\t35\t1\nFirst doc\n\nits rest\nSecond — doc\n";
+/// Two doc texts, `First doc\n\nits rest` and `Second — doc`: four lines (one of them empty)
+/// at byte offsets 0, 10, 11 and 20, whose codes of one digit (`!` is 0) are `!`, `+`, `,` and
+/// `5`; the texts at offsets 0 and 4 of the `D` section, whose codes are `!` and `%`.
+const DOCS: &str = "# docs\n\nL\t35\t1\nFirst doc\n\nits rest\nSecond — doc\nD\t6\t1\n!+,\n5\n";
 
 /// A small valid records text: three functions, one with a per-thread twin and a doc, one with an
 /// out-value.
@@ -15,10 +15,10 @@ fn sample() -> String {
     "# header line\n# another\n\n\
      R\t4\t13000\t13.0\n\
      F\tcuInit\t2000\n\
-     A\t2000\tcuInit\t-\t!+,\tCUresult\tCUresult cuInit(unsigned int Flags)\n\
+     A\t2000\tcuInit\t-\t!\tCUresult\tCUresult cuInit(unsigned int Flags)\n\
      P\tFlags\t::core::ffi::c_uint\n\
      F\tcuLaunchKernel\t4000\n\
-     A\t4000\tcuLaunchKernel\t7000_ptsz,cuLaunchKernel_ptsz\t5\tCUresult\tCUresult cuLaunchKernel(CUfunction f)\n\
+     A\t4000\tcuLaunchKernel\t7000_ptsz,cuLaunchKernel_ptsz\t%\tCUresult\tCUresult cuLaunchKernel(CUfunction f)\n\
      P\tf\tCUfunction\n\
      F\tcuMemAlloc\t3020\n\
      A\t3020\tcuMemAlloc_v2\t-\t-\tCUresult\tCUresult cuMemAlloc(CUdeviceptr_v2 *dptr, size_t bytesize)\n\
@@ -109,19 +109,19 @@ fn damaged_text_is_an_error_that_says_where() {
             "line 6: an `A` line needs its `P` line",
         ),
         (
-            "\t-\t!+,\tCUresult",
-            "\t-\t!+-\tCUresult",
-            "line 6: the doc `!+-` names byte 12 of the lines of docs.txt, where no line starts (it has 35 bytes)",
+            "\t-\t!\tCUresult",
+            "\t-\t\"\tCUresult",
+            "line 6: `\"` names byte 1 of the texts of docs.txt, where none starts (they have 6 bytes)",
         ),
         (
-            "\t-\t!+,\tCUresult",
-            "\t-\t!+{\tCUresult",
-            "line 6: the doc `!+{` names byte 90 of the lines of docs.txt",
+            "\t-\t!\tCUresult",
+            "\t-\t!!\tCUresult",
+            "line 6: `!!` is not a code of the texts of docs.txt (1 of the digits `!` to `~`)",
         ),
         (
-            "ptsz\t5\tCUresult",
-            "ptsz\t5 \tCUresult",
-            "line 9: the doc `5 ` has a byte that is not a digit of a code (`!` to `~`)",
+            "ptsz\t%\tCUresult",
+            "ptsz\t \tCUresult",
+            "line 9: ` ` is not a code of the texts of docs.txt",
         ),
         (
             "\t2000\n",
@@ -159,7 +159,7 @@ fn damaged_text_is_an_error_that_says_where() {
 
 #[test]
 fn damaged_docs_are_an_error_that_says_which_line_of_docs_txt() {
-    let cases: [(&str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str); 10] = [
         (
             "L\t35\t1",
             "L\t35\t0",
@@ -178,18 +178,34 @@ fn damaged_docs_are_an_error_that_says_which_line_of_docs_txt() {
         (
             "L\t35",
             "L\t36",
-            "docs.txt line 3: the `L` line counts 36 bytes of lines, each ended by a line end; the file has 35 after it",
+            "docs.txt line 3: the `L` line counts 36 bytes of items, each ended by a line end",
         ),
         (
-            "— doc\n",
-            "— doc\nmore\n",
-            "the file has 40 after it",
+            "D\t6\t1",
+            "L\t6\t1",
+            "docs.txt line 8: expected the line `D <bytes> <digits>` (numbers)",
+        ),
+        (
+            "D\t6\t1",
+            "D\t6\t2",
+            "line 6: `!` is not a code of the texts of docs.txt (2 of the digits",
+        ),
+        (
+            "!+,\n5\n",
+            "!+{\n5\n",
+            "line 6: `{` names byte 90 of the lines of docs.txt, where none starts (they have 35 bytes)",
+        ),
+        (
+            "5\n",
+            "5\nX\n",
+            "docs.txt line 11: the file goes on after its `D` section",
         ),
         (
             "L\t35\t1",
             "L\t35\t2",
-            "line 6: the doc `!+,` is not codes of 2 digits, one per line of docs.txt",
+            "line 6: the doc `!` names a text that is not codes of 2 digits, one per line",
         ),
+        ("First doc\n", "First doc\r\n", "Windows line ends"),
     ];
     for (from, to, expected) in cases {
         let docs = DOCS.replacen(from, to, 1);
@@ -203,16 +219,18 @@ fn damaged_docs_are_an_error_that_says_which_line_of_docs_txt() {
         "{err}"
     );
     // Codes of two digits, the most significant first: byte 10 is `!+`.
-    let wide = DOCS.replacen("L\t35\t1", "L\t35\t2", 1);
-    let records = sample()
-        .replacen("\t!+,\t", "\t!!!+!,\t", 1)
-        .replacen("\t5\t", "\t!5\t", 1);
+    let wide = DOCS.replacen("L\t35\t1", "L\t35\t2", 1).replacen(
+        "D\t6\t1\n!+,\n5\n",
+        "D\t10\t1\n!!!+!,\n!5\n",
+        1,
+    );
+    let records = sample().replacen("\t%\t", "\t(\t", 1);
     let index = Index::read(&records, &wide).unwrap();
     let init = &index.entries[index.position("cuInit").unwrap()];
     assert_eq!(index.abis(init).unwrap()[0].doc, "First doc\n\nits rest");
-    let err = read_with(&records.replacen("!!!+", "!!\"+", 1), &wide).unwrap_err();
+    let err = read_with(&records, &wide.replacen("!!!+", "!!\"+", 1)).unwrap_err();
     assert!(
-        err.contains("line 6: the doc `!!\"+!,` names byte 104 of the lines of docs.txt"),
+        err.contains("line 6: `\"+` names byte 104 of the lines of docs.txt"),
         "{err}"
     );
 }
@@ -233,7 +251,7 @@ proptest! {
 
     /// The same for the doc texts: every doc text reads as a value or an error.
     #[test]
-    fn reading_damaged_docs_never_panics(at in 0usize..60, cut in 0usize..8, insert in "[\\t\\nL0-9!-~é]{0,4}") {
+    fn reading_damaged_docs_never_panics(at in 0usize..70, cut in 0usize..8, insert in "[\\t\\nLD0-9!-~é]{0,4}") {
         let at = at.min(DOCS.len());
         let end = (at + cut).min(DOCS.len());
         if DOCS.is_char_boundary(at) && DOCS.is_char_boundary(end) {

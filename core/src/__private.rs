@@ -15,6 +15,19 @@ pub use crate::table::{
 pub use crate::trace::Hex;
 pub use crate::{Config, Error, Errors, FunctionSpec, StreamMode};
 
+// The standard library's names in the methods' signatures, through the path the rest of the
+// expansion takes: fewer tokens per function than `::std::...` paths, and rustdoc and the
+// compiler's messages show each by its own name, whatever path names it. (The macro's list of
+// them: `PRIMITIVES` and `C_TYPES` in its `expand.rs`.)
+pub use std::ffi::{
+    c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint,
+    c_ulong, c_ulonglong, c_ushort, c_void,
+};
+pub use std::primitive::{
+    bool, char, f32, f64, i128, i16, i32, i64, i8, isize, u128, u16, u32, u64, u8, usize,
+};
+pub use std::result::Result;
+
 /// The bindings, under a name no user module has: where a `crate = path` option leads elsewhere,
 /// the compiler then has no other module to suggest for the types of the methods.
 pub use crate::sys as __sys;

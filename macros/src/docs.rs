@@ -181,7 +181,10 @@ impl<'a> Table<'a> {
             method.push(Cow::Owned(header));
         }
         if !cuda.is_empty() {
-            method.push(Cow::Borrowed("\n*From `cuda.h`:*\n"));
+            // The last part is owned, so the heading of the `cuda.h` text goes there.
+            if let Some(Cow::Owned(last)) = method.last_mut() {
+                last.push_str("\n\n*From `cuda.h`:*\n");
+            }
             method.push(self.links(cuda));
         }
         method.push(Cow::Owned(safety));
@@ -261,7 +264,9 @@ pub fn resolve_links<'a>(doc: &'a str, has_method: &dyn Fn(&str) -> bool) -> Cow
             && text.starts_with('`')
             && text.ends_with('`')
             && !text.contains('\n')
-            && !name.contains(char::is_whitespace);
+            // A link's target has no spaces or line ends (two byte searches).
+            && !name.contains(' ')
+            && !name.contains('\n');
         if !is_link || has_method(name) {
             continue;
         }

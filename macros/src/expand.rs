@@ -13,8 +13,9 @@
 //! `bind!` macro, which names them through `$crate`: whatever the path leads to, a field is
 //! never given another type. The manifest's types are parsed as Rust types and named from the
 //! crate root: single names from the runtime's `sys` (through the block's alias `sys`, as
-//! the runtime's path through `__cdt`), primitives from `::std::primitive`, `::core` paths from
-//! `::std` (which edition 2015 also resolves).
+//! the runtime's path through `__cdt`), primitives and `core::ffi`'s C types from the runtime's
+//! `__private` (which re-exports them), other `::core` paths from `::std` (which edition 2015
+//! also resolves).
 //!
 //! Hygiene: everything but the struct is emitted inside one `const _: () = { ... };` block that
 //! also declares a function for every name a generated pattern binds (the C parameter names,
@@ -40,9 +41,28 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use std::collections::{BTreeSet, HashMap};
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
+/// The primitive types and C types of `core::ffi` a manifest may name, which the runtime's
+/// `__private` re-exports: named through it, each is three tokens, not six, and rustdoc and the
+/// compiler's messages show it by its own name.
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
     "f64", "bool", "char",
+];
+const C_TYPES: &[&str] = &[
+    "c_char",
+    "c_schar",
+    "c_uchar",
+    "c_short",
+    "c_ushort",
+    "c_int",
+    "c_uint",
+    "c_long",
+    "c_ulong",
+    "c_longlong",
+    "c_ulonglong",
+    "c_float",
+    "c_double",
+    "c_void",
 ];
 
 /// The names generated patterns bind besides the C parameters (locals and constructor
@@ -69,60 +89,85 @@ impl From<TokenStream> for Tokens {
 
 /// The manifest's types as the table names them, each parsed once per expansion.
 struct Types<'a> {
-    /// The path of the runtime's bindings (`sys`, see [`expand`]).
-    sys: &'a Tokens,
+    paths: Paths<'a>,
     parsed: HashMap<&'static str, Option<Tokens>>,
+}
+
+/// The paths the block names the runtime by (see [`expand`]).
+#[derive(Clone, Copy)]
+struct Paths<'a> {
+    /// The runtime's `__private` (`__cdt`).
+    private: &'a Tokens,
+    /// Its bindings (`sys`).
+    sys: &'a Tokens,
 }
 
 impl Types<'_> {
     /// The type the manifest spells `text`, or `None` for text that is no type a binding has.
     fn get(&mut self, text: &'static str) -> Option<Tokens> {
-        let sys = self.sys;
+        let paths = self.paths;
         self.parsed
             .entry(text)
             .or_insert_with(|| {
                 let mut ty: Type = syn::parse_str(text).ok()?;
-                qualify(&mut ty, sys).then(|| ty.into_token_stream().into())
+                qualify(&mut ty, paths).then(|| ty.into_token_stream().into())
             })
             .clone()
     }
 }
 
-/// Names `ty` from the crate root (see the module docs), the bindings' names from `sys`; `false`
-/// for a kind of type no binding has.
-fn qualify(ty: &mut Type, sys: &Tokens) -> bool {
+/// Names `ty` from the crate root (see the module docs): the bindings' names from `sys`, the
+/// primitives and `core::ffi`'s C types from `__private`; `false` for a kind of type no binding
+/// has.
+fn qualify(ty: &mut Type, paths: Paths<'_>) -> bool {
     match ty {
-        Type::Ptr(t) => qualify(&mut t.elem, sys),
-        Type::Reference(t) => qualify(&mut t.elem, sys),
-        Type::Array(t) => qualify(&mut t.elem, sys),
-        Type::Slice(t) => qualify(&mut t.elem, sys),
-        Type::Paren(t) => qualify(&mut t.elem, sys),
-        Type::Tuple(t) => t.elems.iter_mut().all(|t| qualify(t, sys)),
+        Type::Ptr(t) => qualify(&mut t.elem, paths),
+        Type::Reference(t) => qualify(&mut t.elem, paths),
+        Type::Array(t) => qualify(&mut t.elem, paths),
+        Type::Slice(t) => qualify(&mut t.elem, paths),
+        Type::Paren(t) => qualify(&mut t.elem, paths),
+        Type::Tuple(t) => t.elems.iter_mut().all(|t| qualify(t, paths)),
         Type::Never(_) => true,
         Type::FnPtr(f) => {
             let output = match &mut f.output {
-                ReturnType::Type(_, t) => qualify(&mut *t, sys),
+                ReturnType::Type(_, t) => qualify(&mut *t, paths),
                 ReturnType::Default => true,
             };
-            output && f.inputs.iter_mut().all(|arg| qualify(&mut arg.ty, sys))
+            output && f.inputs.iter_mut().all(|arg| qualify(&mut arg.ty, paths))
         }
         Type::Path(t) if t.qself.is_none() => {
             let path = &mut t.path;
             let arguments = path.segments.iter_mut().all(|s| match &mut s.arguments {
                 PathArguments::None => true,
                 PathArguments::AngleBracketed(a) => a.args.iter_mut().all(|arg| match arg {
-                    GenericArgument::Type(t) => qualify(t, sys),
+                    GenericArgument::Type(t) => qualify(t, paths),
                     _ => false,
                 }),
                 PathArguments::Parenthesized(_) => false,
             });
+            let Paths { private, sys } = paths;
             if path.leading_colon.is_some() {
-                if let Some(first) = path.segments.first_mut().filter(|s| s.ident == "core") {
-                    first.ident = Ident::new("std", first.ident.span());
+                // `::core::ffi::c_uint` (or `::std::...`): one of `__private`'s C types.
+                let segments: Vec<&Ident> = path.segments.iter().map(|s| &s.ident).collect();
+                match segments[..] {
+                    [krate, ffi, name]
+                        if (krate == "core" || krate == "std")
+                            && ffi == "ffi"
+                            && C_TYPES.iter().any(|c| name == c) =>
+                    {
+                        let name = name.clone();
+                        *ty = Type::Verbatim(quote!(#private::#name));
+                    }
+                    _ => {
+                        if let Some(first) = path.segments.first_mut().filter(|s| s.ident == "core")
+                        {
+                            first.ident = Ident::new("std", first.ident.span());
+                        }
+                    }
                 }
             } else if let Some(name) = path.get_ident() {
                 *ty = Type::Verbatim(if PRIMITIVES.iter().any(|p| name == p) {
-                    quote!(::std::primitive::#name)
+                    quote!(#private::#name)
                 } else {
                     quote!(#sys::#name)
                 });
@@ -247,7 +292,7 @@ fn function(
     let methods = quote! {
         #(#[doc = #method_doc])*
         #[inline]
-        pub unsafe fn #name(&self, #(#params: #param_types),*) -> ::std::result::Result<#ok, #p::Error> {
+        pub unsafe fn #name(&self, #(#params: #param_types),*) -> #p::Result<#ok, #p::Error> {
             let __cdt_f = self.#field.get::<#index>()?;
             #p::call!(#how: self.#field.config(), #c_name, (#(#traced),*), (#(#outs),*),
                 unsafe { __cdt_f(#(#params),*) }
@@ -255,7 +300,7 @@ fn function(
         }
         #[doc = #accessor_doc]
         #[inline]
-        pub fn #accessor(&self) -> ::std::result::Result<unsafe extern "C" fn(#(#param_types),*) -> #ret, #p::Error> {
+        pub fn #accessor(&self) -> #p::Result<unsafe extern "C" fn(#(#param_types),*) -> #ret, #p::Error> {
             self.#field.pointer::<#index>()
         }
     };
@@ -290,7 +335,7 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
     let docs = docs::Table::new(table);
     let sys = &Tokens::from(quote!(sys));
     let mut types = Types {
-        sys,
+        paths: Paths { private: p, sys },
         parsed: HashMap::new(),
     };
     let mut bound: BTreeSet<String> = LOCALS.iter().map(ToString::to_string).collect();
@@ -444,14 +489,17 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::Types;
+    use super::{Paths, Types};
     use quote::quote;
     use std::collections::HashMap;
 
     fn qualified(text: &'static str) -> Option<String> {
-        let sys = quote!(S).into();
+        let (private, sys) = (quote!(P).into(), quote!(S).into());
         let mut types = Types {
-            sys: &sys,
+            paths: Paths {
+                private: &private,
+                sys: &sys,
+            },
             parsed: HashMap::new(),
         };
         types
@@ -469,12 +517,14 @@ mod tests {
     fn manifest_types_name_the_runtime_s_bindings_and_std() {
         for (text, expected) in [
             ("CUdeviceptr_v2", "S::CUdeviceptr_v2"),
-            ("usize", "::std::primitive::usize"),
-            ("*mut *mut ::core::ffi::c_void", "*mut *mut ::std::ffi::c_void"),
+            ("usize", "P::usize"),
+            ("*mut *mut ::core::ffi::c_void", "*mut *mut P::c_void"),
+            ("::core::ffi::c_uint", "P::c_uint"),
+            ("::core::ffi::CStr", "::std::ffi::CStr"),
             ("*const CUDA_MEMCPY2D_v2", "*const S::CUDA_MEMCPY2D_v2"),
             (
                 "::core::option::Option<unsafe extern \"C\" fn(u32, [u8; 16]) -> CUresult>",
-                "::std::option::Option<unsafe extern \"C\" fn(::std::primitive::u32, [::std::primitive::u8; 16]) -> S::CUresult>",
+                "::std::option::Option<unsafe extern \"C\" fn(P::u32, [P::u8; 16]) -> S::CUresult>",
             ),
         ] {
             assert_eq!(qualified(text), Some(tokens(expected)), "{text}");

@@ -117,7 +117,7 @@ fn the_raw_accessor_returns_what_the_runtime_binds_as_the_method_types_it() {
     // `get` but refuses a fake driver (whose methods call closures, not pointers).
     assert_has(
         &out,
-        r#"pub fn pfn_cuMemAlloc (& self) -> :: std :: result :: Result < unsafe extern "C" fn (* mut sys :: CUdeviceptr , :: std :: primitive :: usize) -> sys :: CUresult , __cdt :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
+        r#"pub fn pfn_cuMemAlloc (& self) -> __cdt :: Result < unsafe extern "C" fn (* mut sys :: CUdeviceptr , __cdt :: usize) -> sys :: CUresult , __cdt :: Error > { self . __cdt_table . pointer :: < 0 > () }"#,
     );
 }
 
@@ -159,7 +159,7 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     let out = table(quote!(cuMemAlloc));
     assert_has(
         &out,
-        "pub unsafe fn cuMemAlloc (& self , dptr : * mut sys :: CUdeviceptr , bytesize : :: std :: primitive :: usize) -> :: std :: result :: Result < () , __cdt :: Error >",
+        "pub unsafe fn cuMemAlloc (& self , dptr : * mut sys :: CUdeviceptr , bytesize : __cdt :: usize) -> __cdt :: Result < () , __cdt :: Error >",
     );
     // It calls the function the table's state holds for its index, through its configuration.
     assert_has(
@@ -272,7 +272,7 @@ fn errors_are_collected_and_valid_entries_still_expanded() {
     // The good function is still in the table, alone, at index 0.
     assert_has(
         &out,
-        "pub unsafe fn cuInit (& self , Flags : :: std :: ffi :: c_uint)",
+        "pub unsafe fn cuInit (& self , Flags : __cdt :: c_uint)",
     );
     assert_has(&out, "TableCore < Self , 1 >");
     assert_has(&out, "bind ! { Cuda ; 0 \"cuInit\\0\" ");
@@ -622,8 +622,9 @@ fn every_name_a_pattern_binds_is_shadowed_by_a_function_in_the_block() {
     ] {
         assert_has(&out, &format!("const fn {name} () {{ }}"));
     }
-    // Primitives come from `::std::primitive`, so a user's `struct usize` is no matter.
-    assert_has(&out, "bytesize : :: std :: primitive :: usize");
+    // Primitives come from the runtime (its `__private` re-exports them) and `::std::primitive`,
+    // so a user's `struct usize` is no matter.
+    assert_has(&out, "bytesize : __cdt :: usize");
     assert_has(&out, "name : & :: std :: primitive :: str");
 }
 

@@ -172,7 +172,10 @@ impl<'a> Table<'a> {
             "{errors}\n\n# Safety\n\nThis calls the C function `{name}` as it is: every argument must satisfy its CUDA documentation (valid, live handles; pointers valid for the reads and writes it describes, for as long as it describes, including asynchronous work)."
         );
         let (summary, cuda) = abi.doc.split_once("\n\n").unwrap_or((abi.doc, ""));
-        let mut method = Vec::with_capacity(5);
+        if !cuda.is_empty() {
+            header.push_str("\n\n*From `cuda.h`:*\n");
+        }
+        let mut method = Vec::with_capacity(4);
         if summary.is_empty() {
             // No summary: the header's first line is the first paragraph.
             method.push(Cow::Owned(header.split_off(1)));
@@ -181,10 +184,6 @@ impl<'a> Table<'a> {
             method.push(Cow::Owned(header));
         }
         if !cuda.is_empty() {
-            // The last part is owned, so the heading of the `cuda.h` text goes there.
-            if let Some(Cow::Owned(last)) = method.last_mut() {
-                last.push_str("\n\n*From `cuda.h`:*\n");
-            }
             method.push(self.links(cuda));
         }
         method.push(Cow::Owned(safety));

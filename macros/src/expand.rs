@@ -41,13 +41,15 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use std::collections::{BTreeSet, HashMap};
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
-/// The primitive types and C types of `core::ffi` a manifest may name, which the runtime's
-/// `__private` re-exports: named through it, each is three tokens, not six, and rustdoc and the
-/// compiler's messages show it by its own name.
+/// The primitive types a manifest may name, which the runtime's `__private` re-exports (its
+/// list and these two are kept in step): named through it, each is three tokens, not six, and
+/// rustdoc and the compiler's messages show it by its own name.
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
     "f64", "bool", "char",
 ];
+/// The C types of `core::ffi` a manifest may name, re-exported the same way (any other
+/// `::core::ffi` name is named from `::std::ffi`).
 const C_TYPES: &[&str] = &[
     "c_char",
     "c_schar",

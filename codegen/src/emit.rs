@@ -568,13 +568,9 @@ impl Records {
             }
             all.push((r.source.version(), functions));
         }
-        // Each text once, and its number.
+        // Each text once, which a record names by its code.
         let texts: Vec<&str> = by_function.values().flatten().map(String::as_str).collect();
         let docs = crate::docs_file::DocsFile::new(&texts);
-        let codes: HashMap<&str, String> = texts
-            .iter()
-            .filter_map(|text| Some((*text, docs.code(text)?)))
-            .collect();
         let mut per_release = BTreeMap::new();
         for (version, functions) in &all {
             let mut out = format!(
@@ -592,14 +588,15 @@ impl Records {
                             p.export.as_deref().unwrap_or("-")
                         )
                     });
-                    let doc = codes.get(doc.as_str()).map(String::as_str);
+                    // No code for an ABI without a doc (no text is empty).
+                    let doc = docs.code(doc);
                     let _ = writeln!(
                         out,
                         "A\t{}\t{}\t{}\t{}\t{}\t{}",
                         a.version,
                         a.export.as_deref().unwrap_or("-"),
                         twin.as_deref().unwrap_or("-"),
-                        doc.unwrap_or("-"),
+                        doc.as_deref().unwrap_or("-"),
                         a.ret,
                         a.c_prototype
                     );

@@ -18,14 +18,20 @@
 /// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
 /// traced when the `tracing` feature is on. Without `tracing` and `fake`, the call's own tokens
 /// and the check, in one expansion: what every method of a table expands to in most builds.
+///
+/// `call!(check: <config>, "<C name>", (<args>), (<out-values>), unsafe { f(<args>) })`: the
+/// method's parameters and the out-values among them, each name followed by `Hex` when it is a
+/// device pointer (`(dptr Hex, bytesize)`), which a traced call shows in hex.
 #[cfg(not(any(feature = "tracing", feature = "fake")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
+    // The traced arguments and the out-values, unused here, are taken whole: each is one group,
+    // which the compiler need not parse.
+    (check: $config:expr, $name:literal, $args:tt, $outs:tt, $($call:tt)+) => {
         $crate::__private::check($config, $name, $($call)+)
     };
-    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
+    (value: $config:expr, $name:literal, $args:tt, $outs:tt, $($call:tt)+) => {
         ::core::result::Result::Ok($($call)+)
     };
 }
@@ -36,10 +42,10 @@ macro_rules! __cdt_call {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
+    (check: $config:expr, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*), $($call:tt)+) => {
         $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
     };
-    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {
+    (value: $config:expr, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*), $($call:tt)+) => {
         ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
     };
 }
@@ -50,7 +56,7 @@ macro_rules! __cdt_call {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {{
+    (check: $config:expr, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*), $($call:tt)+) => {{
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::DEBUG
@@ -68,14 +74,14 @@ macro_rules! __cdt_call {
                     target: "cuda_driver_table",
                     $crate::__private::tracing::Level::TRACE,
                     function = $name,
-                    $($arg = ?(&$crate::__private::Arg(&$value)).arg(),)*
+                    $($arg = ?(&$crate::__private::Arg(&$($crate::__private::$hex)?($arg))).arg(),)*
                     // Evaluated only when this event is enabled, after `CUDA_SUCCESS`.
                     // SAFETY: each `$out` is a parameter the generator marked as an out-value
                     // (`cuda.h` documents the driver as returning one value of its pointee type
                     // through it), and the call succeeded: the driver wrote that value where the
                     // caller's contract (the method's `# Safety`) let it; `written` reads nothing
                     // through a null pointer.
-                    $(out.$out = unsafe { $crate::__private::written($config, $out, $show) },)*
+                    $(out.$out = unsafe { $crate::__private::written($config, $out, |v| $($crate::__private::$out_hex)?(v)) },)*
                     result = "CUDA_SUCCESS",
                     elapsed_ns,
                 ),
@@ -83,7 +89,7 @@ macro_rules! __cdt_call {
                     target: "cuda_driver_table",
                     $crate::__private::tracing::Level::DEBUG,
                     function = $name,
-                    $($arg = ?(&$crate::__private::Arg(&$value)).arg(),)*
+                    $($arg = ?(&$crate::__private::Arg(&$($crate::__private::$hex)?($arg))).arg(),)*
                     result = $crate::__private::result_name(error),
                     code = code.0,
                     elapsed_ns,
@@ -95,7 +101,7 @@ macro_rules! __cdt_call {
             $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
         }
     }};
-    (value: $config:expr, $name:literal, ($($arg:ident = $value:expr),*), ($($out:ident = $show:expr),*), $($call:tt)+) => {{
+    (value: $config:expr, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*), $($call:tt)+) => {{
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::TRACE
@@ -110,7 +116,7 @@ macro_rules! __cdt_call {
                 target: "cuda_driver_table",
                 $crate::__private::tracing::Level::TRACE,
                 function = $name,
-                $($arg = ?(&$crate::__private::Arg(&$value)).arg(),)*
+                $($arg = ?(&$crate::__private::Arg(&$($crate::__private::$hex)?($arg))).arg(),)*
                 result = ?(&$crate::__private::Arg(&value)).arg(),
                 elapsed_ns,
             ));

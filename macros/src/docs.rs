@@ -128,14 +128,10 @@ impl<'a> Table<'a> {
         }
     }
 
-    /// The docs of a function's method, as the doc attributes to write (rustdoc joins them with
-    /// line ends), and of its raw accessor (`pfn_*`): the `cuda.h` summary first, then what this
-    /// table does with the function, the rest of the `cuda.h` text (Markdown, with links to the
-    /// table's own methods where it has them), errors and safety.
-    ///
-    /// The `cuda.h` text is the manifest's own wherever it links only to methods the table has
-    /// (every function of an `all` table): it is the bulk of a table's docs, and is not copied.
-    pub fn function(&self, c: &Checked) -> (Vec<Cow<'static, str>>, String) {
+    /// The docs of a function's method and of its raw accessor (`pfn_*`): the `cuda.h` summary
+    /// first, then what this table does with the function, the rest of the `cuda.h` text
+    /// (Markdown, with links to the table's own methods where it has them), errors and safety.
+    pub fn function(&self, c: &Checked) -> (String, String) {
         let abi = c.abi;
         let name = c.function.name;
         let exported = |export: Option<&str>| match export {
@@ -152,8 +148,8 @@ impl<'a> Table<'a> {
             None => "No per-thread variant: requested with the legacy flag in both stream modes."
                 .to_string(),
         };
-        // Each part after the first starts with a line end: with the one rustdoc puts between
-        // two doc attributes, a blank line between paragraphs.
+        // Each part after the first starts with a line end: with the one that joins two parts, a
+        // blank line between paragraphs.
         let mut header = format!(
             "\n`{}`\n\nPinned to ABI {} (`{}`{}) of CUDA {}: {}. {per_thread}\n\nResolved on the first call through the table's backend; later calls cost one atomic load.",
             abi.c_prototype,
@@ -175,18 +171,21 @@ impl<'a> Table<'a> {
         if !cuda.is_empty() {
             header.push_str("\n\n*From `cuda.h`:*\n");
         }
-        let mut method = Vec::with_capacity(4);
+        let mut method = String::with_capacity(abi.doc.len() + header.len() + safety.len() + 2);
         if summary.is_empty() {
             // No summary: the header's first line is the first paragraph.
-            method.push(Cow::Owned(header.split_off(1)));
+            method.push_str(&header[1..]);
         } else {
-            method.push(self.links(summary));
-            method.push(Cow::Owned(header));
+            method.push_str(&self.links(summary));
+            method.push('\n');
+            method.push_str(&header);
         }
         if !cuda.is_empty() {
-            method.push(self.links(cuda));
+            method.push('\n');
+            method.push_str(&self.links(cuda));
         }
-        method.push(Cow::Owned(safety));
+        method.push('\n');
+        method.push_str(&safety);
         let accessor = format!(
             "The resolved `{name}` itself (`{}`), for hot loops and for code that wants the `CUresult`.\n\nResolves it on first use like [`Self::{name}`].\n\n# Errors\n\nAn [`Error`](__cdt::Error) when it cannot be resolved.",
             abi.typedef

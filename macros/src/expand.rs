@@ -36,9 +36,8 @@ use crate::diagnostics::Errors;
 use crate::docs;
 use crate::model::Backend;
 use crate::parse::FIELD;
-use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
-use std::collections::{BTreeSet, HashMap};
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
 /// The primitive types a manifest may name, which the runtime's `__private` re-exports (its
@@ -92,7 +91,8 @@ impl From<TokenStream> for Tokens {
 /// The manifest's types as the table names them, each parsed once per expansion.
 struct Types<'a> {
     paths: Paths<'a>,
-    parsed: HashMap<&'static str, Option<Tokens>>,
+    /// Each text parsed so far, sorted by it.
+    parsed: Vec<(&'static str, Option<Tokens>)>,
 }
 
 /// The paths the block names the runtime by (see [`expand`]).
@@ -107,14 +107,16 @@ struct Paths<'a> {
 impl Types<'_> {
     /// The type the manifest spells `text`, or `None` for text that is no type a binding has.
     fn get(&mut self, text: &'static str) -> Option<Tokens> {
-        let paths = self.paths;
-        self.parsed
-            .entry(text)
-            .or_insert_with(|| {
-                let mut ty: Type = syn::parse_str(text).ok()?;
-                qualify(&mut ty, paths).then(|| ty.into_token_stream().into())
-            })
-            .clone()
+        match self.parsed.binary_search_by(|(t, _)| (*t).cmp(text)) {
+            Ok(i) => self.parsed[i].1.clone(),
+            Err(i) => {
+                let tokens = syn::parse_str::<Type>(text).ok().and_then(|mut ty| {
+                    qualify(&mut ty, self.paths).then(|| ty.into_token_stream().into())
+                });
+                self.parsed.insert(i, (text, tokens.clone()));
+                tokens
+            }
+        }
     }
 }
 
@@ -180,6 +182,41 @@ fn qualify(ty: &mut Type, paths: Paths<'_>) -> bool {
     }
 }
 
+/// A string literal of `text`, the same as `Literal::string(text)` makes. Inside the compiler it is
+/// written raw ([`raw`]) and read by the compiler's own lexer: `Literal::string` escapes it char
+/// by char, which for the doc texts (most of a table's expansion) was a fifth of the time the
+/// attribute takes, and the compiler unescapes it again; a raw literal needs neither. Outside a
+/// macro (this crate's tests), and for text no raw literal can hold (a CR), `Literal::string`.
+pub fn string(text: &str) -> Literal {
+    if proc_macro::is_available() && !text.contains('\r') {
+        if let Ok(literal) = raw(text).parse::<proc_macro::Literal>() {
+            let tree = proc_macro::TokenTree::Literal(literal);
+            if let Some(TokenTree::Literal(literal)) =
+                TokenStream::from(proc_macro::TokenStream::from(tree))
+                    .into_iter()
+                    .next()
+            {
+                return literal;
+            }
+        }
+    }
+    Literal::string(text)
+}
+
+/// `text` as a raw string literal (`r"..."`, `r#"..."#`, ...): with one `#` more than the longest
+/// run of them after a `"` in it, which would otherwise end the literal.
+fn raw(text: &str) -> String {
+    let mut hashes = 0;
+    let mut rest = text;
+    while let Some(quote) = rest.find('"') {
+        rest = &rest[quote + 1..];
+        let run = rest.len() - rest.trim_start_matches('#').len();
+        hashes = hashes.max(run + 1);
+    }
+    let hashes = "#".repeat(hashes);
+    format!("r{hashes}\"{text}\"{hashes}")
+}
+
 /// `CUdeviceptr` by value (`CUdeviceptr`, `CUdeviceptr_v2`): a device address typed as an integer.
 fn is_device_pointer(ty: &str) -> bool {
     ty.strip_prefix("CUdeviceptr")
@@ -237,32 +274,23 @@ fn function(
         .collect::<Result<Vec<_>, _>>()?;
     let ret = types.get(abi.ret).ok_or(abi.ret)?;
     // What a traced call records for each argument: the argument, or for a device pointer (an
-    // integer in C) the argument shown in hex like the host pointers.
-    let traced = params.iter().zip(abi.params).map(|(name, (_, ty))| {
-        if is_device_pointer(ty) {
-            quote!(#name = #p::Hex(#name))
-        } else {
-            quote!(#name = #name)
-        }
-    });
+    // integer in C) the argument shown in hex like the host pointers: `dptr Hex` in the list.
+    let hex = Ident::new("Hex", Span::call_site());
+    let device_pointer = |ty: &str| is_device_pointer(ty).then_some(&hex);
+    let traced = abi.params.iter().map(|(_, ty)| device_pointer(ty));
     // The out-values, for the runtime's `call!`: the parameters the records mark `out:` (single
-    // values the driver writes through them on success), each with the function that makes its
-    // value `Debug` for the event: a device pointer in hex, anything else as it is. A traced call
-    // reads them after `CUDA_SUCCESS` only, so a function that does not return `CUresult` has
-    // none.
+    // values the driver writes through them on success), each marked `Hex` when its value is a
+    // device pointer, shown in hex in the event. A traced call reads them after `CUDA_SUCCESS`
+    // only, so a function that does not return `CUresult` has none.
     let checked = abi.ret == "CUresult";
-    let outs = params
-        .iter()
-        .zip(abi.params)
-        .filter(|(_, (name, _))| checked && abi.outs.contains(name))
-        .map(|(ident, (_, ty))| {
-            let pointee = ty.strip_prefix("*mut ").unwrap_or(ty);
-            if is_device_pointer(pointee) {
-                quote!(#ident = #p::Hex)
-            } else {
-                quote!(#ident = ::std::convert::identity)
-            }
-        });
+    let mut outs = Vec::new();
+    let mut outs_hex = Vec::new();
+    for (ident, (name, ty)) in params.iter().zip(abi.params) {
+        if checked && abi.outs.contains(name) {
+            outs.push(ident);
+            outs_hex.push(device_pointer(ty.strip_prefix("*mut ").unwrap_or(ty)));
+        }
+    }
     // The binding: the typedef's name carries the user's span, so an error about it points at
     // the function's name in the list.
     let name = &c.name;
@@ -279,6 +307,7 @@ fn function(
 
     let accessor = Ident::new(&format!("pfn_{}", c.function.name), span);
     let (method_doc, accessor_doc) = docs.function(c);
+    let (method_doc, accessor_doc) = (string(&method_doc), string(&accessor_doc));
     // The call, checked (`CUresult`) or returned, through the runtime's `call!`, which adds
     // tracing when the runtime's `tracing` feature is on and nothing otherwise. Its last argument
     // stays `unsafe { __cdt_f(params) }`: with the `fake` feature the runtime reads those tokens
@@ -286,23 +315,30 @@ fn function(
     // is the driver's function at exactly the ABI of its typedef; the caller upholds the C
     // function's contract, see the method's `# Safety`.)
     let (how, ok) = if checked {
-        (quote!(check), quote!(()))
+        (
+            "check",
+            Tokens(vec![
+                Group::new(Delimiter::Parenthesis, TokenStream::new()).into()
+            ]),
+        )
     } else {
-        (quote!(value), ret.to_token_stream())
+        ("value", ret.clone())
     };
+    let how = Ident::new(how, Span::call_site());
+    let c_abi = Literal::string("C");
     let c_name = c.function.name;
     let methods = quote! {
-        #(#[doc = #method_doc])*
+        #[doc = #method_doc]
         #[inline]
         pub unsafe fn #name(&self, #(#params: #param_types),*) -> #p::Result<#ok, #p::Error> {
             let __cdt_f = self.#field.get::<#index>()?;
-            #p::call!(#how: self.#field.config(), #c_name, (#(#traced),*), (#(#outs),*),
+            #p::call!(#how: self.#field.config(), #c_name, (#(#params #traced),*), (#(#outs #outs_hex),*),
                 unsafe { __cdt_f(#(#params),*) }
             )
         }
         #[doc = #accessor_doc]
         #[inline]
-        pub fn #accessor(&self) -> #p::Result<unsafe extern "C" fn(#(#param_types),*) -> #ret, #p::Error> {
+        pub fn #accessor(&self) -> #p::Result<unsafe extern #c_abi fn(#(#param_types),*) -> #ret, #p::Error> {
             self.#field.pointer::<#index>()
         }
     };
@@ -338,9 +374,9 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
     let sys = &Tokens::from(quote!(sys));
     let mut types = Types {
         paths: Paths { private: p, sys },
-        parsed: HashMap::new(),
+        parsed: Vec::new(),
     };
-    let mut bound: BTreeSet<String> = LOCALS.iter().map(ToString::to_string).collect();
+    let mut bound: Vec<String> = LOCALS.iter().map(ToString::to_string).collect();
     let mut bindings = TokenStream::new();
     let mut methods = TokenStream::new();
     let mut count = 0;
@@ -363,6 +399,8 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
     } = table;
     let field = format_ident!("{FIELD}");
     let count = Literal::usize_unsuffixed(count);
+    bound.sort_unstable();
+    bound.dedup();
     let shadows = bound.iter().map(|name| format_ident!("{name}"));
     let config = match table.backend {
         Some(Backend::Driver) => quote!(driver),
@@ -491,9 +529,8 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{Paths, Types};
+    use super::{raw, Paths, Types};
     use quote::quote;
-    use std::collections::HashMap;
 
     fn qualified(text: &'static str) -> Option<String> {
         let (private, sys) = (quote!(P).into(), quote!(S).into());
@@ -502,7 +539,7 @@ mod tests {
                 private: &private,
                 sys: &sys,
             },
-            parsed: HashMap::new(),
+            parsed: Vec::new(),
         };
         types
             .get(text)
@@ -513,6 +550,24 @@ mod tests {
         text.parse::<proc_macro2::TokenStream>()
             .expect("lexes")
             .to_string()
+    }
+
+    #[test]
+    fn a_raw_literal_holds_any_text_without_a_cr() {
+        for text in [
+            "",
+            "plain",
+            "a \"quote\"",
+            "\"#",
+            "ends in a quote\"",
+            "\"## and \"#",
+            "# hashes # and \\ backslashes \\n",
+            "line\nends\n",
+        ] {
+            let literal: syn::LitStr = syn::parse_str(&raw(text)).expect("a literal");
+            assert_eq!(literal.value(), text, "{}", raw(text));
+        }
+        assert_eq!(raw("no quote"), "r\"no quote\"");
     }
 
     #[test]

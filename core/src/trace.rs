@@ -11,43 +11,37 @@
 //! pointer (then the field is absent). Resolution emits its own event
 //! (`table::fill`). Raw `pfn_*` accessors are not traced: that is their point.
 //!
-//! The driver call itself goes through `__cdt_invoke!`: the call's own tokens, unless the `fake`
+//! The driver call itself goes through `__cdt_invoke!`: the call alone, unless the `fake`
 //! feature is on (then a table configured with a fake driver calls the fake's closure, traced
 //! like any call).
 
 /// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
-/// traced when the `tracing` feature is on. Without `tracing` and `fake`, the call's own tokens
-/// and the check, in one expansion: what every method of a table expands to in most builds.
+/// traced when the `tracing` feature is on. Without `tracing`, the lookup of the function, the
+/// call (`__cdt_invoke!`: the call alone, unless the `fake` feature is on) and the check: what
+/// every method of a table expands to in most builds.
 ///
-/// `call!(check: <config>, "<C name>", (<args>), (<out-values>), unsafe { f(<args>) })`: the
-/// method's parameters and the out-values among them, each name followed by `Hex` when it is a
-/// device pointer (`(dptr Hex, bytesize)`), which a traced call shows in hex.
-#[cfg(not(any(feature = "tracing", feature = "fake")))]
+/// `call!(check: <the table's TableCore>, <index>, "<C name>", (<args>), (<out-values>))`: the
+/// function's slot, its name, the method's parameters and the out-values among them, each name
+/// followed by `Hex` when it is a device pointer (`(dptr Hex, bytesize)`), which a traced call
+/// shows in hex. `__cdt_f`, the resolved function, is a name the table's block shadows (see the
+/// macro crate's `expand`), so no constant of the user's can stand for it in its pattern.
+#[cfg(not(feature = "tracing"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    // The traced arguments and the out-values, unused here, are taken whole: each is one group,
-    // which the compiler need not parse.
-    (check: $config:expr, $name:literal, $args:tt, $outs:tt, $($call:tt)+) => {
-        $crate::__private::check($config, $name, $($call)+)
-    };
-    (value: $config:expr, $name:literal, $args:tt, $outs:tt, $($call:tt)+) => {
-        ::core::result::Result::Ok($($call)+)
-    };
-}
-
-/// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
-/// traced when the `tracing` feature is on.
-#[cfg(all(not(feature = "tracing"), feature = "fake"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*), $($call:tt)+) => {
-        $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
-    };
-    (value: $config:expr, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*), $($call:tt)+) => {
-        ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
-    };
+    // The out-values, unused here, are taken whole: one group, which the compiler need not read.
+    (check: $table:expr, $index:literal, $name:literal, ($($arg:ident $($hex:ident)?),*), $outs:tt) => {{
+        let __cdt_f = $table.get::<$index>()?;
+        $crate::__private::check(
+            $table.config(),
+            $name,
+            $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), $outs),
+        )
+    }};
+    (value: $table:expr, $index:literal, $name:literal, ($($arg:ident $($hex:ident)?),*), $outs:tt) => {{
+        let __cdt_f = $table.get::<$index>()?;
+        ::core::result::Result::Ok($crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), $outs))
+    }};
 }
 
 /// One driver call, with the `CUresult` check (`check:`) or returning the value (`value:`),
@@ -56,7 +50,8 @@ macro_rules! __cdt_call {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_call {
-    (check: $config:expr, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*), $($call:tt)+) => {{
+    (check: $table:expr, $index:literal, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*)) => {{
+        let __cdt_f = $table.get::<$index>()?;
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::DEBUG
@@ -64,9 +59,9 @@ macro_rules! __cdt_call {
             // Out of line: the method's fast path keeps only the check above.
             $crate::__private::cold(|| {
             let start = ::std::time::Instant::now();
-            let code = $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+);
+            let code = $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*));
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
-            let result = $crate::__private::check($config, $name, code);
+            let result = $crate::__private::check($table.config(), $name, code);
             #[allow(unused_imports)]
             use $crate::__private::{DebugArg as _, OpaqueArg as _};
             $crate::__private::emit(|| match &result {
@@ -81,7 +76,7 @@ macro_rules! __cdt_call {
                     // through it), and the call succeeded: the driver wrote that value where the
                     // caller's contract (the method's `# Safety`) let it; `written` reads nothing
                     // through a null pointer.
-                    $(out.$out = unsafe { $crate::__private::written($config, $out, |v| $($crate::__private::$out_hex)?(v)) },)*
+                    $(out.$out = unsafe { $crate::__private::written($table.config(), $out, |v| $($crate::__private::$out_hex)?(v)) },)*
                     result = "CUDA_SUCCESS",
                     elapsed_ns,
                 ),
@@ -98,17 +93,18 @@ macro_rules! __cdt_call {
             result
             })
         } else {
-            $crate::__private::check($config, $name, $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
+            $crate::__private::check($table.config(), $name, $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*)))
         }
     }};
-    (value: $config:expr, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*), $($call:tt)+) => {{
+    (value: $table:expr, $index:literal, $name:literal, ($($arg:ident $($hex:ident)?),*), ($($out:ident $($out_hex:ident)?),*)) => {{
+        let __cdt_f = $table.get::<$index>()?;
         if $crate::__private::tracing::enabled!(
             target: "cuda_driver_table",
             $crate::__private::tracing::Level::TRACE
         ) {
             $crate::__private::cold(|| {
             let start = ::std::time::Instant::now();
-            let value = $crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+);
+            let value = $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*));
             let elapsed_ns = $crate::__private::nanos(start.elapsed());
             #[allow(unused_imports)]
             use $crate::__private::{DebugArg as _, OpaqueArg as _};
@@ -123,30 +119,33 @@ macro_rules! __cdt_call {
             ::core::result::Result::Ok(value)
             })
         } else {
-            ::core::result::Result::Ok($crate::__cdt_invoke!($config, $name, ($($out),*), $($call)+))
+            ::core::result::Result::Ok($crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*)))
         }
     }};
 }
 
-/// The driver call itself, `unsafe { __cdt_f(args) }` as the macro writes it. Without the `fake`
-/// feature that is the call's own tokens, unchanged: no code, no cost.
+/// The driver call itself: `$f` (the resolved function) called with the method's arguments.
+/// Without the `fake` feature that is the call alone: no code, no cost.
 #[cfg(not(feature = "fake"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_invoke {
-    ($config:expr, $name:literal, ($($out:ident),*), $($call:tt)+) => {
-        $($call)+
+    ($config:expr, $name:literal, $f:ident, ($($arg:ident),*), $outs:tt) => {
+        // SAFETY: `$f` is the driver's function at exactly the ABI of the typedef its slot is
+        // bound to, called with the method's arguments, whose caller upholds the C function's
+        // contract (the method's `# Safety`).
+        unsafe { $f($($arg),*) }
     };
 }
 
-/// The driver call itself, `unsafe { __cdt_f(args) }` as the macro writes it: with the `fake`
-/// feature, the fake driver's closure when the table's configuration is a fake's, else that call
+/// The driver call itself: with the `fake` feature, the fake driver's closure when the table's
+/// configuration is a fake's, else `$f` called with the method's arguments
 /// (`fake::fake_invoke`).
 #[cfg(feature = "fake")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_invoke {
-    ($config:expr, $name:literal, ($($out:ident),*), unsafe { $f:ident($($param:ident),* $(,)?) }) => {
+    ($config:expr, $name:literal, $f:ident, ($($arg:ident),*), ($($out:ident $($out_hex:ident)?),*)) => {
         // SAFETY: `$f` is the function the table resolved through `$config`, called with the
         // method's arguments, whose caller upholds the C function's contract (the method's
         // `# Safety`): `fake_invoke` calls `$f` with them, or hands them to the fake driver;
@@ -156,7 +155,7 @@ macro_rules! __cdt_invoke {
                 $config,
                 $name,
                 $f,
-                ($($param,)*),
+                ($($arg,)*),
                 &[$($crate::__private::OutPlace::new(::core::stringify!($out), $out)),*],
             )
         }

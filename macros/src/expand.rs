@@ -38,6 +38,7 @@ use crate::model::Backend;
 use crate::parse::FIELD;
 use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
+use std::iter;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
 /// The primitive types a manifest may name, which the runtime's `__private` re-exports (its
@@ -66,8 +67,9 @@ const C_TYPES: &[&str] = &[
     "c_void",
 ];
 
-/// The names generated patterns bind besides the C parameters (locals and constructor
-/// parameters), shadowed like them (see the module docs).
+/// The names generated patterns bind besides the C parameters (the local the runtime's `call!`
+/// binds the resolved function to, and constructor parameters), shadowed like them (see the
+/// module docs).
 const LOCALS: &[&str] = &["__cdt_f", "config", "name"];
 
 /// Tokens interpolated many times (the runtime's path, the manifest's types), kept as trees: a
@@ -182,41 +184,6 @@ fn qualify(ty: &mut Type, paths: Paths<'_>) -> bool {
     }
 }
 
-/// A string literal of `text`, the same as `Literal::string(text)` makes. Inside the compiler it is
-/// written raw ([`raw`]) and read by the compiler's own lexer: `Literal::string` escapes it char
-/// by char, which for the doc texts (most of a table's expansion) was a fifth of the time the
-/// attribute takes, and the compiler unescapes it again; a raw literal needs neither. Outside a
-/// macro (this crate's tests), and for text no raw literal can hold (a CR), `Literal::string`.
-pub fn string(text: &str) -> Literal {
-    if proc_macro::is_available() && !text.contains('\r') {
-        if let Ok(literal) = raw(text).parse::<proc_macro::Literal>() {
-            let tree = proc_macro::TokenTree::Literal(literal);
-            if let Some(TokenTree::Literal(literal)) =
-                TokenStream::from(proc_macro::TokenStream::from(tree))
-                    .into_iter()
-                    .next()
-            {
-                return literal;
-            }
-        }
-    }
-    Literal::string(text)
-}
-
-/// `text` as a raw string literal (`r"..."`, `r#"..."#`, ...): with one `#` more than the longest
-/// run of them after a `"` in it, which would otherwise end the literal.
-fn raw(text: &str) -> String {
-    let mut hashes = 0;
-    let mut rest = text;
-    while let Some(quote) = rest.find('"') {
-        rest = &rest[quote + 1..];
-        let run = rest.len() - rest.trim_start_matches('#').len();
-        hashes = hashes.max(run + 1);
-    }
-    let hashes = "#".repeat(hashes);
-    format!("r{hashes}\"{text}\"{hashes}")
-}
-
 /// `CUdeviceptr` by value (`CUdeviceptr`, `CUdeviceptr_v2`): a device address typed as an integer.
 fn is_device_pointer(ty: &str) -> bool {
     ty.strip_prefix("CUdeviceptr")
@@ -307,13 +274,10 @@ fn function(
 
     let accessor = Ident::new(&format!("pfn_{}", c.function.name), span);
     let (method_doc, accessor_doc) = docs.function(c);
-    let (method_doc, accessor_doc) = (string(&method_doc), string(&accessor_doc));
-    // The call, checked (`CUresult`) or returned, through the runtime's `call!`, which adds
-    // tracing when the runtime's `tracing` feature is on and nothing otherwise. Its last argument
-    // stays `unsafe { __cdt_f(params) }`: with the `fake` feature the runtime reads those tokens
-    // (`__cdt_invoke!`) to hand the arguments to a fake. (The `SAFETY` of that block: `__cdt_f`
-    // is the driver's function at exactly the ABI of its typedef; the caller upholds the C
-    // function's contract, see the method's `# Safety`.)
+    // The lookup and the call, checked (`CUresult`) or returned, through the runtime's `call!`,
+    // which adds tracing when the runtime's `tracing` feature is on, hands the arguments to a fake
+    // with its `fake` feature, and does nothing else otherwise; its `unsafe` block, with its
+    // `SAFETY`, is the runtime's.
     let (how, ok) = if checked {
         (
             "check",
@@ -331,10 +295,7 @@ fn function(
         #[doc = #method_doc]
         #[inline]
         pub unsafe fn #name(&self, #(#params: #param_types),*) -> #p::Result<#ok, #p::Error> {
-            let __cdt_f = self.#field.get::<#index>()?;
-            #p::call!(#how: self.#field.config(), #c_name, (#(#params #traced),*), (#(#outs #outs_hex),*),
-                unsafe { __cdt_f(#(#params),*) }
-            )
+            #p::call!(#how: self.#field, #index, #c_name, (#(#params #traced),*), (#(#outs #outs_hex),*))
         }
         #[doc = #accessor_doc]
         #[inline]
@@ -383,8 +344,10 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
     for c in &table.functions {
         match function(c, count, p, &mut types, &docs) {
             Ok(f) => {
-                bindings.extend(f.binding);
-                methods.extend(f.methods);
+                // Streams appended whole (`Extend<TokenStream>`): extending by a stream's trees
+                // would take it apart into trees and hand each to the compiler again.
+                bindings.extend(iter::once(f.binding));
+                methods.extend(iter::once(f.methods));
                 bound.extend(f.params);
                 count += 1;
             }
@@ -529,7 +492,7 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{raw, Paths, Types};
+    use super::{Paths, Types};
     use quote::quote;
 
     fn qualified(text: &'static str) -> Option<String> {
@@ -550,24 +513,6 @@ mod tests {
         text.parse::<proc_macro2::TokenStream>()
             .expect("lexes")
             .to_string()
-    }
-
-    #[test]
-    fn a_raw_literal_holds_any_text_without_a_cr() {
-        for text in [
-            "",
-            "plain",
-            "a \"quote\"",
-            "\"#",
-            "ends in a quote\"",
-            "\"## and \"#",
-            "# hashes # and \\ backslashes \\n",
-            "line\nends\n",
-        ] {
-            let literal: syn::LitStr = syn::parse_str(&raw(text)).expect("a literal");
-            assert_eq!(literal.value(), text, "{}", raw(text));
-        }
-        assert_eq!(raw("no quote"), "r\"no quote\"");
     }
 
     #[test]

@@ -164,7 +164,7 @@ fn the_method_is_unsafe_with_the_c_parameter_names_and_the_bindings_types() {
     // It calls the function the table's state holds for its index, through its configuration.
     assert_has(
         &out,
-        "let __cdt_f = self . __cdt_table . get :: < 0 > () ? ; __cdt :: call ! (check : self . __cdt_table . config () , \"cuMemAlloc\"",
+        "__cdt :: call ! (check : self . __cdt_table , 0 , \"cuMemAlloc\"",
     );
     // The docs carry the prototype, the ABI and a safety section.
     assert_has(
@@ -190,11 +190,14 @@ fn the_call_names_the_out_values_the_records_mark() {
         cuInit,
         cuMemGetInfo
     ));
-    assert_has(&out, "(dptr , bytesize) , (dptr Hex) , unsafe");
-    assert_has(&out, "\"cuMemFree\" , (dptr Hex) , () , unsafe");
-    assert_has(&out, "(driverVersion) , (driverVersion) , unsafe");
-    assert_has(&out, "(Flags) , () , unsafe");
-    assert_has(&out, "(free , total) , (free , total) , unsafe");
+    assert_has(&out, "\"cuMemAlloc\" , (dptr , bytesize) , (dptr Hex))");
+    assert_has(&out, "\"cuMemFree\" , (dptr Hex) , ())");
+    assert_has(
+        &out,
+        "\"cuDriverGetVersion\" , (driverVersion) , (driverVersion))",
+    );
+    assert_has(&out, "\"cuInit\" , (Flags) , ())");
+    assert_has(&out, "\"cuMemGetInfo\" , (free , total) , (free , total))");
 }
 
 #[test]
@@ -211,7 +214,13 @@ fn functions_keeps_the_order_listed_and_indexes_match() {
     );
     // Each method asks for its own index.
     assert_has(&out, "fn pfn_cuMemAlloc");
-    assert!(out.find("get :: < 0 >") < out.find("get :: < 1 >"), "{out}");
+    let method = |index: &str, name: &str| {
+        out.find(&format!(
+            "call ! (check : self . __cdt_table , {index} , \"{name}\""
+        ))
+    };
+    assert!(method("0", "cuMemAlloc").is_some(), "{out}");
+    assert!(method("0", "cuMemAlloc") < method("1", "cuInit"), "{out}");
 }
 
 #[test]

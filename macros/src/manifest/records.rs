@@ -455,12 +455,13 @@ impl<'a> Section<'a> {
 
     /// The item `code` names (without its line end); an error names the section `what`.
     fn item(&self, code: &str, what: &str) -> Result<&'a str, String> {
-        let at = if code.len() == self.digits {
-            code.bytes()
-                .try_fold(0, |at: usize, byte| Some(at * BASE + digit(byte)?))
-        } else {
-            None
-        };
+        let mut at = (code.len() == self.digits).then_some(0);
+        for byte in code.bytes() {
+            at = match (at, digit(byte)) {
+                (Some(at), Some(digit)) => Some(at * BASE + digit),
+                _ => None,
+            };
+        }
         let Some(at) = at else {
             return Err(format!(
                 "`{code}` is not a code of the {what} of docs.txt ({} of the digits `!` to `~`)",

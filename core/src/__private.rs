@@ -18,7 +18,8 @@ pub use crate::{Config, Error, Errors, FunctionSpec, StreamMode};
 // The standard library's names in the methods' signatures, through the path the rest of the
 // expansion takes: fewer tokens per function than `::std::...` paths, and rustdoc and the
 // compiler's messages show each by its own name, whatever path names it. (The macro's list of
-// them: `PRIMITIVES` and `C_TYPES` in its `expand.rs`.)
+// them: `PRIMITIVES` and `C_TYPES` in its `expand.rs`; `tests/tests/private_names.rs` checks
+// that the two name the same types.)
 pub use std::ffi::{
     c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint,
     c_ulong, c_ulonglong, c_ushort, c_void,

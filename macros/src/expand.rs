@@ -42,8 +42,9 @@ use std::iter;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
 /// The primitive types a manifest may name, which the runtime's `__private` re-exports (its
-/// list and these two are kept in step): named through it, each is three tokens, not six, and
-/// rustdoc and the compiler's messages show it by its own name.
+/// list and these two are checked against each other, `tests/tests/private_names.rs`): named
+/// through it, each is three tokens, not six, and rustdoc and the compiler's messages show it by
+/// its own name.
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
     "f64", "bool", "char",

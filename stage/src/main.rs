@@ -70,6 +70,7 @@ const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "lint_attributes",
     "lint_clean",
     "macro_rules_inputs",
+    "private_names",
     "readme",
     "smoke",
     "tracing",

@@ -138,6 +138,9 @@ cargo build -p cuda-driver-table-tests --features gpu --tests
 step "call tracing (the runtime's tracing feature): its events, fields and levels"
 cargo test -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
 cargo test -p cuda-driver-table-tests --features tracing --test tracing_out_values
+# A traced call binds more locals than a plain one: the hygiene test with tracing, and with the fake.
+cargo test -p cuda-driver-table-tests --features tracing --test hygiene
+cargo test -p cuda-driver-table-tests --features fake,tracing --test hygiene
 
 step "the fake driver (the runtime's fake feature): typed fakes, refusals, recording, parallel drivers, with tracing too; none of it in a normal build"
 cargo test -p cuda-driver-table-core --features fake --lib fake

@@ -34,6 +34,8 @@ pub use std::result::Result;
 pub use crate::sys as __sys;
 
 #[cfg(feature = "tracing")]
+pub use crate::__cdt_shown as shown;
+#[cfg(feature = "tracing")]
 pub use crate::trace::{cold, emit, nanos, result_name, written, Arg, DebugArg, OpaqueArg};
 #[cfg(feature = "tracing")]
 pub use tracing;

@@ -58,13 +58,13 @@ macro_rules! __cdt_call {
         ) {
             // Out of line: the method's fast path keeps only the check above.
             $crate::__private::cold(|| {
-            let start = ::std::time::Instant::now();
-            let code = $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*));
-            let elapsed_ns = $crate::__private::nanos(start.elapsed());
-            let result = $crate::__private::check($table.config(), $name, code);
+            let __cdt_start = ::std::time::Instant::now();
+            let __cdt_code = $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*));
+            let __cdt_elapsed = $crate::__private::nanos(__cdt_start.elapsed());
+            let __cdt_r = $crate::__private::check($table.config(), $name, __cdt_code);
             #[allow(unused_imports)]
             use $crate::__private::{DebugArg as _, OpaqueArg as _};
-            $crate::__private::emit(|| match &result {
+            $crate::__private::emit(|| match &__cdt_r {
                 ::core::result::Result::Ok(()) => $crate::__private::tracing::event!(
                     target: "cuda_driver_table",
                     $crate::__private::tracing::Level::TRACE,
@@ -76,21 +76,21 @@ macro_rules! __cdt_call {
                     // through it), and the call succeeded: the driver wrote that value where the
                     // caller's contract (the method's `# Safety`) let it; `written` reads nothing
                     // through a null pointer.
-                    $(out.$out = unsafe { $crate::__private::written($table.config(), $out, |v| $($crate::__private::$out_hex)?(v)) },)*
+                    $(out.$out = unsafe { $crate::__private::written($table.config(), $out, $crate::__private::shown!($($out_hex)?)) },)*
                     result = "CUDA_SUCCESS",
-                    elapsed_ns,
+                    elapsed_ns = __cdt_elapsed,
                 ),
-                ::core::result::Result::Err(error) => $crate::__private::tracing::event!(
+                ::core::result::Result::Err(__cdt_e) => $crate::__private::tracing::event!(
                     target: "cuda_driver_table",
                     $crate::__private::tracing::Level::DEBUG,
                     function = $name,
                     $($arg = ?(&$crate::__private::Arg(&$($crate::__private::$hex)?($arg))).arg(),)*
-                    result = $crate::__private::result_name(error),
-                    code = code.0,
-                    elapsed_ns,
+                    result = $crate::__private::result_name(__cdt_e),
+                    code = __cdt_code.0,
+                    elapsed_ns = __cdt_elapsed,
                 ),
             });
-            result
+            __cdt_r
             })
         } else {
             $crate::__private::check($table.config(), $name, $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*)))
@@ -103,9 +103,9 @@ macro_rules! __cdt_call {
             $crate::__private::tracing::Level::TRACE
         ) {
             $crate::__private::cold(|| {
-            let start = ::std::time::Instant::now();
-            let value = $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*));
-            let elapsed_ns = $crate::__private::nanos(start.elapsed());
+            let __cdt_start = ::std::time::Instant::now();
+            let __cdt_value = $crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*));
+            let __cdt_elapsed = $crate::__private::nanos(__cdt_start.elapsed());
             #[allow(unused_imports)]
             use $crate::__private::{DebugArg as _, OpaqueArg as _};
             $crate::__private::emit(|| $crate::__private::tracing::event!(
@@ -113,10 +113,10 @@ macro_rules! __cdt_call {
                 $crate::__private::tracing::Level::TRACE,
                 function = $name,
                 $($arg = ?(&$crate::__private::Arg(&$($crate::__private::$hex)?($arg))).arg(),)*
-                result = ?(&$crate::__private::Arg(&value)).arg(),
-                elapsed_ns,
+                result = ?(&$crate::__private::Arg(&__cdt_value)).arg(),
+                elapsed_ns = __cdt_elapsed,
             ));
-            ::core::result::Result::Ok(value)
+            ::core::result::Result::Ok(__cdt_value)
             })
         } else {
             ::core::result::Result::Ok($crate::__cdt_invoke!($table.config(), $name, __cdt_f, ($($arg),*), ($($out $($out_hex)?),*)))
@@ -159,6 +159,21 @@ macro_rules! __cdt_invoke {
                 &[$($crate::__private::OutPlace::new(::core::stringify!($out), $out)),*],
             )
         }
+    };
+}
+
+/// How a traced call shows an out-value: `shown!(Hex)` in hex (a device pointer), `shown!()` as it
+/// is. A path, not a closure: a closure's parameter is a pattern, which a user's constant of its
+/// name would take over.
+#[cfg(feature = "tracing")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_shown {
+    () => {
+        ::core::convert::identity
+    };
+    (Hex) => {
+        $crate::__private::Hex
     };
 }
 

@@ -68,10 +68,22 @@ const C_TYPES: &[&str] = &[
     "c_void",
 ];
 
-/// The names generated patterns bind besides the C parameters (the local the runtime's `call!`
-/// binds the resolved function to, and constructor parameters), shadowed like them (see the
-/// module docs).
-const LOCALS: &[&str] = &["__cdt_f", "config", "name"];
+/// The names generated patterns bind besides the C parameters, shadowed like them (see the
+/// module docs): the locals of the runtime's `call!` (`core/src/trace.rs`: the resolved
+/// function, and with the `tracing` feature the time, code, result and value of a traced call)
+/// and the constructors' parameters. `tests/tests/hygiene.rs` puts a constant of each name
+/// beside a table.
+const LOCALS: &[&str] = &[
+    "__cdt_f",
+    "__cdt_start",
+    "__cdt_code",
+    "__cdt_elapsed",
+    "__cdt_r",
+    "__cdt_e",
+    "__cdt_value",
+    "config",
+    "name",
+];
 
 /// Tokens interpolated many times (the runtime's path, the manifest's types), kept as trees: a
 /// copy of a tree list is made in the macro, where a copy of a `TokenStream` is a request to the

@@ -1,7 +1,8 @@
 //! Hygiene: a table next to user items named like every name the expansion uses (the C
 //! parameter names, the expansion's locals, the prelude's types and variants, primitives, `core`
 //! and `std`) builds and works. A constant or unit struct named like a parameter would otherwise
-//! be taken for the parameter's pattern. CPU only; nothing is loaded.
+//! be taken for the parameter's pattern. CPU only; nothing is loaded. The test command builds it
+//! with the runtime's `tracing` and `fake` features too, whose expansions bind more locals.
 
 #![allow(non_upper_case_globals, non_camel_case_types, dead_code, clippy::all)]
 
@@ -25,6 +26,19 @@ mod user {
     pub const config: u8 = 0;
     pub const name: u8 = 0;
     pub const arg0: u8 = 0;
+    // The locals of a traced call (`--features tracing`), and what they were named before.
+    pub const __cdt_start: u8 = 0;
+    pub const __cdt_code: u8 = 0;
+    pub const __cdt_elapsed: u8 = 0;
+    pub const __cdt_e: u8 = 0;
+    pub const __cdt_value: u8 = 0;
+    pub const start: u8 = 0;
+    pub const code: u8 = 0;
+    pub const elapsed_ns: u8 = 0;
+    pub const result: u8 = 0;
+    pub const error: u8 = 0;
+    pub const value: u8 = 0;
+    pub const v: u8 = 0;
     // Names the expansion writes as absolute paths.
     pub struct Option;
     pub struct Result;

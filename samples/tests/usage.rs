@@ -3,10 +3,12 @@
 //! the CPU's) and one line naming what is wrong, with the usage. On any machine: nothing reaches
 //! the driver.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn run(sample: &str, args: &[&str]) -> Output {
-    Command::new(sample)
+    Command::new(common::program(sample))
         .args(args)
         .output()
         .expect("the sample starts")
@@ -18,7 +20,7 @@ fn stderr(out: &Output) -> String {
 
 #[test]
 fn help_prints_the_usage_and_runs_nothing() {
-    let out = run(env!("CARGO_BIN_EXE_threadMigration"), &["--help"]);
+    let out = run("threadMigration", &["--help"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -28,7 +30,7 @@ fn help_prints_the_usage_and_runs_nothing() {
 
 #[test]
 fn an_unknown_option_is_a_usage_error() {
-    let out = run(env!("CARGO_BIN_EXE_vectorAddDrv"), &["--drvier"]);
+    let out = run("vectorAddDrv", &["--drvier"]);
     assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
@@ -38,17 +40,14 @@ fn an_unknown_option_is_a_usage_error() {
 
 #[test]
 fn a_bad_value_is_a_usage_error() {
-    let out = run(env!("CARGO_BIN_EXE_threadMigration"), &["--numthreads=99"]);
+    let out = run("threadMigration", &["--numthreads=99"]);
     assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
         "threadMigration: --numthreads=99: give a number of threads from 1 to 15; usage: \
          threadMigration [--driver] [--help] [--numthreads=N]\n"
     );
-    let out = run(
-        env!("CARGO_BIN_EXE_memMapIPCDrv"),
-        &["--child", "0", "x", "2"],
-    );
+    let out = run("memMapIPCDrv", &["--child", "0", "x", "2"]);
     assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
     let line = stderr(&out);
     assert!(

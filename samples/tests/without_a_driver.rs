@@ -6,6 +6,8 @@
 //! so no library is loaded. Each backend's line names its variable's path and only that path,
 //! which shows that nothing else was tried.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -37,34 +39,10 @@ fn samples() -> Vec<String> {
     names
 }
 
-/// The folder of the package's binaries. Cargo builds every binary of a package before it runs
-/// the package's integration tests, all into one folder (`target/<profile>/`, or
-/// `target/<triple>/<profile>/` when cross-compiling), and names each to the test at compile time
-/// as `CARGO_BIN_EXE_<name>`. Only a name known when this file was written can be spelt that
-/// way, so one sample anchors the folder and the others are found beside it by the names
-/// `samples()` reads. Staged by `cargo gpu-stage`, every binary and this test lie in one folder:
-/// the test's own.
-fn bin_folder() -> PathBuf {
-    let anchor = Path::new(env!("CARGO_BIN_EXE_vectorAddDrv"));
-    match anchor.parent() {
-        Some(dir) if anchor.is_file() => dir.to_owned(),
-        _ => std::env::current_exe()
-            .expect("the test knows its own path")
-            .parent()
-            .expect("the test binary lies in a folder")
-            .to_owned(),
-    }
-}
-
 /// Runs `sample` with `args` and the two variables naming missing files; checks the exit code
 /// and standard error, and that the one line names `expected_path` (from `variable`) alone.
 fn fails_cleanly(sample: &str, args: &[&str], variable: &str, expected_path: &str) {
-    let exe = bin_folder().join(format!("{sample}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        exe.is_file(),
-        "{} is missing: cargo builds every binary of the package before its integration tests",
-        exe.display()
-    );
+    let exe = common::program(sample);
     let out = Command::new(&exe)
         .args(args)
         .env("CUDA_DRIVER_TABLE_CUDART", MISSING_CUDART)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every sample on the GPU machine (no Rust there), over binaries staged here with
-#   cargo gpu-stage --fresh cargo build --release -p cuda-driver-table-samples --bins
+#   cargo gpu-stage --fresh samples
 # (they land in .gpu/bin/). From the repository root, with .gpu/ carried along:
 #   bash samples/run-gpu.sh RESULTS.md PTX_DIR
 # Each sample runs four times: the default backend, --driver, and each of those under
@@ -76,7 +76,7 @@ fi
 {
   echo "# The samples on a GPU"
   echo
-  echo "Written by \`samples/run-gpu.sh\` over binaries staged with \`cargo gpu-stage --fresh cargo build --release -p cuda-driver-table-samples --bins\`."
+  echo "Written by \`samples/run-gpu.sh\` over binaries staged with \`cargo gpu-stage --fresh samples\`."
   echo
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | awk '{n=$1; $1=""; printf "%s%d ×%s", (NR>1 ? ", " : ""), n, $0}')"

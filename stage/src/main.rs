@@ -3,13 +3,15 @@
 //!
 //! ```text
 //! cargo gpu-stage [--fresh] tests      the GPU tests and the runtime crate's examples
+//! cargo gpu-stage [--fresh] samples    the samples (release) and their CPU tests
 //! cargo gpu-stage [--fresh] benches    the GPU benchmarks, their report runner and C programs
 //! cargo gpu-stage [--fresh] cargo ARGS any cargo command that builds executables
 //! ```
 //!
 //! (`cargo gpu-stage` is an alias, in `.cargo/config.toml`, of
 //! `cargo run -q -p cuda-driver-table-stage --`.) Each call adds to what is staged; `--fresh`
-//! starts from an empty `.gpu/`. The layout:
+//! starts from an empty `.gpu/`. One run on the GPU machine carries at most 64 MiB: `tests` and
+//! `samples` are staged (and carried) one at a time, each with `--fresh`. The layout:
 //!
 //! - `.gpu/bin/`: every executable cargo reported (debug info stripped when `strip` is there); a
 //!   test or bench binary replaces an earlier copy of the same target (their names carry a hash);
@@ -36,8 +38,10 @@ what:
   tests        cargo test --no-run -p cuda-driver-table-tests --features 'gpu tracing'
                  --test gpu and every other test of tests/ but ui, ui_fake and fake
                cargo test --no-run -p cuda-driver-table-core --lib
-               cargo test --no-run -p cuda-driver-table-samples --test '*' (with its programs)
                cargo build --release -p cuda-driver-table --examples
+  samples      cargo test --no-run -p cuda-driver-table-samples --test '*'
+               cargo build --release -p cuda-driver-table-samples --bins
+                 (the programs, for their tests and for samples/run-gpu.sh)
   benches      cargo build --release -p cuda-driver-table-benches --example 'cold_*' --bin bench-gpu
                cargo bench --no-run -p cuda-driver-table-benches
                cargo bench --no-run -p cuda-driver-table-benches --features tracing --bench trace_overhead
@@ -79,7 +83,7 @@ const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
 ];
 
 /// The most the device tool carries in one run, for the closing message.
-const CARRY_LIMIT_MIB: u64 = 64;
+const CARRY_LIMIT_MIB: u32 = 64;
 
 /// What `.gpu/run.sh` holds. Kept thin: the list of binaries is `.gpu/tests`, the rest is the
 /// environment the tests read.
@@ -126,7 +130,7 @@ fn run() -> Result<(), String> {
             println!("{USAGE}");
             return Ok(());
         }
-        "tests" | "benches" => {}
+        "tests" | "samples" | "benches" => {}
         "cargo" if args.len() > 1 => {}
         other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
     }
@@ -152,8 +156,19 @@ fn run() -> Result<(), String> {
                 "cuda-driver-table-core",
                 "--lib",
             ]))?;
+            stage.cargo(&s(&[
+                "build",
+                "--release",
+                "-p",
+                "cuda-driver-table",
+                "--examples",
+            ]))?;
+        }
+        "samples" => {
             // The samples' CPU tests (every sample without its library, the PTX against the
-            // kernels, the README's table; not the programs' unit tests), with the programs they run.
+            // kernels, the README's table, the fake device; not the programs' unit tests), then
+            // the programs in release, which replace the debug builds the tests came with: the
+            // tests run them from beside themselves, and samples/run-gpu.sh runs them on the GPU.
             stage.cargo(&s(&[
                 "test",
                 "--no-run",
@@ -166,8 +181,8 @@ fn run() -> Result<(), String> {
                 "build",
                 "--release",
                 "-p",
-                "cuda-driver-table",
-                "--examples",
+                "cuda-driver-table-samples",
+                "--bins",
             ]))?;
         }
         "benches" => {
@@ -443,6 +458,12 @@ impl Stage {
              {} test binaries in {STAGE_DIR}/tests",
             self.tests.len()
         );
+        if mib > f64::from(CARRY_LIMIT_MIB) {
+            eprintln!(
+                "gpu-stage: warning: that is more than one run carries; stage one part at a time, \
+                 each with --fresh (`cargo gpu-stage --fresh tests`, then `--fresh samples`)"
+            );
+        }
         eprintln!(
             "gpu-stage: on the GPU machine, from the repository root with {STAGE_DIR}/ carried: \
              bash {STAGE_DIR}/run.sh [ARGS]"

@@ -31,6 +31,8 @@
 //!    goes to and how much memory the largest compiler run takes. With `--baseline REV`, each round
 //!    also builds the table programs against the tree of commit REV, each next to its counterpart
 //!    (in turn first and second), so that a change is measured against the same machine load.
+//! 6. Expansion (`--expansion`, `--expansion-only`): see [`Expansion`]; with `--baseline REV` each
+//!    round times each table program against REV's tree too, one after the other.
 //! 5. Codegen: `cuda-driver-table-codegen generate --root <tmp>` over every release from the cached
 //!    wheels, `--runs` times, median; the generator is built first and the wheels fetched, both
 //!    untimed. The output is compared with the committed generated files.
@@ -41,6 +43,7 @@
 //! rows of `BENCHMARKS.md` and writes it to `--out` (default `bench-build/summary.txt` in the
 //! workspace's target folder, as `cargo metadata` gives it). `--codegen-only` measures row 5 alone.
 
+use cuda_driver_table_benches::gpu_report::median;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
@@ -49,7 +52,8 @@ const USAGE: &str = "\
 usage: bench-build [--worktree | --at REV] [--baseline REV] [--codegen-only | --typical-only] [--runs N] [--out FILE]
   --worktree      measure the working tree instead of the committed tree (git archive HEAD)
   --at REV        measure the tree of commit REV instead of HEAD's
-  --baseline REV  also build the table programs against commit REV's tree, in the same rounds
+  --baseline REV  also build (and with row 6 expand) the table programs against commit REV's
+                  tree, in the same rounds
   --codegen-only  only row 5, the generator (no builds of the programs)
   --typical-only  only row 4T, the typical application
   --expansion     also row 6, the macro's expansion time (needs a nightly toolchain: -Z time-passes)
@@ -249,7 +253,12 @@ fn run() -> Result<(), String> {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let only = args.codegen_only || args.typical_only || args.expansion_only;
     let expansion = if args.expansion || args.expansion_only {
-        Some(Expansion::measure(&src, &work.0, args.runs)?)
+        Some(Expansion::measure(
+            &src,
+            baseline.as_ref().map(|(c, p)| (c.as_str(), p.as_path())),
+            &work.0,
+            args.runs,
+        )?)
     } else {
         None
     };
@@ -817,10 +826,7 @@ impl Typical {
     fn medians(&self) -> (f64, f64) {
         let b: Vec<f64> = self.added.iter().map(|a| a.0).collect();
         let c: Vec<f64> = self.added.iter().map(|a| a.1).collect();
-        (
-            cuda_driver_table_benches::gpu_report::median(&b),
-            cuda_driver_table_benches::gpu_report::median(&c),
-        )
+        (median(&b), median(&c))
     }
 
     fn report(&self, runs: usize, line: &mut dyn FnMut(String)) {
@@ -831,7 +837,7 @@ impl Typical {
             "{}: clap (derive), serde (derive) + serde_json, anyhow, thiserror, tracing + tracing-subscriber; its build: {}-> median {} s of compiler runs; syn versions: {}",
             self.apps[0].name,
             self.alone.iter().map(|a| format!("{a:.2} ")).collect::<String>(),
-            g(cuda_driver_table_benches::gpu_report::median(&self.alone)),
+            g(median(&self.alone)),
             self.syn
         ));
         let (b, c) = self.medians();
@@ -913,93 +919,150 @@ fn timing_units(html: &str) -> Result<Vec<Unit>, String> {
 /// three table programs of row 4, in one project each: one build with the nightly toolchain,
 /// then per round `touch src/main.rs` and `cargo +nightly rustc -- -Z time-passes`, whose
 /// `macro_expand_crate` line is the time the compiler spent expanding macros in the program's
-/// crate (the attribute, and the `macro_rules!` its expansion calls).
+/// crate (the attribute, and the `macro_rules!` its expansion calls). With `--baseline REV`, each
+/// table program also has a project against REV's tree, and each round times the two one after
+/// the other (in turn first): a machine's rounds drift by more than a change moves them, so only
+/// rounds side by side compare.
 struct Expansion {
-    /// Per program (empty, then [`TABLES`]), the seconds of each round.
-    times: Vec<(String, Vec<f64>)>,
+    /// Per program (empty, then [`TABLES`]), the seconds of each round, and with a baseline the
+    /// baseline's seconds of the same rounds.
+    times: Vec<(String, Vec<f64>, Option<Vec<f64>>)>,
+    /// The baseline's commit, with `--baseline`.
+    baseline: Option<String>,
 }
 
 /// What the expansion goal asks, in seconds, for the tables of [`TABLES`].
 const EXPANSION_GOALS: [f64; 3] = [0.010, 0.015, 0.060];
 
+/// A project of `main` against the runtime of `tree`, built once with the nightly toolchain.
+fn expansion_app(work: &Path, name: String, tree: &Path, main: &str) -> Result<App, String> {
+    let app = App::create(work, name, one("cuda-driver-table", table_dep(tree)), main)?;
+    check(
+        nightly_cargo(&app.dir)
+            .args(["build", "-q", "--offline"])
+            .env("CARGO_TARGET_DIR", app.target(0)),
+    )
+    .map_err(|e| {
+        format!("row 6 needs a nightly toolchain (`rustup toolchain install nightly`): {e}")
+    })?;
+    Ok(app)
+}
+
+/// One round of `app`: its `macro_expand_crate` time after a touch, in seconds.
+fn expansion_round(app: &App, main: &str, what: &str) -> Result<f64, String> {
+    write(&app.dir.join("src/main.rs"), main)?;
+    let out = nightly_cargo(&app.dir)
+        .args(["rustc", "-q", "--offline", "--", "-Z", "time-passes"])
+        .env("CARGO_TARGET_DIR", app.target(0))
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    text.lines()
+        .find(|l| l.ends_with("macro_expand_crate"))
+        .and_then(|l| l.strip_prefix("time:"))
+        .and_then(|l| l.split(';').next())
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .ok_or_else(|| format!("no macro_expand_crate in -Z time-passes of {what}:\n{text}"))
+}
+
 impl Expansion {
-    fn measure(src: &Path, work: &Path, runs: usize) -> Result<Self, String> {
-        let mut programs = vec![("empty".to_owned(), "fn main() {}\n".to_owned())];
+    fn measure(
+        src: &Path,
+        baseline: Option<(&str, &Path)>,
+        work: &Path,
+        runs: usize,
+    ) -> Result<Self, String> {
+        let mut programs = vec![("empty".to_owned(), "fn main() {}\n".to_owned(), false)];
         for (name, what, list) in TABLES {
-            programs.push((format!("{name} ({what})"), table_program(list)?));
+            programs.push((format!("{name} ({what})"), table_program(list)?, true));
         }
         let mut times = Vec::new();
-        for (k, (what, main)) in programs.into_iter().enumerate() {
-            let app = App::create(
-                work,
-                format!("expansion-{k}"),
-                one("cuda-driver-table", table_dep(src)),
-                &main,
-            )?;
-            let target = app.target(0);
-            check(
-                nightly_cargo(&app.dir)
-                    .args(["build", "-q", "--offline"])
-                    .env("CARGO_TARGET_DIR", &target),
-            )
-            .map_err(|e| {
-                format!("row 6 needs a nightly toolchain (`rustup toolchain install nightly`): {e}")
-            })?;
-            let mut secs = Vec::new();
-            for _ in 0..runs {
-                let main_rs = app.dir.join("src/main.rs");
-                write(&main_rs, &main)?;
-                let out = nightly_cargo(&app.dir)
-                    .args(["rustc", "-q", "--offline", "--", "-Z", "time-passes"])
-                    .env("CARGO_TARGET_DIR", &target)
-                    .output()
-                    .map_err(|e| format!("cannot run cargo: {e}"))?;
-                let text = String::from_utf8_lossy(&out.stderr);
-                let t = text
-                    .lines()
-                    .find(|l| l.ends_with("macro_expand_crate"))
-                    .and_then(|l| l.strip_prefix("time:"))
-                    .and_then(|l| l.split(';').next())
-                    .and_then(|t| t.trim().parse::<f64>().ok())
-                    .ok_or_else(|| {
-                        format!("no macro_expand_crate in -Z time-passes of {what}:\n{text}")
-                    })?;
-                secs.push(t);
+        for (k, (what, main, is_table)) in programs.into_iter().enumerate() {
+            let app = expansion_app(work, format!("expansion-{k}"), src, &main)?;
+            let beside = match baseline {
+                Some((commit, tree)) if is_table => Some(expansion_app(
+                    work,
+                    format!("expansion-{k}@{commit}"),
+                    tree,
+                    &main,
+                )?),
+                _ => None,
+            };
+            let (mut secs, mut base) = (Vec::new(), beside.as_ref().map(|_| Vec::new()));
+            for round in 0..runs {
+                let baseline_first = round % 2 == 1;
+                if let (Some(b), Some(base), true) = (&beside, &mut base, baseline_first) {
+                    base.push(expansion_round(b, &main, &what)?);
+                }
+                secs.push(expansion_round(&app, &main, &what)?);
+                if let (Some(b), Some(base), false) = (&beside, &mut base, baseline_first) {
+                    base.push(expansion_round(b, &main, &what)?);
+                }
             }
-            eprintln!("bench-build: expansion of {what}: {secs:?} s");
-            let _ = std::fs::remove_dir_all(&target);
-            times.push((what, secs));
+            eprintln!("bench-build: expansion of {what}: {secs:?} s; baseline {base:?}");
+            let _ = std::fs::remove_dir_all(app.target(0));
+            if let Some(b) = &beside {
+                let _ = std::fs::remove_dir_all(b.target(0));
+            }
+            times.push((what, secs, base));
         }
-        Ok(Self { times })
+        Ok(Self {
+            times,
+            baseline: baseline.map(|(c, _)| c.to_owned()),
+        })
     }
 
     fn report(&self, runs: usize, line: &mut dyn FnMut(String)) {
         line(format!(
             "## 6. Expansion time (nightly `-Z time-passes`, `macro_expand_crate` after a touch, {runs} rounds, median)"
         ));
-        for (what, secs) in &self.times {
-            line(format!(
-                "{what}: {}-> median {} ms",
+        let rounds = |secs: &[f64]| {
+            format!(
+                "{}-> median {} ms",
                 secs.iter()
                     .map(|s| format!("{:.1} ", s * 1e3))
                     .collect::<String>(),
-                g(cuda_driver_table_benches::gpu_report::median(secs) * 1e3)
-            ));
+                g(median(secs) * 1e3)
+            )
+        };
+        for (what, secs, base) in &self.times {
+            line(format!("{what}: {}", rounds(secs)));
+            if let (Some(base), Some(commit)) = (base, &self.baseline) {
+                let faster = secs.iter().zip(base).filter(|(s, b)| s < b).count();
+                let slower = secs.iter().zip(base).filter(|(s, b)| s > b).count();
+                line(format!(
+                    "  {commit}, the same rounds: {}; of {} rounds this tree was faster in {faster}, slower in {slower}",
+                    rounds(base),
+                    secs.len()
+                ));
+            }
         }
     }
 
     fn row(&self, line: &mut dyn FnMut(String)) {
-        let ms = |secs: &[f64]| cuda_driver_table_benches::gpu_report::median(secs) * 1e3;
-        let empty = self.times.first().map_or(0.0, |(_, s)| ms(s));
-        let tables: Vec<f64> = self.times.iter().skip(1).map(|(_, s)| ms(s)).collect();
+        let ms = |secs: &[f64]| median(secs) * 1e3;
+        let empty = self.times.first().map_or(0.0, |(_, s, _)| ms(s));
+        let tables: Vec<f64> = self.times.iter().skip(1).map(|(_, s, _)| ms(s)).collect();
         let shown: Vec<String> = tables.iter().map(|t| g(*t)).collect();
         let goals: Vec<String> = EXPANSION_GOALS.iter().map(|s| g(s * 1e3)).collect();
         let met = tables
             .iter()
             .zip(EXPANSION_GOALS)
             .all(|(t, goal)| *t <= goal * 1e3);
+        let beside = match &self.baseline {
+            Some(commit) => {
+                let base: Vec<String> = self
+                    .times
+                    .iter()
+                    .skip(1)
+                    .filter_map(|(_, _, b)| b.as_deref().map(|b| g(ms(b))))
+                    .collect();
+                format!("; {commit} in the same rounds: {} ms", base.join(" / "))
+            }
+            None => String::new(),
+        };
         line(format!(
-            "| 6 | expansion time of a 4-function / 40-function / `all` table (`macro_expand_crate`) | {} ms | empty program: {} ms | — | ≤ {} ms | {} |",
+            "| 6 | expansion time of a 4-function / 40-function / `all` table (`macro_expand_crate`) | {} ms | empty program: {} ms{beside} | — | ≤ {} ms | {} |",
             shown.join(" / "),
             g(empty),
             goals.join(" / "),
@@ -1142,7 +1205,7 @@ impl Codegen {
 
 /// The median of the wall (`k` = 0) or CPU (`k` = 1) times.
 fn med(v: &[(f64, f64)], k: usize) -> f64 {
-    cuda_driver_table_benches::gpu_report::median(
+    median(
         &v.iter()
             .map(|t| if k == 0 { t.0 } else { t.1 })
             .collect::<Vec<_>>(),

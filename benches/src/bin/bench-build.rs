@@ -988,23 +988,32 @@ impl Expansion {
                 )?),
                 _ => None,
             };
-            let (mut secs, mut base) = (Vec::new(), beside.as_ref().map(|_| Vec::new()));
-            for round in 0..runs {
-                let baseline_first = round % 2 == 1;
-                if let (Some(b), Some(base), true) = (&beside, &mut base, baseline_first) {
+            let (mut secs, mut base) = (Vec::new(), Vec::new());
+            let baseline_round = |base: &mut Vec<f64>| -> Result<(), String> {
+                if let Some(b) = &beside {
                     base.push(expansion_round(b, &main, &what)?);
+                }
+                Ok(())
+            };
+            for round in 0..runs {
+                // The baseline first in every other round.
+                if round % 2 == 1 {
+                    baseline_round(&mut base)?;
                 }
                 secs.push(expansion_round(&app, &main, &what)?);
-                if let (Some(b), Some(base), false) = (&beside, &mut base, baseline_first) {
-                    base.push(expansion_round(b, &main, &what)?);
+                if round % 2 == 0 {
+                    baseline_round(&mut base)?;
                 }
             }
-            eprintln!("bench-build: expansion of {what}: {secs:?} s; baseline {base:?}");
+            eprintln!("bench-build: expansion of {what}: {secs:?} s");
+            if beside.is_some() {
+                eprintln!("bench-build: the baseline's, the same rounds: {base:?} s");
+            }
             let _ = std::fs::remove_dir_all(app.target(0));
             if let Some(b) = &beside {
                 let _ = std::fs::remove_dir_all(b.target(0));
             }
-            times.push((what, secs, base));
+            times.push((what, secs, beside.map(|_| base)));
         }
         Ok(Self {
             times,

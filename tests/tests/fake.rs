@@ -508,81 +508,31 @@ fn every_function_of_the_release_can_be_faked() {
 #[cfg(feature = "tracing")]
 mod tracing_events {
     //! With `tracing` too: the events show the fake calls and the fake driver's resolutions.
-    use std::collections::BTreeMap;
-    use std::sync::{Arc, Mutex};
-
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Metadata, Subscriber};
+    use cuda_driver_table_tests::events::{first_call, record};
 
     use super::*;
-
-    /// Keeps every event's fields as text.
-    #[derive(Clone, Default)]
-    struct Events(Arc<Mutex<Vec<BTreeMap<String, String>>>>);
-
-    struct Fields<'a>(&'a mut BTreeMap<String, String>);
-
-    impl Visit for Fields<'_> {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            self.0.insert(field.name().to_owned(), format!("{value:?}"));
-        }
-        fn record_str(&mut self, field: &Field, value: &str) {
-            self.0.insert(field.name().to_owned(), value.to_owned());
-        }
-    }
-
-    impl Subscriber for Events {
-        fn enabled(&self, _: &Metadata<'_>) -> bool {
-            true
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            let mut fields = BTreeMap::new();
-            event.record(&mut Fields(&mut fields));
-            self.0.lock().unwrap().push(fields);
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
 
     #[test]
     fn events_show_the_fake_calls_and_resolutions() {
         let driver = allocating(Some(2)).build();
         let cu = Cuda::with_config(driver.config());
-        let events = Events::default();
-        tracing::subscriber::with_default(events.clone(), || {
+        let events = record(|| {
             alloc(&cu, 256).expect("faked");
             alloc(&cu, 512).expect_err("faked to run out of memory");
         });
-        let events = events.0.lock().unwrap().clone();
         assert_eq!(events.len(), 3, "{events:#?}");
-        assert_eq!(events[0]["resolved"], "cuMemAlloc");
+        let fields: Vec<_> = events.iter().map(|e| &e.fields).collect();
+        assert_eq!(fields[0]["resolved"], "cuMemAlloc");
         assert_eq!(
-            events[0]["backend"],
+            fields[0]["backend"],
             "a fake driver (cuda_driver_table::fake) with fakes of cuInit, cuMemAlloc, cuMemFree"
         );
-        assert_eq!(events[1]["function"], "cuMemAlloc");
-        assert_eq!(events[1]["bytesize"], "256");
-        assert_eq!(events[1]["result"], "CUDA_SUCCESS");
-        assert_eq!(events[2]["bytesize"], "512");
-        assert_eq!(events[2]["result"], "CUDA_ERROR_OUT_OF_MEMORY");
-        assert_eq!(events[2]["code"], "2");
-    }
-
-    /// The fields of the event of the first call of `function`.
-    fn call_event(events: &Events, function: &str) -> BTreeMap<String, String> {
-        let events = events.0.lock().unwrap();
-        let found = events
-            .iter()
-            .find(|e| e.get("function").map(String::as_str) == Some(function));
-        found
-            .cloned()
-            .unwrap_or_else(|| panic!("no event of {function}: {events:#?}"))
+        assert_eq!(fields[1]["function"], "cuMemAlloc");
+        assert_eq!(fields[1]["bytesize"], "256");
+        assert_eq!(fields[1]["result"], "CUDA_SUCCESS");
+        assert_eq!(fields[2]["bytesize"], "512");
+        assert_eq!(fields[2]["result"], "CUDA_ERROR_OUT_OF_MEMORY");
+        assert_eq!(fields[2]["code"], "2");
     }
 
     #[test]
@@ -592,16 +542,15 @@ mod tracing_events {
             .returns(function!(Cuda::cuMemAlloc), CUresult::CUDA_SUCCESS)
             .build();
         let cu = Cuda::with_config(driver.config());
-        let events = Events::default();
         let mut dptr = std::mem::MaybeUninit::<sys::CUdeviceptr>::uninit();
-        tracing::subscriber::with_default(events.clone(), || {
+        let events = record(|| {
             // SAFETY: `dptr` is a valid place for a device pointer, uninitialised as the
             // method allows.
             unsafe { cu.cuMemAlloc(dptr.as_mut_ptr(), 256) }.expect("faked");
         });
-        let call = call_event(&events, "cuMemAlloc");
-        assert_eq!(call["result"], "CUDA_SUCCESS");
-        assert!(!call.contains_key("out.dptr"), "{call:?}");
+        let call = first_call(&events, "cuMemAlloc");
+        assert_eq!(call.fields["result"], "CUDA_SUCCESS");
+        assert!(call.out_values().is_empty(), "{call:?}");
         assert!(driver.written_by(function!(Cuda::cuMemAlloc))[0].is_empty());
     }
 
@@ -609,11 +558,13 @@ mod tracing_events {
     fn an_out_value_a_fake_wrote_is_shown() {
         let driver = allocating(None).build();
         let cu = Cuda::with_config(driver.config());
-        let events = Events::default();
-        tracing::subscriber::with_default(events.clone(), || {
+        let events = record(|| {
             alloc(&cu, 256).expect("faked");
         });
-        assert_eq!(call_event(&events, "cuMemAlloc")["out.dptr"], "0x1000");
+        assert_eq!(
+            first_call(&events, "cuMemAlloc").fields["out.dptr"],
+            "0x1000"
+        );
         let written = driver.written_by(function!(Cuda::cuMemAlloc));
         assert_eq!(written[0][0].get::<u64>(), Some(0x1000));
     }
@@ -632,9 +583,8 @@ mod tracing_events {
     fn what_the_device_wrote_is_shown() {
         let device = cuda_driver_table::fake::Device::new();
         let cu = OnDevice::with_config(device.config());
-        let events = Events::default();
-        let d = tracing::subscriber::with_default(events.clone(), || {
-            let (mut ctx, mut d) = (null(), 0);
+        let (mut ctx, mut d) = (null(), 0);
+        let events = record(|| {
             // SAFETY: valid places; `d` is freed once, `ctx` destroyed once.
             unsafe {
                 cu.cuInit(0).expect("the device answers");
@@ -644,10 +594,9 @@ mod tracing_events {
                 cu.cuMemFree(d).expect("freed");
                 cu.cuCtxDestroy(ctx).expect("destroyed");
             }
-            d
         });
         assert_eq!(
-            call_event(&events, "cuMemAlloc")["out.dptr"],
+            first_call(&events, "cuMemAlloc").fields["out.dptr"],
             format!("{d:#x}")
         );
         device.finish().expect("clean");
@@ -659,17 +608,15 @@ mod tracing_events {
             .returns(function!(PerThread::cuLaunchKernel), CUresult::CUDA_SUCCESS)
             .build();
         let table = PerThread::with_config(driver.config().per_thread());
-        let events = Events::default();
-        tracing::subscriber::with_default(events.clone(), || {
+        let events = record(|| {
             // SAFETY: the fake reads none of the arguments.
             unsafe { table.cuLaunchKernel(null(), 1, 1, 1, 1, 1, 1, 0, null(), null(), null()) }
                 .expect("faked");
         });
-        let events = events.0.lock().unwrap().clone();
-        assert_eq!(events[0]["resolved"], "cuLaunchKernel");
-        assert_eq!(events[0]["abi"], "7000");
-        assert_eq!(events[0]["flag"], "PerThread");
-        assert_eq!(events[1]["function"], "cuLaunchKernel");
-        assert_eq!(events[1]["result"], "CUDA_SUCCESS");
+        assert_eq!(events[0].fields["resolved"], "cuLaunchKernel");
+        assert_eq!(events[0].fields["abi"], "7000");
+        assert_eq!(events[0].fields["flag"], "PerThread");
+        assert_eq!(events[1].function(), Some("cuLaunchKernel"));
+        assert_eq!(events[1].fields["result"], "CUDA_SUCCESS");
     }
 }

@@ -593,12 +593,7 @@ fn lookup_failures_and_cuda_errors_are_named_through_every_backend() {
 #[cfg(feature = "tracing")]
 #[test]
 fn traced_calls_show_the_values_the_driver_wrote() {
-    use std::collections::BTreeMap;
-    use std::sync::{Arc, Mutex};
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::subscriber::Interest;
-    use tracing::{Event, Metadata, Subscriber};
+    use cuda_driver_table_tests::events::{calls_of, first_call, record};
 
     #[driver_table(
         cuInit,
@@ -613,44 +608,10 @@ fn traced_calls_show_the_values_the_driver_wrote() {
     )]
     struct Traced;
 
-    /// Every event's fields, as text.
-    #[derive(Clone, Default)]
-    struct Events(Arc<Mutex<Vec<BTreeMap<String, String>>>>);
-    struct Fields<'a>(&'a mut BTreeMap<String, String>);
-    impl Visit for Fields<'_> {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            self.0.insert(field.name().to_owned(), format!("{value:?}"));
-        }
-        fn record_str(&mut self, field: &Field, value: &str) {
-            self.0.insert(field.name().to_owned(), value.to_owned());
-        }
-    }
-    impl Subscriber for Events {
-        fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
-            Interest::sometimes()
-        }
-        fn enabled(&self, _: &Metadata<'_>) -> bool {
-            true
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            let mut fields = BTreeMap::new();
-            event.record(&mut Fields(&mut fields));
-            self.0.lock().unwrap().push(fields);
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
-
     for (label, config) in backends() {
         let cu = Traced::with_config(config);
-        let events = Events::default();
         let (mut dev, mut version, mut ctx, mut dptr) = (0, 0, std::ptr::null_mut(), 0);
-        tracing::subscriber::with_default(events.clone(), || {
+        let events = record(|| {
             // SAFETY: each pointer is a valid place for what its function returns, and the
             // context and memory are released before the block ends.
             unsafe {
@@ -664,15 +625,8 @@ fn traced_calls_show_the_values_the_driver_wrote() {
                 cu.cuDevicePrimaryCtxRelease(dev).unwrap();
             }
         });
-        let events = events.0.lock().unwrap();
-        let field = |function: &str, name: &str| {
-            events
-                .iter()
-                .find(|e| e.get("function").map(String::as_str) == Some(function))
-                .unwrap_or_else(|| panic!("{label}: no event for {function}"))
-                .get(name)
-                .cloned()
-        };
+        let field =
+            |function: &str, name: &str| first_call(&events, function).fields.get(name).cloned();
         assert_eq!(
             field("cuDeviceGet", "out.device"),
             Some(dev.to_string()),
@@ -695,10 +649,9 @@ fn traced_calls_show_the_values_the_driver_wrote() {
         );
         // Functions without out-values have no such field.
         assert!(
-            events.iter().all(
-                |e| e.get("function").map(String::as_str) != Some("cuMemFree")
-                    || !e.keys().any(|k| k.starts_with("out."))
-            ),
+            calls_of(&events, "cuMemFree")
+                .iter()
+                .all(|e| e.out_values().is_empty()),
             "{label}"
         );
         eprintln!("{label}: cuMemAlloc wrote {dptr:#x}, and its event shows it");
@@ -712,11 +665,7 @@ fn traced_calls_show_the_values_the_driver_wrote() {
 #[cfg(feature = "tracing")]
 #[test]
 fn traced_capture_info_of_a_stream_that_is_not_capturing_shows_no_unwritten_value() {
-    use std::collections::BTreeMap;
-    use std::sync::{Arc, Mutex};
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Metadata, Subscriber};
+    use cuda_driver_table_tests::events::{calls_of, record};
 
     #[driver_table(
         cuInit,
@@ -731,38 +680,6 @@ fn traced_capture_info_of_a_stream_that_is_not_capturing_shows_no_unwritten_valu
     )]
     struct Traced;
 
-    /// The fields of each call's event, as text.
-    #[derive(Clone, Default)]
-    struct Calls(Arc<Mutex<Vec<BTreeMap<String, String>>>>);
-    struct Fields<'a>(&'a mut BTreeMap<String, String>);
-    impl Visit for Fields<'_> {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            self.0.insert(field.name().to_owned(), format!("{value:?}"));
-        }
-        fn record_str(&mut self, field: &Field, value: &str) {
-            self.0.insert(field.name().to_owned(), value.to_owned());
-        }
-    }
-    impl Subscriber for Calls {
-        fn enabled(&self, _: &Metadata<'_>) -> bool {
-            true
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            let mut fields = BTreeMap::new();
-            event.record(&mut Fields(&mut fields));
-            if fields.get("function").map(String::as_str) == Some("cuStreamGetCaptureInfo") {
-                self.0.lock().unwrap().push(fields);
-            }
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
-
     const ID: u64 = 0x1d_1d1d;
     let graph_placeholder: sys::CUgraph = std::ptr::without_provenance_mut(0x6a_6a6a);
     let dependencies_placeholder: *const sys::CUgraphNode = std::ptr::without_provenance(0xde_dede);
@@ -770,7 +687,6 @@ fn traced_capture_info_of_a_stream_that_is_not_capturing_shows_no_unwritten_valu
     const COUNT: usize = 0xc0_c0c0;
     for (label, config) in backends() {
         let cu = Traced::with_config(config);
-        let calls = Calls::default();
         let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED;
         let (mut id, mut graph, mut dependencies, mut edges, mut count) = (
             ID,
@@ -780,6 +696,7 @@ fn traced_capture_info_of_a_stream_that_is_not_capturing_shows_no_unwritten_valu
             COUNT,
         );
         let (mut dev, mut ctx, mut stream) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+        let events;
         // SAFETY: each pointer is a valid place for what its function returns; the stream and
         // the context are released before the block ends.
         unsafe {
@@ -788,7 +705,7 @@ fn traced_capture_info_of_a_stream_that_is_not_capturing_shows_no_unwritten_valu
             cu.cuDevicePrimaryCtxRetain(&mut ctx, dev).unwrap();
             cu.cuCtxSetCurrent(ctx).unwrap();
             cu.cuStreamCreate(&mut stream, 0).unwrap();
-            tracing::subscriber::with_default(calls.clone(), || {
+            events = record(|| {
                 cu.cuStreamGetCaptureInfo(
                     stream,
                     &mut status,
@@ -808,12 +725,16 @@ fn traced_capture_info_of_a_stream_that_is_not_capturing_shows_no_unwritten_valu
             sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE,
             "{label}"
         );
-        let calls = calls.0.lock().unwrap();
-        assert_eq!(calls.len(), 1, "{label}: {calls:#?}");
-        let read: Vec<&String> = calls[0].keys().filter(|k| k.starts_with("out.")).collect();
-        assert_eq!(read, ["out.captureStatus_out"], "{label}: {:#?}", calls[0]);
+        let calls = calls_of(&events, "cuStreamGetCaptureInfo");
+        assert_eq!(calls.len(), 1, "{label}: {events:#?}");
         assert_eq!(
-            calls[0]["out.captureStatus_out"],
+            calls[0].out_values(),
+            ["out.captureStatus_out"],
+            "{label}: {:#?}",
+            calls[0]
+        );
+        assert_eq!(
+            calls[0].fields["out.captureStatus_out"],
             format!("{status:?}"),
             "{label}"
         );

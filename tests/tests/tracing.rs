@@ -5,19 +5,15 @@
 //! accessors emit none.
 #![cfg(feature = "tracing")]
 
-use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cuda_driver_table::{
     driver_table, sys, Config, LookupResult, Query, Resolver, StreamMode, Versioning,
 };
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::subscriber::Interest;
-use tracing::{Event, Level, Metadata, Subscriber};
+use cuda_driver_table_tests::events::{record, record_up_to, Recorded};
+use tracing::Level;
 
 extern "C" fn fake_init(flags: c_uint) -> sys::CUresult {
     if flags == 0 {
@@ -122,74 +118,6 @@ static FAKE: Fake = Fake;
     driver = newest
 )]
 struct Cuda;
-
-/// One recorded event: level, target and fields as text.
-#[derive(Debug, Clone)]
-struct Recorded {
-    level: Level,
-    target: String,
-    fields: BTreeMap<String, String>,
-}
-
-/// A subscriber that keeps every event (up to `max`, when given).
-#[derive(Clone, Default)]
-struct Recorder {
-    events: Arc<Mutex<Vec<Recorded>>>,
-    next_id: Arc<AtomicU64>,
-    max: Option<Level>,
-}
-
-struct Fields<'a>(&'a mut BTreeMap<String, String>);
-
-impl Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-}
-
-impl Subscriber for Recorder {
-    // Asked at every event: the tests run in parallel, each with its own recorder, so no
-    // recorder's answer may be cached for the others.
-    fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
-        Interest::sometimes()
-    }
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        self.max.is_none_or(|max| *metadata.level() <= max)
-    }
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        Id::from_u64(self.next_id.fetch_add(1, Ordering::Relaxed) + 1)
-    }
-    fn record(&self, _: &Id, _: &Record<'_>) {}
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, event: &Event<'_>) {
-        let mut fields = BTreeMap::new();
-        event.record(&mut Fields(&mut fields));
-        self.events.lock().unwrap().push(Recorded {
-            level: *event.metadata().level(),
-            target: event.metadata().target().to_owned(),
-            fields,
-        });
-    }
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-}
-
-fn record(f: impl FnOnce()) -> Vec<Recorded> {
-    record_up_to(None, f)
-}
-
-fn record_up_to(max: Option<Level>, f: impl FnOnce()) -> Vec<Recorded> {
-    let recorder = Recorder {
-        max,
-        ..Recorder::default()
-    };
-    tracing::subscriber::with_default(recorder.clone(), f);
-    let events = recorder.events.lock().unwrap().clone();
-    events
-}
 
 #[test]
 fn every_call_is_one_event_with_its_arguments_result_and_time() {
@@ -347,7 +275,7 @@ fn a_null_out_pointer_is_not_read_and_has_no_field() {
 fn out_values_are_read_only_when_the_success_event_is_enabled() {
     let cu = Cuda::with_config(Config::custom(&FAKE));
     let nowhere = NonNull::<c_uint>::dangling().as_ptr();
-    let events = record_up_to(Some(Level::DEBUG), || {
+    let events = record_up_to(Level::DEBUG, || {
         // SAFETY: the fake does not touch its argument.
         unsafe { cu.cuCtxGetFlags(nowhere) }.unwrap();
     });

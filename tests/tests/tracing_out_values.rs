@@ -7,18 +7,14 @@
 //! `# Safety` allows.
 #![cfg(feature = "tracing")]
 
-use std::collections::BTreeMap;
 use std::ffi::{c_void, CStr};
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
-use std::sync::{Arc, Mutex};
 
 use cuda_driver_table::{
     driver_table, sys, Config, LookupResult, Query, Resolver, StreamMode, Versioning,
 };
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
+use cuda_driver_table_tests::events::{calls_of, record};
 
 /// `cuStreamGetCaptureInfo` (ABI 12030) on a stream that is not capturing, as the driver answers
 /// it: success, the status `CU_STREAM_CAPTURE_STATUS_NONE`, nothing else written.
@@ -62,41 +58,6 @@ static DRIVER: Driver = Driver;
 #[driver_table(cuStreamGetCaptureInfo, driver = newest)]
 struct Cuda;
 
-/// Keeps the fields of every event of a call (those with a `function` field).
-#[derive(Clone, Default)]
-struct Calls(Arc<Mutex<Vec<BTreeMap<String, String>>>>);
-
-struct Fields<'a>(&'a mut BTreeMap<String, String>);
-
-impl Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-}
-
-impl Subscriber for Calls {
-    fn enabled(&self, _: &Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        Id::from_u64(1)
-    }
-    fn record(&self, _: &Id, _: &Record<'_>) {}
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, event: &Event<'_>) {
-        let mut fields = BTreeMap::new();
-        event.record(&mut Fields(&mut fields));
-        if fields.contains_key("function") {
-            self.0.lock().unwrap().push(fields);
-        }
-    }
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-}
-
 #[test]
 fn capture_info_of_a_stream_that_is_not_capturing_shows_the_status_alone() {
     let cu = Cuda::with_config(Config::custom(&DRIVER));
@@ -106,8 +67,7 @@ fn capture_info_of_a_stream_that_is_not_capturing_shows_the_status_alone() {
     let mut dependencies = MaybeUninit::<*const sys::CUgraphNode>::uninit();
     let mut edge_data = MaybeUninit::<*const sys::CUgraphEdgeData>::uninit();
     let mut count = MaybeUninit::<usize>::uninit();
-    let calls = Calls::default();
-    tracing::subscriber::with_default(calls.clone(), || {
+    let events = record(|| {
         // SAFETY: every pointer is a valid place of its type; the driver writes into them what
         // it returns and reads none of them.
         unsafe {
@@ -129,17 +89,16 @@ fn capture_info_of_a_stream_that_is_not_capturing_shows_the_status_alone() {
         status,
         sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
     );
-    let calls = calls.0.lock().unwrap();
-    assert_eq!(calls.len(), 1, "{calls:#?}");
-    let call = &calls[0];
-    assert_eq!(call["result"], "CUDA_SUCCESS");
+    let calls = calls_of(&events, "cuStreamGetCaptureInfo");
+    assert_eq!(calls.len(), 1, "{events:#?}");
+    let call = calls[0];
+    assert_eq!(call.fields["result"], "CUDA_SUCCESS");
     assert_eq!(
-        call["out.captureStatus_out"],
+        call.fields["out.captureStatus_out"],
         format!("{status:?}"),
         "{call:#?}"
     );
-    let read: Vec<&String> = call.keys().filter(|k| k.starts_with("out.")).collect();
-    assert_eq!(read, ["out.captureStatus_out"], "{call:#?}");
+    assert_eq!(call.out_values(), ["out.captureStatus_out"], "{call:#?}");
     // The places themselves are shown, as any other argument.
-    assert_eq!(call["id_out"], format!("{:?}", id.as_mut_ptr()));
+    assert_eq!(call.fields["id_out"], format!("{:?}", id.as_mut_ptr()));
 }

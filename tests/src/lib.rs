@@ -168,9 +168,9 @@ pub mod events {
     ///
     /// When there is none, with the events it has.
     pub fn first_call<'a>(events: &'a [Recorded], function: &str) -> &'a Recorded {
-        calls_of(events, function)
-            .first()
-            .copied()
+        events
+            .iter()
+            .find(|e| e.function() == Some(function))
             .unwrap_or_else(|| panic!("no event of a call of {function}: {events:#?}"))
     }
 

@@ -391,11 +391,21 @@ fn an_out_of_bounds_copy_moves_nothing_and_names_the_allocation() -> Result {
         description(&error).contains("4 bytes past the end of the 256-byte"),
         "{error}"
     );
+    // The off-by-one: the last byte is in bounds, one more is not, and the message says "byte".
+    upload(&cu, d + 255, &[1_u8])?;
+    let error = upload(&cu, d + 255, &[1_u8, 2]).expect_err("2 bytes at 255");
+    assert!(
+        description(&error).contains(&format!(
+            "writes 2 bytes at {:#x}, 1 byte past the end of the 256-byte",
+            d + 255
+        )),
+        "{error}"
+    );
     // SAFETY: allocated above.
     unsafe { cu.cuMemFree(d) }?;
     stop(&cu)?;
-    let report = device.finish().expect_err("two out-of-bounds accesses");
-    assert_eq!(report.count(FindingKind::OutOfBounds), 2, "{report}");
+    let report = device.finish().expect_err("three out-of-bounds accesses");
+    assert_eq!(report.count(FindingKind::OutOfBounds), 3, "{report}");
     assert_eq!(report.findings()[0].message(), expected);
     Ok(())
 }

@@ -37,6 +37,20 @@ const BYTES_PER_NS: u64 = 10;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
+/// A number of bytes as the findings write it: "1 byte", "64 bytes".
+struct Bytes<T>(T);
+
+impl<T: fmt::Display + PartialEq + From<u8>> fmt::Display for Bytes<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unit = if self.0 == T::from(1) {
+            "byte"
+        } else {
+            "bytes"
+        };
+        write!(f, "{} {unit}", self.0)
+    }
+}
+
 /// A fake CUDA device for tests: memory the device owns, contexts, streams, events, modules and
 /// kernels written as Rust closures, answering the driver functions below for every table made
 /// with its configuration ([`config`](Self::config), or [`Fake::device`] to combine it with fakes
@@ -618,10 +632,11 @@ impl Memory {
             return Err(Fail::error(
                 CUresult::CUDA_ERROR_OUT_OF_MEMORY,
                 format!(
-                    "{call} asks for {size} bytes; the fake device has {} of its {} bytes free \
+                    "{call} asks for {}; the fake device has {} of its {} free \
                      (`Device::with_memory` sets its size)",
-                    self.total - self.used,
-                    self.total
+                    Bytes(size),
+                    Bytes(self.total - self.used),
+                    Bytes(self.total)
                 ),
             ));
         }
@@ -665,9 +680,9 @@ impl Memory {
                 invalid,
                 FindingKind::InvalidFree,
                 format!(
-                    "{call} frees {addr:#x}, {} bytes into the {}-byte allocation at {base:#x} \
+                    "{call} frees {addr:#x}, {} into the {}-byte allocation at {base:#x} \
                      that {} made, not its start",
-                    addr - base,
+                    Bytes(addr - base),
                     a.size,
                     a.made_by
                 ),
@@ -685,7 +700,7 @@ impl Memory {
     fn locate(&self, addr: u64, len: usize, doing: &Doing<'_>) -> Result<(u64, usize), Finding> {
         let found = |kind: FindingKind, what: String| Finding {
             kind,
-            message: format!("{}: {doing} {len} bytes at {addr:#x}{what}", kind.name()),
+            message: format!("{}: {doing} {} at {addr:#x}{what}", kind.name(), Bytes(len)),
         };
         if !self.holds(addr) {
             return Err(found(
@@ -715,8 +730,8 @@ impl Memory {
                 return Err(found(
                     FindingKind::OutOfBounds,
                     format!(
-                        ", {} bytes past the end of the {}-byte allocation at {base:#x} that {} made",
-                        len - (a.size - offset),
+                        ", {} past the end of the {}-byte allocation at {base:#x} that {} made",
+                        Bytes(len - (a.size - offset)),
                         a.size,
                         a.made_by
                     ),
@@ -728,24 +743,24 @@ impl Memory {
         let nearest = match (before, after) {
             (Some((&b, a)), Some((&n, _))) if addr - (b + a.size as u64) <= n - addr => {
                 format!(
-                    ", {} bytes after the end of the nearest allocation, {} bytes at {b:#x} that \
+                    ", {} after the end of the nearest allocation, {} at {b:#x} that \
                      {} made",
-                    addr - (b + a.size as u64),
-                    a.size,
+                    Bytes(addr - (b + a.size as u64)),
+                    Bytes(a.size),
                     a.made_by
                 )
             }
             (_, Some((&n, a))) => format!(
-                ", {} bytes before the nearest allocation, {} bytes at {n:#x} that {} made",
-                n - addr,
-                a.size,
+                ", {} before the nearest allocation, {} at {n:#x} that {} made",
+                Bytes(n - addr),
+                Bytes(a.size),
                 a.made_by
             ),
             (Some((&b, a)), None) => format!(
-                ", {} bytes after the end of the nearest allocation, {} bytes at {b:#x} that {} \
+                ", {} after the end of the nearest allocation, {} at {b:#x} that {} \
                  made",
-                addr - (b + a.size as u64),
-                a.size,
+                Bytes(addr - (b + a.size as u64)),
+                Bytes(a.size),
                 a.made_by
             ),
             (None, None) => ", where nothing was ever allocated".to_owned(),
@@ -935,16 +950,17 @@ impl State {
         for (addr, a) in &self.memory.allocs {
             if a.freed.is_none() {
                 findings.push(leak(format!(
-                    "{} bytes at {addr:#x} that {} allocated were never freed",
-                    a.size, a.made_by
+                    "{} at {addr:#x} that {} allocated were never freed",
+                    Bytes(a.size),
+                    a.made_by
                 )));
             }
         }
         for (addr, h) in &self.host {
             findings.push(leak(format!(
-                "{} bytes of host memory at {addr:#x} that {} allocated were never freed \
+                "{} of host memory at {addr:#x} that {} allocated were never freed \
                  (cuMemFreeHost)",
-                h.layout.size(),
+                Bytes(h.layout.size()),
                 h.made_by
             )));
         }
@@ -1641,9 +1657,10 @@ impl Cx<'_> {
                 leaks.push(Finding {
                     kind: FindingKind::Leak,
                     message: format!(
-                        "leak: {} bytes at {addr:#x} that {} allocated were still allocated when \
+                        "leak: {} at {addr:#x} that {} allocated were still allocated when \
                          {call} destroyed their context",
-                        a.size, a.made_by
+                        Bytes(a.size),
+                        a.made_by
                     ),
                 });
                 a.freed = Some(Freed::WithContext(call));
@@ -1846,7 +1863,7 @@ impl Cx<'_> {
         }
         let addr = self.state.memory.allocate(size, self.call, ctx)?;
         if stream.is_some() {
-            self.issue(stream, format!("allocates {size} bytes"), OP_NS)?;
+            self.issue(stream, format!("allocates {}", Bytes(size)), OP_NS)?;
         }
         // SAFETY: `dptr` is valid for writes (the C contract; not null, checked above).
         unsafe { out::write_hex(dptr, addr) };
@@ -1894,7 +1911,7 @@ impl Cx<'_> {
         let layout = Layout::from_size_align(size.max(1), 4096).map_err(|_| {
             Fail::error(
                 CUresult::CUDA_ERROR_OUT_OF_MEMORY,
-                format!("{} asks for {size} bytes of host memory", self.call),
+                format!("{} asks for {} of host memory", self.call, Bytes(size)),
             )
         })?;
         // SAFETY: `layout` has a non-zero size.
@@ -1903,8 +1920,9 @@ impl Cx<'_> {
             return Err(Fail::error(
                 CUresult::CUDA_ERROR_OUT_OF_MEMORY,
                 format!(
-                    "{} asks for {size} bytes of host memory, which the host does not have",
-                    self.call
+                    "{} asks for {} of host memory, which the host does not have",
+                    self.call,
+                    Bytes(size)
                 ),
             ));
         };
@@ -1931,9 +1949,10 @@ impl Cx<'_> {
                     invalid,
                     FindingKind::DoubleFree,
                     format!(
-                        "{} frees host memory at {addr:#x}, the {size} bytes that {made_by} \
+                        "{} frees host memory at {addr:#x}, the {} that {made_by} \
                          allocated and {freed_by} freed already",
-                        self.call
+                        self.call,
+                        Bytes(*size)
                     ),
                 ),
                 None => Fail::found(
@@ -1974,8 +1993,9 @@ impl Cx<'_> {
             return Err(Fail::error(
                 CUresult::CUDA_ERROR_INVALID_VALUE,
                 format!(
-                    "{} {verb} {n} bytes of host memory at a null pointer",
-                    self.call
+                    "{} {verb} {} of host memory at a null pointer",
+                    self.call,
+                    Bytes(n)
                 ),
             ));
         }
@@ -1985,10 +2005,11 @@ impl Cx<'_> {
                 CUresult::CUDA_ERROR_INVALID_VALUE,
                 FindingKind::InvalidPointer,
                 format!(
-                    "{} {verb} {n} bytes of host memory at {addr:#x}, which is a device pointer \
+                    "{} {verb} {} of host memory at {addr:#x}, which is a device pointer \
                      of this device (copy device memory with the DtoD or HtoD/DtoH form that \
                      names it as device memory)",
-                    self.call
+                    self.call,
+                    Bytes(n)
                 ),
             ));
         }
@@ -1999,10 +2020,11 @@ impl Cx<'_> {
                     CUresult::CUDA_ERROR_INVALID_VALUE,
                     FindingKind::OutOfBounds,
                     format!(
-                        "{} {verb} {n} bytes of host memory at {addr:#x}, {} bytes past the end \
+                        "{} {verb} {} of host memory at {addr:#x}, {} past the end \
                          of the {size}-byte host allocation at {base:#x} that {} made",
                         self.call,
-                        n - (base + size - addr),
+                        Bytes(n),
+                        Bytes(n - (base + size - addr)),
                         h.made_by
                     ),
                 ));
@@ -2059,7 +2081,7 @@ impl Cx<'_> {
             }
             _ => {}
         }
-        let what = format!("copies {n} bytes");
+        let what = format!("copies {}", Bytes(n));
         self.issue(stream, what, OP_NS + n as u64 / BYTES_PER_NS)?;
         Ok(())
     }
@@ -2095,7 +2117,7 @@ impl Cx<'_> {
         }
         self.issue(
             stream,
-            format!("sets {n} bytes"),
+            format!("sets {}", Bytes(n)),
             OP_NS + n as u64 / BYTES_PER_NS,
         )?;
         Ok(())

@@ -143,7 +143,7 @@ cargo test -p cuda-driver-table-tests --features tracing --test hygiene
 cargo test -p cuda-driver-table-tests --features fake,tracing --test hygiene
 
 step "the fake driver (the runtime's fake feature): typed fakes, refusals, recording, parallel drivers, with tracing too; none of it in a normal build"
-cargo test -p cuda-driver-table-core --features fake --lib fake
+cargo test -p cuda-driver-table-core --features fake --lib -- fake kernel_args
 cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
 cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
 # The fake device: its checks (each planted as the bug it catches), kernels as closures, streams
@@ -249,11 +249,12 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   cargo +nightly miri test -q -p cuda-driver-table-tests --test custom_resolver --test macro_rules_inputs --test driver_option --test kernel_args
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing_out_values
-  cargo +nightly miri test -q -p cuda-driver-table-core --features fake --lib fake
+  cargo +nightly miri test -q -p cuda-driver-table-core --features fake --lib -- fake kernel_args
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake
   # The fake device manages memory through raw pointers (host copies, pinned memory); with
-  # tracing, an out-value a fake did not write is never read.
-  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_device
+  # tracing, an out-value a fake did not write is never read. With the fake, `kernel_args!` lends
+  # an array of its pointers and the sizes beside it (the `kernel_args` test, once more).
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_device --test kernel_args
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake,tracing --test fake
   cargo +nightly miri test -q -p fastsum
   unset MIRIFLAGS

@@ -43,10 +43,15 @@ impl<T> KernelParam for *mut T {}
 
 /// One entry of `kernelParams`: a pointer to a value borrowed for `'a`. Made by
 /// [`kernel_args!`](crate::kernel_args!) (or [`KernelArg::new`]).
+///
+/// With the `fake` feature it also knows the value's size, which the fake device checks against
+/// the kernel's parameters (`fake::Device::kernel`).
 #[derive(Clone, Copy)]
-#[repr(transparent)]
+#[cfg_attr(not(feature = "fake"), repr(transparent))]
 pub struct KernelArg<'a> {
     pointer: *mut c_void,
+    #[cfg(feature = "fake")]
+    size: usize,
     value: PhantomData<&'a ()>,
 }
 
@@ -57,6 +62,8 @@ impl<'a> KernelArg<'a> {
         Self {
             // `*mut` because `kernelParams` is `void **`; the driver only reads through it.
             pointer: ptr::from_ref(value).cast_mut().cast(),
+            #[cfg(feature = "fake")]
+            size: size_of::<T>(),
             value: PhantomData,
         }
     }
@@ -124,13 +131,23 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
     /// The pointer is `*mut` because `kernelParams` is `void **`; the driver only reads through
     /// it, so a shared borrow is enough and a kept array needs no `mut`.
     pub fn with_params<R>(&self, launch: impl FnOnce(*mut *mut c_void) -> R) -> R {
-        let params = if N == 0 {
-            ptr::null_mut()
-        } else {
+        if N == 0 {
+            return launch(ptr::null_mut());
+        }
+        #[cfg(not(feature = "fake"))]
+        {
             // `KernelArg` is a transparent `*mut c_void`, so the array is an array of `void *`.
-            self.args.as_ptr().cast_mut().cast()
-        };
-        launch(params)
+            launch(self.args.as_ptr().cast_mut().cast())
+        }
+        #[cfg(feature = "fake")]
+        {
+            // With the fake, a `KernelArg` is a pointer and a size: the launch gets an array of
+            // the pointers alone, and the fake device, on this thread, the sizes beside it.
+            let pointers = self.args.map(|arg| arg.pointer);
+            let sizes = self.args.map(|arg| arg.size);
+            let params = pointers.as_ptr().cast_mut();
+            lent::lending(params, &sizes, || launch(params))
+        }
     }
 
     /// Not a method: there is no `as_mut_ptr`, and a call is a compile error that says to launch
@@ -152,6 +169,61 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
     /// Whether there are no parameters.
     pub const fn is_empty(&self) -> bool {
         N == 0
+    }
+}
+
+/// The arrays that [`KernelArgs::with_params`] is lending on this thread, so that the fake
+/// device can check a launch's parameters against its kernel's: how many and of what sizes.
+#[cfg(feature = "fake")]
+pub(crate) mod lent {
+    use std::cell::Cell;
+    use std::ffi::c_void;
+
+    /// An array being lent: its address, and where and how many its values' sizes are.
+    #[derive(Clone, Copy)]
+    struct Lent {
+        params: *mut *mut c_void,
+        sizes: *const usize,
+        len: usize,
+    }
+
+    thread_local! {
+        /// The innermost `with_params` of this thread still running, if any.
+        static LENT: Cell<Option<Lent>> = const { Cell::new(None) };
+    }
+
+    /// Puts back the array lent before, when a lending ends (by return or by unwinding).
+    struct Restore(Option<Lent>);
+
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LENT.set(self.0);
+        }
+    }
+
+    /// Runs `launch` while `params`, whose values have `sizes`, is the array lent on this thread.
+    pub(crate) fn lending<R>(
+        params: *mut *mut c_void,
+        sizes: &[usize],
+        launch: impl FnOnce() -> R,
+    ) -> R {
+        let lent = Lent {
+            params,
+            sizes: sizes.as_ptr(),
+            len: sizes.len(),
+        };
+        let _restore = Restore(LENT.replace(Some(lent)));
+        launch()
+    }
+
+    /// The sizes of the values of `params`, when `params` is the array a `with_params` of this
+    /// thread is lending now; `None` for an array built another way.
+    pub(crate) fn sizes(params: *mut *mut c_void) -> Option<Vec<usize>> {
+        let lent = LENT.get().filter(|lent| lent.params == params)?;
+        // SAFETY: `lent` was set by `lending`, whose frame is still running on this thread (its
+        // `Restore` takes it out when the frame ends), so `sizes` still points at the `len`
+        // sizes that frame borrows.
+        Some(unsafe { std::slice::from_raw_parts(lent.sizes, lent.len) }.to_vec())
     }
 }
 
@@ -288,7 +360,9 @@ mod tests {
         assert_eq!(args.with_params(launch), (0x1000, 0x2000, 7, 0.5));
         // Launched again with the same array: the values are still there.
         assert_eq!(args.with_params(launch), (0x1000, 0x2000, 7, 0.5));
-        // Both launches see the kept array itself, not a copy of it.
+        // Both launches see the kept array itself, not a copy of it (with the fake, an array of
+        // the pointers alone, made for each launch).
+        #[cfg(not(feature = "fake"))]
         assert_eq!(args.with_params(|p| p), args.with_params(|p| p));
     }
 
@@ -345,6 +419,41 @@ mod tests {
         assert!(got_raw.is_null());
     }
 
+    /// What the fake device sees of a launch's array: the sizes of its values while
+    /// `with_params` lends it, on this thread; nothing for another array, or once it returns.
+    #[cfg(feature = "fake")]
+    #[test]
+    fn the_fake_sees_the_sizes_of_the_array_being_lent() {
+        let (a, n, x) = (0x7000_u64, 3_u32, 1.5_f64);
+        let mut outer_params = ptr::null_mut();
+        kernel_args![&a, &n].with_params(|outer| {
+            outer_params = outer;
+            assert_eq!(lent::sizes(outer), Some(vec![8, 4]));
+            kernel_args![&x].with_params(|inner| {
+                assert_eq!(lent::sizes(inner), Some(vec![8]));
+                assert_eq!(
+                    lent::sizes(outer),
+                    None,
+                    "the innermost array is the one lent"
+                );
+            });
+            assert_eq!(lent::sizes(outer), Some(vec![8, 4]), "the outer one again");
+            let mut by_hand = [ptr::from_ref(&a).cast_mut().cast::<c_void>()];
+            assert_eq!(lent::sizes(by_hand.as_mut_ptr()), None);
+            let lent_elsewhere = std::thread::scope(|s| {
+                let address = outer.addr();
+                s.spawn(move || lent::sizes(ptr::without_provenance_mut(address)))
+                    .join()
+            });
+            assert_eq!(
+                lent_elsewhere.ok(),
+                Some(None),
+                "only on the lending thread"
+            );
+        });
+        assert_eq!(lent::sizes(outer_params), None);
+    }
+
     #[test]
     fn the_array_is_the_pointers_to_the_values_and_nothing_else() {
         let (a, b) = (5u8, -6i64);
@@ -356,6 +465,9 @@ mod tests {
                 assert_eq!(*p.add(1), ptr::from_ref(&b).cast_mut().cast());
             }
         });
+        // Without the fake, the array is what the driver reads; with it, each entry also holds
+        // its value's size, and `with_params` lends an array of the pointers alone (as above).
+        #[cfg(not(feature = "fake"))]
         assert_eq!(size_of::<KernelArgs<'_, 2>>(), 2 * size_of::<*mut c_void>());
         assert_eq!(
             format!("{:?}", KernelArg::new(&a)),

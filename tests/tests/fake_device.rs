@@ -525,12 +525,14 @@ fn a_kernel_reading_past_an_allocation_fails_the_launch_and_is_reported() -> Res
     }
     .expect_err("out of bounds");
     assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS.0));
-    assert!(
-        description(&error).starts_with(&format!(
-            "out of bounds: kernel vadd launched by cuLaunchKernel (call 8) reads 4 bytes at {:#x}",
+    assert_eq!(
+        description(&error),
+        format!(
+            "out of bounds: kernel vadd launched by cuLaunchKernel (call 8) reads 4 bytes at \
+             {:#x}, right after the end of the 64-byte allocation at {a:#x} that cuMemAlloc \
+             (call 4) made",
             a + 64
-        )),
-        "{error}"
+        ),
     );
     // SAFETY: each freed once.
     unsafe {
@@ -540,6 +542,71 @@ fn a_kernel_reading_past_an_allocation_fails_the_launch_and_is_reported() -> Res
     }
     stop(&cu)?;
     only(device, FindingKind::OutOfBounds);
+    Ok(())
+}
+
+#[test]
+fn kernel_args_that_are_not_the_kernels_parameters_fail_the_launch_before_it_runs() -> Result {
+    let device = Device::new();
+    device.kernel("vadd", vadd);
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let (a, c) = (alloc(&cu, 64)?, alloc(&cu, 64)?);
+    upload(&cu, a, &[1.0_f32; 16])?;
+    let (module, f) = function_named(&cu, c"vadd")?;
+    let launch = |params| {
+        // SAFETY: the bugs planted below are caught by the device before the kernel reads.
+        unsafe { cu.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, null_mut(), params, null_mut()) }
+    };
+    let takes = |call: u32| {
+        format!("cuLaunchKernel (call {call}) launches vadd, which takes (u64, u64, u64, u32)")
+    };
+
+    // One value short: the kernel would read a fourth pointer past the array.
+    let error = cuda_driver_table::kernel_args![&a, &a, &c]
+        .with_params(launch)
+        .expect_err("3 values for 4 parameters");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    assert_eq!(
+        description(&error),
+        format!(
+            "parameter mismatch: {}, with a `kernel_args!` of 3 values: pass one per parameter, \
+             in order",
+            takes(9)
+        )
+    );
+    // A `usize` count for the kernel's `u32`: the kernel would read half of it.
+    let n = 16_usize;
+    let error = cuda_driver_table::kernel_args![&a, &a, &c, &n]
+        .with_params(launch)
+        .expect_err("8 bytes for a u32");
+    assert_eq!(
+        description(&error),
+        format!(
+            "parameter mismatch: {}, with a value of 8 bytes as parameter 4 (a `u32` of 4 \
+             bytes): `kernel_args!` passes each value as it is typed, so give it a `u32`",
+            takes(10)
+        )
+    );
+    let mut sums = [0.0_f32; 16];
+    download(&cu, &mut sums, c)?;
+    assert_eq!(sums, [0.0; 16], "neither launch ran the kernel");
+
+    // The kernel's own parameters run it.
+    let n = 16_u32;
+    cuda_driver_table::kernel_args![&a, &a, &c, &n].with_params(launch)?;
+    download(&cu, &mut sums, c)?;
+    assert_eq!(sums, [2.0; 16]);
+    // SAFETY: each freed once.
+    unsafe {
+        cu.cuModuleUnload(module)?;
+        cu.cuMemFree(a)?;
+        cu.cuMemFree(c)?;
+    }
+    stop(&cu)?;
+    let report = device.finish().expect_err("two mismatched launches");
+    assert_eq!(report.count(FindingKind::ParameterMismatch), 2, "{report}");
+    assert_eq!(report.findings().len(), 2, "{report}");
     Ok(())
 }
 

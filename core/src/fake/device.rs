@@ -94,7 +94,9 @@ impl<T: fmt::Display + PartialEq + From<u8>> fmt::Display for Bytes<T> {
 /// it (see [`FindingKind`]): a copy, set or kernel access outside an allocation, use after
 /// free, double free, freeing what was never allocated (or not its start), a host pointer that
 /// is a device pointer, a destroyed or unknown context, stream, event, module or function
-/// (`CUDA_ERROR_INVALID_CONTEXT`, `CUDA_ERROR_INVALID_HANDLE`), and leaks: device memory still
+/// (`CUDA_ERROR_INVALID_CONTEXT`, `CUDA_ERROR_INVALID_HANDLE`), a launch whose
+/// [`kernel_args!`](crate::kernel_args!) are not its kernel's parameters (another number of
+/// values, or a value of another size: a `usize` for a `u32`), and leaks: device memory still
 /// allocated when its context is destroyed (as the leak check reports it), and, when checked,
 /// every allocation, pinned host allocation, context, stream, event and module still live. The
 /// error of a failing call carries its finding as its description.
@@ -148,19 +150,26 @@ impl Device {
     /// registered again under the same name replaces the first.
     ///
     /// The types are the kernel's signature: a launch of this kernel must pass exactly these
-    /// parameters, as `cuLaunchKernel`'s contract asks of any kernel.
+    /// parameters, as `cuLaunchKernel`'s contract asks of any kernel. A launch whose
+    /// `kernelParams` come from [`kernel_args!`](crate::kernel_args!) is checked against them
+    /// (as many values, each of its parameter's size) before the kernel runs, and fails as a
+    /// [`FindingKind::ParameterMismatch`] when they differ; an array built by hand is trusted.
     pub fn kernel<P, F>(&self, name: &str, body: F) -> &Self
     where
         P: KernelParams,
         F: Fn(&mut Launch<'_>, P) -> Result<(), Fault> + Send + Sync + 'static,
     {
-        let erased: Arc<KernelFn> = kernel::erase::<P, F>(body).into();
+        let kernel = Kernel {
+            body: kernel::erase::<P, F>(body).into(),
+            sizes: P::SIZES,
+            types: P::type_names(),
+        };
         self.shared
             .0
             .kernels
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(name.to_owned(), (erased, P::LEN));
+            .insert(name.to_owned(), kernel);
         self
     }
 
@@ -301,6 +310,9 @@ pub enum FindingKind {
     InvalidHandle,
     /// A kernel that stopped with a [`Fault`] of its own.
     KernelFault,
+    /// A launch whose [`kernel_args!`](crate::kernel_args!) are not the kernel's parameters:
+    /// another number of values, or a value of another size than its parameter's.
+    ParameterMismatch,
     /// Memory or a handle never freed or destroyed.
     Leak,
 }
@@ -316,6 +328,7 @@ impl FindingKind {
             Self::InvalidPointer => "invalid pointer",
             Self::InvalidHandle => "invalid handle",
             Self::KernelFault => "kernel fault",
+            Self::ParameterMismatch => "parameter mismatch",
             Self::Leak => "leak",
         }
     }
@@ -393,11 +406,19 @@ impl std::error::Error for Report {}
 #[derive(Clone)]
 pub(crate) struct Shared(Arc<Inner>);
 
+/// A registered kernel: its closure, and its parameters' sizes and types.
+#[derive(Clone)]
+struct Kernel {
+    body: Arc<KernelFn>,
+    sizes: &'static [usize],
+    types: Vec<&'static str>,
+}
+
 struct Inner {
     id: u64,
     state: Mutex<State>,
-    /// Kernels by name, with their parameter count.
-    kernels: RwLock<HashMap<String, (Arc<KernelFn>, usize)>>,
+    /// Kernels by name.
+    kernels: RwLock<HashMap<String, Kernel>>,
     next_handle: AtomicUsize,
 }
 
@@ -739,16 +760,26 @@ impl Memory {
             }
         }
         // In a gap: name the nearest allocation.
-        let after = self.allocs.range(addr..).next();
-        let nearest = match (before, after) {
-            (Some((&b, a)), Some((&n, _))) if addr - (b + a.size as u64) <= n - addr => {
+        let after_end = |b: u64, a: &Alloc| {
+            let gap = addr - (b + a.size as u64);
+            if gap == 0 {
                 format!(
-                    ", {} after the end of the nearest allocation, {} at {b:#x} that \
-                     {} made",
-                    Bytes(addr - (b + a.size as u64)),
+                    ", right after the end of the {}-byte allocation at {b:#x} that {} made",
+                    a.size, a.made_by
+                )
+            } else {
+                format!(
+                    ", {} after the end of the nearest allocation, {} at {b:#x} that {} made",
+                    Bytes(gap),
                     Bytes(a.size),
                     a.made_by
                 )
+            }
+        };
+        let after = self.allocs.range(addr..).next();
+        let nearest = match (before, after) {
+            (Some((&b, a)), Some((&n, _))) if addr - (b + a.size as u64) <= n - addr => {
+                after_end(b, a)
             }
             (_, Some((&n, a))) => format!(
                 ", {} before the nearest allocation, {} at {n:#x} that {} made",
@@ -756,13 +787,7 @@ impl Memory {
                 Bytes(a.size),
                 a.made_by
             ),
-            (Some((&b, a)), None) => format!(
-                ", {} after the end of the nearest allocation, {} at {b:#x} that {} \
-                 made",
-                Bytes(addr - (b + a.size as u64)),
-                Bytes(a.size),
-                a.made_by
-            ),
+            (Some((&b, a)), None) => after_end(b, a),
             (None, None) => ", where nothing was ever allocated".to_owned(),
         };
         Err(found(FindingKind::OutOfBounds, nearest))
@@ -2388,6 +2413,48 @@ impl Cx<'_> {
         Ok(func.name.clone())
     }
 
+    /// Whether the values a `kernel_args!` passed (`passed`, their sizes) are the parameters of
+    /// the kernel `name` (`sizes`, of `types`): as many, each of its parameter's size.
+    fn parameters_match(
+        &self,
+        name: &str,
+        sizes: &[usize],
+        types: &[&str],
+        passed: &[usize],
+    ) -> Answer {
+        let mismatch = |what: String| {
+            Fail::found(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                FindingKind::ParameterMismatch,
+                format!(
+                    "{} launches {name}, which takes ({}), {what}",
+                    self.call,
+                    types.join(", ")
+                ),
+            )
+        };
+        if passed.len() != sizes.len() {
+            let values = if passed.len() == 1 { "value" } else { "values" };
+            return Err(mismatch(format!(
+                "with a `kernel_args!` of {} {values}: pass one per parameter, in order",
+                passed.len()
+            )));
+        }
+        let wrong = (0..sizes.len()).find(|&i| passed[i] != sizes[i]);
+        match wrong {
+            None => Ok(()),
+            Some(i) => Err(mismatch(format!(
+                "with a value of {} as parameter {} (a `{}` of {}): `kernel_args!` passes each \
+                 value as it is typed, so give it a `{}`",
+                Bytes(passed[i]),
+                i + 1,
+                types[i],
+                Bytes(sizes[i]),
+                types[i]
+            ))),
+        }
+    }
+
     fn launch_ex(
         &mut self,
         config: *const sys::CUlaunchConfig,
@@ -2507,7 +2574,7 @@ impl Cx<'_> {
             .unwrap_or_else(PoisonError::into_inner)
             .get(&name)
             .cloned();
-        let Some((body, len)) = kernel else {
+        let Some(Kernel { body, sizes, types }) = kernel else {
             return Err(Fail::error(
                 CUresult::CUDA_ERROR_NOT_FOUND,
                 format!(
@@ -2516,11 +2583,15 @@ impl Cx<'_> {
                 ),
             ));
         };
+        let len = sizes.len();
         if len > 0 && params.is_null() {
             return Err(invalid(format!(
                 "{} launches {name}, which takes {len} parameters, with null kernelParams",
                 self.call
             )));
+        }
+        if let Some(passed) = crate::kernel_args::lent::sizes(params) {
+            self.parameters_match(&name, sizes, &types, &passed)?;
         }
         let call = self.call;
         let result = {

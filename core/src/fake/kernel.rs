@@ -85,6 +85,15 @@ pub trait KernelParams: Sized + 'static {
     /// How many parameters.
     const LEN: usize;
 
+    /// The size of each parameter, in order: what the device checks a launch's
+    /// [`kernel_args!`](crate::kernel_args!) against.
+    #[doc(hidden)]
+    const SIZES: &'static [usize];
+
+    /// The name of each parameter's type, in order, for the device's messages.
+    #[doc(hidden)]
+    fn type_names() -> Vec<&'static str>;
+
     /// Reads the parameters from `kernelParams`.
     ///
     /// # Safety
@@ -99,6 +108,11 @@ macro_rules! kernel_params {
     ($($t:ident $i:tt),*) => {
         impl<$($t: KernelParam + 'static),*> KernelParams for ($($t,)*) {
             const LEN: usize = <[&str]>::len(&[$(stringify!($t)),*]);
+            const SIZES: &'static [usize] = &[$(size_of::<$t>()),*];
+
+            fn type_names() -> Vec<&'static str> {
+                vec![$(std::any::type_name::<$t>()),*]
+            }
 
             #[allow(unused_variables, clippy::unused_unit)]
             unsafe fn decode(params: *mut *mut c_void) -> Self {

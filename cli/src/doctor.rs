@@ -203,7 +203,8 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
         if inspection.is_some() {
             let _ = writeln!(
                 text,
-                "This machine meets every requirement{subject}: {checked} recorded functions, through {driver}."
+                "This machine meets every requirement{subject}: {checked} recorded function{}, through {driver}.",
+                if checked == 1 { "" } else { "s" }
             );
         } else {
             let _ = writeln!(text, "This machine has a usable CUDA driver: {driver}.");
@@ -216,7 +217,8 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
             if problems.len() == 1 { "" } else { "s" }
         );
         for p in &problems {
-            let _ = writeln!(text, "  - {p}");
+            // A problem of several lines (a library search's) stays inside its item.
+            let _ = writeln!(text, "  - {}", p.replace('\n', "\n    "));
         }
     }
     text.push_str(&body);

@@ -303,13 +303,14 @@ pub fn human(i: &Inspection) -> String {
     for t in &i.tables {
         let _ = writeln!(
             out,
-            "  {}: backend {}, {} stream, MIN_DRIVER_VERSION {} ({}), {} functions",
+            "  {}: backend {}, {} stream, MIN_DRIVER_VERSION {} ({}), {} function{}",
             t.name,
             t.backend,
             t.stream_mode,
             t.min_driver_version,
             CudaVersion(t.min_driver_version),
-            t.functions.len()
+            t.functions.len(),
+            if t.functions.len() == 1 { "" } else { "s" }
         );
         for f in &t.functions {
             let twin = f

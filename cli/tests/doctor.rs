@@ -334,6 +334,21 @@ fn no_libcuda_at_all_is_not_met() {
     );
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("no usable libcuda"), "{text}");
+    // The list of what is not met: the search's lines stay inside their item.
+    let list: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("This machine does not meet"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(list.len() > 1, "{text}");
+    assert!(list[0].starts_with("  - no usable libcuda: "), "{text}");
+    assert!(
+        list[1..]
+            .iter()
+            .all(|l| l.starts_with("    ") || l.starts_with("  - ")),
+        "{text}"
+    );
     // The step says where the path came from, as the crate's error does.
     assert!(
         text.contains(

@@ -156,6 +156,10 @@ fn the_human_report_says_the_verdict_first() {
         "{text}"
     );
     assert!(text.contains("ISA 8.4 for sm_80"), "{text}");
+    assert!(
+        text.contains("  recorded::Driver: backend driver, legacy stream, MIN_DRIVER_VERSION 12050 (12.5), 3 functions\n"),
+        "{text}"
+    );
 }
 
 /// The schema the README documents: every field, with its type.

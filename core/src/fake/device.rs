@@ -162,7 +162,7 @@ impl Device {
         let kernel = Kernel {
             body: kernel::erase::<P, F>(body).into(),
             sizes: P::SIZES,
-            types: P::type_names(),
+            types: P::type_names,
         };
         self.shared
             .0
@@ -406,12 +406,13 @@ impl std::error::Error for Report {}
 #[derive(Clone)]
 pub(crate) struct Shared(Arc<Inner>);
 
-/// A registered kernel: its closure, and its parameters' sizes and types.
+/// A registered kernel: its closure, its parameters' sizes, and their types' names (for a
+/// message).
 #[derive(Clone)]
 struct Kernel {
     body: Arc<KernelFn>,
     sizes: &'static [usize],
-    types: Vec<&'static str>,
+    types: fn() -> Vec<&'static str>,
 }
 
 struct Inner {
@@ -2414,12 +2415,13 @@ impl Cx<'_> {
     }
 
     /// Whether the values a `kernel_args!` passed (`passed`, their sizes) are the parameters of
-    /// the kernel `name` (`sizes`, of `types`): as many, each of its parameter's size.
+    /// the kernel `name` (`sizes`, of the types `types` names): as many, each of its parameter's
+    /// size.
     fn parameters_match(
         &self,
         name: &str,
         sizes: &[usize],
-        types: &[&str],
+        types: fn() -> Vec<&'static str>,
         passed: &[usize],
     ) -> Answer {
         let mismatch = |what: String| {
@@ -2429,7 +2431,7 @@ impl Cx<'_> {
                 format!(
                     "{} launches {name}, which takes ({}), {what}",
                     self.call,
-                    types.join(", ")
+                    types().join(", ")
                 ),
             )
         };
@@ -2440,18 +2442,22 @@ impl Cx<'_> {
                 passed.len()
             )));
         }
-        let wrong = (0..sizes.len()).find(|&i| passed[i] != sizes[i]);
-        match wrong {
+        match sizes
+            .iter()
+            .zip(passed)
+            .position(|(size, passed)| size != passed)
+        {
             None => Ok(()),
-            Some(i) => Err(mismatch(format!(
-                "with a value of {} as parameter {} (a `{}` of {}): `kernel_args!` passes each \
-                 value as it is typed, so give it a `{}`",
-                Bytes(passed[i]),
-                i + 1,
-                types[i],
-                Bytes(sizes[i]),
-                types[i]
-            ))),
+            Some(i) => {
+                let ty = types()[i];
+                Err(mismatch(format!(
+                    "with a value of {} as parameter {} (a `{ty}` of {}): `kernel_args!` passes \
+                     each value as it is typed, so give it a `{ty}`",
+                    Bytes(passed[i]),
+                    i + 1,
+                    Bytes(sizes[i]),
+                )))
+            }
         }
     }
 
@@ -2591,7 +2597,7 @@ impl Cx<'_> {
             )));
         }
         if let Some(passed) = crate::kernel_args::lent::sizes(params) {
-            self.parameters_match(&name, sizes, &types, &passed)?;
+            self.parameters_match(&name, sizes, types, &passed)?;
         }
         let call = self.call;
         let result = {

@@ -288,8 +288,18 @@ fn a_leak_is_reported_with_its_size_pointer_and_the_call_that_made_it() -> Resul
         report.to_string().contains(&format!("\n  {leak}\n")),
         "{report}"
     );
+    // A single byte is "1 byte ... was".
+    let e = alloc(&cu, 1)?;
     // SAFETY: allocated above.
     unsafe { cu.cuMemFree(d) }?;
+    let report = device.check().expect_err("a one-byte leak");
+    assert_eq!(
+        report.findings()[0].message(),
+        format!("leak: 1 byte at {e:#x} that cuMemAlloc (call 5) allocated was never freed"),
+        "{report}"
+    );
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(e) }?;
     stop(&cu)?;
     device.finish().expect("nothing left");
     Ok(())

@@ -40,6 +40,17 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// A number of bytes as the findings write it: "1 byte", "64 bytes".
 struct Bytes<T>(T);
 
+impl<T: PartialEq + From<u8>> Bytes<T> {
+    /// The verb that agrees with it: "1 byte ... was", "64 bytes ... were".
+    fn were(&self) -> &'static str {
+        if self.0 == T::from(1) {
+            "was"
+        } else {
+            "were"
+        }
+    }
+}
+
 impl<T: fmt::Display + PartialEq + From<u8>> fmt::Display for Bytes<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let unit = if self.0 == T::from(1) {
@@ -975,19 +986,21 @@ impl State {
         };
         for (addr, a) in &self.memory.allocs {
             if a.freed.is_none() {
+                let size = Bytes(a.size);
                 findings.push(leak(format!(
-                    "{} at {addr:#x} that {} allocated were never freed",
-                    Bytes(a.size),
-                    a.made_by
+                    "{size} at {addr:#x} that {} allocated {} never freed",
+                    a.made_by,
+                    size.were()
                 )));
             }
         }
         for (addr, h) in &self.host {
+            let size = Bytes(h.layout.size());
             findings.push(leak(format!(
-                "{} of host memory at {addr:#x} that {} allocated were never freed \
+                "{size} of host memory at {addr:#x} that {} allocated {} never freed \
                  (cuMemFreeHost)",
-                Bytes(h.layout.size()),
-                h.made_by
+                h.made_by,
+                size.were()
             )));
         }
         for (handle, c) in &self.contexts {
@@ -1680,13 +1693,15 @@ impl Cx<'_> {
         let mut leaks = Vec::new();
         for (addr, a) in &mut memory.allocs {
             if a.context == ctx && a.freed.is_none() {
+                let size = Bytes(a.size);
                 leaks.push(Finding {
                     kind: FindingKind::Leak,
                     message: format!(
-                        "leak: {} at {addr:#x} that {} allocated were still allocated when \
-                         {call} destroyed their context",
-                        Bytes(a.size),
-                        a.made_by
+                        "leak: {size} at {addr:#x} that {} allocated {} still allocated when \
+                         {call} destroyed {} context",
+                        a.made_by,
+                        size.were(),
+                        if a.size == 1 { "its" } else { "their" }
                     ),
                 });
                 a.freed = Some(Freed::WithContext(call));

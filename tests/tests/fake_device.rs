@@ -621,6 +621,28 @@ fn kernel_args_that_are_not_the_kernels_parameters_fail_the_launch_before_it_run
 }
 
 #[test]
+fn a_launch_with_null_kernel_params_for_a_kernel_that_takes_some_fails() -> Result {
+    let device = Device::new();
+    device.kernel("touch", |_: &mut Launch, (_,): (CUdeviceptr,)| Ok(()));
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let (module, f) = function_named(&cu, c"touch")?;
+    // SAFETY: the bug planted: no parameters for a kernel of one, which the device refuses.
+    let error =
+        unsafe { cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, null_mut(), null_mut(), null_mut()) }
+            .expect_err("null kernelParams");
+    assert_eq!(
+        description(&error),
+        "cuLaunchKernel (call 6) launches touch, which takes 1 parameter, with null kernelParams"
+    );
+    // SAFETY: loaded above.
+    unsafe { cu.cuModuleUnload(module) }?;
+    stop(&cu)?;
+    device.finish().expect("a refused launch is no finding");
+    Ok(())
+}
+
+#[test]
 fn a_host_pointer_that_is_a_device_pointer_is_caught() -> Result {
     let device = Device::new();
     let cu = Cuda::with_config(device.config());

@@ -2607,8 +2607,9 @@ impl Cx<'_> {
         let len = sizes.len();
         if len > 0 && params.is_null() {
             return Err(invalid(format!(
-                "{} launches {name}, which takes {len} parameters, with null kernelParams",
-                self.call
+                "{} launches {name}, which takes {len} parameter{}, with null kernelParams",
+                self.call,
+                if len == 1 { "" } else { "s" }
             )));
         }
         if let Some(passed) = crate::kernel_args::lent::sizes(params) {

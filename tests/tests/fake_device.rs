@@ -621,7 +621,7 @@ fn kernel_args_that_are_not_the_kernels_parameters_fail_the_launch_before_it_run
 }
 
 #[test]
-fn a_launch_with_null_kernel_params_for_a_kernel_that_takes_some_fails() -> Result {
+fn null_kernel_params_for_a_parameter_and_a_value_for_no_parameter_are_refused() -> Result {
     let device = Device::new();
     device.kernel("touch", |_: &mut Launch, (_,): (CUdeviceptr,)| Ok(()));
     let cu = Cuda::with_config(device.config());
@@ -635,10 +635,35 @@ fn a_launch_with_null_kernel_params_for_a_kernel_that_takes_some_fails() -> Resu
         description(&error),
         "cuLaunchKernel (call 6) launches touch, which takes 1 parameter, with null kernelParams"
     );
+    // And a value for a kernel that takes none.
+    device.kernel("nothing", |_: &mut Launch, (): ()| Ok(()));
+    let (second, nothing) = function_named(&cu, c"nothing")?;
+    let n = 1_u32;
+    let error = cuda_driver_table::kernel_args![&n]
+        .with_params(|params| {
+            // SAFETY: the bug planted: one value for a kernel of none, which the device refuses.
+            unsafe {
+                cu.cuLaunchKernel(nothing, 1, 1, 1, 1, 1, 1, 0, null_mut(), params, null_mut())
+            }
+        })
+        .expect_err("a value for no parameter");
+    assert!(
+        description(&error).starts_with(
+            "parameter mismatch: cuLaunchKernel (call 9) launches nothing, which takes no \
+             parameters, with a `kernel_args!` of 1 value"
+        ),
+        "{error}"
+    );
     // SAFETY: loaded above.
-    unsafe { cu.cuModuleUnload(module) }?;
+    unsafe {
+        cu.cuModuleUnload(module)?;
+        cu.cuModuleUnload(second)?;
+    }
     stop(&cu)?;
-    device.finish().expect("a refused launch is no finding");
+    // The null array is refused as the driver refuses it; the mismatch is a finding.
+    let report = device.finish().expect_err("the mismatch");
+    assert_eq!(report.count(FindingKind::ParameterMismatch), 1, "{report}");
+    assert_eq!(report.findings().len(), 1, "{report}");
     Ok(())
 }
 

@@ -2440,14 +2440,14 @@ impl Cx<'_> {
         passed: &[usize],
     ) -> Answer {
         let mismatch = |what: String| {
+            let takes = match types() {
+                none if none.is_empty() => "no parameters".to_owned(),
+                some => format!("({})", some.join(", ")),
+            };
             Fail::found(
                 CUresult::CUDA_ERROR_INVALID_VALUE,
                 FindingKind::ParameterMismatch,
-                format!(
-                    "{} launches {name}, which takes ({}), {what}",
-                    self.call,
-                    types().join(", ")
-                ),
+                format!("{} launches {name}, which takes {takes}, {what}", self.call),
             )
         };
         if passed.len() != sizes.len() {

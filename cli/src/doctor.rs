@@ -204,7 +204,7 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
             let _ = writeln!(
                 text,
                 "This machine meets every requirement{subject}: {checked} recorded function{}, through {driver}.",
-                if checked == 1 { "" } else { "s" }
+                crate::plural(checked)
             );
         } else {
             let _ = writeln!(text, "This machine has a usable CUDA driver: {driver}.");
@@ -214,7 +214,7 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
             text,
             "This machine does not meet {} requirement{}{subject}:",
             problems.len(),
-            if problems.len() == 1 { "" } else { "s" }
+            crate::plural(problems.len())
         );
         for p in &problems {
             // A problem of several lines (a library search's) stays inside its item.

@@ -310,7 +310,7 @@ pub fn human(i: &Inspection) -> String {
             t.min_driver_version,
             CudaVersion(t.min_driver_version),
             t.functions.len(),
-            if t.functions.len() == 1 { "" } else { "s" }
+            crate::plural(t.functions.len())
         );
         for f in &t.functions {
             let twin = f

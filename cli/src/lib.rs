@@ -29,6 +29,15 @@ doctor [BINARY]  on this machine: which libcuda and libcudart the crate's search
 
 exit codes: 0 all requirements met, 1 some not, 2 usage error or unreadable input";
 
+/// The plural ending of a count's noun: `"s"`, or nothing for 1.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// Runs the tool with `args` (without the program's name): what to print on standard output, on
 /// standard error, and the exit code.
 pub fn run(args: &[OsString]) -> (String, String, u8) {

@@ -589,7 +589,8 @@ impl fmt::Debug for Errors {
 
 impl std::error::Error for Errors {}
 
-fn plural(n: usize) -> &'static str {
+/// The plural ending of a count's noun: `"s"`, or nothing for 1.
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
     } else {

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use crate::config::Config;
+use crate::error::plural;
 use crate::sys::{self, CUcontext, CUdeviceptr, CUevent, CUfunction, CUmodule, CUresult, CUstream};
 
 use super::kernel::{self, Dim3, Fault, KernelFn, KernelParams, Launch, RawParams};
@@ -392,11 +393,7 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.findings.len();
-        write!(
-            f,
-            "the fake device found {n} problem{}:",
-            if n == 1 { "" } else { "s" }
-        )?;
+        write!(f, "the fake device found {n} problem{}:", plural(n))?;
         for finding in &self.findings {
             write!(f, "\n  {finding}")?;
         }
@@ -1009,7 +1006,7 @@ impl State {
                     "the primary context {handle:#x} that {} retained is retained {refs} more \
                      time{} than released (cuDevicePrimaryCtxRelease)",
                     c.made_by,
-                    if refs == 1 { "" } else { "s" }
+                    plural(refs as usize)
                 ))),
                 (None, None) => findings.push(leak(format!(
                     "context {handle:#x} that {} created was never destroyed (cuCtxDestroy)",
@@ -2451,10 +2448,10 @@ impl Cx<'_> {
             )
         };
         if passed.len() != sizes.len() {
-            let values = if passed.len() == 1 { "value" } else { "values" };
             return Err(mismatch(format!(
-                "with a `kernel_args!` of {} {values}: pass one per parameter, in order",
-                passed.len()
+                "with a `kernel_args!` of {} value{}: pass one per parameter, in order",
+                passed.len(),
+                plural(passed.len())
             )));
         }
         match sizes
@@ -2609,7 +2606,7 @@ impl Cx<'_> {
             return Err(invalid(format!(
                 "{} launches {name}, which takes {len} parameter{}, with null kernelParams",
                 self.call,
-                if len == 1 { "" } else { "s" }
+                plural(len)
             )));
         }
         if let Some(passed) = crate::kernel_args::lent::sizes(params) {

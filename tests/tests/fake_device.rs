@@ -10,7 +10,9 @@ use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
 use cuda_driver_table::fake::{function, Device, Fake, Fault, FindingKind, Launch};
-use cuda_driver_table::sys::{CUcontext, CUdeviceptr, CUresult, CUstream};
+use cuda_driver_table::sys::{
+    CUcontext, CUdeviceptr, CUmemorytype, CUresult, CUstream, CUDA_MEMCPY2D,
+};
 use cuda_driver_table::{driver_table, Config, Error, ErrorKind};
 
 #[driver_table(
@@ -33,6 +35,10 @@ use cuda_driver_table::{driver_table, Config, Error, ErrorKind};
     cuMemsetD8,
     cuMemsetD32,
     cuMemsetD32Async,
+    cuMemAllocPitch,
+    cuMemcpy2D,
+    cuMemcpy2DAsync,
+    cuMemsetD2D16,
     cuMemGetInfo,
     cuStreamCreate,
     cuStreamDestroy,
@@ -417,6 +423,209 @@ fn an_out_of_bounds_copy_moves_nothing_and_names_the_allocation() -> Result {
     let report = device.finish().expect_err("three out-of-bounds accesses");
     assert_eq!(report.count(FindingKind::OutOfBounds), 3, "{report}");
     assert_eq!(report.findings()[0].message(), expected);
+    Ok(())
+}
+
+/// A 2D copy of `width` bytes by `height` rows from the host image at `host` (`host_pitch`
+/// bytes a row) to the device rows at `d` (`d_pitch`).
+fn upload_2d(
+    host: *const c_void,
+    host_pitch: usize,
+    d: CUdeviceptr,
+    d_pitch: usize,
+    (width, height): (usize, usize),
+) -> CUDA_MEMCPY2D {
+    CUDA_MEMCPY2D {
+        srcMemoryType: CUmemorytype::CU_MEMORYTYPE_HOST,
+        srcHost: host,
+        srcPitch: host_pitch,
+        dstMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        dstDevice: d,
+        dstPitch: d_pitch,
+        WidthInBytes: width,
+        Height: height,
+        ..CUDA_MEMCPY2D::default()
+    }
+}
+
+#[test]
+fn pitched_rows_move_row_by_row_and_the_padding_stays_untouched() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    // 4 rows of 25 u32s: 100 bytes a row on the host, padded to the pitch on the device.
+    let (width, height) = (100, 4);
+    let image: Vec<u8> = (0..width * height).map(|i| (i % 251) as u8).collect();
+    let (mut d, mut pitch) = (0, 0);
+    // SAFETY: valid places for the pointer and the pitch.
+    unsafe { cu.cuMemAllocPitch(&mut d, &mut pitch, width, height, 4) }?;
+    assert_eq!(pitch, 512, "rows are padded as a GPU pads them");
+    let copy = upload_2d(image.as_ptr().cast(), width, d, pitch, (width, height));
+    // SAFETY: the image holds the 4 rows of 100 bytes; the device rows are the allocation's.
+    unsafe { cu.cuMemcpy2D(&copy) }?;
+    for row in 0..height {
+        let at = d + (row * pitch) as u64;
+        assert_eq!(
+            device.read(at, width).as_deref(),
+            Some(&image[row * width..][..width]),
+            "row {row}"
+        );
+        assert_eq!(
+            device.read(at + width as u64, pitch - width),
+            Some(vec![0; pitch - width]),
+            "the padding after row {row}"
+        );
+    }
+    // A 2-by-2 block of u16s set inside the rows (row 1, bytes 4..8), then the middle two rows
+    // back to the host on a stream, at an offset into both sides.
+    // SAFETY: the block is inside the rows: `d + pitch + 4`, 2 rows, 4 bytes each.
+    unsafe { cu.cuMemsetD2D16(d + pitch as u64 + 4, pitch, 0xbeef, 2, 2) }?;
+    let mut back = vec![0_u8; width * 2];
+    let mut stream = null_mut();
+    let download = CUDA_MEMCPY2D {
+        srcMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        srcDevice: d,
+        srcY: 1,
+        srcPitch: pitch,
+        dstMemoryType: CUmemorytype::CU_MEMORYTYPE_HOST,
+        dstHost: back.as_mut_ptr().cast(),
+        dstPitch: width,
+        WidthInBytes: width,
+        Height: 2,
+        ..CUDA_MEMCPY2D::default()
+    };
+    // SAFETY: `back` holds 2 rows of 100 bytes; rows 1 and 2 are the allocation's; the stream
+    // is synchronized before `back` is read.
+    unsafe {
+        cu.cuStreamCreate(&mut stream, 0)?;
+        cu.cuMemcpy2DAsync(&download, stream)?;
+        cu.cuStreamSynchronize(stream)?;
+    }
+    let work = device.work(stream);
+    assert_eq!(work.len(), 1, "{work:?}");
+    assert_eq!(
+        (work[0].call, work[0].what.as_str()),
+        (
+            "cuMemcpy2DAsync",
+            "copies 2 rows of 100 bytes, 512 bytes apart"
+        )
+    );
+    // SAFETY: created above.
+    unsafe { cu.cuStreamDestroy(stream) }?;
+    let mut expected = image[width..width * 3].to_vec();
+    for row in 0..2 {
+        expected[row * width + 4..][..4].copy_from_slice(&[0xef, 0xbe, 0xef, 0xbe]);
+    }
+    assert_eq!(back, expected);
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    stop(&cu)?;
+    device.finish().expect("a clean program");
+    Ok(())
+}
+
+#[test]
+fn a_2d_copy_whose_last_row_ends_past_the_allocation_moves_nothing() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    // The bug planted: 4 rows of 100 bytes allocated tight (400 bytes) but copied at the pitch
+    // of a pitched allocation, 512.
+    let d = alloc(&cu, 400)?;
+    let image = [7_u8; 400];
+    let copy = upload_2d(image.as_ptr().cast(), 100, d, 512, (100, 4));
+    // SAFETY: the bug planted (the device side is checked before anything is written).
+    let error = unsafe { cu.cuMemcpy2D(&copy) }.expect_err("the last row ends at 1636");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    let expected = format!(
+        "out of bounds: cuMemcpy2D (call 5) writes 1636 bytes at {d:#x}, 1236 bytes past the end \
+         of the 400-byte allocation at {d:#x} that cuMemAlloc (call 4) made (4 rows of 100 \
+         bytes, 512 bytes apart, from the first row's start to the last row's end)"
+    );
+    assert_eq!(description(&error), expected);
+    assert_eq!(
+        device.read(d, 400),
+        Some(vec![0; 400]),
+        "not even the first row moved"
+    );
+    // One row is one copy of its width: the last byte in bounds, one more not.
+    let row = upload_2d(image.as_ptr().cast(), 100, d + 300, 512, (100, 1));
+    // SAFETY: 100 bytes at `d + 300` end at the allocation's end.
+    unsafe { cu.cuMemcpy2D(&row) }?;
+    let row = upload_2d(image.as_ptr().cast(), 100, d + 301, 512, (100, 1));
+    // SAFETY: the bug planted: one byte over.
+    let error = unsafe { cu.cuMemcpy2D(&row) }.expect_err("1 byte past the end");
+    assert!(
+        description(&error).contains("1 byte past the end of the 400-byte allocation")
+            && description(&error).ends_with(
+                "(1 row of 100 bytes, from the first row's start to the last row's end)"
+            ),
+        "{error}"
+    );
+    // A set of 2 rows of 8 u16s at a pitch of 256 bytes, from 128 bytes before the end.
+    // SAFETY: the bug planted: the second row starts past the end.
+    let error = unsafe { cu.cuMemsetD2D16(d + 272, 256, 1, 8, 2) }.expect_err("row 2 is out");
+    assert!(
+        description(&error).contains(&format!(
+            "cuMemsetD2D16 (call 8) writes 272 bytes at {:#x}, 144 bytes past the end",
+            d + 272
+        )),
+        "{error}"
+    );
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    stop(&cu)?;
+    let report = device
+        .finish()
+        .expect_err("three out-of-bounds 2D accesses");
+    assert_eq!(report.count(FindingKind::OutOfBounds), 3, "{report}");
+    assert_eq!(report.findings()[0].message(), expected);
+    Ok(())
+}
+
+#[test]
+fn a_pitch_narrower_than_its_rows_an_array_and_a_bad_element_size_are_refused() -> Result {
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let (mut d, mut pitch) = (0, 0);
+    // SAFETY: valid places for the pointer and the pitch.
+    let error =
+        unsafe { cu.cuMemAllocPitch(&mut d, &mut pitch, 64, 4, 3) }.expect_err("3-byte elements");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    assert!(
+        description(&error).contains("an element size of 3 bytes; it takes 4, 8 or 16"),
+        "{error}"
+    );
+    // SAFETY: as above.
+    unsafe { cu.cuMemAllocPitch(&mut d, &mut pitch, 64, 4, 4) }?;
+    let image = [0_u8; 4 * 64];
+    // The rows of 64 bytes read 32 bytes apart: each would overlap the next.
+    let copy = upload_2d(image.as_ptr().cast(), 32, d, pitch, (64, 4));
+    // SAFETY: refused before anything is read.
+    let error = unsafe { cu.cuMemcpy2D(&copy) }.expect_err("a pitch under the width");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    assert!(
+        description(&error).contains("reads rows of 64 bytes with a pitch of 32 bytes"),
+        "{error}"
+    );
+    let from_array = CUDA_MEMCPY2D {
+        srcMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        ..upload_2d(image.as_ptr().cast(), 64, d, pitch, (64, 4))
+    };
+    // SAFETY: refused before anything is read.
+    let error = unsafe { cu.cuMemcpy2D(&from_array) }.expect_err("no arrays");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_NOT_SUPPORTED.0));
+    assert!(
+        description(&error).contains("source is a CUDA array"),
+        "{error}"
+    );
+    // SAFETY: allocated above.
+    unsafe { cu.cuMemFree(d) }?;
+    stop(&cu)?;
+    device
+        .finish()
+        .expect("refusals of calls the driver refuses are no findings");
     Ok(())
 }
 

@@ -35,6 +35,8 @@ const DEFAULT_MEMORY: usize = 4 << 30;
 /// or threads.
 const OP_NS: u64 = 1_000;
 const BYTES_PER_NS: u64 = 10;
+/// What `cuMemAllocPitch` rounds a row's width up to, as a GPU's driver does.
+const PITCH_ALIGN: usize = 512;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
@@ -100,6 +102,11 @@ impl<T: fmt::Display + PartialEq + From<u8>> fmt::Display for Bytes<T> {
 ///   `cuLaunchKernelEx` (its attributes are not read), `cuLaunchHostFunc` (runs the function
 ///   when issued), `cuOccupancyMaxActiveBlocksPerMultiprocessor` and
 ///   `cuOccupancyMaxPotentialBlockSize` (plausible numbers, the same every time).
+/// - **Pitched 2D memory**: `cuMemAllocPitch` (rows padded to 512 bytes), `cuMemcpy2D`,
+///   `cuMemcpy2DUnaligned`, `cuMemcpy2DAsync` (host, device and unified sides; the fake has no
+///   CUDA arrays), `cuMemsetD2D8`/`D2D16`/`D2D32` and their `Async` forms. Each side of a 2D
+///   copy or set is checked whole, from its first row's start to its last row's end, before a
+///   byte moves, and a pitch narrower than a row is refused.
 /// - **Peer copies**: `cuMemcpyPeer`, `cuMemcpyPeerAsync`, between contexts of the one device.
 ///
 /// The checks, each naming the call, the pointer, the allocation's size and the call that made
@@ -1300,6 +1307,46 @@ static FUNCTIONS: &[(&str, Handler)] = &[
         "cuMemsetD32Async",
         |cx, a| abis!(a, (CUdeviceptr, u32, usize, CUstream) => |(d, v, n, s)| cx.set(d, &v.to_ne_bytes(), n, Some(s))),
     ),
+    ("cuMemAllocPitch", |cx, a| {
+        abis!(a, (*mut CUdeviceptr, *mut usize, usize, usize, c_uint)
+            => |(dptr, pitch, width, height, element)| cx.mem_alloc_pitch(dptr, pitch, width, height, element))
+    }),
+    (
+        "cuMemcpy2D",
+        |cx, a| abis!(a, (*const sys::CUDA_MEMCPY2D,) => |(p,)| cx.copy_2d(p, None)),
+    ),
+    (
+        "cuMemcpy2DUnaligned",
+        |cx, a| abis!(a, (*const sys::CUDA_MEMCPY2D,) => |(p,)| cx.copy_2d(p, None)),
+    ),
+    (
+        "cuMemcpy2DAsync",
+        |cx, a| abis!(a, (*const sys::CUDA_MEMCPY2D, CUstream) => |(p, s)| cx.copy_2d(p, Some(s))),
+    ),
+    ("cuMemsetD2D8", |cx, a| {
+        abis!(a, (CUdeviceptr, usize, u8, usize, usize)
+            => |(d, pitch, v, w, h)| cx.set_2d(d, pitch, &[v], (w, h), None))
+    }),
+    ("cuMemsetD2D8Async", |cx, a| {
+        abis!(a, (CUdeviceptr, usize, u8, usize, usize, CUstream)
+            => |(d, pitch, v, w, h, s)| cx.set_2d(d, pitch, &[v], (w, h), Some(s)))
+    }),
+    ("cuMemsetD2D16", |cx, a| {
+        abis!(a, (CUdeviceptr, usize, u16, usize, usize)
+            => |(d, pitch, v, w, h)| cx.set_2d(d, pitch, &v.to_ne_bytes(), (w, h), None))
+    }),
+    ("cuMemsetD2D16Async", |cx, a| {
+        abis!(a, (CUdeviceptr, usize, u16, usize, usize, CUstream)
+            => |(d, pitch, v, w, h, s)| cx.set_2d(d, pitch, &v.to_ne_bytes(), (w, h), Some(s)))
+    }),
+    ("cuMemsetD2D32", |cx, a| {
+        abis!(a, (CUdeviceptr, usize, u32, usize, usize)
+            => |(d, pitch, v, w, h)| cx.set_2d(d, pitch, &v.to_ne_bytes(), (w, h), None))
+    }),
+    ("cuMemsetD2D32Async", |cx, a| {
+        abis!(a, (CUdeviceptr, usize, u32, usize, usize, CUstream)
+            => |(d, pitch, v, w, h, s)| cx.set_2d(d, pitch, &v.to_ne_bytes(), (w, h), Some(s)))
+    }),
     (
         "cuStreamCreate",
         |cx, a| abis!(a, (*mut CUstream, c_uint) => |(ph, flags)| cx.stream_create(ph, flags)),
@@ -1410,6 +1457,65 @@ static FUNCTIONS: &[(&str, Handler)] = &[
         })
     }),
 ];
+
+/// One side of a `CUDA_MEMCPY2D`, as its fields give it.
+struct Side2d {
+    kind: sys::CUmemorytype,
+    host: Ptr,
+    device: CUdeviceptr,
+    x: usize,
+    y: usize,
+    pitch: usize,
+}
+
+/// A side of a 2D copy or set, checked: where its first row starts.
+#[derive(Clone, Copy)]
+enum RowsAt {
+    /// In the device allocation at this base, at this offset.
+    Device((u64, usize)),
+    Host(*mut u8),
+}
+
+/// The rows of one side of a 2D copy or set: `height` rows of `width` bytes (both not 0), each
+/// starting `pitch` bytes after the one before.
+#[derive(Clone, Copy)]
+struct Rows {
+    width: usize,
+    height: usize,
+    pitch: usize,
+}
+
+impl Rows {
+    /// The bytes from the first row's start to the last row's end; `None` when no address
+    /// holds them.
+    fn span_checked(self) -> Option<usize> {
+        (self.height - 1)
+            .checked_mul(self.pitch)?
+            .checked_add(self.width)
+    }
+
+    /// [`span_checked`](Self::span_checked) of rows whose pitch was checked.
+    fn span(self) -> usize {
+        self.span_checked().unwrap_or(usize::MAX)
+    }
+}
+
+impl fmt::Display for Rows {
+    /// "64 rows of 60 bytes, 64 bytes apart".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.height == 1 {
+            write!(f, "1 row of {}", Bytes(self.width))
+        } else {
+            write!(
+                f,
+                "{} rows of {}, {} apart",
+                self.height,
+                Bytes(self.width),
+                Bytes(self.pitch)
+            )
+        }
+    }
+}
 
 /// One side of a copy.
 #[derive(Clone, Copy)]
@@ -2156,6 +2262,300 @@ impl Cx<'_> {
         self.issue(
             stream,
             format!("sets {}", Bytes(n)),
+            OP_NS + n as u64 / BYTES_PER_NS,
+        )?;
+        Ok(())
+    }
+
+    fn mem_alloc_pitch(
+        &mut self,
+        dptr: *mut CUdeviceptr,
+        ppitch: *mut usize,
+        width: usize,
+        height: usize,
+        element: c_uint,
+    ) -> Answer {
+        let ctx = self.current()?;
+        if dptr.is_null() {
+            return Err(null_out(
+                self.call,
+                "pointer to write the device pointer to",
+            ));
+        }
+        if ppitch.is_null() {
+            return Err(null_out(self.call, "pointer to write the pitch to"));
+        }
+        if ![4, 8, 16].contains(&element) {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{} was given an element size of {element} bytes; it takes 4, 8 or 16",
+                    self.call
+                ),
+            ));
+        }
+        let pitch = width.div_ceil(PITCH_ALIGN) * PITCH_ALIGN;
+        let size = pitch.checked_mul(height).ok_or_else(|| {
+            Fail::error(
+                CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+                format!(
+                    "{} asks for {height} rows of {}, more bytes than an address has",
+                    self.call,
+                    Bytes(pitch)
+                ),
+            )
+        })?;
+        let addr = self.state.memory.allocate(size, self.call, ctx)?;
+        // SAFETY: both are valid for writes (the C contract; not null, checked above).
+        unsafe {
+            out::write_hex(dptr, addr);
+            out::write(ppitch, pitch);
+        }
+        Ok(())
+    }
+
+    /// One side of a 2D copy at its first byte: the memory its `CUmemorytype` names, `x` bytes
+    /// and `y` rows of `pitch` bytes in.
+    fn side_2d(&self, side: Side2d, which: &str) -> Result<Place, Fail> {
+        use sys::CUmemorytype as M;
+        let place = match side.kind {
+            M::CU_MEMORYTYPE_HOST => Place::Host(side.host),
+            M::CU_MEMORYTYPE_DEVICE => Place::Device(side.device),
+            M::CU_MEMORYTYPE_UNIFIED => self.unified(side.device),
+            M::CU_MEMORYTYPE_ARRAY => {
+                return Err(Fail::error(
+                    CUresult::CUDA_ERROR_NOT_SUPPORTED,
+                    format!(
+                        "{}'s {which} is a CUDA array, which the fake device does not have \
+                         (copy from and to pitched memory: cuMemAllocPitch)",
+                        self.call
+                    ),
+                ))
+            }
+            M(other) => {
+                return Err(Fail::error(
+                    CUresult::CUDA_ERROR_INVALID_VALUE,
+                    format!(
+                        "{}'s {which} memory type is {other}, which is no CUmemorytype \
+                         (CU_MEMORYTYPE_HOST, _DEVICE, _ARRAY or _UNIFIED)",
+                        self.call
+                    ),
+                ))
+            }
+        };
+        let offset = side
+            .y
+            .checked_mul(side.pitch)
+            .and_then(|o| o.checked_add(side.x))
+            .ok_or_else(|| {
+                Fail::error(
+                    CUresult::CUDA_ERROR_INVALID_VALUE,
+                    format!(
+                        "{}'s {which} starts {} rows of {} and {} in, more bytes than an \
+                         address has",
+                        self.call,
+                        side.y,
+                        Bytes(side.pitch),
+                        Bytes(side.x)
+                    ),
+                )
+            })?;
+        Ok(match place {
+            Place::Device(d) => Place::Device(d.wrapping_add(offset as u64)),
+            Place::Host(h) => Place::Host(h.cast::<u8>().wrapping_add(offset).cast()),
+        })
+    }
+
+    /// Checks the rows of one side of a 2D copy or set, from the first byte of its first row to
+    /// the last of its last, as the single copy of those bytes would be checked: the device
+    /// allocation they are in, or the pinned host allocation they start in.
+    fn rows_side(&self, place: Place, rows: Rows, write: bool) -> Result<RowsAt, Fail> {
+        let with_rows = |mut fail: Fail| {
+            fail.why.push_str(&format!(
+                " ({rows}, from the first row's start to the last row's end)"
+            ));
+            fail
+        };
+        let span = rows.span();
+        match place {
+            Place::Device(d) => self
+                .state
+                .memory
+                .range(d, span, self.call, write)
+                .map(RowsAt::Device)
+                .map_err(with_rows),
+            Place::Host(h) => self
+                .host_side(h, span, write)
+                .map(|()| RowsAt::Host(h.cast()))
+                .map_err(with_rows),
+        }
+    }
+
+    /// Checks a pitch of a 2D copy or set: for more than one row, at least a row's width.
+    fn pitch(&self, rows: Rows, which: &str) -> Answer {
+        if rows.height > 1 && rows.pitch < rows.width {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{} {which} rows of {} with a pitch of {}: the pitch is the distance from \
+                     a row's start to the next row's, at least a row's width",
+                    self.call,
+                    Bytes(rows.width),
+                    Bytes(rows.pitch)
+                ),
+            ));
+        }
+        if rows.span_checked().is_none() {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{} {which} {rows}, more bytes than an address has",
+                    self.call
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn copy_2d(&mut self, p: *const sys::CUDA_MEMCPY2D, stream: Option<CUstream>) -> Answer {
+        self.current()?;
+        if let Some(s) = stream {
+            self.stream(s)?;
+        }
+        if p.is_null() {
+            return Err(null_out(self.call, "pointer to its CUDA_MEMCPY2D"));
+        }
+        // SAFETY: `p` is valid for reads of a `CUDA_MEMCPY2D` (the C contract; not null, checked
+        // above).
+        let c = unsafe { p.read() };
+        let (width, height) = (c.WidthInBytes, c.Height);
+        if width == 0 || height == 0 {
+            return Ok(());
+        }
+        let src_rows = Rows {
+            width,
+            height,
+            pitch: c.srcPitch,
+        };
+        let dst_rows = Rows {
+            pitch: c.dstPitch,
+            ..src_rows
+        };
+        self.pitch(src_rows, "reads")?;
+        self.pitch(dst_rows, "writes")?;
+        let src = self.side_2d(
+            Side2d {
+                kind: c.srcMemoryType,
+                host: c.srcHost.cast_mut(),
+                device: c.srcDevice,
+                x: c.srcXInBytes,
+                y: c.srcY,
+                pitch: c.srcPitch,
+            },
+            "source",
+        )?;
+        let dst = self.side_2d(
+            Side2d {
+                kind: c.dstMemoryType,
+                host: c.dstHost,
+                device: c.dstDevice,
+                x: c.dstXInBytes,
+                y: c.dstY,
+                pitch: c.dstPitch,
+            },
+            "destination",
+        )?;
+        // Check both sides, every row, before moving a byte.
+        let src = self.rows_side(src, src_rows, false)?;
+        let dst = self.rows_side(dst, dst_rows, true)?;
+        // The rows read first, then written: the same bytes whether or not the sides overlap.
+        let mut bytes = Vec::with_capacity(width * height);
+        for row in 0..height {
+            let at = row * c.srcPitch;
+            match src {
+                RowsAt::Device((base, offset)) => {
+                    bytes.extend_from_slice(self.state.memory.slice((base, offset + at), width));
+                }
+                RowsAt::Host(h) => {
+                    // SAFETY: the row is within the checked span at `h`, which is valid for
+                    // reads (the C contract of the copy), host memory and not the device's
+                    // bytes (checked: not a device pointer).
+                    let row = unsafe { std::slice::from_raw_parts(h.add(at), width) };
+                    bytes.extend_from_slice(row);
+                }
+            }
+        }
+        for (row, from) in bytes.chunks_exact(width).enumerate() {
+            let at = row * c.dstPitch;
+            match dst {
+                RowsAt::Device((base, offset)) => self
+                    .state
+                    .memory
+                    .slice_mut((base, offset + at), width)
+                    .copy_from_slice(from),
+                // SAFETY: the row is within the checked span at `h`, which is valid for writes
+                // (the C contract of the copy) and does not overlap `bytes`.
+                RowsAt::Host(h) => unsafe {
+                    h.add(at).copy_from_nonoverlapping(from.as_ptr(), width);
+                },
+            }
+        }
+        let n = width * height;
+        self.issue(
+            stream,
+            format!("copies {src_rows}"),
+            OP_NS + n as u64 / BYTES_PER_NS,
+        )?;
+        Ok(())
+    }
+
+    fn set_2d(
+        &mut self,
+        dst: CUdeviceptr,
+        pitch: usize,
+        value: &[u8],
+        (width, height): (usize, usize),
+        stream: Option<CUstream>,
+    ) -> Answer {
+        self.current()?;
+        if let Some(s) = stream {
+            self.stream(s)?;
+        }
+        let size = value.len();
+        let rows = Rows {
+            width: width.saturating_mul(size),
+            height,
+            pitch,
+        };
+        if !dst.is_multiple_of(size as u64) || (height > 1 && !pitch.is_multiple_of(size)) {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{} sets {rows} at {dst:#x}: the address and the pitch must be multiples \
+                     of {}",
+                    self.call,
+                    Bytes(size)
+                ),
+            ));
+        }
+        if rows.width == 0 || height == 0 {
+            return Ok(());
+        }
+        self.pitch(rows, "sets")?;
+        let RowsAt::Device((base, offset)) = self.rows_side(Place::Device(dst), rows, true)? else {
+            return Ok(());
+        };
+        for row in 0..height {
+            let at = offset + row * pitch;
+            let bytes = self.state.memory.slice_mut((base, at), rows.width);
+            for chunk in bytes.chunks_exact_mut(size) {
+                chunk.copy_from_slice(value);
+            }
+        }
+        let n = rows.width * height;
+        self.issue(
+            stream,
+            format!("sets {rows}"),
             OP_NS + n as u64 / BYTES_PER_NS,
         )?;
         Ok(())

@@ -78,7 +78,7 @@ pub struct Param {
 }
 
 /// A `PFN_` typedef name taken apart: `PFN_cuLaunchKernel_v7000_ptsz` -> (`cuLaunchKernel`, 7000, true).
-pub fn split_typedef_name(name: &str) -> Option<(&str, u32, bool)> {
+pub fn typedef_parts(name: &str) -> Option<(&str, u32, bool)> {
     let rest = name.strip_prefix("PFN_")?;
     let (rest, per_thread) = match rest
         .strip_suffix("_ptds")
@@ -110,7 +110,7 @@ pub fn build(generated: &Generated) -> Result<Manifest, String> {
     for item in &generated.bindings.items {
         let syn::Item::Type(t) = item else { continue };
         let name = t.ident.to_string();
-        let Some((base, version, per_thread)) = split_typedef_name(&name) else {
+        let Some((base, version, per_thread)) = typedef_parts(&name) else {
             continue;
         };
         let Some(f) = bare_fn(&t.ty) else {

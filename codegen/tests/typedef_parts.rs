@@ -1,4 +1,4 @@
-//! `manifest::typedef_parts`, the one place that reads a version out of a `PFN_` name.
+//! `manifest::typedef_parts`, the generator's one place that reads a version out of a `PFN_` name.
 //! Pure string tests: no headers, no libclang.
 
 use cuda_driver_table_codegen::manifest::typedef_parts;

@@ -143,13 +143,17 @@ cargo test -p cuda-driver-table-tests --features tracing --test hygiene
 cargo test -p cuda-driver-table-tests --features fake,tracing --test hygiene
 
 step "the fake driver (the runtime's fake feature): typed fakes, refusals, recording, parallel drivers, with tracing too; none of it in a normal build"
-cargo test -p cuda-driver-table-core --features fake --lib -- fake kernel_args
+# Core's door for it (`stand_in`, the `stand-in` feature: calls handed to a stand-in, the lending
+# of `kernel_args!` arrays, the layers that keep core from naming a fake), then the fake's crate.
+cargo test -p cuda-driver-table-core --features stand-in --lib -- stand_in kernel_args
+cargo test -p cuda-driver-table-core --test layers
+cargo test -p cuda-driver-table-fake --lib --tests
 cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
 cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
 # The fake device: its checks (each planted as the bug it catches), kernels as closures, streams
 # and events; its docs, the module's and the guide page's, as doctests.
 cargo test -p cuda-driver-table-tests --features fake --test fake_device
-cargo test -p cuda-driver-table-core --features fake --doc fake
+cargo test -p cuda-driver-table-fake --doc
 cargo test -p cuda-driver-table --features fake --doc guide
 # The vector_add example on the fake device: its kernel as a closure, its own check, no leak (also
 # on a failed launch). fastsum's and the samples' tests on the device run in `cargo test --workspace`.
@@ -249,7 +253,8 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   cargo +nightly miri test -q -p cuda-driver-table-tests --test custom_resolver --test macro_rules_inputs --test driver_option --test kernel_args
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing_out_values
-  cargo +nightly miri test -q -p cuda-driver-table-core --features fake --lib -- fake kernel_args
+  cargo +nightly miri test -q -p cuda-driver-table-core --features stand-in --lib -- stand_in kernel_args
+  cargo +nightly miri test -q -p cuda-driver-table-fake --lib --tests
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake
   # The fake device manages memory through raw pointers (host copies, pinned memory); with
   # tracing, an out-value a fake did not write is never read. With the fake, `kernel_args!` lends
@@ -272,8 +277,9 @@ step "the published crates package, verify and pass a publish dry run, the four 
 # Packaged together, so each verify build finds the others at their exact versions; --allow-dirty
 # only lets a developer run this before committing (a clean clone has nothing to allow). The local
 # crate and the codegen are published too: the dependency of three of them under their cuda-local
-# feature, and its build-dependency. (Verified with default features: the local crate empty.)
-local_crates=(-p cuda-driver-table-local -p cuda-driver-table-codegen)
+# feature, and its build-dependency. (Verified with default features: the local crate empty.) So
+# is the fake driver's crate, which the runtime's `fake` feature (a dev-dependency's) brings.
+local_crates=(-p cuda-driver-table-local -p cuda-driver-table-codegen -p cuda-driver-table-fake)
 # cargo verifies each package from a temporary registry under the target folder and unpacks it
 # into $CARGO_HOME/registry/src/-<hash of that registry's path>/ only once: a later run from the
 # same folder would build the sources an earlier run unpacked, not these. Remove ours first.
@@ -282,7 +288,8 @@ for unpacked in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/cuda-driver-table-
 done
 cargo package -q "${published[@]}" "${local_crates[@]}" --allow-dirty
 cargo publish -q --dry-run "${published[@]}" "${local_crates[@]}" --allow-dirty
-ls -l "$target"/package/cuda-driver-table-codegen-*.crate "$target"/package/cuda-driver-table-local-*.crate
+ls -l "$target"/package/cuda-driver-table-codegen-*.crate "$target"/package/cuda-driver-table-local-*.crate \
+  "$target"/package/cuda-driver-table-fake-*.crate
 crates=("$target"/package/cuda-driver-table-sys-*.crate "$target"/package/cuda-driver-table-core-*.crate "$target"/package/cuda-driver-table-macros-*.crate "$target"/package/cuda-driver-table-[0-9]*.crate)
 total=$(cat "${crates[@]}" | wc -c)
 ls -l "${crates[@]}"
@@ -304,7 +311,8 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features gpu --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features tracing --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-tests --features fake,tracing --all-targets -- -D warnings
-cargo clippy -p cuda-driver-table-core -p cuda-driver-table --features fake --all-targets -- -D warnings
+cargo clippy -p cuda-driver-table-core --features stand-in --all-targets -- -D warnings
+cargo clippy -p cuda-driver-table -p cuda-driver-table-fake --features cuda-driver-table/fake --all-targets -- -D warnings
 cargo clippy -p cuda-driver-table-benches --features tracing --all-targets -- -D warnings
 cargo fmt --all --check
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q

@@ -7,12 +7,13 @@
 pub use crate::__cdt_bind as bind;
 pub use crate::__cdt_call as call;
 pub use crate::__cdt_record as record;
+pub use crate::call::Hex;
 pub use crate::ffi::Pfn;
-pub use crate::registry::{record_bytes, record_len, Recorded, RecordedBackend};
+pub use crate::registry::{record_bytes, record_len, RecordedBackend};
 pub use crate::table::{
-    check, count_up, functions, min_driver_version, spec, Field, Functions, TableCore,
+    check, count_up, functions, min_driver_version, spec, Field, Functions, Recorded, TableCore,
+    LOOKUP_DRIVER_FLOOR,
 };
-pub use crate::trace::Hex;
 pub use crate::{Config, Error, Errors, FunctionSpec, StreamMode};
 
 // The standard library's names in the methods' signatures, through the path the rest of the
@@ -40,5 +41,7 @@ pub use crate::trace::{cold, emit, nanos, result_name, written, Arg, DebugArg, O
 #[cfg(feature = "tracing")]
 pub use tracing;
 
-#[cfg(feature = "fake")]
-pub use crate::fake::{fake_invoke, function_index, OutPlace};
+#[cfg(feature = "stand-in")]
+pub use crate::kernel_args::lent;
+#[cfg(feature = "stand-in")]
+pub use crate::stand_in::{invoke, OutPlace};

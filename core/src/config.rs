@@ -3,17 +3,19 @@
 //! A [`Config`] is a small `Copy` value built by `const fn`s, so that
 //! `static T: Table = Table::new();` works. It holds no library handle and does no work: loading
 //! happens in `library` on the first resolution. It must never hold per-instance state.
-//! [`Config::resolver`] is defined beside the loading, in `library`. With the `fake` feature it
-//! may also point at a fake driver (`fake`), opaquely: this module does not know its type.
+//! [`Config::resolver`] is defined beside the loading, in `library`. With the `stand-in` feature
+//! it may instead hold a stand-in driver (`StandIn`) that answers the calls of its tables.
 
-#[cfg(feature = "fake")]
-use std::any::Any;
+#[cfg(feature = "stand-in")]
+use std::ffi::CStr;
 use std::fmt;
-#[cfg(feature = "fake")]
-use std::panic::RefUnwindSafe;
 use std::path::{Path, PathBuf};
 
 use crate::resolve::Resolver;
+#[cfg(feature = "stand-in")]
+use crate::resolve::{LookupResult, Query, Versioning};
+#[cfg(feature = "stand-in")]
+use crate::stand_in::StandIn;
 use crate::stream::StreamMode;
 
 /// Where driver function pointers come from.
@@ -68,23 +70,59 @@ pub struct Config {
     /// The default configuration's way out: when the search finds no libcudart at all, resolve
     /// through libcuda instead.
     driver_fallback: bool,
-    /// The fake driver whose closures a table's methods call (`fake`), if this is its
-    /// configuration.
-    #[cfg(feature = "fake")]
-    fake: Option<FakeRef>,
+    /// The stand-in that answers the calls of this configuration's tables, if it is one's.
+    #[cfg(feature = "stand-in")]
+    stand_in: Option<StandInRef>,
 }
 
-/// A fake driver, as `fake` hands it to a configuration (its `FakeDriver`).
-#[cfg(feature = "fake")]
+/// A stand-in, as a configuration holds it.
+#[cfg(feature = "stand-in")]
 #[derive(Clone, Copy)]
-pub(crate) struct FakeRef(pub(crate) &'static (dyn Any + Send + Sync + RefUnwindSafe));
+struct StandInRef(&'static dyn StandIn);
 
-#[cfg(feature = "fake")]
-impl fmt::Debug for FakeRef {
+#[cfg(feature = "stand-in")]
+impl fmt::Debug for StandInRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("FakeDriver")
+        f.write_str(&self.0.describe())
     }
 }
+
+/// What [`Config::backend`] shows of a stand-in's configuration: a resolver that answers no
+/// lookup, so that the stand-in itself, whose lookups may hand out pointers that are not the
+/// functions, is never reached as a [`Resolver`] but through its configuration.
+#[cfg(feature = "stand-in")]
+struct StandInsOwn;
+
+// SAFETY: it hands out no pointer.
+#[cfg(feature = "stand-in")]
+unsafe impl Resolver for StandInsOwn {
+    fn describe(&self) -> String {
+        "a stand-in driver's configuration (`Config::stand_in`)".to_owned()
+    }
+    fn versioning(&self) -> Versioning {
+        Versioning::Unavailable(stand_in_refused())
+    }
+    fn lookup(&self, _: &CStr, _: Query, _: StreamMode) -> LookupResult {
+        LookupResult::Failed(stand_in_refused())
+    }
+    fn error_strings(&self, _: u32) -> (Option<String>, Option<String>) {
+        (None, None)
+    }
+}
+
+/// Why a stand-in's resolver is not used on its own.
+#[cfg(feature = "stand-in")]
+pub(crate) fn stand_in_refused() -> crate::error::Status {
+    crate::error::Status::new(
+        801,
+        "CUDA_ERROR_NOT_SUPPORTED",
+        "a stand-in driver's resolver cannot be used on its own (`Config::custom` of it would \
+         reach none of its answers); make tables with its own configuration, \
+         `Cuda::with_config(driver.config())`",
+    )
+}
+#[cfg(feature = "stand-in")]
+static STAND_INS_OWN: StandInsOwn = StandInsOwn;
 
 impl Config {
     /// The default configuration, what a table without `backend = ...` uses: the runtime backend
@@ -121,25 +159,33 @@ impl Config {
             library: None,
             stream_mode: StreamMode::Legacy,
             driver_fallback: false,
-            #[cfg(feature = "fake")]
-            fake: None,
+            #[cfg(feature = "stand-in")]
+            stand_in: None,
         }
     }
 
-    /// The configuration of a fake driver: `resolver` answers the lookups, and `fake` is what the
-    /// methods of a table so configured call instead of the pointers (`fake::fake_invoke`).
-    #[cfg(feature = "fake")]
-    pub(crate) fn with_fake(resolver: &'static dyn Resolver, fake: FakeRef) -> Self {
-        Self {
-            fake: Some(fake),
-            ..Self::custom(resolver)
-        }
+    /// The configuration of a stand-in driver: its lookups resolve the tables' functions, and
+    /// it answers their calls itself ([`StandIn::call`]) instead of the pointers. Its
+    /// [`backend`](Self::backend) is a resolver that answers nothing, and
+    /// [`resolver`](Self::resolver) refuses it: the stand-in is reached only through its tables.
+    #[cfg(feature = "stand-in")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stand-in")))]
+    pub const fn stand_in(stand_in: &'static dyn StandIn) -> Self {
+        let mut config = Self::custom(&STAND_INS_OWN);
+        config.stand_in = Some(StandInRef(stand_in));
+        config
     }
 
-    /// The fake driver of this configuration, if it is one's.
-    #[cfg(feature = "fake")]
-    pub(crate) fn fake(&self) -> Option<FakeRef> {
-        self.fake
+    /// The stand-in of this configuration, if it is one's: what a table's methods hand their
+    /// calls to (`stand_in::invoke`).
+    #[cfg(feature = "stand-in")]
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn stand_in_driver(&self) -> Option<&'static dyn StandIn> {
+        match self.stand_in {
+            Some(StandInRef(s)) => Some(s),
+            None => None,
+        }
     }
 
     /// Load exactly this library (libcudart or libcuda, after the backend) instead of searching.

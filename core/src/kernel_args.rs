@@ -44,14 +44,14 @@ impl<T> KernelParam for *mut T {}
 /// One entry of `kernelParams`: a pointer to a value borrowed for `'a`. Made by
 /// [`kernel_args!`](crate::kernel_args!) (or [`KernelArg::new`]).
 ///
-/// With the `fake` feature it also knows the value's size, which the fake device checks against
-/// the kernel's parameters (`fake::Device::kernel`).
+/// With the `stand-in` feature it also knows the value's size and type, which a stand-in driver
+/// can check against the kernel's parameters ([`lent`]).
 #[derive(Clone, Copy)]
-#[cfg_attr(not(feature = "fake"), repr(transparent))]
+#[cfg_attr(not(feature = "stand-in"), repr(transparent))]
 pub struct KernelArg<'a> {
     pointer: *mut c_void,
-    #[cfg(feature = "fake")]
-    size: usize,
+    #[cfg(feature = "stand-in")]
+    value_type: lent::ValueType,
     value: PhantomData<&'a ()>,
 }
 
@@ -62,8 +62,8 @@ impl<'a> KernelArg<'a> {
         Self {
             // `*mut` because `kernelParams` is `void **`; the driver only reads through it.
             pointer: ptr::from_ref(value).cast_mut().cast(),
-            #[cfg(feature = "fake")]
-            size: size_of::<T>(),
+            #[cfg(feature = "stand-in")]
+            value_type: lent::ValueType::of::<T>(),
             value: PhantomData,
         }
     }
@@ -134,19 +134,20 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
         if N == 0 {
             return launch(ptr::null_mut());
         }
-        #[cfg(not(feature = "fake"))]
+        #[cfg(not(feature = "stand-in"))]
         {
             // `KernelArg` is a transparent `*mut c_void`, so the array is an array of `void *`.
             launch(self.args.as_ptr().cast_mut().cast())
         }
-        #[cfg(feature = "fake")]
+        #[cfg(feature = "stand-in")]
         {
-            // With the fake, a `KernelArg` is a pointer and a size: the launch gets an array of
-            // the pointers alone, and the fake device, on this thread, the sizes beside it.
+            // With a stand-in, a `KernelArg` is a pointer and a value's type: the launch gets an
+            // array of the pointers alone, and `lent` the types beside it while it runs.
             let pointers = self.args.map(|arg| arg.pointer);
-            let sizes = self.args.map(|arg| arg.size);
             let params = pointers.as_ptr().cast_mut();
-            lent::lending(params, &sizes, || launch(params))
+            lent::lending(params, self.args.map(|arg| arg.value_type).to_vec(), || {
+                launch(params)
+            })
         }
     }
 
@@ -172,58 +173,74 @@ impl<'a, const N: usize> KernelArgs<'a, N> {
     }
 }
 
-/// The arrays that [`KernelArgs::with_params`] is lending on this thread, so that the fake
-/// device can check a launch's parameters against its kernel's: how many and of what sizes.
-#[cfg(feature = "fake")]
-pub(crate) mod lent {
-    use std::cell::Cell;
+/// The arrays that [`KernelArgs::with_params`] is lending now, on any thread, with the type of
+/// each value: what a stand-in driver checks a launch's `kernelParams` against, so that it never
+/// reads a value as another type than the one it is (the `stand-in` feature).
+#[cfg(feature = "stand-in")]
+#[doc(hidden)]
+pub mod lent {
     use std::ffi::c_void;
+    use std::mem::size_of;
+    use std::sync::{Mutex, PoisonError};
 
-    /// An array being lent: its address, and where and how many its values' sizes are.
-    #[derive(Clone, Copy)]
-    struct Lent {
-        params: *mut *mut c_void,
-        sizes: *const usize,
-        len: usize,
+    /// A value's size and type, as `kernel_args!` typed it.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ValueType {
+        /// Its size in bytes.
+        pub size: usize,
+        /// Its type's name ([`std::any::type_name`]).
+        pub name: fn() -> &'static str,
     }
 
-    thread_local! {
-        /// The innermost `with_params` of this thread still running, if any.
-        static LENT: Cell<Option<Lent>> = const { Cell::new(None) };
-    }
-
-    /// Puts back the array lent before, when a lending ends (by return or by unwinding).
-    struct Restore(Option<Lent>);
-
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            LENT.set(self.0);
+    impl ValueType {
+        /// `T`'s.
+        pub const fn of<T>() -> Self {
+            Self {
+                size: size_of::<T>(),
+                name: std::any::type_name::<T>,
+            }
         }
     }
 
-    /// Runs `launch` while `params`, whose values have `sizes`, is the array lent on this thread.
+    /// The arrays being lent: each array's address, and its values' types.
+    static LENDING: Mutex<Vec<(usize, Vec<ValueType>)>> = Mutex::new(Vec::new());
+
+    fn lending_now() -> std::sync::MutexGuard<'static, Vec<(usize, Vec<ValueType>)>> {
+        LENDING.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes an array off the list when its lending ends (by return or by unwinding).
+    struct Lending(usize);
+
+    impl Drop for Lending {
+        fn drop(&mut self) {
+            let mut lending = lending_now();
+            if let Some(i) = lending.iter().rposition(|(params, _)| *params == self.0) {
+                lending.swap_remove(i);
+            }
+        }
+    }
+
+    /// Runs `launch` while `params`, whose values are of `types`, is on the list of arrays lent.
     pub(crate) fn lending<R>(
         params: *mut *mut c_void,
-        sizes: &[usize],
+        types: Vec<ValueType>,
         launch: impl FnOnce() -> R,
     ) -> R {
-        let lent = Lent {
-            params,
-            sizes: sizes.as_ptr(),
-            len: sizes.len(),
-        };
-        let _restore = Restore(LENT.replace(Some(lent)));
+        lending_now().push((params.addr(), types));
+        let _lending = Lending(params.addr());
         launch()
     }
 
-    /// The sizes of the values of `params`, when `params` is the array a `with_params` of this
-    /// thread is lending now; `None` for an array built another way.
-    pub(crate) fn sizes(params: *mut *mut c_void) -> Option<Vec<usize>> {
-        let lent = LENT.get().filter(|lent| lent.params == params)?;
-        // SAFETY: `lent` was set by `lending`, whose frame is still running on this thread (its
-        // `Restore` takes it out when the frame ends), so `sizes` still points at the `len`
-        // sizes that frame borrows.
-        Some(unsafe { std::slice::from_raw_parts(lent.sizes, lent.len) }.to_vec())
+    /// The types of the values of `params` when `params` is an array a `with_params` is lending
+    /// now (on any thread: the array is alive until that call returns, and the launch that reads
+    /// it is inside it); `None` for an array built another way, or kept past its `with_params`.
+    pub fn types(params: *mut *mut c_void) -> Option<Vec<ValueType>> {
+        lending_now()
+            .iter()
+            .rev()
+            .find(|(lent, _)| *lent == params.addr())
+            .map(|(_, types)| types.clone())
     }
 }
 
@@ -360,9 +377,9 @@ mod tests {
         assert_eq!(args.with_params(launch), (0x1000, 0x2000, 7, 0.5));
         // Launched again with the same array: the values are still there.
         assert_eq!(args.with_params(launch), (0x1000, 0x2000, 7, 0.5));
-        // Both launches see the kept array itself, not a copy of it (with the fake, an array of
+        // Both launches see the kept array itself, not a copy of it (with a stand-in, an array of
         // the pointers alone, made for each launch).
-        #[cfg(not(feature = "fake"))]
+        #[cfg(not(feature = "stand-in"))]
         assert_eq!(args.with_params(|p| p), args.with_params(|p| p));
     }
 
@@ -419,39 +436,39 @@ mod tests {
         assert!(got_raw.is_null());
     }
 
-    /// What the fake device sees of a launch's array: the sizes of its values while
-    /// `with_params` lends it, on this thread; nothing for another array, or once it returns.
-    #[cfg(feature = "fake")]
+    /// What a stand-in sees of a launch's array: the types of its values while `with_params`
+    /// lends it, from any thread, nested arrays each their own; nothing for an array built by
+    /// hand, or once it returns.
+    #[cfg(feature = "stand-in")]
     #[test]
-    fn the_fake_sees_the_sizes_of_the_array_being_lent() {
-        let (a, n, x) = (0x7000_u64, 3_u32, 1.5_f64);
+    fn a_stand_in_sees_the_types_of_every_array_being_lent() {
+        let sizes = |params| lent::types(params).map(|t| t.iter().map(|t| t.size).collect());
+        let names = |params| lent::types(params).map(|t| t.iter().map(|t| (t.name)()).collect());
+        let (a, n, x) = (0x7000_u64, 3_u32, true);
         let mut outer_params = ptr::null_mut();
         kernel_args![&a, &n].with_params(|outer| {
             outer_params = outer;
-            assert_eq!(lent::sizes(outer), Some(vec![8, 4]));
+            assert_eq!(sizes(outer), Some(vec![8, 4]));
+            assert_eq!(names(outer), Some(vec!["u64", "u32"]));
             kernel_args![&x].with_params(|inner| {
-                assert_eq!(lent::sizes(inner), Some(vec![8]));
-                assert_eq!(
-                    lent::sizes(outer),
-                    None,
-                    "the innermost array is the one lent"
-                );
+                assert_eq!(names(inner), Some(vec!["bool"]));
+                assert_eq!(sizes(outer), Some(vec![8, 4]), "the outer one still");
             });
-            assert_eq!(lent::sizes(outer), Some(vec![8, 4]), "the outer one again");
+            assert_eq!(sizes(outer), Some(vec![8, 4]));
             let mut by_hand = [ptr::from_ref(&a).cast_mut().cast::<c_void>()];
-            assert_eq!(lent::sizes(by_hand.as_mut_ptr()), None);
-            let lent_elsewhere = std::thread::scope(|s| {
+            assert_eq!(sizes(by_hand.as_mut_ptr()), None);
+            let seen_elsewhere = std::thread::scope(|s| {
                 let address = outer.addr();
-                s.spawn(move || lent::sizes(ptr::without_provenance_mut(address)))
+                s.spawn(move || sizes(ptr::without_provenance_mut(address)))
                     .join()
             });
             assert_eq!(
-                lent_elsewhere.ok(),
-                Some(None),
-                "only on the lending thread"
+                seen_elsewhere.ok(),
+                Some(Some(vec![8, 4])),
+                "another thread launching the array sees it too"
             );
         });
-        assert_eq!(lent::sizes(outer_params), None);
+        assert_eq!(sizes(outer_params), None);
     }
 
     #[test]
@@ -465,9 +482,9 @@ mod tests {
                 assert_eq!(*p.add(1), ptr::from_ref(&b).cast_mut().cast());
             }
         });
-        // Without the fake, the array is what the driver reads; with it, each entry also holds
-        // its value's size, and `with_params` lends an array of the pointers alone (as above).
-        #[cfg(not(feature = "fake"))]
+        // Without a stand-in, the array is what the driver reads; with it, each entry also holds
+        // its value's type, and `with_params` lends an array of the pointers alone (as above).
+        #[cfg(not(feature = "stand-in"))]
         assert_eq!(size_of::<KernelArgs<'_, 2>>(), 2 * size_of::<*mut c_void>());
         assert_eq!(
             format!("{:?}", KernelArg::new(&a)),

@@ -8,21 +8,22 @@
 // docs.rs (`--cfg docsrs`, nightly) shows each feature-gated item with its feature.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-#[cfg(feature = "fake")]
-#[cfg_attr(docsrs, doc(cfg(feature = "fake")))]
-pub mod fake;
 pub mod manifest;
 pub mod registry;
 pub mod sys;
 
 mod abi_history;
 mod backend;
+mod call;
 mod config;
 mod error;
 mod ffi;
 mod kernel_args;
 mod library;
 mod resolve;
+#[cfg(feature = "stand-in")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stand-in")))]
+pub mod stand_in;
 mod stream;
 mod table;
 mod trace;

@@ -114,10 +114,7 @@ use crate::stream::StreamMode;
 /// When the library cannot be loaded or the function cannot be resolved at that ABI (see
 /// [`ErrorKind`]).
 pub fn resolve(config: &Config, name: &'static str, abi: &Abi) -> Result<NonNull<c_void>, Error> {
-    #[cfg(feature = "fake")]
-    if let Some(refused) = crate::fake::refuse_resolver(config) {
-        return Err(refused);
-    }
+    refuse_stand_in(config, "resolve")?;
     resolve_with(resolver_for(config)?, config.stream_mode(), name, abi)
 }
 
@@ -128,15 +125,30 @@ impl Config {
     /// # Errors
     ///
     /// When the library cannot be found or is not a CUDA library (the error lists every path
-    /// tried), or this is a fake driver's configuration (its resolver reaches none of its fakes:
-    /// make tables with the configuration itself).
+    /// tried), or this is a stand-in driver's configuration (`Config::stand_in`: its resolver
+    /// reaches none of its answers; make tables with the configuration itself).
     pub fn resolver(&self) -> Result<&'static dyn Resolver, Error> {
-        #[cfg(feature = "fake")]
-        if let Some(refused) = crate::fake::refuse_resolver(self) {
-            return Err(refused);
-        }
+        refuse_stand_in(self, "Config::resolver")?;
         resolver_for(self)
     }
+}
+
+/// The refusal of [`Config::resolver`] and [`resolve`] for a stand-in's configuration
+/// (`Config::stand_in`): its resolver, used on its own, would reach none of its answers, and
+/// may hand out pointers that are not the functions (`StandIn`'s contract).
+#[cfg_attr(not(feature = "stand-in"), allow(clippy::unnecessary_wraps))]
+fn refuse_stand_in(config: &Config, function: &'static str) -> Result<(), Error> {
+    #[cfg(feature = "stand-in")]
+    if let Some(stand_in) = config.stand_in_driver() {
+        return Err(ErrorKind::LookupFailed {
+            function,
+            status: crate::config::stand_in_refused(),
+            backend: stand_in.describe(),
+        }
+        .into());
+    }
+    let _ = (config, function);
+    Ok(())
 }
 
 /// The resolver for `config`, loading its library on first use.
@@ -146,6 +158,10 @@ pub(crate) fn resolver_for(config: &Config) -> Result<&'static dyn Resolver, Err
 
 /// What `config` resolves through, loading its library on first use.
 pub(crate) fn source_for(config: &Config) -> Result<Source, Error> {
+    #[cfg(feature = "stand-in")]
+    if let Some(stand_in) = config.stand_in_driver() {
+        return Ok(Source::Custom(stand_in));
+    }
     let loaded = match config.backend() {
         Backend::Custom(resolver) => return Ok(Source::Custom(resolver)),
         Backend::Runtime if config.falls_back_to_driver() => runtime_or_driver(),

@@ -444,17 +444,6 @@ macro_rules! __cdt_record {
     };
 }
 
-/// A table's record, which every value of the table refers to: the GNU linker (`--gc-sections`,
-/// which Rust passes it) keeps a PE file's sections only as far as something kept refers to
-/// them, and `#[used]` does not count there, so a record nothing referred to would be dropped
-/// from a `x86_64-pc-windows-gnu` program. [`__cdt_record!`](crate::__cdt_record) implements it
-/// for the table it records.
-#[doc(hidden)]
-pub trait Recorded {
-    /// The record's bytes, in the records section.
-    const RECORD: &'static [u8];
-}
-
 /// Every table of the running program (of the executable or library this crate is linked into),
 /// as recorded, sorted by name (linkers place the records in different orders). Records this
 /// version cannot read (see [`parse`]) are left out. Reads the program's own bytes; nothing is

@@ -17,15 +17,25 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::backend::Source;
 use crate::config::Config;
-#[cfg(feature = "fake")]
+#[cfg(feature = "stand-in")]
 use crate::error::Status;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::library::{resolver_for, source_for};
 use crate::manifest::{cu_result_name, Abi, PerThread};
-use crate::registry::Recorded;
 use crate::resolve::{found, resolve_request};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
+
+/// A table's record, which every value of the table refers to: the GNU linker (`--gc-sections`,
+/// which Rust passes it) keeps a PE file's sections only as far as something kept refers to
+/// them, and `#[used]` does not count there, so a record nothing referred to would be dropped
+/// from a `x86_64-pc-windows-gnu` program. [`__cdt_record!`](crate::__cdt_record) (in
+/// `registry`, which reads the records) implements it for the table it records.
+#[doc(hidden)]
+pub trait Recorded {
+    /// The record's bytes, in the records section.
+    const RECORD: &'static [u8];
+}
 
 /// One function of a table and the ABI it is pinned to (`Table::FUNCTIONS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,27 +322,28 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
     }
 
     /// Function `I` as a pointer the caller keeps: the body of a raw `pfn_*` accessor. That is
-    /// [`get`](Self::get), except that a table configured with a fake driver (the `fake`
-    /// feature) refuses: the pointer could not reach the fake, which its methods call.
+    /// [`get`](Self::get), except that a table configured with a stand-in driver (the
+    /// `stand-in` feature) refuses: the pointer could not reach the stand-in, which its methods
+    /// call.
     ///
     /// # Errors
     ///
-    /// When it cannot be resolved (see [`ErrorKind`]), or the table's driver is a fake.
+    /// When it cannot be resolved (see [`ErrorKind`]), or the table's driver is a stand-in.
     #[inline(always)]
     pub fn pointer<const I: usize>(&self) -> Result<<T as Field<I>>::Fn, Error>
     where
         T: Field<I>,
     {
-        #[cfg(feature = "fake")]
-        if self.config.fake().is_some() {
+        #[cfg(feature = "stand-in")]
+        if self.config.stand_in_driver().is_some() {
             return Err(self.refuse_raw(T::FUNCTIONS[I].name));
         }
         self.get::<I>()
     }
 
-    /// With a fake driver, the refusal of a raw pointer to `name`: a pointer cannot reach a
-    /// closure, so it would only be the fake's stand-in, which calls nothing.
-    #[cfg(feature = "fake")]
+    /// With a stand-in driver, the refusal of a raw pointer to `name`: a pointer cannot reach
+    /// the stand-in's answer, so it would only be what its lookup handed out.
+    #[cfg(feature = "stand-in")]
     #[cold]
     #[inline(never)]
     fn refuse_raw(&self, name: &'static str) -> Error {
@@ -346,8 +357,8 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
                 801,
                 "CUDA_ERROR_NOT_SUPPORTED",
                 format!(
-                    "a raw pointer cannot reach a fake (a Rust closure); call the table's method \
-                     {name} instead"
+                    "a raw pointer cannot reach a stand-in driver's answers; call the table's \
+                     method {name} instead"
                 ),
             ),
             backend,
@@ -410,11 +421,12 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
 
     /// The address of the function named `name`, resolved on first use; `None` when the table
     /// has no such function (a table's `raw_pointer`).
-    /// Like a raw accessor, it refuses a table whose driver is a fake ([`pointer`](Self::pointer)).
+    /// Like a raw accessor, it refuses a table whose driver is a stand-in
+    /// ([`pointer`](Self::pointer)).
     pub fn raw_pointer(&self, name: &str) -> Option<Result<NonNull<c_void>, Error>> {
         let i = T::FUNCTIONS.iter().position(|f| f.name == name)?;
-        #[cfg(feature = "fake")]
-        if self.config.fake().is_some() {
+        #[cfg(feature = "stand-in")]
+        if self.config.stand_in_driver().is_some() {
             return Some(Err(self.refuse_raw(T::FUNCTIONS[i].name)));
         }
         Some(self.address(i))
@@ -464,7 +476,13 @@ fn settle(
     let start = std::time::Instant::now();
     let result = resolve(request).map(|p| store_first(slot, p));
     #[cfg(feature = "tracing")]
-    crate::trace::resolution(config, spec.name, request, &result, start.elapsed());
+    crate::trace::resolution(
+        &|| resolver_for(config).map_or_else(|_| "no library".to_owned(), |r| r.describe()),
+        spec.name,
+        request,
+        &result,
+        start.elapsed(),
+    );
     result
 }
 
@@ -564,7 +582,8 @@ impl<T: Functions, const N: usize> fmt::Debug for TableCore<T, N> {
 /// The driver version the lookup itself needs: `cuGetProcAddress` appeared in CUDA 11.3 (both
 /// backends reach every function through it; libcudart 12.5+ through its `_v2`, which 12.0+
 /// drivers have).
-pub(crate) const LOOKUP_DRIVER_FLOOR: u32 = 11030;
+#[doc(hidden)]
+pub const LOOKUP_DRIVER_FLOOR: u32 = 11030;
 
 /// The lowest driver version (`cuDriverGetVersion`'s number) on which every function of
 /// `functions` resolves in stream mode `mode`: the newest version any of them is requested at

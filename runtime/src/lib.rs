@@ -37,4 +37,13 @@
 pub use cuda_driver_table_core::*;
 pub use cuda_driver_table_macros::driver_table;
 
+/// The fake driver and fake device, for tests without a GPU (the `fake` feature).
+#[cfg(feature = "fake")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fake")))]
+#[doc(inline)]
+pub use cuda_driver_table_fake as fake;
+#[cfg(feature = "fake")]
+#[doc(hidden)]
+pub use cuda_driver_table_fake::fake_function;
+
 pub mod guide;

@@ -130,8 +130,8 @@ fn a_function_without_a_fake_is_an_error_naming_it_and_resolve_all_lists_each() 
     );
     assert_eq!(
         error.to_string(),
-        "looking up cuMemAlloc through a fake driver (cuda_driver_table::fake) with fakes of \
-         cuInit failed: CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it (and no \
+        "looking up cuMemAlloc through a fake driver (cuda_driver_table::fake; fakes of cuInit) \
+         failed: CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it (and no \
          device that implements it); give it one with `Fake::on` or `Fake::returns`, or answer \
          the rest with `Fake::succeed_others`"
     );
@@ -183,8 +183,8 @@ fn raw_pointers_of_a_faked_table_are_refused_naming_the_function() {
     let text = error.to_string();
     assert!(
         text.contains(
-            "CUDA_ERROR_NOT_SUPPORTED (801): a raw pointer cannot reach a fake (a Rust \
-                       closure); call the table's method cuMemAlloc instead"
+            "CUDA_ERROR_NOT_SUPPORTED (801): a raw pointer cannot reach a stand-in driver's \
+             answers; call the table's method cuMemAlloc instead"
         ),
         "{text}"
     );
@@ -525,7 +525,7 @@ mod tracing_events {
         assert_eq!(fields[0]["resolved"], "cuMemAlloc");
         assert_eq!(
             fields[0]["backend"],
-            "a fake driver (cuda_driver_table::fake) with fakes of cuInit, cuMemAlloc, cuMemFree"
+            "a fake driver (cuda_driver_table::fake; fakes of cuInit, cuMemAlloc, cuMemFree)"
         );
         assert_eq!(fields[1]["function"], "cuMemAlloc");
         assert_eq!(fields[1]["bytesize"], "256");

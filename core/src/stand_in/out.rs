@@ -1,7 +1,6 @@
-//! Out-values of fake calls: what a fake wrote through them, recorded per thread during the call,
-//! so that the `tracing` feature's event reads only values a fake wrote (never a place the
-//! caller left uninitialised), [`FakeDriver::written_by`](super::FakeDriver::written_by) shows
-//! them, and a failing device call can describe itself.
+//! Out-values of calls a stand-in answers: what it wrote through them, recorded per thread during
+//! the call, so that the `tracing` feature's event reads only values the stand-in wrote (never a
+//! place the caller left uninitialised) and [`Call::written`](super::Call::written) shows them.
 
 use std::any::{type_name, Any};
 use std::cell::RefCell;
@@ -9,7 +8,7 @@ use std::fmt;
 use std::mem::size_of;
 use std::sync::Arc;
 
-/// An out-value of a call, as a table's method hands it to the fake driver: its parameter's name,
+/// An out-value of a call, as a table's method hands it to a stand-in: its parameter's name,
 /// where it points, its pointee's size and whether that is a handle. Made by the generated call.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
@@ -42,9 +41,10 @@ impl OutPlace {
     ///
     /// # Safety
     ///
-    /// The place is null or valid for writes of its type, for which all-zero bytes are a value
-    /// (what `Driver::succeed` requires).
-    pub(crate) unsafe fn fill(&self, handle: usize) {
+    /// The place is null or valid for writes of its type, for which all-zero bytes are a value:
+    /// a C type of the bindings (integers, floats, enum newtypes, raw pointers, `Option`s of
+    /// function pointers, and `#[repr(C)]` structs, unions and arrays of them).
+    pub unsafe fn fill(&self, handle: usize) {
         if self.addr == 0 {
             return;
         }
@@ -71,9 +71,7 @@ impl OutPlace {
     }
 }
 
-/// What a fake wrote through one out-value of a call, as [`FakeDriver::written_by`] shows it.
-///
-/// [`FakeDriver::written_by`]: super::FakeDriver::written_by
+/// What a stand-in wrote through one out-value of a call ([`Call::written`](super::Call::written)).
 #[derive(Clone)]
 pub struct Written {
     parameter: &'static str,
@@ -88,12 +86,12 @@ impl Written {
         self.parameter
     }
 
-    /// The value written, if it was written as a `T` (by the device, or by [`write()`]).
+    /// The value written, if it was written as a `T` (by [`write()`]).
     pub fn get<T: Copy + 'static>(&self) -> Option<T> {
         self.value.downcast_ref::<Sent<T>>().map(|v| v.0)
     }
 
-    /// A handle's address, or an integer's value, however it was written (`succeed_others`
+    /// A handle's address, or an integer's value, however it was written ([`OutPlace::fill`]
     /// writes handles as addresses): `None` for what is not a handle or an integer.
     pub fn as_u64(&self) -> Option<u64> {
         self.bits
@@ -111,7 +109,7 @@ impl fmt::Debug for Written {
     }
 }
 
-/// A value written by a fake, kept for [`Written`].
+/// A value written by a stand-in, kept for [`Written`].
 struct Sent<T>(T);
 
 // SAFETY: the values kept are out-values of driver functions: C values (integers, handles, raw
@@ -132,10 +130,8 @@ struct Record {
 }
 
 thread_local! {
-    /// The writes of the fake call in progress on this thread.
+    /// The writes of the stand-in's call in progress on this thread.
     static WRITES: RefCell<Vec<Record>> = const { RefCell::new(Vec::new()) };
-    /// What the device said about the last call it failed on this thread: its code and why.
-    static FAILURE: RefCell<Option<(u32, String)>> = const { RefCell::new(None) };
 }
 
 fn record(
@@ -156,13 +152,12 @@ fn record(
     });
 }
 
-/// A fake call starts on this thread: nothing written yet, no failure said.
+/// A stand-in's call starts on this thread: nothing written yet.
 pub(crate) fn begin() {
     let _ = WRITES.try_with(|w| w.borrow_mut().clear());
-    let _ = FAILURE.try_with(|f| f.borrow_mut().take());
 }
 
-/// The writes of the call that just returned through its `outs`, for the record of calls.
+/// The writes of the call in progress through its `outs`.
 pub(crate) fn taken(outs: &[OutPlace]) -> Vec<Written> {
     WRITES
         .try_with(|w| {
@@ -185,40 +180,23 @@ pub(crate) fn taken(outs: &[OutPlace]) -> Vec<Written> {
         .unwrap_or_default()
 }
 
-/// Whether the fake call that just returned on this thread wrote the `size` bytes at `addr`
-/// (what the `tracing` feature's event of a fake call may read).
+/// Whether the stand-in's call that just returned on this thread wrote the `size` bytes at `addr`
+/// (what the `tracing` feature's event of a stand-in's call may read).
 #[cfg(feature = "tracing")]
 pub(crate) fn was_written(addr: usize, size: usize) -> bool {
     WRITES
         .try_with(|w| {
             w.borrow()
                 .iter()
-                .any(|r| r.addr <= addr && addr + size <= r.addr + r.size)
+                .any(|r| r.addr <= addr && addr.saturating_add(size) <= r.addr + r.size)
         })
         .unwrap_or(false)
 }
 
-/// The device failed the call in progress with `code`, for `why`: the description its error
-/// gets.
-pub(crate) fn fail(code: u32, why: String) {
-    let _ = FAILURE.try_with(|f| *f.borrow_mut() = Some((code, why)));
-}
-
-/// The description of `code` if the last fake call on this thread failed with it and said why.
-pub(crate) fn failure(code: u32) -> Option<String> {
-    FAILURE
-        .try_with(|f| match &*f.borrow() {
-            Some((c, why)) if *c == code => Some(why.clone()),
-            _ => None,
-        })
-        .ok()
-        .flatten()
-}
-
-/// Writes `value` through `place` as a fake's answer, and records that it did (unless `place`
-/// is null): what a closure of [`Fake::on`](super::Fake::on) writes its out-values with, so that
-/// the `tracing` feature's event and [`FakeDriver::written_by`](super::FakeDriver::written_by)
-/// show them. (An out-value a closure writes otherwise is still written, but neither shows it.)
+/// Writes `value` through `place` as a stand-in's answer, and records that it did (unless
+/// `place` is null): what a fake writes its out-values with, so that the `tracing` feature's
+/// event and the record of calls show them. (An out-value written otherwise is still written,
+/// but neither shows it.)
 ///
 /// # Safety
 ///
@@ -234,7 +212,7 @@ pub unsafe fn write<T: Copy + fmt::Debug + 'static>(place: *mut T, value: T) {
 /// # Safety
 ///
 /// As [`write()`].
-pub(crate) unsafe fn write_hex<T: Copy + fmt::LowerHex + 'static>(place: *mut T, value: T) {
+pub unsafe fn write_hex<T: Copy + fmt::LowerHex + 'static>(place: *mut T, value: T) {
     // SAFETY: the caller's contract.
     unsafe { write_shown(place, value, format!("{value:#x}")) }
 }

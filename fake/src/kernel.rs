@@ -6,10 +6,10 @@ use std::ffi::c_void;
 use std::fmt;
 use std::mem::size_of;
 
-use crate::kernel_args::KernelParam;
-use crate::sys::CUdeviceptr;
+use cuda_driver_table_core::sys::CUdeviceptr;
+use cuda_driver_table_core::KernelParam;
 
-use super::device::{Access, Memory};
+use crate::device::{Access, Memory};
 
 /// A grid's or a block's size, or an index in one: `x`, `y`, `z`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

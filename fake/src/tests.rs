@@ -1,26 +1,26 @@
 //! The fake driver's parts, against a table bound as the macro binds it: which lookups find a
 //! fake (exactly its ABI and flag), the driver version, the stand-in a lookup hands out (called
-//! through its `PFN_*` type), `fake_invoke` with and without a fake configuration, the refusal of
-//! raw pointers, recording, and `function_index`.
+//! through its `PFN_*` type), core's `invoke` with and without a fake configuration, the refusal
+//! of raw pointers, recording, and `function_index`.
 
 use std::ffi::{c_uint, CStr};
-use std::ptr::null_mut;
+use std::ptr::{null_mut, NonNull};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use cuda_driver_table_core::__private::{invoke, Functions, TableCore};
+use cuda_driver_table_core::ErrorKind;
+
 use super::*;
-use crate::error::ErrorKind;
-use crate::table::{Functions, TableCore};
-use crate::testing::{found, Recorder};
 
 struct Table;
 
-crate::__cdt_bind! {
+cuda_driver_table_core::__cdt_bind! {
     Table;
     0 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] [];
     1 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 ["cuLaunchKernel"] [PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz"];
     2 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 ["cuMemAlloc_v2"] [];
 }
-crate::__cdt_record! { Table; Default; Legacy }
+cuda_driver_table_core::__cdt_record! { Table; Default; Legacy }
 
 type Core = TableCore<Table, 3>;
 
@@ -135,11 +135,20 @@ fn describe_names_each_faked_function_once_and_the_version() {
     let driver = fake().returns(INIT, CUresult::CUDA_SUCCESS).build();
     assert_eq!(
         driver.0.describe(),
-        "a fake driver (cuda_driver_table::fake) with fakes of cuInit, cuLaunchKernel"
+        "a fake driver (cuda_driver_table::fake; fakes of cuInit, cuLaunchKernel)"
     );
     assert_eq!(
         Fake::new().driver_version(12080).build().0.describe(),
-        "a fake driver (cuda_driver_table::fake, CUDA 12.8) with no fakes"
+        "a fake driver (cuda_driver_table::fake; CUDA 12.8)"
+    );
+    assert_eq!(
+        Fake::new()
+            .device(&Device::new())
+            .succeed_others()
+            .build()
+            .0
+            .describe(),
+        "a fake driver (cuda_driver_table::fake; a fake device; success for the rest)"
     );
     assert_eq!(driver.0.error_strings(2), (None, None));
     let builder = format!("{:?}", fake().driver_version(12080).record(false));
@@ -166,12 +175,12 @@ fn the_stand_in_a_lookup_hands_out_calls_nothing_and_returns_not_supported() {
 }
 
 #[test]
-fn fake_invoke_calls_the_fake_of_a_fake_configuration_and_the_function_otherwise() {
+fn invoke_calls_the_fake_of_a_fake_configuration_and_the_function_otherwise() {
     let driver = fake().build();
     let core = Core::new(driver.config());
     let init = core.get::<0>().expect("faked");
     // SAFETY: cuInit takes any flags; `init` was resolved through this configuration.
-    let result = unsafe { fake_invoke(core.config(), "cuInit", init, (7,), &[]) };
+    let result = unsafe { invoke(core.config().stand_in_driver(), "cuInit", init, (7,), &[]) };
     assert_eq!(result, CUresult(1007));
     assert_eq!(driver.calls(), ["cuInit"]);
     assert_eq!(driver.calls_to(INIT), [(7,)]);
@@ -183,14 +192,22 @@ fn fake_invoke_calls_the_fake_of_a_fake_configuration_and_the_function_otherwise
     }
     let real: <Table as Field<0>>::Fn = real_init;
     // SAFETY: `real_init` takes any flags.
-    let result = unsafe { fake_invoke(&Config::runtime(), "cuInit", real, (5,), &[]) };
+    let result = unsafe {
+        invoke(
+            Config::runtime().stand_in_driver(),
+            "cuInit",
+            real,
+            (5,),
+            &[],
+        )
+    };
     assert_eq!(result, CUresult::CUDA_ERROR_NO_DEVICE);
     assert_eq!(CALLED_WITH.load(Ordering::Relaxed), 5);
     // A fake driver whose fakes lack this function and type answers as the stand-in does,
     // calling nothing.
     let other = Fake::new().build();
     // SAFETY: as above.
-    let result = unsafe { fake_invoke(&other.config(), "cuInit", init, (0,), &[]) };
+    let result = unsafe { invoke(other.config().stand_in_driver(), "cuInit", init, (0,), &[]) };
     assert_eq!(result, CUresult::CUDA_ERROR_NOT_SUPPORTED);
 }
 
@@ -208,7 +225,22 @@ fn raw_pointers_are_refused_with_a_fake_driver_only() {
     assert!(core.get::<0>().is_ok());
     assert!(core.resolve_all().is_err(), "cuMemAlloc has no fake");
 
-    let other = Core::new(Config::custom(Recorder::versioned(found)));
+    /// A resolver that finds every function (its pointers are never called here).
+    struct Finds;
+    // SAFETY: the pointers are never called: the test only checks that they are handed out.
+    unsafe impl Resolver for Finds {
+        fn describe(&self) -> String {
+            "finds everything".to_owned()
+        }
+        fn versioning(&self) -> Versioning {
+            Versioning::Versioned
+        }
+        fn lookup(&self, _: &CStr, _: Query, _: StreamMode) -> LookupResult {
+            LookupResult::Found(NonNull::dangling())
+        }
+    }
+    static FINDS: Finds = Finds;
+    let other = Core::new(Config::custom(&FINDS));
     assert!(other.pointer::<0>().is_ok());
     assert!(other.raw_pointer("cuInit").expect("listed").is_ok());
 }
@@ -224,9 +256,15 @@ fn recording_keeps_each_functions_arguments_apart() {
     let mut p = 0;
     // SAFETY: `p` is a valid place; the fakes read nothing.
     unsafe {
-        fake_invoke(core.config(), "cuInit", init, (0,), &[]);
-        fake_invoke(core.config(), "cuMemAlloc", alloc, (&raw mut p, 64), &[]);
-        fake_invoke(core.config(), "cuInit", init, (3,), &[]);
+        invoke(core.config().stand_in_driver(), "cuInit", init, (0,), &[]);
+        invoke(
+            core.config().stand_in_driver(),
+            "cuMemAlloc",
+            alloc,
+            (&raw mut p, 64),
+            &[],
+        );
+        invoke(core.config().stand_in_driver(), "cuInit", init, (3,), &[]);
     }
     assert_eq!(driver.calls(), ["cuInit", "cuMemAlloc", "cuInit"]);
     assert_eq!(driver.calls_to(INIT), [(0,), (3,)]);

@@ -194,28 +194,30 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::config::{Config, FakeRef};
-use crate::error::Status;
-use crate::resolve::{LookupResult, Query, Resolver, Versioning};
-use crate::stream::StreamMode;
-use crate::sys::CUresult;
-use crate::table::{Field, FunctionSpec, LOOKUP_DRIVER_FLOOR};
-use crate::version::CudaVersion;
+use cuda_driver_table_core::__private::{Field, LOOKUP_DRIVER_FLOOR};
+use cuda_driver_table_core::stand_in::{Call, DriverFn, Kept, OutPlace, StandIn};
+use cuda_driver_table_core::sys::CUresult;
+use cuda_driver_table_core::{
+    Config, CudaVersion, FunctionSpec, LookupResult, Query, Resolver, Status, StreamMode,
+    Versioning,
+};
 
 #[doc(inline)]
 pub use crate::fake_function as function;
 
 mod device;
+mod failure;
 mod kernel;
-mod out;
 
+pub use cuda_driver_table_core::stand_in::{write, Written};
 pub use device::{Device, Finding, FindingKind, Report, Work};
 pub use kernel::{DeviceValue, Dim3, Fault, KernelParams, Launch, Thread};
-#[cfg(feature = "tracing")]
-pub(crate) use out::was_written;
+
+/// What `function!` expands to reaches these through the crate's path (`$crate`).
 #[doc(hidden)]
-pub use out::OutPlace;
-pub use out::{write, Written};
+pub mod __private {
+    pub use cuda_driver_table_core::__private::Functions;
+}
 
 /// The first of the handles `succeed_others` hands out without a device: high, never a host
 /// address, apart from a device's.
@@ -234,8 +236,8 @@ fn token() -> NonNull<c_void> {
 /// It is a [`Function`](crate::fake::Function), whose type carries the function's signature at
 /// the table's pin, so the closure given for it takes exactly that function's arguments.
 ///
-/// Use it as `cuda_driver_table::fake::function!` (a `macro_rules!` macro is also at the
-/// crate's root, as `fake_function!`; the two are the same).
+/// Use it as `cuda_driver_table::fake::function!` (`fake_function!` is the same macro, by the
+/// name it is exported under).
 ///
 /// ```
 /// use cuda_driver_table::fake::{function, Fake};
@@ -263,10 +265,10 @@ macro_rules! fake_function {
     (<$table:ty>::$name:ident) => {{
         // The table's method of that name: a name the table lacks is an error here, at the name.
         let _ = <$table>::$name;
-        $crate::fake::Function::<
+        $crate::Function::<
             $table,
             {
-                $crate::__private::function_index(
+                $crate::function_index(
                     <$table as $crate::__private::Functions>::FUNCTIONS,
                     ::core::stringify!($name),
                 )
@@ -357,123 +359,28 @@ impl<T: Field<I>, const I: usize> fmt::Debug for Function<T, I> {
 
 /// The arguments of function `I` of table `T`, as one tuple: what its fake takes and what
 /// [`FakeDriver::calls_to`] gives back.
-pub type Args<T, const I: usize> = <<T as Field<I>>::Fn as FakeFn>::Args;
+pub type Args<T, const I: usize> = <<T as Field<I>>::Fn as DriverFn>::Args;
 
 /// The result of function `I` of table `T` (`CUresult`).
-pub type Ret<T, const I: usize> = <<T as Field<I>>::Fn as FakeFn>::Ret;
+pub type Ret<T, const I: usize> = <<T as Field<I>>::Fn as DriverFn>::Ret;
 
-mod sealed {
-    pub trait Sealed {}
-}
+/// The type of a driver function a fake can stand in for: `unsafe extern "C" fn(A, B, ...) ->
+/// CUresult` with up to 16 arguments, each `Copy` (core's `stand_in::DriverFn`).
+pub use cuda_driver_table_core::stand_in::DriverFn as FakeFn;
 
-/// The type of a driver function a fake can stand in for: `unsafe extern "C" fn(A, B, ...) -> R`
-/// with up to 16 arguments (the most any driver function has), each `Copy`, and a `CUresult`
-/// result. Implemented here for those types only.
-pub trait FakeFn: Copy + Send + Sync + 'static + sealed::Sealed {
-    /// The arguments, as one tuple: `(A, B)`, `(A,)`, `()`.
-    type Args: Copy + 'static;
-    /// The result.
-    type Ret: Unfaked + 'static;
+/// A closure of [`Fake::on`] or [`Fake::inject`], over the arguments of a call as a stand-in
+/// receives them (a tuple of its function's arguments): `Some` answers the call, `None` lets
+/// what else answers it have it (an injection's), or the arguments are of another type.
+type Handler = Box<dyn Fn(&dyn Any) -> Option<CUresult> + Send + Sync>;
 
-    /// A function of this type that touches nothing and returns [`Unfaked::unfaked`]: what the
-    /// fake driver's lookups hand out, since a pointer cannot reach a closure.
-    #[doc(hidden)]
-    fn stand_in() -> Option<NonNull<c_void>>;
-
-    /// Calls `self` with `args`.
-    ///
-    /// # Safety
-    ///
-    /// As calling the function: `args` uphold its C contract.
-    #[doc(hidden)]
-    unsafe fn call(self, args: Self::Args) -> Self::Ret;
-}
-
-/// What a call no fake answers returns: for a `CUresult`, `CUDA_ERROR_NOT_SUPPORTED`.
-#[doc(hidden)]
-pub trait Unfaked: sealed::Sealed {
-    /// The result.
-    fn unfaked() -> Self;
-    /// `result` as this type: how the device's and `succeed_others`' answers are returned.
-    fn from_result(result: CUresult) -> Self;
-}
-
-impl sealed::Sealed for CUresult {}
-
-impl Unfaked for CUresult {
-    fn unfaked() -> Self {
-        CUresult::CUDA_ERROR_NOT_SUPPORTED
-    }
-    fn from_result(result: CUresult) -> Self {
-        result
-    }
-}
-
-macro_rules! fake_fn {
-    ($($arg:ident $value:ident),*) => {
-        impl<$($arg: Copy + 'static,)* R: Unfaked + 'static> sealed::Sealed
-            for unsafe extern "C" fn($($arg),*) -> R
-        {
-        }
-
-        impl<$($arg: Copy + 'static,)* R: Unfaked + 'static> FakeFn
-            for unsafe extern "C" fn($($arg),*) -> R
-        {
-            type Args = ($($arg,)*);
-            type Ret = R;
-
-            fn stand_in() -> Option<NonNull<c_void>> {
-                #[allow(clippy::too_many_arguments)]
-                extern "C" fn stand_in<$($arg,)* R: Unfaked>($(_: $arg),*) -> R {
-                    R::unfaked()
-                }
-                let f: Self = stand_in::<$($arg,)* R>;
-                NonNull::new(f as *mut c_void)
-            }
-
-            unsafe fn call(self, ($($value,)*): Self::Args) -> R {
-                // SAFETY: the arguments uphold the function's contract (this fn's `# Safety`).
-                unsafe { self($($value),*) }
-            }
-        }
-    };
-}
-
-fake_fn!();
-fake_fn!(A a);
-fake_fn!(A a, B b);
-fake_fn!(A a, B b, C c);
-fake_fn!(A a, B b, C c, D d);
-fake_fn!(A a, B b, C c, D d, E e);
-fake_fn!(A a, B b, C c, D d, E e, F f);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O o);
-fake_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O o, P p);
-
-/// The closure standing in for a function of type `F`.
-type Handler<F> = Box<dyn Fn(<F as FakeFn>::Args) -> <F as FakeFn>::Ret + Send + Sync>;
-
-/// A closure of [`Fake::inject`] for a function of type `F`: `Some` answers the call, `None`
-/// lets the device (or what else answers it) have it.
-type Injection<F> = Box<dyn Fn(<F as FakeFn>::Args) -> Option<<F as FakeFn>::Ret> + Send + Sync>;
-
-/// One faked function: the spec it was given for, and its closure (a [`Handler`], or for
-/// [`Fake::inject`] an [`Injection`]).
+/// One faked function: the spec it was given for, and its closure.
 struct Entry {
     spec: &'static FunctionSpec,
     /// `TypeId` of the function's type (`F`).
     fn_type: TypeId,
     /// `F::stand_in`.
     stand_in: fn() -> Option<NonNull<c_void>>,
-    /// A `Handler<F>`.
-    handler: Box<dyn Any + Send + Sync>,
+    handler: Handler,
 }
 
 impl Entry {
@@ -524,21 +431,32 @@ impl Fake {
     pub fn on<T, const I: usize, C>(mut self, function: Function<T, I>, fake: C) -> Self
     where
         T: Field<I>,
-        <T as Field<I>>::Fn: FakeFn,
+        <T as Field<I>>::Fn: DriverFn<Ret = CUresult>,
         C: Fn(Args<T, I>) -> Ret<T, I> + Send + Sync + 'static,
+    {
+        let handler: Handler = Box::new(move |args: &dyn Any| {
+            args.downcast_ref::<Args<T, I>>().map(|args| fake(*args))
+        });
+        Self::put(&mut self.entries, function, handler);
+        self
+    }
+
+    /// Puts `handler` for `function` into `entries`, in place of one for the same function and
+    /// signature.
+    fn put<T, const I: usize>(entries: &mut Vec<Entry>, function: Function<T, I>, handler: Handler)
+    where
+        T: Field<I>,
+        <T as Field<I>>::Fn: DriverFn,
     {
         let spec = function.spec();
         let fn_type = TypeId::of::<<T as Field<I>>::Fn>();
-        let handler: Handler<<T as Field<I>>::Fn> = Box::new(fake);
-        self.entries
-            .retain(|e| !(e.spec.name == spec.name && e.fn_type == fn_type));
-        self.entries.push(Entry {
+        entries.retain(|e| !(e.spec.name == spec.name && e.fn_type == fn_type));
+        entries.push(Entry {
             spec,
             fn_type,
-            stand_in: <<T as Field<I>>::Fn as FakeFn>::stand_in,
-            handler: Box::new(handler),
+            stand_in: <<T as Field<I>>::Fn as DriverFn>::stand_in,
+            handler,
         });
-        self
     }
 
     /// Puts `inject` in front of whatever else answers `function` (the [`device`](Self::device),
@@ -549,20 +467,14 @@ impl Fake {
     pub fn inject<T, const I: usize, C>(mut self, function: Function<T, I>, inject: C) -> Self
     where
         T: Field<I>,
-        <T as Field<I>>::Fn: FakeFn,
+        <T as Field<I>>::Fn: DriverFn<Ret = CUresult>,
         C: Fn(Args<T, I>) -> Option<Ret<T, I>> + Send + Sync + 'static,
     {
-        let spec = function.spec();
-        let fn_type = TypeId::of::<<T as Field<I>>::Fn>();
-        let handler: Injection<<T as Field<I>>::Fn> = Box::new(inject);
-        self.injections
-            .retain(|e| !(e.spec.name == spec.name && e.fn_type == fn_type));
-        self.injections.push(Entry {
-            spec,
-            fn_type,
-            stand_in: <<T as Field<I>>::Fn as FakeFn>::stand_in,
-            handler: Box::new(handler),
+        let handler: Handler = Box::new(move |args: &dyn Any| {
+            args.downcast_ref::<Args<T, I>>()
+                .and_then(|args| inject(*args))
         });
+        Self::put(&mut self.injections, function, handler);
         self
     }
 
@@ -592,7 +504,7 @@ impl Fake {
     pub fn returns<T, const I: usize>(self, function: Function<T, I>, result: CUresult) -> Self
     where
         T: Field<I>,
-        <T as Field<I>>::Fn: FakeFn<Ret = CUresult>,
+        <T as Field<I>>::Fn: DriverFn<Ret = CUresult>,
     {
         self.on(function, move |_| result)
     }
@@ -656,27 +568,17 @@ struct Driver {
     /// The handles `succeed_others` hands out without a device, counted.
     next_handle: AtomicUsize,
     driver_version: Option<u32>,
-    calls: Option<Mutex<Vec<Call>>>,
+    calls: Option<Mutex<Vec<Answered>>>,
 }
 
 /// One call a fake answered.
-struct Call {
+struct Answered {
     function: &'static str,
-    /// A `Sent<F::Args>`.
-    args: Box<dyn Any + Send>,
+    /// Its arguments.
+    args: Kept,
     /// What it wrote through its out-values.
     written: Vec<Written>,
 }
-
-/// The arguments of a recorded call.
-struct Sent<A>(A);
-
-// SAFETY: a `Sent` holds only the arguments of a function a fake was given for, of a type
-// `Field<I>::Fn`: by `Field`'s contract a `PFN_*` typedef of the bindings, whose arguments are C
-// values (integers, enums, raw pointers and handles, `#[repr(C)]` structs and unions of them)
-// with no thread affinity. This module never dereferences them; sending such a value to another
-// thread is safe (dereferencing a pointer is the receiver's `unsafe`).
-unsafe impl<A> Send for Sent<A> {}
 
 // A driver's own interior mutability is the record of calls, which a panic leaves consistent
 // (a push is whole, and a poisoned lock is used as it is); what the closures capture is the
@@ -689,7 +591,7 @@ impl FakeDriver {
     /// The configuration of tables that use this driver: `Cuda::with_config(driver.config())`,
     /// or `driver.config().per_thread()` for the per-thread default stream.
     pub fn config(&'static self) -> Config {
-        Config::with_fake(&self.0, FakeRef(self))
+        Config::stand_in(&self.0)
     }
 
     /// The C names of the calls the fakes answered, in order (empty when not recording).
@@ -705,15 +607,14 @@ impl FakeDriver {
     pub fn calls_to<T, const I: usize>(&self, function: Function<T, I>) -> Vec<Args<T, I>>
     where
         T: Field<I>,
-        <T as Field<I>>::Fn: FakeFn,
+        <T as Field<I>>::Fn: DriverFn,
     {
         let name = function.name();
         self.0.lock().map_or_else(Vec::new, |calls| {
             calls
                 .iter()
                 .filter(|c| c.function == name)
-                .filter_map(|c| c.args.downcast_ref::<Sent<Args<T, I>>>())
-                .map(|args| args.0)
+                .filter_map(|c| c.args.get::<Args<T, I>>())
                 .collect()
         })
     }
@@ -726,7 +627,7 @@ impl FakeDriver {
     pub fn written_by<T, const I: usize>(&self, function: Function<T, I>) -> Vec<Vec<Written>>
     where
         T: Field<I>,
-        <T as Field<I>>::Fn: FakeFn,
+        <T as Field<I>>::Fn: DriverFn,
     {
         let name = function.name();
         self.0.lock().map_or_else(Vec::new, |calls| {
@@ -750,46 +651,41 @@ impl fmt::Debug for FakeDriver {
 
 impl Driver {
     /// The record of calls, if recording.
-    fn lock(&self) -> Option<MutexGuard<'_, Vec<Call>>> {
+    fn lock(&self) -> Option<MutexGuard<'_, Vec<Answered>>> {
         let calls = self.calls.as_ref()?;
         Some(calls.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// The entry of `entries` for `name` of type `F`, with its closure (a `H`).
-    fn find<'a, F: FakeFn, H: 'static>(entries: &'a [Entry], name: &str) -> Option<&'a H> {
-        let fn_type = TypeId::of::<F>();
+    /// The closure of `entries` for `call`'s function and type.
+    fn find<'a>(entries: &'a [Entry], call: &Call<'_>) -> Option<&'a Handler> {
         entries
             .iter()
-            .find(|e| e.fn_type == fn_type && e.spec.name == name)
-            .and_then(|e| e.handler.downcast_ref::<H>())
+            .find(|e| e.fn_type == call.function() && e.spec.name == call.name())
+            .map(|e| &e.handler)
     }
 
-    /// Answers a call of `name` of type `F`: an injection's `Some`, else the fake given for that
-    /// function and type, else the device, else `succeed_others`; `None` when nothing does.
-    /// Records the call when something answered it.
+    /// Answers `call`: an injection's `Some`, else the fake given for that function and type,
+    /// else the device, else `succeed_others`; `None` when nothing does. Records the call when
+    /// something answered it.
     ///
     /// # Safety
     ///
-    /// `args` uphold the C function's contract, and `outs` are its out-values among them.
-    unsafe fn call<F: FakeFn>(
-        &self,
-        name: &'static str,
-        args: F::Args,
-        outs: &[OutPlace],
-    ) -> Option<F::Ret> {
-        out::begin();
+    /// The call's arguments uphold the C function's contract, and its out-values are among
+    /// them.
+    unsafe fn answer_and_record(&self, call: &Call<'_>) -> Option<CUresult> {
+        failure::begin();
         // SAFETY: the caller's contract.
-        let answer = match unsafe { self.answer::<F>(name, args, outs) } {
+        let answer = match unsafe { self.answer(call) } {
             Some(answer) => answer,
-            // SAFETY: `outs` are out-values of this call (the caller's contract).
-            None if self.succeed_others => F::Ret::from_result(unsafe { self.succeed(outs) }),
+            // SAFETY: the out-values are the call's (the caller's contract).
+            None if self.succeed_others => unsafe { self.succeed(call.outs()) },
             None => return None,
         };
         if let Some(mut calls) = self.lock() {
-            calls.push(Call {
-                function: name,
-                args: Box::new(Sent(args)),
-                written: out::taken(outs),
+            calls.push(Answered {
+                function: call.name(),
+                args: call.keep(),
+                written: call.written(),
             });
         }
         Some(answer)
@@ -799,25 +695,19 @@ impl Driver {
     ///
     /// # Safety
     ///
-    /// As [`call`](Self::call).
-    unsafe fn answer<F: FakeFn>(
-        &self,
-        name: &'static str,
-        args: F::Args,
-        outs: &[OutPlace],
-    ) -> Option<F::Ret> {
-        if let Some(inject) = Self::find::<F, Injection<F>>(&self.injections, name) {
-            if let Some(answer) = inject(args) {
+    /// As [`answer_and_record`](Self::answer_and_record).
+    unsafe fn answer(&self, call: &Call<'_>) -> Option<CUresult> {
+        if let Some(inject) = Self::find(&self.injections, call) {
+            if let Some(answer) = inject(call.args()) {
                 return Some(answer);
             }
         }
-        if let Some(handler) = Self::find::<F, Handler<F>>(&self.entries, name) {
-            return Some(handler(args));
+        if let Some(handler) = Self::find(&self.entries, call) {
+            return handler(call.args());
         }
         let device = self.device.as_ref()?;
         // SAFETY: the caller's contract.
-        let result = unsafe { device.call(name, &args, outs) }?;
-        Some(F::Ret::from_result(result))
+        unsafe { device.call(call.name(), call.args(), call.outs()) }
     }
 
     /// `succeed_others`' answer: `CUDA_SUCCESS`, having written a distinct non-null handle to
@@ -862,36 +752,31 @@ impl Driver {
 //
 // For a function the device or `succeed_others` answers, a lookup hands out `token()`, a
 // function of no driver's type. No one calls it: a `Driver` is reachable only through the
-// configuration `FakeDriver::config` makes (private type, private field), whose tables call
-// `fake_invoke`, which never calls what was resolved; their raw accessors are refused
-// (`TableCore::pointer`), and `Config::resolver` and `resolve` refuse that configuration
-// (`refuse_resolver`), so no safe code can reach a resolved pointer to call it; error names are
-// not looked up (`error_strings` answers). Every pointer stays valid for the process.
+// configuration `FakeDriver::config` makes with `Config::stand_in` (private type, private
+// field), whose tables hand their calls to `StandIn::call` and never call what was resolved;
+// their raw accessors are refused, and `Config::resolver` and `resolve` refuse that
+// configuration (`StandIn`'s contract), so no safe code can reach a resolved pointer to call it;
+// error names are not looked up (`error_strings` answers). Every pointer stays valid for the
+// process.
 unsafe impl Resolver for Driver {
     fn describe(&self) -> String {
         let mut names: Vec<&str> = self.entries.iter().map(|e| e.spec.name).collect();
         names.sort_unstable();
         names.dedup();
-        let version = match self.driver_version {
-            Some(v) => format!(", CUDA {}", CudaVersion(v)),
-            None => String::new(),
-        };
-        let fakes = if names.is_empty() {
-            "no fakes".to_owned()
-        } else {
-            format!("fakes of {}", names.join(", "))
-        };
-        let device = if self.device.is_some() {
-            ", and a fake device"
-        } else {
-            ""
-        };
-        let others = if self.succeed_others {
-            ", succeeding otherwise"
-        } else {
-            ""
-        };
-        format!("a fake driver (cuda_driver_table::fake{version}) with {fakes}{device}{others}")
+        let mut parts = vec!["cuda_driver_table::fake".to_owned()];
+        if let Some(v) = self.driver_version {
+            parts.push(format!("CUDA {}", CudaVersion(v)));
+        }
+        if !names.is_empty() {
+            parts.push(format!("fakes of {}", names.join(", ")));
+        }
+        if self.device.is_some() {
+            parts.push("a fake device".to_owned());
+        }
+        if self.succeed_others {
+            parts.push("success for the rest".to_owned());
+        }
+        format!("a fake driver ({})", parts.join("; "))
     }
 
     fn versioning(&self) -> Versioning {
@@ -961,84 +846,19 @@ unsafe impl Resolver for Driver {
     /// them (`table::check`). What a device says about the call that just failed on this thread
     /// (a double free, say) is its description.
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
-        (None, out::failure(code))
+        (None, failure::said(code))
     }
 }
 
-/// One call of a table's method: to the fake driver when `config` is a fake driver's, else to
-/// `f`. What `__cdt_invoke!` expands to with the `fake` feature: a method then tests one field of
-/// its configuration before its call; the fake's side is out of line. `outs` are the call's
-/// out-values (what a fake may write, and what the `tracing` feature's event then shows).
-///
-/// A fake driver's configuration never calls `f`: its resolver hands out functions for the
-/// tables' bookkeeping only, and what no fake answers returns [`Unfaked::unfaked`].
-///
-/// # Safety
-///
-/// `f` is the function the table resolved for `name` through `config`, `args` uphold its C
-/// contract (the caller of the table's method upholds it), and `outs` are out-values among
-/// `args`, each of the type the function writes through it.
-#[doc(hidden)]
-#[inline]
-pub unsafe fn fake_invoke<F: FakeFn>(
-    config: &Config,
-    name: &'static str,
-    f: F,
-    args: F::Args,
-    outs: &[OutPlace],
-) -> F::Ret {
-    match config.fake() {
+// SAFETY: the pointers `lookup` hands out for functions the fakes, the device or
+// `succeed_others` answer are not those functions, and a `Driver` is reachable only through
+// the configuration `FakeDriver::config` makes with `Config::stand_in` (private type, private
+// field); `error_strings` calls nothing looked up.
+unsafe impl StandIn for Driver {
+    unsafe fn call(&self, call: &Call<'_>) -> Option<CUresult> {
         // SAFETY: the caller's contract.
-        None => unsafe { f.call(args) },
-        // SAFETY: the caller's contract.
-        Some(fake) => unsafe { call_fake::<F>(fake, name, args, outs) },
+        unsafe { self.answer_and_record(call) }
     }
-}
-
-/// [`fake_invoke`] for a fake driver's configuration.
-///
-/// # Safety
-///
-/// As [`fake_invoke`].
-#[inline(never)]
-unsafe fn call_fake<F: FakeFn>(
-    fake: FakeRef,
-    name: &'static str,
-    args: F::Args,
-    outs: &[OutPlace],
-) -> F::Ret {
-    let fake: &'static (dyn Any + Send + Sync) = fake.0;
-    let Some(driver) = fake.downcast_ref::<FakeDriver>() else {
-        // Never: only `FakeDriver::config` makes a configuration with a fake.
-        return F::Ret::unfaked();
-    };
-    // SAFETY: the caller's contract.
-    unsafe { driver.0.call::<F>(name, args, outs) }.unwrap_or_else(F::Ret::unfaked)
-}
-
-/// The refusal of `Config::resolver` and `resolve` for a fake driver's configuration: its
-/// resolver, used on its own (`Config::custom(fake.config().resolver()?)`), would reach none of
-/// the fakes.
-pub(crate) fn refuse_resolver(config: &Config) -> Option<crate::error::Error> {
-    let fake = config.fake()?;
-    let fake: &'static (dyn Any + Send + Sync) = fake.0;
-    let describe = fake
-        .downcast_ref::<FakeDriver>()
-        .map_or_else(|| "a fake driver".to_owned(), |d| d.0.describe());
-    Some(
-        crate::error::ErrorKind::LookupFailed {
-            function: "Config::resolver",
-            status: Status::new(
-                801,
-                "CUDA_ERROR_NOT_SUPPORTED",
-                "a fake driver's resolver cannot be used on its own (`Config::custom` of it would \
-                 reach none of its fakes); make tables with the fake's own configuration, \
-                 `Cuda::with_config(driver.config())`",
-            ),
-            backend: describe,
-        }
-        .into(),
-    )
 }
 
 #[cfg(test)]

@@ -12,13 +12,24 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
-use crate::config::Config;
-use crate::error::plural;
-use crate::sys::{self, CUcontext, CUdeviceptr, CUevent, CUfunction, CUmodule, CUresult, CUstream};
+use cuda_driver_table_core::stand_in::{self as out, OutPlace};
+use cuda_driver_table_core::sys::{
+    self, CUcontext, CUdeviceptr, CUevent, CUfunction, CUmodule, CUresult, CUstream,
+};
+use cuda_driver_table_core::Config;
 
-use super::kernel::{self, Dim3, Fault, KernelFn, KernelParams, Launch, RawParams};
-use super::out::{self, OutPlace};
-use super::Fake;
+use crate::failure;
+use crate::kernel::{self, Dim3, Fault, KernelFn, KernelParams, Launch, RawParams};
+use crate::Fake;
+
+/// `"s"` for a count other than one: "1 byte", "2 bytes".
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
 
 /// Where a device's memory starts: far above every host address (user space ends below
 /// `0x0000_8000_0000_0000` on the 64-bit targets), so a device pointer used as a host pointer is
@@ -497,7 +508,7 @@ impl Shared {
         Some(match result {
             Ok(()) => CUresult::CUDA_SUCCESS,
             Err(fail) => {
-                out::fail(fail.code.0, fail.why.clone());
+                failure::fail(fail.code.0, fail.why.clone());
                 state.last_failure = Some(format!("{} ({}): {}", call, fail.code.0, fail.why));
                 if let Some(kind) = fail.finding {
                     state.findings.push(Finding {
@@ -3009,7 +3020,8 @@ impl Cx<'_> {
                 plural(len)
             )));
         }
-        if let Some(passed) = crate::kernel_args::lent::sizes(params) {
+        if let Some(passed) = cuda_driver_table_core::__private::lent::types(params) {
+            let passed: Vec<usize> = passed.iter().map(|t| t.size).collect();
             self.parameters_match(&name, sizes, types, &passed)?;
         }
         let call = self.call;

@@ -9,7 +9,8 @@ use std::mem::size_of;
 use cuda_driver_table_core::sys::CUdeviceptr;
 use cuda_driver_table_core::KernelParam;
 
-use crate::device::{Access, Memory};
+use crate::findings::Fault;
+use crate::memory::{Access, Memory};
 
 /// A grid's or a block's size, or an index in one: `x`, `y`, `z`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -137,33 +138,6 @@ kernel_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 kernel_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 kernel_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 kernel_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-
-/// Why a kernel stopped: an access outside the device's memory (which the device has reported
-/// already, as memcheck would), or a failure the kernel gave ([`Fault::new`], a device-side
-/// assertion). The launch fails with `CUDA_ERROR_ILLEGAL_ADDRESS` or `CUDA_ERROR_LAUNCH_FAILED`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fault {
-    pub(crate) message: String,
-    pub(crate) illegal_address: bool,
-}
-
-impl Fault {
-    /// A failure of the kernel's own, saying why (as a device-side `assert` would stop it).
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            illegal_address: false,
-        }
-    }
-}
-
-impl fmt::Display for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Fault {}
 
 /// One launch of a kernel, as its closure sees it: the geometry, and the device's memory.
 ///

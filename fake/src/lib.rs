@@ -207,11 +207,14 @@ pub use crate::fake_function as function;
 
 mod device;
 mod failure;
+mod findings;
 mod kernel;
+mod memory;
 
 pub use cuda_driver_table_core::stand_in::{write, Written};
-pub use device::{Device, Finding, FindingKind, Report, Work};
-pub use kernel::{DeviceValue, Dim3, Fault, KernelParams, Launch, Thread};
+pub use device::Device;
+pub use findings::{Fault, Finding, FindingKind, Report, Work};
+pub use kernel::{DeviceValue, Dim3, KernelParams, Launch, Thread};
 
 /// What `function!` expands to reaches these through the crate's path (`$crate`).
 #[doc(hidden)]
@@ -538,6 +541,18 @@ impl Fake {
             driver_version: self.driver_version,
             calls: self.record.then(|| Mutex::new(Vec::new())),
         })))
+    }
+}
+
+// The device's own configuration: a driver of the device alone (here, above the device, which
+// knows no driver).
+impl Device {
+    /// The configuration of tables on this device alone: `Cuda::with_config(device.config())`.
+    /// It is [`Fake::new().device(&device).build().config()`](Fake::device): functions the
+    /// device does not implement fail to resolve, naming themselves. Each call makes a driver
+    /// (which lives for the process): call it once per test.
+    pub fn config(&self) -> Config {
+        Fake::new().device(self).build().config()
     }
 }
 

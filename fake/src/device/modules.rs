@@ -1,0 +1,345 @@
+//! Modules, their functions, and launches of the kernels registered as closures.
+
+use super::*;
+
+impl Cx<'_> {
+    pub(super) fn module_load(&mut self, m: *mut CUmodule, image: CPtr) -> Answer {
+        let ctx = self.current()?;
+        if m.is_null() || image.is_null() {
+            return Err(null_out(self.call, "module or image pointer"));
+        }
+        let h = self.shared.token();
+        self.state.modules.insert(
+            h,
+            Module {
+                context: ctx,
+                made_by: self.call,
+                destroyed: None,
+            },
+        );
+        // SAFETY: `m` is valid for writes (the C contract; not null, checked above).
+        unsafe { put(self.call, m, handle(h)) }
+    }
+
+    pub(super) fn module(&self, m: usize) -> Result<usize, Fail> {
+        self.current()?;
+        match self.state.modules.get(&m) {
+            None => {
+                Err(self
+                    .invalid_handle(format!("module {m:#x}, which is no module of this device")))
+            }
+            Some(module) => match module.destroyed {
+                Some(by) => Err(self.invalid_handle(format!(
+                    "module {m:#x} that {} loaded and {by} unloaded",
+                    module.made_by
+                ))),
+                None if !self.state.context_live(module.context) => {
+                    Err(self.invalid_handle(format!(
+                        "module {m:#x} that {} loaded, whose context was destroyed",
+                        module.made_by
+                    )))
+                }
+                None => Ok(m),
+            },
+        }
+    }
+
+    pub(super) fn module_unload(&mut self, m: CUmodule) -> Answer {
+        let key = self.module(m as usize)?;
+        let call = self.call;
+        if let Some(module) = self.state.modules.get_mut(&key) {
+            module.destroyed = Some(call);
+        }
+        Ok(())
+    }
+
+    pub(super) fn get_function(
+        &mut self,
+        f: *mut CUfunction,
+        m: CUmodule,
+        name: *const c_char,
+    ) -> Answer {
+        let module = self.module(m as usize)?;
+        if f.is_null() || name.is_null() {
+            return Err(null_out(self.call, "function or name pointer"));
+        }
+        // SAFETY: `name` is a NUL-terminated string (the C contract).
+        let name = unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned();
+        let known = self
+            .shared
+            .0
+            .kernels
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(&name);
+        if !known {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_NOT_FOUND,
+                format!(
+                    "{} looks up kernel `{name}`, which is not registered with the fake device: \
+                     register it with `device.kernel(\"{name}\", |launch, (..): (..)| ...)`",
+                    self.call
+                ),
+            ));
+        }
+        let existing = self
+            .state
+            .functions
+            .iter()
+            .find(|(_, func)| func.module == module && func.name == name)
+            .map(|(h, _)| *h);
+        let h = match existing {
+            Some(h) => h,
+            None => {
+                let h = self.shared.token();
+                self.state.functions.insert(h, Function { module, name });
+                h
+            }
+        };
+        // SAFETY: `f` is valid for writes (the C contract; not null, checked above).
+        unsafe { put(self.call, f, handle(h)) }
+    }
+
+    /// The kernel's name of the function handle `f`, live, or the failure naming it.
+    pub(super) fn function(&self, f: CUfunction) -> Result<String, Fail> {
+        let key = f as usize;
+        let Some(func) = self.state.functions.get(&key) else {
+            return Err(self.invalid_handle(format!(
+                "function {key:#x}, which is no function of this device"
+            )));
+        };
+        self.module(func.module)?;
+        Ok(func.name.clone())
+    }
+
+    /// Whether the values a `kernel_args!` passed (`passed`, their sizes) are the parameters of
+    /// the kernel `name` (`sizes`, of the types `types` names): as many, each of its parameter's
+    /// size.
+    pub(super) fn parameters_match(
+        &self,
+        name: &str,
+        sizes: &[usize],
+        types: fn() -> Vec<&'static str>,
+        passed: &[usize],
+    ) -> Answer {
+        let mismatch = |what: String| {
+            let takes = match types() {
+                none if none.is_empty() => "no parameters".to_owned(),
+                some => format!("({})", some.join(", ")),
+            };
+            Fail::found(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                FindingKind::ParameterMismatch,
+                format!("{} launches {name}, which takes {takes}, {what}", self.call),
+            )
+        };
+        if passed.len() != sizes.len() {
+            return Err(mismatch(format!(
+                "with a `kernel_args!` of {} value{}: pass one per parameter, in order",
+                passed.len(),
+                plural(passed.len())
+            )));
+        }
+        match sizes
+            .iter()
+            .zip(passed)
+            .position(|(size, passed)| size != passed)
+        {
+            None => Ok(()),
+            Some(i) => {
+                let ty = types()[i];
+                Err(mismatch(format!(
+                    "with a value of {} as parameter {} (a `{ty}` of {}): `kernel_args!` passes \
+                     each value as it is typed, so give it a `{ty}`",
+                    Bytes(passed[i]),
+                    i + 1,
+                    Bytes(sizes[i]),
+                )))
+            }
+        }
+    }
+
+    pub(super) fn launch_ex(
+        &mut self,
+        config: *const sys::CUlaunchConfig,
+        f: CUfunction,
+        params: *mut Ptr,
+        extra: *mut Ptr,
+    ) -> Answer {
+        if config.is_null() {
+            return Err(null_out(self.call, "launch configuration"));
+        }
+        // SAFETY: `config` is valid for reads (the C contract; not null, checked above). Its
+        // attributes are not read: the fake runs every launch the same way.
+        let c = unsafe { config.read_unaligned() };
+        self.launch(
+            f,
+            Dim3 {
+                x: c.gridDimX,
+                y: c.gridDimY,
+                z: c.gridDimZ,
+            },
+            Dim3 {
+                x: c.blockDimX,
+                y: c.blockDimY,
+                z: c.blockDimZ,
+            },
+            c.sharedMemBytes,
+            c.hStream,
+            params,
+            extra,
+        )
+    }
+
+    pub(super) fn host_func(&mut self, stream: CUstream, f: sys::CUhostFn, data: Ptr) -> Answer {
+        let Some(f) = f else {
+            return Err(null_out(self.call, "host function"));
+        };
+        self.issue(Some(stream), "runs a host function".to_owned(), OP_NS)?;
+        self.host_func = Some((f, data));
+        Ok(())
+    }
+
+    pub(super) fn occupancy_blocks(&self, n: *mut c_int, f: CUfunction, block: c_int) -> Answer {
+        self.current()?;
+        self.function(f)?;
+        let blocks = 2048 / block.clamp(1, 1024);
+        // SAFETY: as in `driver_version`.
+        unsafe { put(self.call, n, blocks) }
+    }
+
+    pub(super) fn occupancy_size(
+        &self,
+        grid: *mut c_int,
+        block: *mut c_int,
+        f: CUfunction,
+        limit: c_int,
+    ) -> Answer {
+        self.current()?;
+        self.function(f)?;
+        let size = if limit > 0 { limit.min(1024) } else { 1024 };
+        // SAFETY: as in `driver_version`.
+        unsafe {
+            put(self.call, grid, 8 * (2048 / size))?;
+            put(self.call, block, size)
+        }
+    }
+
+    /// Checks the two contexts of a peer copy (on the fake's one device, a copy within it).
+    pub(super) fn peer(&self, dst: CUcontext, src: CUcontext) -> Answer {
+        self.initialized()?;
+        self.context(dst as usize)?;
+        self.context(src as usize)?;
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch(
+        &mut self,
+        f: CUfunction,
+        grid: Dim3,
+        block: Dim3,
+        shared_mem_bytes: c_uint,
+        stream: CUstream,
+        params: *mut Ptr,
+        extra: *mut Ptr,
+    ) -> Answer {
+        self.current()?;
+        let name = self.function(f)?;
+        self.stream(stream)?;
+        let invalid = |why: String| Fail::error(CUresult::CUDA_ERROR_INVALID_VALUE, why);
+        if grid.count() == 0 || block.count() == 0 {
+            return Err(invalid(format!(
+                "{} launches {name} with an empty grid or block",
+                self.call
+            )));
+        }
+        if block.count() > 1024 || block.z > 64 {
+            return Err(invalid(format!(
+                "{} launches {name} with blocks of {}x{}x{} threads; a block has at most 1024 \
+                 (and z at most 64)",
+                self.call, block.x, block.y, block.z
+            )));
+        }
+        if !extra.is_null() {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_NOT_SUPPORTED,
+                format!(
+                    "{} passes `extra`; the fake device takes parameters through kernelParams",
+                    self.call
+                ),
+            ));
+        }
+        let kernel = self
+            .shared
+            .0
+            .kernels
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&name)
+            .cloned();
+        let Some(Kernel { body, sizes, types }) = kernel else {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_NOT_FOUND,
+                format!(
+                    "{} launches {name}, which is no longer registered",
+                    self.call
+                ),
+            ));
+        };
+        let len = sizes.len();
+        if len > 0 && params.is_null() {
+            return Err(invalid(format!(
+                "{} launches {name}, which takes {len} parameter{}, with null kernelParams",
+                self.call,
+                plural(len)
+            )));
+        }
+        if let Some(passed) = cuda_driver_table_core::__private::lent::types(params) {
+            let passed: Vec<usize> = passed.iter().map(|t| t.size).collect();
+            self.parameters_match(&name, sizes, types, &passed)?;
+        }
+        let call = self.call;
+        let result = {
+            let mut launch = Launch {
+                kernel: &name,
+                grid,
+                block,
+                shared_mem_bytes,
+                memory: &mut self.state.memory,
+                access: Access { call },
+            };
+            // SAFETY: `params` holds one pointer per parameter of the kernel `f` is (the C
+            // contract of the launch), and the kernel is this closure, whose parameters `P`
+            // are the kernel's signature.
+            body(&mut launch, unsafe { RawParams::new(params) })
+        };
+        let faults: Vec<Finding> = self.state.memory.faults.borrow_mut().drain(..).collect();
+        let had_faults = !faults.is_empty();
+        self.state.findings.extend(faults.iter().cloned());
+        let threads = grid.count() * block.count();
+        self.issue(
+            Some(stream),
+            format!("runs {name}"),
+            2 * OP_NS + threads / BYTES_PER_NS,
+        )?;
+        match result {
+            Ok(()) if !had_faults => Ok(()),
+            Err(fault) if !fault.illegal_address && !had_faults => Err(Fail::found(
+                CUresult::CUDA_ERROR_LAUNCH_FAILED,
+                FindingKind::KernelFault,
+                format!("kernel {name} launched by {call} stopped: {fault}"),
+            )),
+            _ => Err(Fail {
+                code: CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+                why: faults
+                    .first()
+                    .map_or_else(String::new, |f| f.message.clone()),
+                // Recorded above, once per access.
+                finding: None,
+            }),
+        }
+    }
+}

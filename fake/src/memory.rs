@@ -1,0 +1,369 @@
+//! The fake device's memory model: device allocations by address (freed ones keep their place,
+//! so a stale pointer is always caught), pinned host allocations, and bounds-checked access to
+//! them for copies, sets and kernels.
+
+use std::alloc::Layout;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ptr::NonNull;
+
+use cuda_driver_table_core::sys::CUresult;
+
+use crate::findings::{Answer, Bytes, CallRef, Fail, Fault, Finding, FindingKind};
+
+/// Where the first device's memory starts: high, so never a host address.
+pub(crate) const MEMORY_BASE: u64 = 0xd000_0000_0000_0000;
+/// Allocations are aligned to this, with a gap of at least this between them.
+pub(crate) const ALIGN: u64 = 0x1000;
+/// A device's memory unless told otherwise.
+pub(crate) const DEFAULT_MEMORY: usize = 4 << 30;
+
+/// How an allocation ended.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Freed {
+    /// Freed by this call.
+    By(CallRef),
+    /// Freed when this call destroyed (or released) its context.
+    WithContext(CallRef),
+}
+
+impl fmt::Display for Freed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::By(call) => write!(f, "{call} freed"),
+            Self::WithContext(call) => write!(f, "{call} freed with its context"),
+        }
+    }
+}
+
+pub(crate) struct Alloc {
+    pub(crate) size: usize,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) made_by: CallRef,
+    pub(crate) context: usize,
+    pub(crate) freed: Option<Freed>,
+}
+
+/// Device memory: every allocation ever made (freed ones keep their place, with no bytes), by
+/// address.
+pub(crate) struct Memory {
+    pub(crate) base: u64,
+    pub(crate) next: u64,
+    pub(crate) allocs: BTreeMap<u64, Alloc>,
+    pub(crate) used: usize,
+    pub(crate) total: usize,
+    /// What kernels' accesses found during the launch in progress.
+    pub(crate) faults: RefCell<Vec<Finding>>,
+}
+
+/// What accesses memory during a call, for its messages: the call, and the kernel if any.
+#[derive(Clone, Copy)]
+pub(crate) struct Access {
+    pub(crate) call: CallRef,
+}
+
+/// One access: who, and whether it writes.
+pub(crate) struct Doing<'a> {
+    pub(crate) call: CallRef,
+    pub(crate) kernel: Option<&'a str>,
+    pub(crate) write: bool,
+}
+
+impl Access {
+    pub(crate) fn reading<'a>(&self, kernel: &'a str) -> Doing<'a> {
+        Doing {
+            call: self.call,
+            kernel: Some(kernel),
+            write: false,
+        }
+    }
+
+    pub(crate) fn writing<'a>(&self, kernel: &'a str) -> Doing<'a> {
+        Doing {
+            call: self.call,
+            kernel: Some(kernel),
+            write: true,
+        }
+    }
+}
+
+impl fmt::Display for Doing<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kernel {
+            Some(kernel) => write!(f, "kernel {kernel} launched by {}", self.call)?,
+            None => write!(f, "{}", self.call)?,
+        }
+        f.write_str(if self.write { " writes" } else { " reads" })
+    }
+}
+
+impl Memory {
+    pub(crate) fn new(base: u64) -> Self {
+        Self {
+            base,
+            next: base + ALIGN,
+            allocs: BTreeMap::new(),
+            used: 0,
+            total: DEFAULT_MEMORY,
+            faults: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn live(&self) -> usize {
+        self.allocs.values().filter(|a| a.freed.is_none()).count()
+    }
+
+    /// Whether `addr` is in this device's range of addresses.
+    pub(crate) fn holds(&self, addr: u64) -> bool {
+        (self.base..self.base + (1 << 40)).contains(&addr)
+    }
+
+    pub(crate) fn allocate(
+        &mut self,
+        size: usize,
+        call: CallRef,
+        context: usize,
+    ) -> Result<u64, Fail> {
+        if size == 0 {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                format!("{call} asks for 0 bytes"),
+            ));
+        }
+        if size > self.total - self.used {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+                format!(
+                    "{call} asks for {}; the fake device has {} of its {} free \
+                     (`Device::with_memory` sets its size)",
+                    Bytes(size),
+                    Bytes(self.total - self.used),
+                    Bytes(self.total)
+                ),
+            ));
+        }
+        let addr = self.next;
+        self.next = (addr + size as u64).div_ceil(ALIGN) * ALIGN + ALIGN;
+        self.used += size;
+        self.allocs.insert(
+            addr,
+            Alloc {
+                size,
+                bytes: vec![0; size],
+                made_by: call,
+                context,
+                freed: None,
+            },
+        );
+        Ok(addr)
+    }
+
+    pub(crate) fn free(&mut self, addr: u64, call: CallRef) -> Answer {
+        let invalid = CUresult::CUDA_ERROR_INVALID_VALUE;
+        match self.allocs.range_mut(..=addr).next_back() {
+            Some((&base, a)) if base == addr => match a.freed {
+                None => {
+                    a.freed = Some(Freed::By(call));
+                    a.bytes = Vec::new();
+                    self.used -= a.size;
+                    Ok(())
+                }
+                Some(freed) => Err(Fail::found(
+                    invalid,
+                    FindingKind::DoubleFree,
+                    format!(
+                        "{call} frees {addr:#x}, the {}-byte allocation that {} made and {freed} \
+                         already",
+                        a.size, a.made_by
+                    ),
+                )),
+            },
+            Some((&base, a)) if addr < base + a.size as u64 => Err(Fail::found(
+                invalid,
+                FindingKind::InvalidFree,
+                format!(
+                    "{call} frees {addr:#x}, {} into the {}-byte allocation at {base:#x} \
+                     that {} made, not its start",
+                    Bytes(addr - base),
+                    a.size,
+                    a.made_by
+                ),
+            )),
+            _ => Err(Fail::found(
+                invalid,
+                FindingKind::InvalidFree,
+                format!("{call} frees {addr:#x}, which this device never allocated"),
+            )),
+        }
+    }
+
+    /// The allocation holding `[addr, addr + len)`, and the offset of `addr` in it; the finding
+    /// where there is none.
+    pub(crate) fn locate(
+        &self,
+        addr: u64,
+        len: usize,
+        doing: &Doing<'_>,
+    ) -> Result<(u64, usize), Finding> {
+        let found = |kind: FindingKind, what: String| Finding {
+            kind,
+            message: format!("{}: {doing} {} at {addr:#x}{what}", kind.name(), Bytes(len)),
+        };
+        if !self.holds(addr) {
+            return Err(found(
+                FindingKind::InvalidPointer,
+                ", which is no device pointer of this device (its memory is at \
+                 0xd000000000000000 and above)"
+                    .to_owned(),
+            ));
+        }
+        let before = self.allocs.range(..=addr).next_back();
+        if let Some((&base, a)) = before {
+            let end = base + a.size as u64;
+            if addr < end {
+                if let Some(freed) = a.freed {
+                    return Err(found(
+                        FindingKind::UseAfterFree,
+                        format!(
+                            ", in the {}-byte allocation at {base:#x} that {} made and {freed}",
+                            a.size, a.made_by
+                        ),
+                    ));
+                }
+                let offset = usize::try_from(addr - base).unwrap_or(usize::MAX);
+                if len <= a.size - offset {
+                    return Ok((base, offset));
+                }
+                return Err(found(
+                    FindingKind::OutOfBounds,
+                    format!(
+                        ", {} past the end of the {}-byte allocation at {base:#x} that {} made",
+                        Bytes(len - (a.size - offset)),
+                        a.size,
+                        a.made_by
+                    ),
+                ));
+            }
+        }
+        // In a gap: name the nearest allocation.
+        let after_end = |b: u64, a: &Alloc| {
+            let gap = addr - (b + a.size as u64);
+            if gap == 0 {
+                format!(
+                    ", right after the end of the {}-byte allocation at {b:#x} that {} made",
+                    a.size, a.made_by
+                )
+            } else {
+                format!(
+                    ", {} after the end of the nearest allocation, {} at {b:#x} that {} made",
+                    Bytes(gap),
+                    Bytes(a.size),
+                    a.made_by
+                )
+            }
+        };
+        let after = self.allocs.range(addr..).next();
+        let nearest = match (before, after) {
+            (Some((&b, a)), Some((&n, _))) if addr - (b + a.size as u64) <= n - addr => {
+                after_end(b, a)
+            }
+            (_, Some((&n, a))) => format!(
+                ", {} before the nearest allocation, {} at {n:#x} that {} made",
+                Bytes(n - addr),
+                Bytes(a.size),
+                a.made_by
+            ),
+            (Some((&b, a)), None) => after_end(b, a),
+            (None, None) => ", where nothing was ever allocated".to_owned(),
+        };
+        Err(found(FindingKind::OutOfBounds, nearest))
+    }
+
+    /// The bytes `[addr, addr + len)` for reading, or the fault (recorded for the launch).
+    pub(crate) fn bytes(&self, addr: u64, len: usize, doing: &Doing<'_>) -> Result<&[u8], Fault> {
+        match self.locate(addr, len, doing) {
+            Ok((base, offset)) => Ok(&self.allocs[&base].bytes[offset..offset + len]),
+            Err(finding) => Err(self.fault(finding)),
+        }
+    }
+
+    /// The bytes `[addr, addr + len)` for writing, or the fault (recorded for the launch).
+    pub(crate) fn bytes_mut(
+        &mut self,
+        addr: u64,
+        len: usize,
+        doing: &Doing<'_>,
+    ) -> Result<&mut [u8], Fault> {
+        match self.locate(addr, len, doing) {
+            Ok((base, offset)) => Ok(&mut self
+                .allocs
+                .get_mut(&base)
+                .map(|a| &mut a.bytes[..])
+                .unwrap_or_default()[offset..offset + len]),
+            Err(finding) => Err(self.fault(finding)),
+        }
+    }
+
+    pub(crate) fn fault(&self, finding: Finding) -> Fault {
+        let message = finding.message.clone();
+        self.faults.borrow_mut().push(finding);
+        Fault {
+            message,
+            illegal_address: true,
+        }
+    }
+
+    /// The bytes at `[addr, addr + len)` if they are in one live allocation.
+    pub(crate) fn peek(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        let (&base, a) = self.allocs.range(..=addr).next_back()?;
+        let offset = usize::try_from(addr - base).ok()?;
+        (a.freed.is_none() && offset <= a.size && len <= a.size - offset)
+            .then(|| &a.bytes[offset..offset + len])
+    }
+
+    /// The bytes of a copy's or set's device side, or the failure (a finding).
+    pub(crate) fn range(
+        &self,
+        addr: u64,
+        len: usize,
+        call: CallRef,
+        write: bool,
+    ) -> Result<(u64, usize), Fail> {
+        let doing = Doing {
+            call,
+            kernel: None,
+            write,
+        };
+        self.locate(addr, len, &doing).map_err(|f| Fail {
+            code: CUresult::CUDA_ERROR_INVALID_VALUE,
+            why: f.message,
+            finding: Some(f.kind),
+        })
+    }
+
+    pub(crate) fn slice(&self, (base, offset): (u64, usize), len: usize) -> &[u8] {
+        &self.allocs[&base].bytes[offset..offset + len]
+    }
+
+    pub(crate) fn slice_mut(&mut self, (base, offset): (u64, usize), len: usize) -> &mut [u8] {
+        match self.allocs.get_mut(&base) {
+            Some(a) => &mut a.bytes[offset..offset + len],
+            None => &mut [],
+        }
+    }
+}
+
+/// A pinned host allocation (`cuMemAllocHost`).
+pub(crate) struct HostAlloc {
+    pub(crate) ptr: HostPtr,
+    pub(crate) layout: Layout,
+    pub(crate) made_by: CallRef,
+}
+
+/// Host memory the device allocated.
+pub(crate) struct HostPtr(pub(crate) NonNull<u8>);
+
+// SAFETY: the allocation is plain bytes owned by the device; the pointer is only freed by it
+// (under its lock) and compared with.
+unsafe impl Send for HostPtr {}

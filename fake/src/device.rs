@@ -15,8 +15,9 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::fmt;
+use std::panic::Location;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use cuda_driver_table_core::stand_in::{self as out, OutPlace};
@@ -29,7 +30,7 @@ use crate::findings::{
     plural, Answer, Bytes, CallRef, Fail, Fault, Finding, FindingKind, Report, Work,
 };
 use crate::kernel::{self, Dim3, KernelFn, KernelParams, Launch, RawParams};
-use crate::memory::{Access, Freed, HostAlloc, HostPtr, Memory, MEMORY_BASE};
+use crate::memory::{device_of, window_of, Access, Freed, HostAlloc, Memory};
 
 mod allocations;
 mod contexts;
@@ -42,6 +43,8 @@ use functions::FUNCTIONS;
 
 /// Where a device's handles start (contexts, streams, ...): not host addresses either.
 const HANDLE_BASE: usize = 0xc000_0000_0000_0000;
+/// How many devices' handle windows fit between `HANDLE_BASE` and `MEMORY_BASE`.
+const HANDLE_DEVICES: u64 = 1 << 24;
 
 /// What the fake clock charges: each operation this, plus one nanosecond per this many bytes
 /// or threads.
@@ -121,22 +124,29 @@ pub struct Device {
 }
 
 impl Default for Device {
+    #[track_caller]
     fn default() -> Self {
         Self::new()
     }
 }
 
 impl Device {
-    /// A device with 4 GiB of memory, nothing allocated, no kernels.
+    /// A device with 4 GiB of memory, nothing allocated, no kernels. Its report names the
+    /// place it was made (the test's line).
+    #[track_caller]
     pub fn new() -> Self {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        let base = MEMORY_BASE + ((id % 0x1000) << 40);
+        let base = window_of(id);
         Self {
             shared: Shared(Arc::new(Inner {
                 id,
+                made_at: Location::caller(),
                 state: Mutex::new(State::new(base)),
                 kernels: RwLock::new(HashMap::new()),
                 next_handle: AtomicUsize::new(0),
+                late: Mutex::new(Vec::new()),
+                used: AtomicUsize::new(0),
+                gone: AtomicBool::new(false),
             })),
             finished: false,
         }
@@ -187,7 +197,10 @@ impl Device {
     ///
     /// The [`Report`] of what was found.
     pub fn check(&self) -> Result<(), Report> {
-        let report = self.shared.state().report();
+        let report = match self.shared.inside_kernel("Device::check") {
+            Some(finding) => self.shared.report_of(vec![finding]),
+            None => self.shared.report(),
+        };
         if report.findings.is_empty() {
             Ok(())
         } else {
@@ -208,12 +221,21 @@ impl Device {
 
     /// The findings of the calls so far, without the leaks.
     pub fn findings(&self) -> Vec<Finding> {
-        self.shared.state().findings.clone()
+        if let Some(finding) = self.shared.inside_kernel("Device::findings") {
+            return vec![finding];
+        }
+        let mut findings = self.shared.state().findings.clone();
+        findings.extend(self.shared.late());
+        findings
     }
 
     /// The `len` bytes at device pointer `ptr`, as the device holds them: for a test to look at
     /// device memory directly. `None` when they are not all in one live allocation.
     pub fn read(&self, ptr: CUdeviceptr, len: usize) -> Option<Vec<u8>> {
+        self.shared
+            .inside_kernel("Device::read")
+            .is_none()
+            .then_some(())?;
         let state = self.shared.state();
         state.memory.peek(ptr, len).map(<[u8]>::to_vec)
     }
@@ -221,6 +243,9 @@ impl Device {
     /// The work issued to `stream` so far, in order (the null stream: the legacy default stream
     /// of the context current on this thread). Empty for a stream the device does not know.
     pub fn work(&self, stream: CUstream) -> Vec<Work> {
+        if self.shared.inside_kernel("Device::work").is_some() {
+            return Vec::new();
+        }
         let state = self.shared.state();
         let id = self.shared.0.id;
         let key = stream as usize;
@@ -239,7 +264,9 @@ impl Device {
 
     /// The device's memory in use now, in bytes.
     pub fn used_memory(&self) -> usize {
-        self.shared.state().memory.used
+        // Kept beside the state after every call, so that a kernel's closure (which runs while
+        // the device is locked) can ask too.
+        self.shared.0.used.load(Ordering::Relaxed)
     }
 
     pub(crate) fn shared(&self) -> Shared {
@@ -249,6 +276,8 @@ impl Device {
 
 impl Drop for Device {
     fn drop(&mut self) {
+        // The device's drivers live on; what they call now fails (`Shared::call`).
+        self.shared.0.gone.store(true, Ordering::Relaxed);
         if self.finished {
             return;
         }
@@ -293,10 +322,45 @@ struct Kernel {
 
 struct Inner {
     id: u64,
+    /// Where the test made the device, for its report.
+    made_at: &'static Location<'static>,
     state: Mutex<State>,
     /// Kernels by name.
     kernels: RwLock<HashMap<String, Kernel>>,
     next_handle: AtomicUsize,
+    /// Findings made without the state's lock: calls from a kernel's closure while the device
+    /// runs it, and a device replaced in a `Fake`.
+    late: Mutex<Vec<Finding>>,
+    /// The memory in use, as of the last call.
+    used: AtomicUsize,
+    /// Whether the `Device` was finished or dropped: its drivers live on, and refuse calls.
+    gone: AtomicBool,
+}
+
+thread_local! {
+    /// The kernels running on this thread: each device's id and the kernel's name.
+    static RUNNING: RefCell<Vec<(u64, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks kernel `name` of device `id` as running on this thread until dropped.
+pub(crate) struct Running(u64);
+
+impl Running {
+    pub(crate) fn start(id: u64, name: &str) -> Self {
+        let _ = RUNNING.try_with(|r| r.borrow_mut().push((id, name.to_owned())));
+        Self(id)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = RUNNING.try_with(|r| {
+            let mut running = r.borrow_mut();
+            if let Some(i) = running.iter().rposition(|(id, _)| *id == self.0) {
+                running.remove(i);
+            }
+        });
+    }
 }
 
 impl Shared {
@@ -304,10 +368,87 @@ impl Shared {
         self.0.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    fn late(&self) -> Vec<Finding> {
+        self.0
+            .late
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn note(&self, finding: Finding) {
+        self.0
+            .late
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(finding);
+    }
+
+    /// The report of everything found, with the leaks.
+    fn report(&self) -> Report {
+        let findings = self.state().report().findings;
+        self.report_of(findings.into_iter().chain(self.late()).collect())
+    }
+
+    /// A report of `findings`, naming where the device was made.
+    fn report_of(&self, findings: Vec<Finding>) -> Report {
+        Report {
+            findings,
+            made_at: Some(self.0.made_at),
+        }
+    }
+
+    /// When `what` is asked from the closure of a kernel of this device that runs on this
+    /// thread (the device is locked while it runs): the finding that says so, noted for the
+    /// report. The device answers nothing else then, rather than wait for itself.
+    pub(crate) fn inside_kernel(&self, what: &str) -> Option<Finding> {
+        let id = self.0.id;
+        let kernel = RUNNING
+            .try_with(|r| {
+                r.borrow()
+                    .iter()
+                    .rev()
+                    .find(|(running, _)| *running == id)
+                    .map(|(_, name)| name.clone())
+            })
+            .ok()
+            .flatten()?;
+        let finding = Finding {
+            kind: FindingKind::Misuse,
+            message: format!(
+                "misuse: {what} was called from the closure of kernel {kernel}, while the fake \
+                 device runs it; a kernel reaches memory through its `Launch` (`k.read`, \
+                 `k.write`), and a test asks the device once the launch has returned"
+            ),
+        };
+        self.note(finding.clone());
+        Some(finding)
+    }
+
+    /// This device was replaced by `other` in a `Fake` (`Fake::device` twice): noted for its
+    /// report.
+    pub(crate) fn replaced_by(&self, other: &Shared) {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return;
+        }
+        self.note(Finding {
+            kind: FindingKind::Misuse,
+            message: format!(
+                "misuse: this device was given to `Fake::device`, then fake device {} (made at \
+                 {}) was given to the same `Fake`, which answers for one device: the driver it \
+                 built calls the second only",
+                other.0.id, other.0.made_at
+            ),
+        });
+    }
+
     /// A handle no other of this device's handles is.
     pub(crate) fn token(&self) -> usize {
         let n = self.0.next_handle.fetch_add(1, Ordering::Relaxed) + 1;
-        HANDLE_BASE + ((self.0.id as usize % 0x1000) << 36) + n * 16
+        // Each device's handles in a window of their own, as its memory: 2^36 bytes of 16-byte
+        // handles for each of the first 2^24 devices between HANDLE_BASE and MEMORY_BASE.
+        let device = (self.0.id % HANDLE_DEVICES) as usize;
+        HANDLE_BASE + (device << 36) + (n % (1 << 32)) * 16
     }
 
     /// Answers the call of `name` with `args`, if the device implements it: `None` for a
@@ -323,6 +464,22 @@ impl Shared {
         _outs: &[OutPlace],
     ) -> Option<CUresult> {
         let handler = FUNCTIONS.iter().find(|(n, _)| *n == name)?.1;
+        if let Some(finding) = self.inside_kernel(name) {
+            failure::fail(CUresult::CUDA_ERROR_NOT_PERMITTED.0, finding.message);
+            return Some(CUresult::CUDA_ERROR_NOT_PERMITTED);
+        }
+        if self.0.gone.load(Ordering::Relaxed) {
+            failure::fail(
+                CUresult::CUDA_ERROR_DEINITIALIZED.0,
+                format!(
+                    "{name} was called on the fake device made at {} after the test finished \
+                     or dropped it: nothing it does now could be reported; make one device per \
+                     test and finish it last",
+                    self.0.made_at
+                ),
+            );
+            return Some(CUresult::CUDA_ERROR_DEINITIALIZED);
+        }
         let mut state = self.state();
         state.calls += 1;
         let call = CallRef {
@@ -348,6 +505,7 @@ impl Shared {
                 ),
             )),
         };
+        self.0.used.store(state.memory.used, Ordering::Relaxed);
         if let (Ok(()), Some((f, data))) = (&result, host_func) {
             drop(state);
             // SAFETY: `f` is a host function to be called with `data` (the C contract of
@@ -423,8 +581,10 @@ struct State {
     initialized: bool,
     memory: Memory,
     host: BTreeMap<usize, HostAlloc>,
-    /// Freed host allocations: address, size, who made it, who freed it (the latest per address).
-    host_freed: BTreeMap<usize, (usize, CallRef, CallRef)>,
+    /// Freed pinned host allocations, by address, with the call that freed each. Their memory
+    /// is kept (never given back to the allocator) for as long as the device lives, so that an
+    /// access to one is always a use after free.
+    host_freed: BTreeMap<usize, (HostAlloc, CallRef)>,
     contexts: BTreeMap<usize, Context>,
     primary: Option<usize>,
     streams: BTreeMap<usize, Stream>,
@@ -539,7 +699,10 @@ impl State {
                 .map(|(h, m)| (*h, m.made_by))
                 .collect(),
         );
-        Report { findings }
+        Report {
+            findings,
+            made_at: None,
+        }
     }
 }
 

@@ -78,6 +78,11 @@ pub enum FindingKind {
     ParameterMismatch,
     /// Memory or a handle never freed or destroyed.
     Leak,
+    /// An allocation the test process's own memory cannot back.
+    HostOutOfMemory,
+    /// A call the device cannot answer now: from a kernel's closure while the device runs it,
+    /// or after the device was finished.
+    Misuse,
 }
 
 impl FindingKind {
@@ -93,6 +98,8 @@ impl FindingKind {
             Self::KernelFault => "kernel fault",
             Self::ParameterMismatch => "parameter mismatch",
             Self::Leak => "leak",
+            Self::HostOutOfMemory => "host out of memory",
+            Self::Misuse => "misuse",
         }
     }
 }
@@ -127,6 +134,8 @@ impl fmt::Display for Finding {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Report {
     pub(crate) findings: Vec<Finding>,
+    /// Where the device was made, if the report is a device's.
+    pub(crate) made_at: Option<&'static std::panic::Location<'static>>,
 }
 
 impl Report {
@@ -144,7 +153,14 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.findings.len();
-        write!(f, "the fake device found {n} problem{}:", plural(n))?;
+        match self.made_at {
+            Some(at) => write!(
+                f,
+                "the fake device made at {at} found {n} problem{}:",
+                plural(n)
+            )?,
+            None => write!(f, "the fake device found {n} problem{}:", plural(n))?,
+        }
         for finding in &self.findings {
             write!(f, "\n  {finding}")?;
         }

@@ -239,6 +239,10 @@ impl Launch<'_> {
             len.saturating_mul(T::SIZE),
             &self.access.reading(self.kernel),
         )?;
+        if T::SIZE == 0 {
+            // A value of no bytes: `len` of them, read from nothing.
+            return Ok((0..len).map(|_| T::from_bytes(&[])).collect());
+        }
         Ok(bytes.chunks_exact(T::SIZE).map(T::from_bytes).collect())
     }
 
@@ -256,6 +260,9 @@ impl Launch<'_> {
         let bytes = self
             .memory
             .bytes_mut(ptr, values.len().saturating_mul(T::SIZE), &access)?;
+        if T::SIZE == 0 {
+            return Ok(());
+        }
         for (chunk, v) in bytes.chunks_exact_mut(T::SIZE).zip(values) {
             v.to_bytes(chunk);
         }

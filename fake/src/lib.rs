@@ -485,8 +485,14 @@ impl Fake {
     /// modules, launches: [`Device`] lists them) with `device`, for every table made with this
     /// driver's configuration. A function given a fake with [`on`](Self::on) is answered by that
     /// fake instead; [`inject`](Self::inject) sees calls before the device does.
+    ///
+    /// A driver answers for one device: given a second, it keeps the second, and the first
+    /// reports that it was replaced (a finding of its check).
     pub fn device(mut self, device: &Device) -> Self {
-        self.device = Some(device.shared());
+        let shared = device.shared();
+        if let Some(replaced) = self.device.replace(shared.clone()) {
+            replaced.replaced_by(&shared);
+        }
         self
     }
 

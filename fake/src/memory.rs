@@ -6,14 +6,49 @@ use std::alloc::Layout;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::ptr::NonNull;
 
 use cuda_driver_table_core::sys::CUresult;
 
 use crate::findings::{Answer, Bytes, CallRef, Fail, Fault, Finding, FindingKind};
 
-/// Where the first device's memory starts: high, so never a host address.
+/// Where the first device's memory starts: high, so never a host address (a process's own
+/// addresses are below 2^57 on every platform Rust runs on).
 pub(crate) const MEMORY_BASE: u64 = 0xd000_0000_0000_0000;
+/// The addresses of one device: device `id`'s memory is the window at
+/// `MEMORY_BASE + id * WINDOW`, so no two devices of a process share an address.
+pub(crate) const WINDOW: u64 = 1 << 40;
+/// How many devices' windows fit above `MEMORY_BASE`: over three million. Device ids count up
+/// from 0 and start again here, so only a device made that many devices later could take a
+/// stale pointer for one of its own.
+pub(crate) const DEVICES: u64 = (u64::MAX - MEMORY_BASE) / WINDOW;
+
+/// The first address of device `id`'s window.
+pub(crate) fn window_of(id: u64) -> u64 {
+    MEMORY_BASE + (id % DEVICES) * WINDOW
+}
+
+/// The id (modulo [`DEVICES`]) of the device whose window holds `addr`, if any device's does.
+pub(crate) fn device_of(addr: u64) -> Option<u64> {
+    addr.checked_sub(MEMORY_BASE).map(|offset| offset / WINDOW)
+}
+
+/// `size` zeroed bytes, or `None` when the host cannot give them: the allocator's answer is
+/// checked, never an abort, and the bytes are not touched, so the host backs only the pages a
+/// test uses (a large allocation of zeroed memory is mapped lazily).
+fn zeroed(size: usize) -> Option<Vec<u8>> {
+    if size == 0 {
+        return Some(Vec::new());
+    }
+    let layout = Layout::array::<u8>(size).ok()?;
+    // SAFETY: `layout` has a size other than zero.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` was allocated by the global allocator with `layout`, of `size` bytes and the
+    // alignment of `u8`, all of them initialised (zeroed); the vector owns it from here.
+    Some(unsafe { Vec::from_raw_parts(p, size, size) })
+}
 /// Allocations are aligned to this, with a gap of at least this between them.
 pub(crate) const ALIGN: u64 = 0x1000;
 /// A device's memory unless told otherwise.
@@ -116,7 +151,12 @@ impl Memory {
 
     /// Whether `addr` is in this device's range of addresses.
     pub(crate) fn holds(&self, addr: u64) -> bool {
-        (self.base..self.base + (1 << 40)).contains(&addr)
+        (self.base..self.base + WINDOW).contains(&addr)
+    }
+
+    /// The bytes free: what is not in use (none when the device's size was set below that).
+    pub(crate) fn free_bytes(&self) -> usize {
+        self.total.saturating_sub(self.used)
     }
 
     pub(crate) fn allocate(
@@ -131,26 +171,56 @@ impl Memory {
                 format!("{call} asks for 0 bytes"),
             ));
         }
-        if size > self.total - self.used {
+        if size > self.free_bytes() {
             return Err(Fail::error(
                 CUresult::CUDA_ERROR_OUT_OF_MEMORY,
                 format!(
                     "{call} asks for {}; the fake device has {} of its {} free \
                      (`Device::with_memory` sets its size)",
                     Bytes(size),
-                    Bytes(self.total - self.used),
+                    Bytes(self.free_bytes()),
                     Bytes(self.total)
                 ),
             ));
         }
+        // Addresses are never handed out twice: the next one follows the last allocation's end,
+        // and the window of 2^40 bytes ends somewhere.
         let addr = self.next;
-        self.next = (addr + size as u64).div_ceil(ALIGN) * ALIGN + ALIGN;
+        let next = u64::try_from(size)
+            .ok()
+            .and_then(|size| addr.checked_add(size))
+            .and_then(|end| end.div_ceil(ALIGN).checked_mul(ALIGN))
+            .and_then(|end| end.checked_add(ALIGN))
+            .filter(|&next| next <= self.base + WINDOW);
+        let Some(next) = next else {
+            return Err(Fail::error(
+                CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+                format!(
+                    "{call} asks for {}, more than is left of the fake device's addresses ({} of \
+                     its 1 TiB window; an address is never handed out twice)",
+                    Bytes(size),
+                    Bytes((self.base + WINDOW).saturating_sub(addr))
+                ),
+            ));
+        };
+        let Some(bytes) = zeroed(size) else {
+            return Err(Fail::found(
+                CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+                FindingKind::HostOutOfMemory,
+                format!(
+                    "{call} asks for {}, which the host cannot give the fake device (its memory \
+                     is the test process's own)",
+                    Bytes(size)
+                ),
+            ));
+        };
+        self.next = next;
         self.used += size;
         self.allocs.insert(
             addr,
             Alloc {
                 size,
-                bytes: vec![0; size],
+                bytes,
                 made_by: call,
                 context,
                 freed: None,
@@ -210,13 +280,12 @@ impl Memory {
             kind,
             message: format!("{}: {doing} {} at {addr:#x}{what}", kind.name(), Bytes(len)),
         };
+        // A 0-byte access touches nothing: never a finding, wherever it points.
+        if len == 0 {
+            return Ok((addr, 0));
+        }
         if !self.holds(addr) {
-            return Err(found(
-                FindingKind::InvalidPointer,
-                ", which is no device pointer of this device (its memory is at \
-                 0xd000000000000000 and above)"
-                    .to_owned(),
-            ));
+            return Err(found(FindingKind::InvalidPointer, self.not_ours(addr)));
         }
         let before = self.allocs.range(..=addr).next_back();
         if let Some((&base, a)) = before {
@@ -280,10 +349,28 @@ impl Memory {
         Err(found(FindingKind::OutOfBounds, nearest))
     }
 
+    /// Why `addr`, outside this device's window, is no pointer of its: another fake device's,
+    /// or no device's.
+    pub(crate) fn not_ours(&self, addr: u64) -> String {
+        let ours = device_of(self.base).unwrap_or_default();
+        match device_of(addr) {
+            Some(other) => format!(
+                ", which is a device pointer of fake device {other}, not of this one (fake device \
+                 {ours}, whose memory is at {:#x}): a device answers for its own memory only",
+                self.base
+            ),
+            None => format!(
+                ", which is no device pointer of this device (fake device {ours}, whose memory is \
+                 at {:#x})",
+                self.base
+            ),
+        }
+    }
+
     /// The bytes `[addr, addr + len)` for reading, or the fault (recorded for the launch).
     pub(crate) fn bytes(&self, addr: u64, len: usize, doing: &Doing<'_>) -> Result<&[u8], Fault> {
         match self.locate(addr, len, doing) {
-            Ok((base, offset)) => Ok(&self.allocs[&base].bytes[offset..offset + len]),
+            Ok(at) => Ok(self.slice(at, len)),
             Err(finding) => Err(self.fault(finding)),
         }
     }
@@ -296,11 +383,7 @@ impl Memory {
         doing: &Doing<'_>,
     ) -> Result<&mut [u8], Fault> {
         match self.locate(addr, len, doing) {
-            Ok((base, offset)) => Ok(&mut self
-                .allocs
-                .get_mut(&base)
-                .map(|a| &mut a.bytes[..])
-                .unwrap_or_default()[offset..offset + len]),
+            Ok(at) => Ok(self.slice_mut(at, len)),
             Err(finding) => Err(self.fault(finding)),
         }
     }
@@ -316,6 +399,9 @@ impl Memory {
 
     /// The bytes at `[addr, addr + len)` if they are in one live allocation.
     pub(crate) fn peek(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        if len == 0 {
+            return Some(&[]);
+        }
         let (&base, a) = self.allocs.range(..=addr).next_back()?;
         let offset = usize::try_from(addr - base).ok()?;
         (a.freed.is_none() && offset <= a.size && len <= a.size - offset)
@@ -342,28 +428,28 @@ impl Memory {
         })
     }
 
+    /// The `len` bytes at `offset` in the allocation at `base`, as `locate` found them (empty
+    /// for 0 bytes, or for a place `locate` did not give).
     pub(crate) fn slice(&self, (base, offset): (u64, usize), len: usize) -> &[u8] {
-        &self.allocs[&base].bytes[offset..offset + len]
+        self.allocs
+            .get(&base)
+            .and_then(|a| a.bytes.get(offset..offset.checked_add(len)?))
+            .unwrap_or_default()
     }
 
+    /// [`slice`](Self::slice), for writing.
     pub(crate) fn slice_mut(&mut self, (base, offset): (u64, usize), len: usize) -> &mut [u8] {
-        match self.allocs.get_mut(&base) {
-            Some(a) => &mut a.bytes[offset..offset + len],
-            None => &mut [],
-        }
+        self.allocs
+            .get_mut(&base)
+            .and_then(|a| a.bytes.get_mut(offset..offset.checked_add(len)?))
+            .unwrap_or_default()
     }
 }
 
-/// A pinned host allocation (`cuMemAllocHost`).
+/// A pinned host allocation (`cuMemAllocHost`): memory of the process the device allocated,
+/// at the address it is kept under. The device never gives it back to the allocator (a freed
+/// one stays in quarantine, see the device's `host_freed`), so its address stays its own.
 pub(crate) struct HostAlloc {
-    pub(crate) ptr: HostPtr,
     pub(crate) layout: Layout,
     pub(crate) made_by: CallRef,
 }
-
-/// Host memory the device allocated.
-pub(crate) struct HostPtr(pub(crate) NonNull<u8>);
-
-// SAFETY: the allocation is plain bytes owned by the device; the pointer is only freed by it
-// (under its lock) and compared with.
-unsafe impl Send for HostPtr {}

@@ -802,7 +802,7 @@ fn kernel_args_that_are_not_the_kernels_parameters_fail_the_launch_before_it_run
     assert_eq!(
         description(&error),
         format!(
-            "parameter mismatch: {}, with a value of 8 bytes as parameter 4 (a `u32` of 4 \
+            "parameter mismatch: {}, with a `usize` of 8 bytes as parameter 4 (a `u32` of 4 \
              bytes): `kernel_args!` passes each value as it is typed, so give it a `u32`",
             takes(10)
         )

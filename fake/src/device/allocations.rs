@@ -87,7 +87,6 @@ impl Cx<'_> {
         self.state.host.insert(
             p.as_ptr() as usize,
             HostAlloc {
-                ptr: HostPtr(p),
                 layout,
                 made_by: self.call,
             },
@@ -103,14 +102,15 @@ impl Cx<'_> {
         let Some(h) = self.state.host.remove(&addr) else {
             let invalid = CUresult::CUDA_ERROR_INVALID_VALUE;
             return Err(match self.state.host_freed.get(&addr) {
-                Some((size, made_by, freed_by)) => Fail::found(
+                Some((h, freed_by)) => Fail::found(
                     invalid,
                     FindingKind::DoubleFree,
                     format!(
-                        "{} frees host memory at {addr:#x}, the {} that {made_by} \
+                        "{} frees host memory at {addr:#x}, the {} that {} \
                          allocated and {freed_by} freed already",
                         self.call,
-                        Bytes(*size)
+                        Bytes(h.layout.size()),
+                        h.made_by
                     ),
                 ),
                 None => Fail::found(
@@ -124,12 +124,10 @@ impl Cx<'_> {
                 ),
             });
         };
-        self.state
-            .host_freed
-            .insert(addr, (h.layout.size(), h.made_by, self.call));
-        // SAFETY: `h.ptr` was allocated with `h.layout` by this device and is freed once (it
-        // left the map).
-        unsafe { std::alloc::dealloc(h.ptr.0.as_ptr(), h.layout) };
+        // Kept, not given back to the allocator: no other allocation of the process can take
+        // its place, so a later copy into it is a use after free (`host_side`), never a write
+        // into memory the process uses for something else.
+        self.state.host_freed.insert(addr, (h, self.call));
         Ok(())
     }
 }

@@ -270,6 +270,34 @@ impl Cx<'_> {
                 memory.used -= a.size;
             }
         }
+        // Handles of the context end with it, as on a GPU: each still live is a leak too, named
+        // with the call that made it (and a later use of it is one of a destroyed handle).
+        let handle = |kind: &str, destroy: &str, h: usize, made_by: CallRef| Finding {
+            kind: FindingKind::Leak,
+            message: format!(
+                "leak: {kind} {h:#x} that {made_by} created was still live when {call} destroyed \
+                 its context ({destroy})"
+            ),
+        };
+        let state = &mut *self.state;
+        for (&h, s) in &mut state.streams {
+            if s.context == ctx && s.destroyed.is_none() {
+                s.destroyed = Some(call);
+                leaks.push(handle("stream", "cuStreamDestroy", h, s.made_by));
+            }
+        }
+        for (&h, e) in &mut state.events {
+            if e.context == ctx && e.destroyed.is_none() {
+                e.destroyed = Some(call);
+                leaks.push(handle("event", "cuEventDestroy", h, e.made_by));
+            }
+        }
+        for (&h, m) in &mut state.modules {
+            if m.context == ctx && m.destroyed.is_none() {
+                m.destroyed = Some(call);
+                leaks.push(handle("module", "cuModuleUnload", h, m.made_by));
+            }
+        }
         self.state.findings.extend(leaks);
         let id = self.id();
         with_stack(id, |stack| stack.retain(|&c| c != ctx));
@@ -353,7 +381,7 @@ impl Cx<'_> {
         let m = &self.state.memory;
         // SAFETY: as in `driver_version`.
         unsafe {
-            put(self.call, free, m.total - m.used)?;
+            put(self.call, free, m.free_bytes())?;
             put(self.call, total, m.total)
         }
     }

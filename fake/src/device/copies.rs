@@ -62,10 +62,10 @@ impl fmt::Display for Rows {
 }
 
 impl Cx<'_> {
-    /// `addr` of `cuMemcpy` as the side it is: device memory of this device, else host memory
-    /// (unified addressing).
+    /// `addr` of `cuMemcpy` as the side it is: device memory (of this device, or another fake
+    /// device's, which the copy's check then refuses), else host memory (unified addressing).
     pub(super) fn unified(&self, addr: CUdeviceptr) -> Place {
-        if self.state.memory.holds(addr) {
+        if device_of(addr).is_some() {
             Place::Device(addr)
         } else {
             Place::Host(std::ptr::with_exposed_provenance_mut(addr as usize))
@@ -87,18 +87,40 @@ impl Cx<'_> {
             ));
         }
         let addr = p as usize;
-        if self.state.memory.holds(addr as u64) {
+        if let Some(device) = device_of(addr as u64) {
+            let whose = if self.state.memory.holds(addr as u64) {
+                "of this device".to_owned()
+            } else {
+                format!("of fake device {device}, not of this one")
+            };
             return Err(Fail::found(
                 CUresult::CUDA_ERROR_INVALID_VALUE,
                 FindingKind::InvalidPointer,
                 format!(
                     "{} {verb} {} of host memory at {addr:#x}, which is a device pointer \
-                     of this device (copy device memory with the DtoD or HtoD/DtoH form that \
+                     {whose} (copy device memory with the DtoD or HtoD/DtoH form that \
                      names it as device memory)",
                     self.call,
                     Bytes(n)
                 ),
             ));
+        }
+        if let Some((&base, (h, freed_by))) = self.state.host_freed.range(..=addr).next_back() {
+            let size = h.layout.size();
+            if addr - base < size && n > 0 {
+                return Err(Fail::found(
+                    CUresult::CUDA_ERROR_INVALID_VALUE,
+                    FindingKind::UseAfterFree,
+                    format!(
+                        "{} {verb} {} of host memory at {addr:#x}, in the {}-byte pinned host \
+                         allocation at {base:#x} that {} made and {freed_by} freed",
+                        self.call,
+                        Bytes(n),
+                        size,
+                        h.made_by
+                    ),
+                ));
+            }
         }
         if let Some((&base, h)) = self.state.host.range(..=addr).next_back() {
             let size = h.layout.size();
@@ -243,17 +265,21 @@ impl Cx<'_> {
                 ),
             ));
         }
-        let pitch = width.div_ceil(PITCH_ALIGN) * PITCH_ALIGN;
-        let size = pitch.checked_mul(height).ok_or_else(|| {
+        let too_many = || {
             Fail::error(
                 CUresult::CUDA_ERROR_OUT_OF_MEMORY,
                 format!(
                     "{} asks for {height} rows of {}, more bytes than an address has",
                     self.call,
-                    Bytes(pitch)
+                    Bytes(width)
                 ),
             )
-        })?;
+        };
+        let pitch = width
+            .div_ceil(PITCH_ALIGN)
+            .checked_mul(PITCH_ALIGN)
+            .ok_or_else(too_many)?;
+        let size = pitch.checked_mul(height).ok_or_else(too_many)?;
         let addr = self.state.memory.allocate(size, self.call, ctx)?;
         // SAFETY: both are valid for writes (the C contract; not null, checked above).
         unsafe {

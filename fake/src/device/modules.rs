@@ -1,6 +1,20 @@
 //! Modules, their functions, and launches of the kernels registered as closures.
 
+use cuda_driver_table_core::__private::lent::{self, ValueType};
+
 use super::*;
+
+/// Whether every byte pattern of the size of the type named `ty` is a value of it: the integers,
+/// the floats and raw pointers (whose bytes a kernel may read as another such type of the same
+/// size, as a GPU does). Not `bool`, `char`, enums or structs, whose bytes have rules (or
+/// padding).
+fn plain_bits(ty: &str) -> bool {
+    const PLAIN: &[&str] = &[
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64",
+    ];
+    PLAIN.contains(&ty) || ty.starts_with("*const ") || ty.starts_with("*mut ")
+}
 
 impl Cx<'_> {
     pub(super) fn module_load(&mut self, m: *mut CUmodule, image: CPtr) -> Answer {
@@ -114,26 +128,45 @@ impl Cx<'_> {
         Ok(func.name.clone())
     }
 
-    /// Whether the values a `kernel_args!` passed (`passed`, their sizes) are the parameters of
-    /// the kernel `name` (`sizes`, of the types `types` names): as many, each of its parameter's
-    /// size.
+    /// Whether the launch's `kernelParams` can be read as the parameters of the kernel `name`
+    /// (`sizes`, of the types `types` names). An array a `kernel_args!` is lending (`passed`, its
+    /// values' types) must hold as many values, each of its parameter's type, or, where both are
+    /// plain bits (integers, floats, raw pointers: any bytes are a value), of its size. An array
+    /// built by hand (`None`) says nothing of its values: it is read as the C contract of the
+    /// launch promises, for parameters that are all plain bits, and refused otherwise, since a
+    /// value of another type would be read as, say, an invalid `bool`.
     pub(super) fn parameters_match(
         &self,
         name: &str,
         sizes: &[usize],
         types: fn() -> Vec<&'static str>,
-        passed: &[usize],
+        passed: Option<Vec<ValueType>>,
     ) -> Answer {
+        let types = types();
         let mismatch = |what: String| {
-            let takes = match types() {
-                none if none.is_empty() => "no parameters".to_owned(),
-                some => format!("({})", some.join(", ")),
+            let takes = if types.is_empty() {
+                "no parameters".to_owned()
+            } else {
+                format!("({})", types.join(", "))
             };
             Fail::found(
                 CUresult::CUDA_ERROR_INVALID_VALUE,
                 FindingKind::ParameterMismatch,
                 format!("{} launches {name}, which takes {takes}, {what}", self.call),
             )
+        };
+        let Some(passed) = passed else {
+            return match types.iter().position(|ty| !plain_bits(ty)) {
+                None => Ok(()),
+                Some(i) => Err(mismatch(format!(
+                    "with a kernelParams array that no `kernel_args!` is lending now (built by \
+                     hand, or kept past its `with_params`): the fake device reads parameter {} \
+                     as a `{}` only from a value `kernel_args!` says is one, so launch inside \
+                     `kernel_args![..].with_params(|params| ...)`",
+                    i + 1,
+                    types[i]
+                ))),
+            };
         };
         if passed.len() != sizes.len() {
             return Err(mismatch(format!(
@@ -142,18 +175,18 @@ impl Cx<'_> {
                 plural(passed.len())
             )));
         }
-        match sizes
-            .iter()
-            .zip(passed)
-            .position(|(size, passed)| size != passed)
-        {
+        let fits = |(i, value): (usize, &ValueType)| {
+            let (ty, given) = (types[i], (value.name)());
+            given == ty || (value.size == sizes[i] && plain_bits(ty) && plain_bits(given))
+        };
+        match passed.iter().enumerate().position(|p| !fits(p)) {
             None => Ok(()),
             Some(i) => {
-                let ty = types()[i];
+                let (ty, given) = (types[i], (passed[i].name)());
                 Err(mismatch(format!(
-                    "with a value of {} as parameter {} (a `{ty}` of {}): `kernel_args!` passes \
-                     each value as it is typed, so give it a `{ty}`",
-                    Bytes(passed[i]),
+                    "with a `{given}` of {} as parameter {} (a `{ty}` of {}): `kernel_args!` \
+                     passes each value as it is typed, so give it a `{ty}`",
+                    Bytes(passed[i].size),
                     i + 1,
                     Bytes(sizes[i]),
                 )))
@@ -297,11 +330,12 @@ impl Cx<'_> {
                 plural(len)
             )));
         }
-        if let Some(passed) = cuda_driver_table_core::__private::lent::types(params) {
-            let passed: Vec<usize> = passed.iter().map(|t| t.size).collect();
-            self.parameters_match(&name, sizes, types, &passed)?;
+        let passed = lent::types(params);
+        if len > 0 || passed.is_some() {
+            self.parameters_match(&name, sizes, types, passed)?;
         }
         let call = self.call;
+        let id = self.id();
         let result = {
             let mut launch = Launch {
                 kernel: &name,
@@ -311,6 +345,9 @@ impl Cx<'_> {
                 memory: &mut self.state.memory,
                 access: Access { call },
             };
+            // The device is locked while the closure runs: what it asks of the device or its
+            // tables is refused as a finding (`Shared::inside_kernel`), never waited for.
+            let _running = Running::start(id, &name);
             // SAFETY: `params` holds one pointer per parameter of the kernel `f` is (the C
             // contract of the launch), and the kernel is this closure, whose parameters `P`
             // are the kernel's signature.
@@ -319,7 +356,7 @@ impl Cx<'_> {
         let faults: Vec<Finding> = self.state.memory.faults.borrow_mut().drain(..).collect();
         let had_faults = !faults.is_empty();
         self.state.findings.extend(faults.iter().cloned());
-        let threads = grid.count() * block.count();
+        let threads = grid.count().saturating_mul(block.count());
         self.issue(
             Some(stream),
             format!("runs {name}"),

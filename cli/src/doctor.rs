@@ -97,7 +97,8 @@ struct Driver {
 
 /// Examines this machine, and `binary`'s records when one is given. `Err` for an unreadable
 /// `binary` (exit code 2).
-pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
+pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String> {
+    let _ = verbose;
     let inspection = binary.map(inspect::inspect).transpose()?;
     let mut body = String::new();
     let mut problems: Vec<String> = Vec::new();

@@ -358,31 +358,3 @@ fn no_libcuda_at_all_is_not_met() {
         "{text}"
     );
 }
-
-#[test]
-fn usage_errors_and_unreadable_files_exit_with_2() {
-    let tool = env!("CARGO_BIN_EXE_cuda-driver-table");
-    let run = |args: &[&str]| {
-        let out = Command::new(tool)
-            .args(args)
-            .output()
-            .expect("the tool runs");
-        (
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-            out.status.code(),
-        )
-    };
-    let (err, code) = run(&[]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("usage: cuda-driver-table inspect"), "{err}");
-    let (err, code) = run(&["frobnicate"]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("unknown command `frobnicate`"), "{err}");
-    let (err, code) = run(&["inspect", "/nonexistent/program"]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("cannot read /nonexistent/program"), "{err}");
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-    let (err, code) = run(&["doctor", source]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("is not an ELF or PE file"), "{err}");
-}

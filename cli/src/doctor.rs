@@ -22,6 +22,7 @@ use libloading::Library;
 use serde::Serialize;
 
 use crate::inspect;
+use crate::text::shown;
 
 /// `CUDA_ERROR_STUB_LIBRARY`: what every function of a toolkit's stub libcuda returns.
 const STUB_LIBRARY: i32 = 34;
@@ -96,9 +97,9 @@ struct Driver {
 }
 
 /// Examines this machine, and `binary`'s records when one is given. `Err` for an unreadable
-/// `binary` (exit code 2).
+/// `binary` (exit code 2). With `verbose`, the human report lists every recorded function also
+/// where none could be checked (no usable libcuda); the JSON output always lists them.
 pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String> {
-    let _ = verbose;
     let inspection = binary.map(inspect::inspect).transpose()?;
     let mut body = String::new();
     let mut problems: Vec<String> = Vec::new();
@@ -114,14 +115,25 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
 
     // The driver first: everything else needs it.
     let driver_report = Config::driver().search_report();
-    let driver = examine_driver(&driver_report, &mut body, &mut problems, &mut json.libcuda);
+    let driver = examine_driver(&driver_report, &mut body, &mut json.libcuda);
     let runtime_report = Config::runtime().search_report();
     let cudart = examine_runtime(&runtime_report, &mut body, &mut json.libcudart);
     wsl(&driver_report, &mut body);
 
+    if let Ok(Driver { version: None, .. }) = &driver {
+        problems.push(
+            "the driver's version is unknown (cuDriverGetVersion failed, or answered 0 or less): \
+             this tool cannot confirm that the driver meets any requirement; reinstall the \
+             NVIDIA driver, or check the libcuda the search found"
+                .to_owned(),
+        );
+    }
+
     let mut checked = 0;
+    // The functions that could not be checked (no usable libcuda), per table.
+    let mut unchecked: Vec<(&str, usize)> = Vec::new();
     if let Some(inspection) = &inspection {
-        let _ = writeln!(body, "\nRequirements of {}:", inspection.file);
+        let _ = writeln!(body, "\nRequirements of {}:", shown(&inspection.file));
         if inspection.tables.is_empty() {
             let _ = writeln!(
                 body,
@@ -138,14 +150,37 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
                 ));
             }
             for f in &table.functions {
-                checked += 1;
+                let what = format!(
+                    "{} {} at {} ({})",
+                    shown(&table.name),
+                    shown(&f.name),
+                    f.requested,
+                    f.flag
+                );
                 let verdict = match &driver {
-                    Some(driver) => {
+                    Ok(driver) => {
                         check(driver, &f.name, f.abi, f.per_thread_abi, table.stream_mode)
                     }
-                    None => Err("not checked: no usable libcuda".to_owned()),
+                    Err(_) => {
+                        match unchecked.last_mut() {
+                            Some((name, n)) if *name == table.name => *n += 1,
+                            _ => unchecked.push((&table.name, 1)),
+                        }
+                        if verbose {
+                            let _ = writeln!(body, "  not checked {what}");
+                        }
+                        json.requirements.push(Checked {
+                            table: table.name.clone(),
+                            function: f.name.clone(),
+                            requested: f.requested,
+                            flag: f.flag,
+                            met: false,
+                            note: "not checked: no usable libcuda".to_owned(),
+                        });
+                        continue;
+                    }
                 };
-                let what = format!("{} {} at {} ({})", table.name, f.name, f.requested, f.flag);
+                checked += 1;
                 json.requirements.push(Checked {
                     table: table.name.clone(),
                     function: f.name.clone(),
@@ -159,18 +194,29 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
                 });
                 match verdict {
                     Ok(note) => {
-                        let _ = writeln!(body, "  ok      {what}{note}");
+                        let _ = writeln!(body, "  ok      {what}{}", shown(&note));
                     }
                     Err(why) => {
-                        let _ = writeln!(body, "  NOT MET {what}: {why}");
-                        problems.push(format!("{what}: {why}"));
+                        let _ = writeln!(body, "  NOT MET {what}: {}", shown(&why));
+                        problems.push(format!(
+                            "{} {} at {} ({}): {why}",
+                            table.name, f.name, f.requested, f.flag
+                        ));
                     }
                 }
             }
         }
+        let total: usize = unchecked.iter().map(|(_, n)| n).sum();
+        if total > 0 && !verbose {
+            let _ = writeln!(
+                body,
+                "  {total} function{} not checked: no usable libcuda (-v lists them)",
+                crate::plural(total)
+            );
+        }
         if let (
             Some(floor),
-            Some(Driver {
+            Ok(Driver {
                 version: Some(v), ..
             }),
         ) = (inspection.driver_floor, &driver)
@@ -192,12 +238,38 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
             }
         }
     }
+    if let Err(cause) = &driver {
+        // One cause, one line: what it leaves unchecked is counted, not listed.
+        let total: usize = unchecked.iter().map(|(_, n)| n).sum();
+        let line = if total == 0 {
+            format!("{cause} (the search's steps are below)")
+        } else {
+            let tables: Vec<&str> = unchecked.iter().map(|(name, _)| *name).collect();
+            let of = match tables.as_slice() {
+                [one] => (*one).to_owned(),
+                [first @ .., last] if tables.len() <= 4 => {
+                    format!("{} and {last}", first.join(", "))
+                }
+                _ => format!("{} tables", tables.len()),
+            };
+            format!(
+                "{cause}: {total} function{} of {of} not checked{}",
+                crate::plural(total),
+                if verbose {
+                    ""
+                } else {
+                    " (-v or --json lists them)"
+                }
+            )
+        };
+        problems.insert(0, line);
+    }
 
     let met = problems.is_empty();
     let mut text = String::new();
     let subject = inspection
         .as_ref()
-        .map(|i| format!(" of {}", i.file))
+        .map(|i| format!(" of {}", shown(&i.file)))
         .unwrap_or_default();
     if met {
         let driver = driver.as_ref().map(describe_driver).unwrap_or_default();
@@ -218,8 +290,7 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
             crate::plural(problems.len())
         );
         for p in &problems {
-            // A problem of several lines (a library search's) stays inside its item.
-            let _ = writeln!(text, "  - {}", p.replace('\n', "\n    "));
+            let _ = writeln!(text, "  - {}", shown(p));
         }
     }
     text.push_str(&body);
@@ -230,8 +301,15 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
 
 fn describe_driver(d: &Driver) -> String {
     match d.version {
-        Some(v) => format!("the CUDA driver {} ({})", CudaVersion(v), d.path.display()),
-        None => format!("the CUDA driver at {}", d.path.display()),
+        Some(v) => format!(
+            "the CUDA driver {} ({})",
+            CudaVersion(v),
+            shown(&d.path.display().to_string())
+        ),
+        None => format!(
+            "the CUDA driver at {}",
+            shown(&d.path.display().to_string())
+        ),
     }
 }
 
@@ -261,17 +339,23 @@ fn steps(report: &SearchReport, out: &mut String, json: &mut Vec<Step>) {
             }
             StepOutcome::NotTried(why) => why.clone(),
         };
-        let _ = writeln!(out, "    {}. {}: {outcome}", n + 1, step.what);
+        let _ = writeln!(
+            out,
+            "    {}. {}: {}",
+            n + 1,
+            shown(&step.what),
+            shown(&outcome)
+        );
     }
 }
 
-/// The driver's search, its version, and whether it is a stub.
+/// The driver's search, its version, and whether it is a stub: the driver, or in one line why
+/// there is none to use.
 fn examine_driver(
     report: &SearchReport,
     out: &mut String,
-    problems: &mut Vec<String>,
     json: &mut LibraryReport,
-) -> Option<Driver> {
+) -> Result<Driver, String> {
     let _ = writeln!(
         out,
         "\nlibcuda (backend = driver, and the default's fallback):"
@@ -280,14 +364,13 @@ fn examine_driver(
     let resolver = match &report.outcome {
         Ok(resolver) => *resolver,
         Err(e) => {
-            let _ = writeln!(out, "  not found");
-            problems.push(format!("no usable libcuda: {e}"));
-            return None;
+            let _ = writeln!(out, "  not found: {}", indented(&e.to_string()));
+            return Err("no usable libcuda".to_owned());
         }
     };
     let path = report.found.clone().unwrap_or_default();
     json.found = report.found.as_ref().map(|p| p.display().to_string());
-    let _ = writeln!(out, "  found: {}", resolver.describe());
+    let _ = writeln!(out, "  found: {}", shown(&resolver.describe()));
     // A stub answers every call, the lookup included, with CUDA_ERROR_STUB_LIBRARY.
     if let LookupResult::Failed(status) = resolver.lookup(
         c"cuDriverGetVersion",
@@ -295,14 +378,12 @@ fn examine_driver(
         StreamMode::Legacy,
     ) {
         if status.code == STUB_LIBRARY {
-            let _ = writeln!(out, "  a STUB: {status}");
+            let _ = writeln!(out, "  a STUB: {}", shown(&status.to_string()));
             json.stub = true;
-            problems.push(format!(
-                "{} is a stub libcuda, not a driver: {}",
-                path.display(),
-                status.description
+            return Err(format!(
+                "no usable libcuda: {} is a stub libcuda (a toolkit's, for linking), not a driver",
+                path.display()
             ));
-            return None;
         }
     }
     let version = resolver.driver_version();
@@ -312,10 +393,22 @@ fn examine_driver(
             let _ = writeln!(out, "  driver version: {} ({v})", CudaVersion(v));
         }
         None => {
-            let _ = writeln!(out, "  driver version: unknown (cuDriverGetVersion failed)");
+            let _ = writeln!(
+                out,
+                "  driver version: unknown (cuDriverGetVersion failed, or answered 0 or less)"
+            );
         }
     }
-    Some(Driver { path, version })
+    Ok(Driver { path, version })
+}
+
+/// `text` for the human report: every line escaped ([`shown`]), the lines after the first
+/// indented under it.
+fn indented(text: &str) -> String {
+    text.lines()
+        .map(|line| shown(line).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n    ")
 }
 
 /// libcudart's search and, where found, its own version. `Some(path)` when found.
@@ -333,7 +426,7 @@ fn examine_runtime(
         );
         return None;
     };
-    let _ = writeln!(out, "  found: {}", resolver.describe());
+    let _ = writeln!(out, "  found: {}", shown(&resolver.describe()));
     let path = report.found.clone()?;
     json.found = Some(path.display().to_string());
     json.version = runtime_version(&path);
@@ -441,12 +534,7 @@ fn check(
         Ok(p) => p,
         Err(e) => {
             let why = match e.kind() {
-                ErrorKind::DriverTooOld { driver, .. } => format!(
-                    "the driver is too old{}: {e}",
-                    driver
-                        .map(|v| format!(" ({})", CudaVersion(v)))
-                        .unwrap_or_default()
-                ),
+                ErrorKind::DriverTooOld { driver, .. } => too_old(name, requested, *driver, mode),
                 ErrorKind::SymbolNotFound { .. } if answers_null(driver, name, requested, flag) => {
                     "the lookup said found but handed out a null pointer: an interposer or \
                      injection library answers for the driver and does not have it; run without \
@@ -460,6 +548,42 @@ fn check(
         }
     };
     abi_check(driver, name, version, mode, pointer.as_ptr())
+}
+
+/// Why a driver of version `driver` does not have `name` at `requested`, once, with what to do:
+/// update the driver, or pin an older ABI of the function where this tool's `cuda.h` knows one
+/// that the driver has in the table's stream `mode`.
+fn too_old(name: &str, requested: u32, driver: Option<u32>, mode: StreamMode) -> String {
+    let Some(driver) = driver else {
+        return format!(
+            "the driver is older than {} (its own version is unknown); update the NVIDIA driver",
+            CudaVersion(requested)
+        );
+    };
+    let older = manifest::functions()
+        .binary_search_by(|f| f.name.cmp(name))
+        .ok()
+        .and_then(|i| {
+            manifest::functions()[i]
+                .abis
+                .iter()
+                // In the table's stream mode: a per-thread table asks for an ABI's twin.
+                .filter(|a| a.request(mode).0 <= driver)
+                .map(|a| a.version)
+                .max()
+        });
+    let advice = match older {
+        Some(v) => format!(
+            "update the NVIDIA driver, or pin the older ABI `{name} = {v}` in the table, which \
+             this driver has"
+        ),
+        None => "update the NVIDIA driver".to_owned(),
+    };
+    format!(
+        "the driver is too old: it is {} and this ABI needs {}; {advice}",
+        CudaVersion(driver),
+        CudaVersion(requested)
+    )
 }
 
 /// The raw answer of `cuGetProcAddress_v2`: whether it says found (status 0) and hands out null.

@@ -10,6 +10,7 @@ use object::{Object, ObjectSection, SectionKind};
 use serde::Serialize;
 
 use crate::ptx;
+use crate::text::shown;
 
 /// The JSON schema's name and version, the first field of `inspect --json`.
 pub const SCHEMA: &str = "cuda-driver-table-inspect/1";
@@ -274,16 +275,17 @@ fn is_table_floor(r: &Requirement) -> bool {
     matches!(r, Requirement::Function { function, .. } if function.is_empty())
 }
 
-/// The human report: the verdict first.
+/// The human report: the verdict first. Every text read from the file (and the file's own name)
+/// is printed through [`shown`].
 pub fn human(i: &Inspection) -> String {
     use std::fmt::Write;
     let mut out = String::new();
+    let file = shown(&i.file);
     match i.driver_floor {
         Some(floor) => {
             let _ = writeln!(
                 out,
-                "{} needs a CUDA driver of {} or newer ({floor}; `nvidia-smi` shows a driver's as \"CUDA Version\").",
-                i.file,
+                "{file} needs a CUDA driver of {} or newer ({floor}; `nvidia-smi` shows a driver's as \"CUDA Version\").",
                 CudaVersion(floor)
             );
             let _ = writeln!(out, "  set by: {}", list(&i.set_by));
@@ -292,9 +294,8 @@ pub fn human(i: &Inspection) -> String {
             let _ =
                 writeln!(
                 out,
-                "{} records no table and embeds no PTX: it was built without cuda-driver-table, \
+                "{file} records no table and embeds no PTX: it was built without cuda-driver-table, \
                  with a version that records nothing, or its section {} was removed.",
-                i.file,
                 if i.format == "elf" { ELF_SECTION } else { PE_SECTION }
             );
         }
@@ -304,7 +305,7 @@ pub fn human(i: &Inspection) -> String {
         let _ = writeln!(
             out,
             "  {}: backend {}, {} stream, MIN_DRIVER_VERSION {} ({}), {} function{}",
-            t.name,
+            shown(&t.name),
             t.backend,
             t.stream_mode,
             t.min_driver_version,
@@ -320,7 +321,10 @@ pub fn human(i: &Inspection) -> String {
             let _ = writeln!(
                 out,
                 "    {} ABI {}{twin}: asks for {} with the {} flag",
-                f.name, f.abi, f.requested, f.flag
+                shown(&f.name),
+                f.abi,
+                f.requested,
+                f.flag
             );
         }
     }
@@ -341,18 +345,21 @@ pub fn human(i: &Inspection) -> String {
                 Some(v) => format!("needs a driver of {} or newer ({v})", CudaVersion(v)),
                 None => format!(
                     "ISA {} is newer than this tool knows: update cuda-driver-table-cli",
-                    p.isa
+                    shown(&p.isa)
                 ),
             };
             let _ = writeln!(
                 out,
                 "  ISA {} for {} at offset {:#x} ({}): {needs}",
-                p.isa, p.target, p.offset, p.section
+                shown(&p.isa),
+                shown(&p.target),
+                p.offset,
+                shown(&p.section)
             );
         }
     }
     for e in &i.unreadable_records {
-        let _ = writeln!(out, "\nwarning: {e}");
+        let _ = writeln!(out, "\nwarning: {}", shown(e));
     }
     out
 }
@@ -368,7 +375,10 @@ fn list(requirements: &[Requirement]) -> String {
                 requested,
                 flag,
             } if table.is_empty() => {
-                format!("{function} at {requested} with the {flag} flag (the lookup itself)")
+                format!(
+                    "{} at {requested} with the {flag} flag (the lookup itself)",
+                    shown(function)
+                )
             }
             Requirement::Function {
                 table,
@@ -376,14 +386,22 @@ fn list(requirements: &[Requirement]) -> String {
                 requested,
                 flag,
             } => {
-                format!("{table}: {function} at {requested} ({flag})")
+                format!(
+                    "{}: {} at {requested} ({flag})",
+                    shown(table),
+                    shown(function)
+                )
             }
             Requirement::Ptx {
                 offset,
                 isa,
                 target,
             } => {
-                format!("PTX ISA {isa} for {target} at offset {offset:#x}")
+                format!(
+                    "PTX ISA {} for {} at offset {offset:#x}",
+                    shown(isa),
+                    shown(target)
+                )
             }
         })
         .collect::<Vec<_>>()

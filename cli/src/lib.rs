@@ -7,6 +7,7 @@
 mod doctor;
 mod inspect;
 mod ptx;
+mod text;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -4,6 +4,7 @@
 #![cfg(target_os = "linux")]
 
 mod common;
+mod craft;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -260,7 +261,13 @@ fn a_stub_is_named_as_such_up_front() {
         text.starts_with("This machine does not meet 1 requirement"),
         "{text}"
     );
-    assert!(text.contains("is a stub libcuda, not a driver"), "{text}");
+    assert!(
+        text.contains("\n  - no usable libcuda: ")
+            && text.contains(
+                "libcuda.so.1 is a stub libcuda (a toolkit's, for linking), not a driver"
+            ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -272,9 +279,34 @@ fn a_driver_too_old_is_named_with_the_function_that_needs_more() {
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains(
-            "NOT MET recorded::Driver cuCtxCreate at 12050 (legacy): the driver is too old (12.0)"
+            "NOT MET recorded::Driver cuCtxCreate at 12050 (legacy): the driver is too old: it is \
+             12.0 and this ABI needs 12.5; update the NVIDIA driver, or pin the older ABI \
+             `cuCtxCreate = 11040` in the table, which this driver has\n"
         ),
         "{text}"
+    );
+    // Said once: the function, the versions and the advice each appear once in its line.
+    let line = text
+        .lines()
+        .find(|l| l.contains("NOT MET recorded::Driver cuCtxCreate"))
+        .expect("the line");
+    for once in ["too old", "12.0", "12.5", "update the NVIDIA driver", "pin"] {
+        assert_eq!(line.matches(once).count(), 1, "{once}: {line}");
+    }
+    // A function without an older ABI is not advised to pin one.
+    let (older, _) = doctor(
+        &stand_in("old-no-older-abi", &["VERSION=6000"]),
+        Some(&common::recorded()),
+    );
+    let line = older
+        .lines()
+        .find(|l| l.contains("NOT MET recorded::PerThread cuLaunchKernel"))
+        .expect("the line");
+    assert!(
+        line.ends_with(
+            "the driver is too old: it is 6.0 and this ABI needs 7.0; update the NVIDIA driver"
+        ),
+        "{older}"
     );
     // And the PTX, of ISA 8.4, needs 12.4.
     assert!(
@@ -326,27 +358,22 @@ fn an_interposer_answering_a_null_pointer_is_caught() {
     );
 }
 
+/// Without a usable libcuda: one cause, one line, and what it leaves unchecked counted; the
+/// functions are listed with `-v` and in the JSON output.
 #[test]
-fn no_libcuda_at_all_is_not_met() {
-    let (text, code) = doctor(
-        Path::new("/nonexistent/cuda-driver-table-test/libcuda.so.1"),
-        None,
-    );
+fn no_libcuda_at_all_is_one_line() {
+    let missing = Path::new("/nonexistent/cuda-driver-table-test/libcuda.so.1");
+    let (text, code) = doctor(missing, None);
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("no usable libcuda"), "{text}");
-    // The list of what is not met: the search's lines stay inside their item.
     let list: Vec<&str> = text
         .lines()
         .skip_while(|l| !l.starts_with("This machine does not meet"))
         .skip(1)
         .take_while(|l| !l.is_empty())
         .collect();
-    assert!(list.len() > 1, "{text}");
-    assert!(list[0].starts_with("  - no usable libcuda: "), "{text}");
-    assert!(
-        list[1..]
-            .iter()
-            .all(|l| l.starts_with("    ") || l.starts_with("  - ")),
+    assert_eq!(
+        list,
+        ["  - no usable libcuda (the search's steps are below)"],
         "{text}"
     );
     // The step says where the path came from, as the crate's error does.
@@ -355,6 +382,89 @@ fn no_libcuda_at_all_is_not_met() {
             "1. \"/nonexistent/cuda-driver-table-test/libcuda.so.1\" \
              (from $CUDA_DRIVER_TABLE_LIBCUDA): "
         ),
+        "{text}"
+    );
+
+    let program = common::recorded();
+    let (text, code) = doctor(missing, Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "This machine does not meet 1 requirement of {}:\n  - no usable libcuda: 7 functions \
+             of recorded::Driver, recorded::PerThread and recorded::Runtime not checked (-v or \
+             --json lists them)\n\n",
+            program.display()
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("cuCtxCreate"), "{text}");
+    assert_eq!(text.matches("no usable libcuda").count(), 2, "{text}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"))
+        .args(["doctor", "-v"])
+        .arg(&program)
+        .env("CUDA_DRIVER_TABLE_LIBCUDA", missing)
+        .env("CUDA_DRIVER_TABLE_CUDART", stand_in_cudart())
+        .output()
+        .expect("the tool runs");
+    let verbose = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        verbose.contains("\n  not checked recorded::Driver cuCtxCreate at 12050 (legacy)\n"),
+        "{verbose}"
+    );
+    assert_eq!(verbose.matches("\n  not checked ").count(), 7, "{verbose}");
+
+    let (json, code) = doctor_json(missing, &program);
+    assert_eq!(code, 1);
+    assert_eq!(json["problems"].as_array().expect("problems").len(), 1);
+    let requirements = json["requirements"].as_array().expect("requirements");
+    assert_eq!(requirements.len(), 7, "{json:#}");
+    assert!(requirements
+        .iter()
+        .all(|r| r["met"] == false && r["note"] == "not checked: no usable libcuda"));
+}
+
+/// A table name that would erase the verdict on a terminal and a function name that would forge an
+/// `ok` line: both printed escaped, the verdict first and no forged line.
+#[test]
+fn forged_names_cannot_forge_a_verdict_or_an_ok_line() {
+    let dir = craft::folder("doctor-forged");
+    let program = craft::library(
+        &dir,
+        "libforged.so",
+        &[craft::record(
+            "app::T\u{1b}[1A\u{1b}[2K\rThis machine meets every requirement",
+            2,
+            1,
+            2000,
+            &[(
+                "cuInit\n  ok      app::T cuForged at 2000 (legacy)",
+                2000,
+                0,
+            )],
+        )],
+        &[],
+        &[],
+    );
+    let (text, code) = doctor(&stand_in("forged", &[]), Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+    assert!(
+        text.starts_with("This machine does not meet 1 requirement"),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("  ok      app::T cuForged")),
+        "{text}"
+    );
+    assert!(
+        !text.lines().skip(1).any(|l| l.starts_with("This machine")),
+        "{text}"
+    );
+    assert!(
+        text.contains("  NOT MET app::T\\u{1b}[1A\\u{1b}[2K\\rThis machine meets every requirement cuInit\\n  ok      app::T cuForged at 2000 (legacy) at 2000 (legacy): "),
         "{text}"
     );
 }

@@ -19,7 +19,7 @@ use cuda_driver_table_core::{
     StreamMode,
 };
 use libloading::Library;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::inspect;
 use crate::text::shown;
@@ -31,10 +31,12 @@ const STUB_LIBRARY: i32 = 34;
 pub const SCHEMA: &str = "cuda-driver-table-doctor/1";
 
 /// The doctor's findings: the report, whether every requirement is met, and the same as data.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Diagnosis {
     pub text: String,
     pub met: bool,
-    pub json: Report,
+    /// The [`Report`], as the JSON output prints it.
+    pub json: serde_json::Value,
 }
 
 /// What `doctor --json` prints (the crate's README documents it).
@@ -51,6 +53,22 @@ pub struct Report {
     pub binary: Option<String>,
     /// Every recorded function checked against this driver, in the program's order.
     pub requirements: Vec<Checked>,
+}
+
+impl Report {
+    /// The report of a probe that ended in `problem` before it could say more (it hung, or a
+    /// library crashed it), on `binary`.
+    pub fn failed(binary: Option<String>, problem: String) -> Report {
+        Report {
+            schema: SCHEMA,
+            met: false,
+            problems: vec![problem],
+            libcuda: LibraryReport::default(),
+            libcudart: LibraryReport::default(),
+            binary,
+            requirements: Vec::new(),
+        }
+    }
 }
 
 /// One library's search and what it found.
@@ -99,7 +117,14 @@ struct Driver {
 /// Examines this machine, and `binary`'s records when one is given. `Err` for an unreadable
 /// `binary` (exit code 2). With `verbose`, the human report lists every recorded function also
 /// where none could be checked (no usable libcuda); the JSON output always lists them.
-pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String> {
+///
+/// `progress` is told each step that calls into a library before it is taken, so that the process
+/// running this (see `probe`) can say where a library hung or crashed.
+pub fn doctor(
+    binary: Option<&Path>,
+    verbose: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Diagnosis, String> {
     let inspection = binary.map(inspect::inspect).transpose()?;
     let mut body = String::new();
     let mut problems: Vec<String> = Vec::new();
@@ -114,9 +139,24 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
     };
 
     // The driver first: everything else needs it.
+    progress("the crate's search for libcuda, which loads the library it finds");
     let driver_report = Config::driver().search_report();
+    if let Some(found) = &driver_report.found {
+        progress(&format!(
+            "asking {} for cuDriverGetVersion (a stub answers CUDA_ERROR_STUB_LIBRARY) and the \
+             driver's version",
+            found.display()
+        ));
+    }
     let driver = examine_driver(&driver_report, &mut body, &mut json.libcuda);
+    progress("the crate's search for libcudart, which loads the library it finds");
     let runtime_report = Config::runtime().search_report();
+    if let Some(found) = &runtime_report.found {
+        progress(&format!(
+            "asking {} for cudaRuntimeGetVersion",
+            found.display()
+        ));
+    }
     let cudart = examine_runtime(&runtime_report, &mut body, &mut json.libcudart);
     wsl(&driver_report, &mut body);
 
@@ -159,6 +199,13 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
                 );
                 let verdict = match &driver {
                     Ok(driver) => {
+                        progress(&format!(
+                            "looking up {} at {} ({}) in {}",
+                            f.name,
+                            f.requested,
+                            f.flag,
+                            driver.path.display()
+                        ));
                         check(driver, &f.name, f.abi, f.per_thread_abi, table.stream_mode)
                     }
                     Err(_) => {
@@ -296,6 +343,7 @@ pub fn doctor(binary: Option<&Path>, verbose: bool) -> Result<Diagnosis, String>
     text.push_str(&body);
     json.met = met;
     json.problems = problems;
+    let json = serde_json::to_value(&json).map_err(|e| e.to_string())?;
     Ok(Diagnosis { text, met, json })
 }
 
@@ -586,6 +634,55 @@ fn too_old(name: &str, requested: u32, driver: Option<u32>, mode: StreamMode) ->
     )
 }
 
+/// Why `pointer`, handed out for `name`, is certainly not `name`: it is another function that a
+/// loaded library exports under another name (`dladdr` names it: a stand-in answering
+/// `cuMemAlloc` with its `cuInit`), or an address in no loaded library. `None` where it may be
+/// `name`: an export of the function's own (`name`, `name_v2`, `name_ptsz`, ...), or code of a
+/// library that exports no symbol there (an interposer's own).
+#[cfg(unix)]
+fn foreign(pointer: *mut c_void, name: &str) -> Option<String> {
+    // SAFETY: a zeroed `Dl_info` (null pointers and addresses) is a valid value to fill in.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: `dladdr` only looks the address up in the loader's tables, never reads at it.
+    if unsafe { libc::dladdr(pointer.cast_const(), &mut info) } == 0 {
+        return Some(format!(
+            "the lookup handed out {pointer:p}, an address in no loaded library: a call would \
+             jump there; the libcuda the search found (or an interposer answering for it) is \
+             broken"
+        ));
+    }
+    if info.dli_sname.is_null() || info.dli_saddr != pointer {
+        return None;
+    }
+    // SAFETY: `dladdr` set `dli_sname` to a NUL-terminated name in the loader's tables, which
+    // live as long as the library (which stays loaded).
+    let symbol = unsafe { std::ffi::CStr::from_ptr(info.dli_sname) }.to_string_lossy();
+    let own = symbol == name
+        || symbol
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with('_'));
+    if own {
+        return None;
+    }
+    let library = if info.dli_fname.is_null() {
+        "a loaded library".to_owned()
+    } else {
+        // SAFETY: as `dli_sname`: a NUL-terminated path in the loader's tables.
+        let file = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+        file.to_string_lossy().into_owned()
+    };
+    Some(format!(
+        "the lookup handed out {symbol}, another function exported by {library}: a call would \
+         run {symbol} with {name}'s arguments; the libcuda the search found (or an interposer \
+         answering for it) is broken"
+    ))
+}
+
+#[cfg(not(unix))]
+fn foreign(_: *mut c_void, _: &str) -> Option<String> {
+    None
+}
+
 /// The raw answer of `cuGetProcAddress_v2`: whether it says found (status 0) and hands out null.
 fn answers_null(driver: &Driver, name: &str, version: u32, flag: StreamMode) -> bool {
     type GetProcAddressV2 =
@@ -622,14 +719,23 @@ fn abi_check(
     pointer: *mut c_void,
 ) -> Result<String, String> {
     let Ok(i) = manifest::functions().binary_search_by(|f| f.name.cmp(name)) else {
-        return Ok(" (ABI not compared: this tool's cuda.h does not know the function)".into());
+        return match foreign(pointer, name) {
+            Some(why) => Err(why),
+            None => Ok(" (ABI not compared: this tool's cuda.h does not know the function)".into()),
+        };
     };
     let function = &manifest::functions()[i];
     let Some(abi) = function.abis.iter().find(|a| a.version == version) else {
-        return Ok(" (ABI not compared: this tool's cuda.h does not know that ABI)".into());
+        return match foreign(pointer, name) {
+            Some(why) => Err(why),
+            None => Ok(" (ABI not compared: this tool's cuda.h does not know that ABI)".into()),
+        };
     };
     let Some(expected) = abi.expected_export(mode) else {
-        return Ok(" (ABI not compared: cuda.h exports no symbol for it)".into());
+        return match foreign(pointer, name) {
+            Some(why) => Err(why),
+            None => Ok(" (ABI not compared: cuda.h exports no symbol for it)".into()),
+        };
     };
     // SAFETY: the file the crate's search loaded just before as libcuda.
     let Ok(lib) = (unsafe { Library::new(&driver.path) }) else {
@@ -676,10 +782,13 @@ fn abi_check(
                      search found) or report it to its maker",
                     inspect::mode_name(m)
                 )),
-                None => Ok(format!(
-                    " (handed out a function that is not the driver's export {expected}: an \
-                     interposer's own, whose ABI cannot be compared)"
-                )),
+                None => match foreign(pointer, name) {
+                    Some(why) => Err(why),
+                    None => Ok(format!(
+                        " (handed out a function that is not the driver's export {expected}: an \
+                         interposer's own, whose ABI cannot be compared)"
+                    )),
+                },
             }
         }
     };

@@ -6,11 +6,13 @@
 
 mod doctor;
 mod inspect;
+mod probe;
 mod ptx;
 mod text;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
@@ -72,8 +74,19 @@ enum Command {
         /// List every recorded function, also those that could not be checked.
         #[arg(short, long)]
         verbose: bool,
+        /// The most seconds the probe of the libraries may take: a library whose loading or
+        /// lookup hangs ends in a verdict after this.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
         /// The program or library whose records to check.
         #[arg(value_name = "BINARY")]
+        binary: Option<PathBuf>,
+    },
+    /// `doctor`'s probe of the libraries, which `doctor` runs in a child process.
+    #[command(name = probe::COMMAND, hide = true)]
+    Probe {
+        #[arg(short, long)]
+        verbose: bool,
         binary: Option<PathBuf>,
     },
 }
@@ -89,6 +102,10 @@ fn plural(n: usize) -> &'static str {
 
 /// Runs the tool with `args` (without the program's name): what to print on standard output, on
 /// standard error, and the exit code.
+///
+/// `doctor` runs its probe of the libraries in a child process of this same executable (so that a
+/// library that hangs or crashes ends in a verdict): call this from the `cuda-driver-table`
+/// binary.
 pub fn run(args: &[OsString]) -> (String, String, u8) {
     let cli = match Cli::try_parse_from(
         std::iter::once(OsString::from("cuda-driver-table")).chain(args.iter().cloned()),
@@ -107,11 +124,20 @@ pub fn run(args: &[OsString]) -> (String, String, u8) {
             Ok(i) => (inspect::human(&i), String::new(), 0),
             Err(e) => (String::new(), format!("error: {e}\n"), 2),
         },
+        Command::Probe { verbose, binary } => (
+            String::new(),
+            String::new(),
+            probe::child(binary.as_deref(), verbose),
+        ),
         Command::Doctor {
             json,
             verbose,
+            timeout,
             binary,
-        } => match doctor::doctor(binary.as_deref(), verbose) {
+        } => match Duration::try_from_secs_f64(timeout)
+            .map_err(|_| format!("--timeout {timeout}: give a number of seconds"))
+            .and_then(|limit| probe::doctor(binary.as_deref(), verbose, limit))
+        {
             Ok(d) => {
                 let code = if d.met { 0 } else { 1 };
                 if json {

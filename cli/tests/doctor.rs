@@ -15,11 +15,18 @@ use std::sync::OnceLock;
 /// the `-D` flags of each case change that.
 const LIBCUDA_C: &str = r#"
 #include <string.h>
+#include <unistd.h>
 #ifndef VERSION
 #define VERSION 13000
 #endif
+#ifndef ANSWERED_VERSION
+#define ANSWERED_VERSION VERSION
+#endif
+#ifndef VERSION_STATUS
+#define VERSION_STATUS 0
+#endif
 int cuInit(unsigned f) { (void)f; return 0; }
-int cuDriverGetVersion(int *v) { *v = VERSION; return 0; }
+int cuDriverGetVersion(int *v) { *v = ANSWERED_VERSION; return VERSION_STATUS; }
 int cuCtxCreate_v2(void) { return 0; }
 int cuCtxCreate_v4(void) { return 0; }
 int cuLaunchKernel(void) { return 0; }
@@ -34,6 +41,12 @@ int cuGetProcAddress_v2(const char *s, void **p, int version, unsigned long long
     *p = 0; return 34;
 #endif
     if (version > VERSION) { *p = 0; return 1; }
+#ifdef HANG
+    if (!strcmp(s, "cuMemAlloc")) for (;;) sleep(1);
+#endif
+#ifdef CRASH
+    if (!strcmp(s, "cuMemAlloc")) *(volatile int *)8 = 1;
+#endif
     if (!strcmp(s, "cuInit")) f = (void *)cuInit;
     else if (!strcmp(s, "cuDriverGetVersion")) f = (void *)cuDriverGetVersion;
     else if (!strcmp(s, "cuCtxCreate"))
@@ -52,7 +65,14 @@ int cuGetProcAddress_v2(const char *s, void **p, int version, unsigned long long
     else if (!strcmp(s, "cuMemcpyHtoD"))
         f = flags == 2 ? (void *)cuMemcpyHtoD_v2_ptds : (void *)cuMemcpyHtoD_v2;
 #endif
-    else if (!strcmp(s, "cuMemAlloc")) f = (void *)cuMemAlloc_v2;
+    else if (!strcmp(s, "cuMemAlloc"))
+#if defined(ANOTHER_EXPORT)
+        f = (void *)cuInit;
+#elif defined(GARBAGE)
+        f = (void *)8;
+#else
+        f = (void *)cuMemAlloc_v2;
+#endif
     *p = f;
     if (status) *status = f ? 0 : 1;
     return 0;
@@ -103,9 +123,15 @@ fn build(name: &str, source_text: &str, file: &str, defines: &[&str]) -> PathBuf
 
 /// `doctor` with `libcuda` as the driver and the stand-in libcudart, on `binary` if given.
 fn doctor(libcuda: &Path, binary: Option<&Path>) -> (String, i32) {
+    doctor_with(libcuda, binary, &[])
+}
+
+/// [`doctor`] with more arguments.
+fn doctor_with(libcuda: &Path, binary: Option<&Path>, args: &[&str]) -> (String, i32) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"));
     command
         .arg("doctor")
+        .args(args)
         .env("CUDA_DRIVER_TABLE_LIBCUDA", libcuda)
         .env("CUDA_DRIVER_TABLE_CUDART", stand_in_cudart());
     if let Some(binary) = binary {
@@ -467,4 +493,86 @@ fn forged_names_cannot_forge_a_verdict_or_an_ok_line() {
         text.contains("  NOT MET app::T\\u{1b}[1A\\u{1b}[2K\\rThis machine meets every requirement cuInit\\n  ok      app::T cuForged at 2000 (legacy) at 2000 (legacy): "),
         "{text}"
     );
+}
+
+/// A lookup that hands out another function the library exports (`dladdr` names it), or an
+/// address in no library: not met.
+#[test]
+fn another_export_or_an_address_in_no_library_is_not_met() {
+    let program = common::recorded();
+    let (text, code) = doctor(
+        &stand_in("another-export", &["ANOTHER_EXPORT"]),
+        Some(&program),
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("NOT MET recorded::Runtime cuMemAlloc at 3020 (legacy): the lookup handed out cuInit, another function exported by "),
+        "{text}"
+    );
+    assert!(
+        text.starts_with("This machine does not meet 1 requirement"),
+        "{text}"
+    );
+    let (text, code) = doctor(&stand_in("garbage", &["GARBAGE"]), Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("NOT MET recorded::Runtime cuMemAlloc at 3020 (legacy): the lookup handed out 0x8, an address in no loaded library"),
+        "{text}"
+    );
+}
+
+/// A lookup that never returns, and one that crashes the process: each ends in a verdict within
+/// the limit, naming the step.
+#[test]
+fn a_hanging_or_crashing_libcuda_ends_in_a_verdict() {
+    let program = common::recorded();
+    let start = std::time::Instant::now();
+    let (text, code) = doctor_with(
+        &stand_in("hang", &["HANG"]),
+        Some(&program),
+        &["--timeout", "2"],
+    );
+    let took = start.elapsed();
+    assert_eq!(code, 1, "{text}");
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+    assert!(
+        text.contains("  - the probe of the CUDA libraries did not end within 2 s while looking up cuMemAlloc at 3020 (legacy) in "),
+        "{text}"
+    );
+    let (text, code) = doctor(&stand_in("crash", &["CRASH"]), Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("  - the probe of the CUDA libraries crashed with signal 11 (SIGSEGV, a bad memory access) while looking up cuMemAlloc at 3020 (legacy) in "),
+        "{text}"
+    );
+    let (json, code) = doctor_json(&stand_in("crash-json", &["CRASH"]), &program);
+    assert_eq!(code, 1);
+    assert_eq!(json["met"], false);
+    assert_eq!(json["schema"], "cuda-driver-table-doctor/1");
+    assert!(json["problems"][0]
+        .as_str()
+        .expect("a problem")
+        .contains("crashed with signal 11"));
+}
+
+/// A driver whose version cannot be read (the call fails, or answers 0 or a negative number) is
+/// never one that meets every requirement.
+#[test]
+fn an_unknown_driver_version_is_not_met() {
+    for (name, defines) in [
+        ("version-fails", &["VERSION_STATUS=1"][..]),
+        ("version-zero", &["ANSWERED_VERSION=0"]),
+        ("version-negative", &["ANSWERED_VERSION=-12000"]),
+    ] {
+        for binary in [None, Some(common::recorded())] {
+            let (text, code) = doctor(&stand_in(name, defines), binary.as_deref());
+            assert_eq!(code, 1, "{name}: {text}");
+            assert!(!text.contains("meets every requirement"), "{name}: {text}");
+            assert!(!text.contains("has a usable CUDA driver"), "{name}: {text}");
+            assert!(
+                text.contains("  - the driver's version is unknown (cuDriverGetVersion failed, or answered 0 or less)"),
+                "{name}: {text}"
+            );
+        }
+    }
 }

@@ -607,6 +607,30 @@ pub fn human(i: &Inspection) -> String {
         }
     }
     let _ = writeln!(out, "\nTables ({}):", i.tables.len());
+    if !i.tables.is_empty() {
+        let _ = writeln!(out, "{}", linked_note(i.format));
+        let _ = writeln!(
+            out,
+            "  A table's floor is what its pinned ABIs need, or the lookup's own 11.3. It can be \
+             below the `driver = N` its source declares: that option picks for each function the \
+             newest ABI a driver of N has, and the record keeps those ABIs, not N."
+        );
+    }
+    if i.records_found_in.len() > 1
+        || i.records_found_in
+            .iter()
+            .any(|place| place.contains("no section headers"))
+    {
+        let _ = writeln!(
+            out,
+            "  (records read from: {})",
+            i.records_found_in
+                .iter()
+                .map(|p| shown(p).into_owned())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
     for t in &i.tables {
         let _ = writeln!(
             out,
@@ -619,6 +643,7 @@ pub fn human(i: &Inspection) -> String {
             t.functions.len(),
             crate::plural(t.functions.len())
         );
+        let _ = writeln!(out, "    {}", table_floor(t));
         for f in &t.functions {
             let twin = f
                 .per_thread_abi
@@ -668,6 +693,43 @@ pub fn human(i: &Inspection) -> String {
         let _ = writeln!(out, "\nwarning: {}", shown(e));
     }
     out
+}
+
+/// What the tables listed are: every table linked into the file, used or not (ELF), or those the
+/// program creates (PE, whose linker drops the rest).
+fn linked_note(format: &str) -> &'static str {
+    if format == "elf" {
+        "  Every table linked into the file is recorded, whether the program uses it or not: a \
+         table a linked library declares counts toward the floor even if this program never \
+         calls it."
+    } else {
+        "  The tables the program creates are recorded (a PE file's linker drops the records of \
+         tables only declared), whether or not it calls them."
+    }
+}
+
+/// Why a table's floor (its record's `MIN_DRIVER_VERSION`) is what it is: the functions whose
+/// ABIs need exactly that, or the lookup function itself. A table declares `driver = N` in its
+/// source, which picks for each function the newest ABI a driver of N has; the record keeps the
+/// ABIs, not N, and the floor they set may be below N (a `driver = 12000` table of functions
+/// whose newest ABIs are older needs only what those ABIs need).
+fn table_floor(t: &Table) -> String {
+    let floor = t.min_driver_version;
+    let by: Vec<String> = t
+        .functions
+        .iter()
+        .filter(|f| f.requested == floor)
+        .map(|f| shown(&f.name).into_owned())
+        .collect();
+    let why = if by.is_empty() {
+        format!(
+            "the lookup itself (cuGetProcAddress needs {}); no function's ABI needs more",
+            CudaVersion(floor)
+        )
+    } else {
+        format!("{} at {floor}", by.join(", "))
+    };
+    format!("floor {} set by {why}", CudaVersion(floor))
 }
 
 /// `requirements` in words, joined.

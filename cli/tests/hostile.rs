@@ -268,3 +268,50 @@ fn a_program_without_section_headers_is_read_through_its_segments() {
         .expect("a place")
         .contains("(the file has no section headers)")));
 }
+
+/// A table declared with `driver = 12000` whose functions' newest ABIs are older needs only what
+/// those ABIs need (11.3, the lookup's own): the report says what sets each table's floor and why
+/// it can be below the declared option; and that every table linked in is recorded.
+#[test]
+fn a_floor_below_the_declared_driver_is_explained() {
+    let dir = folder("floor");
+    let lib = library(
+        &dir,
+        "libfloor.so",
+        &[record(
+            "app::Cuda",
+            2,
+            1,
+            11030,
+            &[("cuInit", 2000, 0), ("cuMemAlloc", 3020, 0)],
+        )],
+        &[],
+        &[],
+    );
+    let (out, err, code) = tool(&[OsStr::new("inspect"), lib.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines()
+            .next()
+            .is_some_and(|l| l.contains("needs a CUDA driver of 11.3 or newer")),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  app::Cuda: backend driver, legacy stream, MIN_DRIVER_VERSION 11030 (11.3), 2 \
+             functions\n    floor 11.3 set by the lookup itself (cuGetProcAddress needs 11.3); no \
+             function's ABI needs more\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("It can be below the `driver = N` its source declares: that option picks for each function the newest ABI a driver of N has"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "Every table linked into the file is recorded, whether the program uses it or not"
+        ),
+        "{out}"
+    );
+}

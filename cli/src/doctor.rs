@@ -22,6 +22,7 @@ use libloading::Library;
 use serde::{Deserialize, Serialize};
 
 use crate::inspect;
+use crate::situation;
 use crate::text::shown;
 
 /// `CUDA_ERROR_STUB_LIBRARY`: what every function of a toolkit's stub libcuda returns.
@@ -53,6 +54,9 @@ pub struct Report {
     pub binary: Option<String>,
     /// Every recorded function checked against this driver, in the program's order.
     pub requirements: Vec<Checked>,
+    /// What the files and the environment say of the driver (a forward-compatibility libcuda, the
+    /// kernel module's version, a toolkit's stub, an injection library, WSL2), in words.
+    pub situation: Vec<String>,
 }
 
 impl Report {
@@ -67,6 +71,7 @@ impl Report {
             libcudart: LibraryReport::default(),
             binary,
             requirements: Vec::new(),
+            situation: Vec::new(),
         }
     }
 }
@@ -136,6 +141,7 @@ pub fn doctor(
         libcudart: LibraryReport::default(),
         binary: inspection.as_ref().map(|i| i.file.clone()),
         requirements: Vec::new(),
+        situation: Vec::new(),
     };
 
     // The driver first: everything else needs it.
@@ -158,7 +164,11 @@ pub fn doctor(
         ));
     }
     let cudart = examine_runtime(&runtime_report, &mut body, &mut json.libcudart);
-    wsl(&driver_report, &mut body);
+    let situation =
+        situation::examine(driver_report.found.as_deref(), json.libcuda.stub, &mut body);
+    json.situation = situation.notes;
+    problems.extend(situation.problems.iter().cloned());
+    json.situation.extend(situation.problems);
 
     if let Ok(Driver { version: None, .. }) = &driver {
         problems.push(
@@ -511,41 +521,6 @@ fn runtime_version(path: &Path) -> Option<u32> {
         v
     } else {
         None
-    }
-}
-
-/// Where WSL2 puts the Windows driver's libcuda, and whether the search found that one.
-fn wsl(report: &SearchReport, out: &mut String) {
-    let wsl_lib = Path::new("/usr/lib/wsl/lib");
-    if cfg!(windows) {
-        let _ = writeln!(
-            out,
-            "\nWindows: the driver's nvcuda.dll is loaded from the system folder (System32), \
-             never from the current directory or PATH; libcudart from %CUDA_PATH%\\bin\\x64, \
-             %CUDA_PATH%\\bin and the Python environment's wheels (the steps above)."
-        );
-    } else if wsl_lib.is_dir() {
-        let libcuda = wsl_lib.join("libcuda.so.1");
-        let found_there = report
-            .found
-            .as_ref()
-            .is_some_and(|found| found.starts_with(wsl_lib));
-        let _ = writeln!(
-            out,
-            "\nWSL2: the Windows driver's libcuda is {} ({}); {}",
-            libcuda.display(),
-            if libcuda.exists() {
-                "present"
-            } else {
-                "missing"
-            },
-            if found_there {
-                "the search found it there"
-            } else {
-                "the loader finds it through /etc/ld.so.conf.d (ld.wsl.conf); a libcuda.so.1 \
-                 installed elsewhere (a Linux driver package) shadows it and fails under WSL2"
-            }
-        );
     }
 }
 

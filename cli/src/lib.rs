@@ -8,6 +8,7 @@ mod doctor;
 mod inspect;
 mod probe;
 mod ptx;
+mod situation;
 mod text;
 
 use std::ffi::OsString;

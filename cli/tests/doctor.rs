@@ -108,6 +108,7 @@ fn build(name: &str, source_text: &str, file: &str, defines: &[&str]) -> PathBuf
     let dir = std::env::temp_dir().join(format!("cdt-doctor-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let source = dir.join(format!("{file}.c"));
+    std::fs::create_dir_all(source.parent().expect("a folder")).expect("the library's folder");
     std::fs::write(&source, source_text).expect("the source is written");
     let lib = dir.join(file);
     let status = Command::new("cc")
@@ -128,10 +129,22 @@ fn doctor(libcuda: &Path, binary: Option<&Path>) -> (String, i32) {
 
 /// [`doctor`] with more arguments.
 fn doctor_with(libcuda: &Path, binary: Option<&Path>, args: &[&str]) -> (String, i32) {
+    doctor_env(libcuda, binary, args, &[])
+}
+
+/// [`doctor`] with more arguments and environment variables.
+fn doctor_env(
+    libcuda: &Path,
+    binary: Option<&Path>,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> (String, i32) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"));
     command
         .arg("doctor")
         .args(args)
+        .env_remove("CUDA_INJECTION64_PATH")
+        .envs(env.iter().copied())
         .env("CUDA_DRIVER_TABLE_LIBCUDA", libcuda)
         .env("CUDA_DRIVER_TABLE_CUDART", stand_in_cudart());
     if let Some(binary) = binary {
@@ -181,9 +194,15 @@ fn the_json_output_follows_its_schema() {
             "met",
             "problems",
             "requirements",
-            "schema"
+            "schema",
+            "situation"
         ]
     );
+    assert!(json["situation"]
+        .as_array()
+        .expect("situation")
+        .iter()
+        .all(|n| n.is_string()));
     assert_eq!(json["schema"], cuda_driver_table_cli::DOCTOR_SCHEMA);
     assert_eq!(json["schema"], "cuda-driver-table-doctor/1");
     assert_eq!(json["met"], true);
@@ -575,4 +594,148 @@ fn an_unknown_driver_version_is_not_met() {
             );
         }
     }
+}
+
+/// A folder standing for `/` (`CUDA_DRIVER_TABLE_DOCTOR_ROOT`) whose
+/// `/proc/driver/nvidia/version` says the kernel module is `version`.
+fn root_with_kernel_module(name: &str, version: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("cdt-doctor-{}-{name}-root", std::process::id()));
+    let proc = root.join("proc/driver/nvidia");
+    std::fs::create_dir_all(&proc).expect("a folder");
+    std::fs::write(
+        proc.join("version"),
+        format!(
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  {version}  Sat May 24 00:00:00 UTC 2025\n\
+             GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"
+        ),
+    )
+    .expect("the version file");
+    root
+}
+
+/// The stand-in installed as a driver package installs it: `libcuda.so.VERSION`, and
+/// `libcuda.so.1` a link to it.
+fn installed(name: &str, version: &str) -> PathBuf {
+    let real = build(name, LIBCUDA_C, &format!("libcuda.so.{version}"), &[]);
+    let link = real.with_file_name("libcuda.so.1");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&real, &link).expect("a link");
+    link
+}
+
+/// A user-space driver of another version than the kernel module: 803 named, with the fix.
+#[test]
+fn a_kernel_module_of_another_version_is_named() {
+    let lib = installed("mismatch", "580.65.06");
+    let root = root_with_kernel_module("mismatch", "575.57.08");
+    let env = [("CUDA_DRIVER_TABLE_DOCTOR_ROOT", root.as_path())];
+    let (text, code) = doctor_env(&lib, None, &[], &env);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "  - the kernel module is 575.57.08 ({}) and the user-space driver is 580.65.06 (the \
+             libcuda loaded): every call fails with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803); after \
+             a driver upgrade, reboot",
+            root.join("proc/driver/nvidia/version").display()
+        )),
+        "{text}"
+    );
+    // The same versions: a note, no problem.
+    let root = root_with_kernel_module("match", "580.65.06");
+    let env = [("CUDA_DRIVER_TABLE_DOCTOR_ROOT", root.as_path())];
+    let (text, code) = doctor_env(&lib, None, &[], &env);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("  the kernel module is 580.65.06 ("),
+        "{text}"
+    );
+    assert!(text.contains("), as the user-space driver\n"), "{text}");
+}
+
+/// A forward-compatibility libcuda (in a `compat` folder) is named with what fails where it is not
+/// supported; a kernel module of another version is expected with one, not a problem.
+#[test]
+fn a_forward_compatibility_libcuda_is_named() {
+    let lib = build("compat", LIBCUDA_C, "cuda-12.9/compat/libcuda.so.1", &[]);
+    let root = root_with_kernel_module("compat", "535.104.05");
+    let env = [("CUDA_DRIVER_TABLE_DOCTOR_ROOT", root.as_path())];
+    let (text, code) = doctor_env(&lib, None, &[], &env);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(
+            "compat/libcuda.so.1 is a forward-compatibility libcuda (the cuda-compat package's)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  the kernel module is 535.104.05 ("),
+        "{text}"
+    );
+}
+
+/// A toolkit's stub libcuda, in its `stubs` folder: named as such, with the fix.
+#[test]
+fn a_toolkit_stub_is_named_by_its_folder() {
+    let lib = build(
+        "toolkit-stub",
+        LIBCUDA_C,
+        "cuda/lib64/stubs/libcuda.so",
+        &["STUB"],
+    );
+    let (text, code) = doctor(&lib, None);
+    assert_eq!(code, 1, "{text}");
+    // One cause, one line: the stub's answer; its folder is said with the fix.
+    assert!(
+        text.starts_with("This machine does not meet 1 requirement:\n  - no usable libcuda: "),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("\n  {}", lib.display())) && text.contains("stubs/libcuda.so is a CUDA toolkit's stub libcuda (its stubs folder), for linking only: take that folder out of LD_LIBRARY_PATH"),
+        "{text}"
+    );
+    // A library in a stubs folder that answers as a driver is still named a problem.
+    let lib = build("toolkit-stub-answering", LIBCUDA_C, "stubs/libcuda.so", &[]);
+    let (text, code) = doctor(&lib, None);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!("\n  - {}", lib.display()))
+            && text
+                .contains("stubs/libcuda.so is a CUDA toolkit's stub libcuda (its stubs folder)"),
+        "{text}"
+    );
+}
+
+/// An injection library (Nsight's) and WSL2's driver folder are named.
+#[test]
+fn an_injection_library_and_wsl_are_named() {
+    let lib = stand_in("injection", &[]);
+    let root = root_with_kernel_module("wsl", "580.65.06");
+    let wsl = root.join("usr/lib/wsl/lib");
+    std::fs::create_dir_all(&wsl).expect("a folder");
+    std::fs::write(wsl.join("libcuda.so.1"), "").expect("a file");
+    let injection = Path::new("/opt/nvidia/nsight-systems/target-linux-x64/libToolsInjection64.so");
+    let env = [
+        ("CUDA_DRIVER_TABLE_DOCTOR_ROOT", root.as_path()),
+        ("CUDA_INJECTION64_PATH", injection),
+    ];
+    let (text, code) = doctor_env(&lib, None, &[], &env);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!(
+            "an injection library is loaded into CUDA programs (CUDA_INJECTION64_PATH={})",
+            injection.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "WSL2: the Windows driver's libcuda is {} (present); the loader finds it through",
+            wsl.join("libcuda.so.1").display()
+        )),
+        "{text}"
+    );
 }

@@ -271,6 +271,19 @@ pub fn doctor(
                 crate::plural(total)
             );
         }
+        let unknown_isas: Vec<&str> = inspection
+            .ptx
+            .iter()
+            .filter(|p| p.min_driver_version.is_none())
+            .map(|p| p.isa.as_str())
+            .collect();
+        if !unknown_isas.is_empty() {
+            problems.push(format!(
+                "the program embeds PTX of ISA {}, newer than this tool knows: it cannot confirm \
+                 that this driver loads it; update cuda-driver-table-cli",
+                unknown_isas.join(", ")
+            ));
+        }
         if let (
             Some(floor),
             Ok(Driver {

@@ -27,10 +27,16 @@ pub struct Inspection {
     /// `elf` or `pe`.
     pub format: &'static str,
     /// The oldest driver that runs everything recorded and embedded, or `null` when there is
-    /// neither a table nor PTX.
+    /// neither a table nor PTX, or when a PTX module's ISA is one this tool does not know (then
+    /// no one can say from here which driver loads it).
     pub driver_floor: Option<u32>,
-    /// What sets the floor: the functions (or PTX modules) that need exactly that driver.
+    /// What sets the floor: the functions (or PTX modules) that need exactly that driver; or,
+    /// when the floor is unknown, the PTX modules of unknown ISA that make it so.
     pub set_by: Vec<Requirement>,
+    /// The floor of what this tool knows (every table, and the PTX of known ISAs); the same as
+    /// `driver_floor` unless that is unknown.
+    #[serde(skip)]
+    pub known_floor: Option<u32>,
     pub tables: Vec<Table>,
     /// The functions requested with the per-thread default stream flag.
     pub per_thread: Vec<Requirement>,
@@ -165,6 +171,7 @@ pub fn inspect(path: &Path) -> Result<Inspection, String> {
         file: path.display().to_string(),
         format: layout.format,
         driver_floor: None,
+        known_floor: None,
         set_by: Vec::new(),
         tables: Vec::new(),
         per_thread: Vec::new(),
@@ -555,7 +562,26 @@ fn floor(inspection: &mut Inspection) {
             ));
         }
     }
+    // PTX of an ISA this tool does not know needs a driver it cannot name: the floor is unknown,
+    // and those modules are what makes it so.
+    let unknown: Vec<Requirement> = inspection
+        .ptx
+        .iter()
+        .filter(|p| p.min_driver_version.is_none())
+        .map(|p| Requirement::Ptx {
+            offset: p.offset,
+            isa: p.isa.clone(),
+            target: p.target.clone(),
+        })
+        .collect();
+    if !unknown.is_empty() {
+        inspection.driver_floor = None;
+        inspection.known_floor = needs.iter().map(|(v, _)| *v).max();
+        inspection.set_by = unknown;
+        return;
+    }
     inspection.driver_floor = needs.iter().map(|(v, _)| *v).max();
+    inspection.known_floor = inspection.driver_floor;
     let floor = inspection.driver_floor;
     let mut set_by: Vec<Requirement> = needs
         .into_iter()
@@ -595,6 +621,18 @@ pub fn human(i: &Inspection) -> String {
                 CudaVersion(floor)
             );
             let _ = writeln!(out, "  set by: {}", list(&i.set_by));
+        }
+        None if !i.set_by.is_empty() => {
+            let known = i
+                .known_floor
+                .map(|v| format!("; what it knows needs {} or newer ({v})", CudaVersion(v)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{file} needs a CUDA driver this tool cannot name: it embeds PTX of an ISA newer \
+                 than this tool knows (update cuda-driver-table-cli){known}."
+            );
+            let _ = writeln!(out, "  unknown: {}", list(&i.set_by));
         }
         None => {
             let _ =

@@ -739,3 +739,23 @@ fn an_injection_library_and_wsl_are_named() {
         "{text}"
     );
 }
+
+/// PTX of an ISA this tool does not know: the driver cannot be confirmed to load it, never "meets
+/// every requirement".
+#[test]
+fn ptx_of_an_unknown_isa_is_not_confirmed() {
+    let dir = craft::folder("doctor-unknown-isa");
+    let program = craft::library(
+        &dir,
+        "libunknown.so",
+        &[craft::record("app::T", 2, 1, 2000, &[("cuInit", 2000, 0)])],
+        &[b".version 99.0\n.target sm_200\n"],
+        &[],
+    );
+    let (text, code) = doctor(&stand_in("unknown-isa", &[]), Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("  - the program embeds PTX of ISA 99.0, newer than this tool knows: it cannot confirm that this driver loads it; update cuda-driver-table-cli"),
+        "{text}"
+    );
+}

@@ -315,3 +315,51 @@ fn a_floor_below_the_declared_driver_is_explained() {
         "{out}"
     );
 }
+
+/// PTX of an ISA the tool does not know: the floor is unknown (JSON `null`, the modules in
+/// `set_by`), the report says so above the PTX list instead of "embeds no PTX".
+#[test]
+fn ptx_of_an_unknown_isa_makes_the_floor_unknown() {
+    let dir = folder("unknown-isa");
+    let only_ptx = library(
+        &dir,
+        "libunknown.so",
+        &[],
+        &[b".version 99.0\n.target sm_200\n.address_size 64\n"],
+        &[],
+    );
+    let (out, err, code) = tool(&[OsStr::new("inspect"), only_ptx.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines().next().is_some_and(|l| l.ends_with(
+            "needs a CUDA driver this tool cannot name: it embeds PTX of an ISA newer than this \
+             tool knows (update cuda-driver-table-cli)."
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("embeds no PTX"), "{out}");
+    assert!(
+        out.contains("  unknown: PTX ISA 99.0 for sm_200 at offset"),
+        "{out}"
+    );
+    let json = inspect_json(&only_ptx);
+    assert_eq!(json["driver_floor"], serde_json::Value::Null);
+    assert_eq!(json["set_by"][0]["kind"], "ptx");
+    assert_eq!(json["set_by"][0]["isa"], "99.0");
+
+    // With a table: what is known is said too.
+    let both = library(
+        &dir,
+        "libboth.so",
+        &[record("app::T", 2, 1, 12050, &[("cuCtxCreate", 12050, 0)])],
+        &[b".version 99.0\n.target sm_200\n"],
+        &[],
+    );
+    let (out, _, _) = tool(&[OsStr::new("inspect"), both.as_os_str()]);
+    assert!(
+        out.lines()
+            .next()
+            .is_some_and(|l| l.ends_with("; what it knows needs 12.5 or newer (12050).")),
+        "{out}"
+    );
+}

@@ -101,6 +101,16 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// The output of a failure (exit code 2): `error: ` and the message, escaped as every text the
+/// tool prints (it may name a file whose name holds control characters).
+fn failure(e: impl std::fmt::Display) -> (String, String, u8) {
+    (
+        String::new(),
+        format!("error: {}\n", text::shown(&e.to_string())),
+        2,
+    )
+}
+
 /// Runs the tool with `args` (without the program's name): what to print on standard output, on
 /// standard error, and the exit code.
 ///
@@ -120,10 +130,10 @@ pub fn run(args: &[OsString]) -> (String, String, u8) {
         Command::Inspect { json, binary } => match inspect::inspect(&binary) {
             Ok(i) if json => match serde_json::to_string_pretty(&i) {
                 Ok(text) => (text + "\n", String::new(), 0),
-                Err(e) => (String::new(), format!("error: {e}\n"), 2),
+                Err(e) => failure(e),
             },
             Ok(i) => (inspect::human(&i), String::new(), 0),
-            Err(e) => (String::new(), format!("error: {e}\n"), 2),
+            Err(e) => failure(e),
         },
         Command::Probe { verbose, binary } => (
             String::new(),
@@ -144,13 +154,13 @@ pub fn run(args: &[OsString]) -> (String, String, u8) {
                 if json {
                     match serde_json::to_string_pretty(&d.json) {
                         Ok(text) => (text + "\n", String::new(), code),
-                        Err(e) => (String::new(), format!("error: {e}\n"), 2),
+                        Err(e) => failure(e),
                     }
                 } else {
                     (d.text, String::new(), code)
                 }
             }
-            Err(e) => (String::new(), format!("error: {e}\n"), 2),
+            Err(e) => failure(e),
         },
     }
 }

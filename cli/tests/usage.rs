@@ -148,3 +148,16 @@ fn a_non_utf8_argument_is_taken_as_it_is() {
     assert!(err.contains("unrecognized subcommand"), "{err}");
     assert!(!err.contains("no command given"), "{err}");
 }
+
+/// An error naming a file prints its name escaped, as every report does.
+#[cfg(unix)]
+#[test]
+fn an_error_naming_a_file_escapes_its_name() {
+    let (_, err, code) = run(&["inspect", "/nonexistent/x\u{1b}[31mred"]);
+    assert_eq!(code, 2);
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(
+        err.contains("cannot read /nonexistent/x\\u{1b}[31mred"),
+        "{err}"
+    );
+}

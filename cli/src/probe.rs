@@ -8,6 +8,7 @@
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::doctor::{self, Diagnosis, Report};
@@ -70,17 +71,8 @@ pub fn doctor(binary: Option<&Path>, verbose: bool, limit: Duration) -> Result<D
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run the probe (this tool, as a child process): {e}"))?;
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let stdout = Drain::start(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = Drain::start(child.stderr.take().map(|p| Box::new(p) as _));
     let start = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -94,10 +86,10 @@ pub fn doctor(binary: Option<&Path>, verbose: bool, limit: Duration) -> Result<D
             Err(e) => return Err(format!("cannot wait for the probe: {e}")),
         }
     };
-    // The pipes close when the child ends (a grandchild a library started may keep them open:
-    // the findings are then read as far as they came).
-    let out = stdout.join().unwrap_or_default();
-    let err = stderr.join().unwrap_or_default();
+    // The pipes close when the child ends; a process a library started may keep them open, so
+    // what came is read after a short wait, not at their end.
+    let out = stdout.finish();
+    let err = stderr.finish();
     let steps: Vec<&str> = err.lines().filter_map(|l| l.strip_prefix(STEP)).collect();
     let last = steps.last().copied();
     let how = match status {
@@ -146,6 +138,48 @@ pub fn doctor(binary: Option<&Path>, verbose: bool, limit: Duration) -> Result<D
         met: false,
         json,
     })
+}
+
+/// A pipe read on a thread of its own into a buffer that can be taken before the pipe ends.
+struct Drain {
+    bytes: Arc<Mutex<Vec<u8>>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Drain {
+    fn start(pipe: Option<Box<dyn Read + Send>>) -> Drain {
+        let bytes = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&bytes);
+        let thread = std::thread::spawn(move || {
+            let Some(mut pipe) = pipe else { return };
+            let mut chunk = [0u8; 8192];
+            loop {
+                match pipe.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => match into.lock() {
+                        Ok(mut bytes) => bytes.extend_from_slice(&chunk[..n]),
+                        Err(_) => break,
+                    },
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        });
+        Drain { bytes, thread }
+    }
+
+    /// What the pipe gave, once it ends or after two seconds at most.
+    fn finish(self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !self.thread.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let bytes = match self.bytes.lock() {
+            Ok(bytes) => bytes.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
 }
 
 /// How a child that did not succeed ended, in words.

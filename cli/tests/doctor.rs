@@ -42,7 +42,13 @@ int cuGetProcAddress_v2(const char *s, void **p, int version, unsigned long long
 #endif
     if (version > VERSION) { *p = 0; return 1; }
 #ifdef HANG
-    if (!strcmp(s, "cuMemAlloc")) for (;;) sleep(1);
+    if (!strcmp(s, "cuMemAlloc")) {
+#ifdef KEEP_PIPES
+        /* A process of its own that keeps the probe's output open after the probe is killed. */
+        if (fork() == 0) { sleep(20); _exit(0); }
+#endif
+        for (;;) sleep(1);
+    }
 #endif
 #ifdef CRASH
     if (!strcmp(s, "cuMemAlloc")) *(volatile int *)8 = 1;
@@ -556,6 +562,20 @@ fn a_hanging_or_crashing_libcuda_ends_in_a_verdict() {
     assert!(took < std::time::Duration::from_secs(15), "{took:?}");
     assert!(
         text.contains("  - the probe of the CUDA libraries did not end within 2 s while looking up cuMemAlloc at 3020 (legacy) in "),
+        "{text}"
+    );
+    // A process the library started keeps the probe's output open: the verdict still comes.
+    let start = std::time::Instant::now();
+    let (text, code) = doctor_with(
+        &stand_in("hang-fork", &["HANG", "KEEP_PIPES"]),
+        Some(&program),
+        &["--timeout", "2"],
+    );
+    let took = start.elapsed();
+    assert_eq!(code, 1, "{text}");
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+    assert!(
+        text.contains("did not end within 2 s while looking up cuMemAlloc"),
         "{text}"
     );
     let (text, code) = doctor(&stand_in("crash", &["CRASH"]), Some(&program));

@@ -90,7 +90,7 @@ step "the cuda-driver-table tool installs with cargo install (the lock file as c
 # not the optimiser; its own target folder is kept under ours for the next run.
 root=$(mktemp -d)
 cargo install -q --locked --debug --path cli --root "$root" --target-dir "$target/install"
-"$root/bin/cuda-driver-table" --help | grep -q "^usage: cuda-driver-table inspect" ||
+"$root/bin/cuda-driver-table" --help | grep -q "^Usage: cuda-driver-table inspect" ||
   { echo "the installed cuda-driver-table does not print its usage with --help" >&2; exit 1; }
 rm -rf "$root"
 echo "cargo install --path cli: ok"

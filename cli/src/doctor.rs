@@ -19,9 +19,11 @@ use cuda_driver_table_core::{
     StreamMode,
 };
 use libloading::Library;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::inspect;
+use crate::situation;
+use crate::text::shown;
 
 /// `CUDA_ERROR_STUB_LIBRARY`: what every function of a toolkit's stub libcuda returns.
 const STUB_LIBRARY: i32 = 34;
@@ -30,10 +32,12 @@ const STUB_LIBRARY: i32 = 34;
 pub const SCHEMA: &str = "cuda-driver-table-doctor/1";
 
 /// The doctor's findings: the report, whether every requirement is met, and the same as data.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Diagnosis {
     pub text: String,
     pub met: bool,
-    pub json: Report,
+    /// The [`Report`], as the JSON output prints it.
+    pub json: serde_json::Value,
 }
 
 /// What `doctor --json` prints (the crate's README documents it).
@@ -50,6 +54,26 @@ pub struct Report {
     pub binary: Option<String>,
     /// Every recorded function checked against this driver, in the program's order.
     pub requirements: Vec<Checked>,
+    /// What the files and the environment say of the driver (a forward-compatibility libcuda, the
+    /// kernel module's version, a toolkit's stub, an injection library, WSL2), in words.
+    pub situation: Vec<String>,
+}
+
+impl Report {
+    /// The report of a probe that ended in `problem` before it could say more (it hung, or a
+    /// library crashed it), on `binary`.
+    pub fn failed(binary: Option<String>, problem: String) -> Report {
+        Report {
+            schema: SCHEMA,
+            met: false,
+            problems: vec![problem],
+            libcuda: LibraryReport::default(),
+            libcudart: LibraryReport::default(),
+            binary,
+            requirements: Vec::new(),
+            situation: Vec::new(),
+        }
+    }
 }
 
 /// One library's search and what it found.
@@ -96,8 +120,16 @@ struct Driver {
 }
 
 /// Examines this machine, and `binary`'s records when one is given. `Err` for an unreadable
-/// `binary` (exit code 2).
-pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
+/// `binary` (exit code 2). With `verbose`, the human report lists every recorded function also
+/// where none could be checked (no usable libcuda); the JSON output always lists them.
+///
+/// `progress` is told each step that calls into a library before it is taken, so that the process
+/// running this (see `probe`) can say where a library hung or crashed.
+pub fn doctor(
+    binary: Option<&Path>,
+    verbose: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Diagnosis, String> {
     let inspection = binary.map(inspect::inspect).transpose()?;
     let mut body = String::new();
     let mut problems: Vec<String> = Vec::new();
@@ -109,18 +141,49 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
         libcudart: LibraryReport::default(),
         binary: inspection.as_ref().map(|i| i.file.clone()),
         requirements: Vec::new(),
+        situation: Vec::new(),
     };
 
     // The driver first: everything else needs it.
+    progress("the crate's search for libcuda, which loads the library it finds");
     let driver_report = Config::driver().search_report();
-    let driver = examine_driver(&driver_report, &mut body, &mut problems, &mut json.libcuda);
+    if let Some(found) = &driver_report.found {
+        progress(&format!(
+            "asking {} for cuDriverGetVersion (a stub answers CUDA_ERROR_STUB_LIBRARY) and the \
+             driver's version",
+            found.display()
+        ));
+    }
+    let driver = examine_driver(&driver_report, &mut body, &mut json.libcuda);
+    progress("the crate's search for libcudart, which loads the library it finds");
     let runtime_report = Config::runtime().search_report();
+    if let Some(found) = &runtime_report.found {
+        progress(&format!(
+            "asking {} for cudaRuntimeGetVersion",
+            found.display()
+        ));
+    }
     let cudart = examine_runtime(&runtime_report, &mut body, &mut json.libcudart);
-    wsl(&driver_report, &mut body);
+    let situation =
+        situation::examine(driver_report.found.as_deref(), json.libcuda.stub, &mut body);
+    json.situation = situation.notes;
+    problems.extend(situation.problems.iter().cloned());
+    json.situation.extend(situation.problems);
+
+    if let Ok(Driver { version: None, .. }) = &driver {
+        problems.push(
+            "the driver's version is unknown (cuDriverGetVersion failed, or answered 0 or less): \
+             this tool cannot confirm that the driver meets any requirement; reinstall the \
+             NVIDIA driver, or check the libcuda the search found"
+                .to_owned(),
+        );
+    }
 
     let mut checked = 0;
+    // The functions that could not be checked (no usable libcuda), per table.
+    let mut unchecked: Vec<(&str, usize)> = Vec::new();
     if let Some(inspection) = &inspection {
-        let _ = writeln!(body, "\nRequirements of {}:", inspection.file);
+        let _ = writeln!(body, "\nRequirements of {}:", shown(&inspection.file));
         if inspection.tables.is_empty() {
             let _ = writeln!(
                 body,
@@ -137,14 +200,44 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
                 ));
             }
             for f in &table.functions {
-                checked += 1;
+                let what = format!(
+                    "{} {} at {} ({})",
+                    shown(&table.name),
+                    shown(&f.name),
+                    f.requested,
+                    f.flag
+                );
                 let verdict = match &driver {
-                    Some(driver) => {
+                    Ok(driver) => {
+                        progress(&format!(
+                            "looking up {} at {} ({}) in {}",
+                            f.name,
+                            f.requested,
+                            f.flag,
+                            driver.path.display()
+                        ));
                         check(driver, &f.name, f.abi, f.per_thread_abi, table.stream_mode)
                     }
-                    None => Err("not checked: no usable libcuda".to_owned()),
+                    Err(_) => {
+                        match unchecked.last_mut() {
+                            Some((name, n)) if *name == table.name => *n += 1,
+                            _ => unchecked.push((&table.name, 1)),
+                        }
+                        if verbose {
+                            let _ = writeln!(body, "  not checked {what}");
+                        }
+                        json.requirements.push(Checked {
+                            table: table.name.clone(),
+                            function: f.name.clone(),
+                            requested: f.requested,
+                            flag: f.flag,
+                            met: false,
+                            note: "not checked: no usable libcuda".to_owned(),
+                        });
+                        continue;
+                    }
                 };
-                let what = format!("{} {} at {} ({})", table.name, f.name, f.requested, f.flag);
+                checked += 1;
                 json.requirements.push(Checked {
                     table: table.name.clone(),
                     function: f.name.clone(),
@@ -158,18 +251,42 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
                 });
                 match verdict {
                     Ok(note) => {
-                        let _ = writeln!(body, "  ok      {what}{note}");
+                        let _ = writeln!(body, "  ok      {what}{}", shown(&note));
                     }
                     Err(why) => {
-                        let _ = writeln!(body, "  NOT MET {what}: {why}");
-                        problems.push(format!("{what}: {why}"));
+                        let _ = writeln!(body, "  NOT MET {what}: {}", shown(&why));
+                        problems.push(format!(
+                            "{} {} at {} ({}): {why}",
+                            table.name, f.name, f.requested, f.flag
+                        ));
                     }
                 }
             }
         }
+        let total: usize = unchecked.iter().map(|(_, n)| n).sum();
+        if total > 0 && !verbose {
+            let _ = writeln!(
+                body,
+                "  {total} function{} not checked: no usable libcuda (-v lists them)",
+                crate::plural(total)
+            );
+        }
+        let unknown_isas: Vec<&str> = inspection
+            .ptx
+            .iter()
+            .filter(|p| p.min_driver_version.is_none())
+            .map(|p| p.isa.as_str())
+            .collect();
+        if !unknown_isas.is_empty() {
+            problems.push(format!(
+                "the program embeds PTX of ISA {}, newer than this tool knows: it cannot confirm \
+                 that this driver loads it; update cuda-driver-table-cli",
+                unknown_isas.join(", ")
+            ));
+        }
         if let (
             Some(floor),
-            Some(Driver {
+            Ok(Driver {
                 version: Some(v), ..
             }),
         ) = (inspection.driver_floor, &driver)
@@ -191,12 +308,38 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
             }
         }
     }
+    if let Err(cause) = &driver {
+        // One cause, one line: what it leaves unchecked is counted, not listed.
+        let total: usize = unchecked.iter().map(|(_, n)| n).sum();
+        let line = if total == 0 {
+            format!("{cause} (the search's steps are below)")
+        } else {
+            let tables: Vec<&str> = unchecked.iter().map(|(name, _)| *name).collect();
+            let of = match tables.as_slice() {
+                [one] => (*one).to_owned(),
+                [first @ .., last] if tables.len() <= 4 => {
+                    format!("{} and {last}", first.join(", "))
+                }
+                _ => format!("{} tables", tables.len()),
+            };
+            format!(
+                "{cause}: {total} function{} of {of} not checked{}",
+                crate::plural(total),
+                if verbose {
+                    ""
+                } else {
+                    " (-v or --json lists them)"
+                }
+            )
+        };
+        problems.insert(0, line);
+    }
 
     let met = problems.is_empty();
     let mut text = String::new();
     let subject = inspection
         .as_ref()
-        .map(|i| format!(" of {}", i.file))
+        .map(|i| format!(" of {}", shown(&i.file)))
         .unwrap_or_default();
     if met {
         let driver = driver.as_ref().map(describe_driver).unwrap_or_default();
@@ -217,20 +360,27 @@ pub fn doctor(binary: Option<&Path>) -> Result<Diagnosis, String> {
             crate::plural(problems.len())
         );
         for p in &problems {
-            // A problem of several lines (a library search's) stays inside its item.
-            let _ = writeln!(text, "  - {}", p.replace('\n', "\n    "));
+            let _ = writeln!(text, "  - {}", shown(p));
         }
     }
     text.push_str(&body);
     json.met = met;
     json.problems = problems;
+    let json = serde_json::to_value(&json).map_err(|e| e.to_string())?;
     Ok(Diagnosis { text, met, json })
 }
 
 fn describe_driver(d: &Driver) -> String {
     match d.version {
-        Some(v) => format!("the CUDA driver {} ({})", CudaVersion(v), d.path.display()),
-        None => format!("the CUDA driver at {}", d.path.display()),
+        Some(v) => format!(
+            "the CUDA driver {} ({})",
+            CudaVersion(v),
+            shown(&d.path.display().to_string())
+        ),
+        None => format!(
+            "the CUDA driver at {}",
+            shown(&d.path.display().to_string())
+        ),
     }
 }
 
@@ -260,17 +410,23 @@ fn steps(report: &SearchReport, out: &mut String, json: &mut Vec<Step>) {
             }
             StepOutcome::NotTried(why) => why.clone(),
         };
-        let _ = writeln!(out, "    {}. {}: {outcome}", n + 1, step.what);
+        let _ = writeln!(
+            out,
+            "    {}. {}: {}",
+            n + 1,
+            shown(&step.what),
+            shown(&outcome)
+        );
     }
 }
 
-/// The driver's search, its version, and whether it is a stub.
+/// The driver's search, its version, and whether it is a stub: the driver, or in one line why
+/// there is none to use.
 fn examine_driver(
     report: &SearchReport,
     out: &mut String,
-    problems: &mut Vec<String>,
     json: &mut LibraryReport,
-) -> Option<Driver> {
+) -> Result<Driver, String> {
     let _ = writeln!(
         out,
         "\nlibcuda (backend = driver, and the default's fallback):"
@@ -279,14 +435,13 @@ fn examine_driver(
     let resolver = match &report.outcome {
         Ok(resolver) => *resolver,
         Err(e) => {
-            let _ = writeln!(out, "  not found");
-            problems.push(format!("no usable libcuda: {e}"));
-            return None;
+            let _ = writeln!(out, "  not found: {}", indented(&e.to_string()));
+            return Err("no usable libcuda".to_owned());
         }
     };
     let path = report.found.clone().unwrap_or_default();
     json.found = report.found.as_ref().map(|p| p.display().to_string());
-    let _ = writeln!(out, "  found: {}", resolver.describe());
+    let _ = writeln!(out, "  found: {}", shown(&resolver.describe()));
     // A stub answers every call, the lookup included, with CUDA_ERROR_STUB_LIBRARY.
     if let LookupResult::Failed(status) = resolver.lookup(
         c"cuDriverGetVersion",
@@ -294,14 +449,12 @@ fn examine_driver(
         StreamMode::Legacy,
     ) {
         if status.code == STUB_LIBRARY {
-            let _ = writeln!(out, "  a STUB: {status}");
+            let _ = writeln!(out, "  a STUB: {}", shown(&status.to_string()));
             json.stub = true;
-            problems.push(format!(
-                "{} is a stub libcuda, not a driver: {}",
-                path.display(),
-                status.description
+            return Err(format!(
+                "no usable libcuda: {} is a stub libcuda (a toolkit's, for linking), not a driver",
+                path.display()
             ));
-            return None;
         }
     }
     let version = resolver.driver_version();
@@ -311,10 +464,22 @@ fn examine_driver(
             let _ = writeln!(out, "  driver version: {} ({v})", CudaVersion(v));
         }
         None => {
-            let _ = writeln!(out, "  driver version: unknown (cuDriverGetVersion failed)");
+            let _ = writeln!(
+                out,
+                "  driver version: unknown (cuDriverGetVersion failed, or answered 0 or less)"
+            );
         }
     }
-    Some(Driver { path, version })
+    Ok(Driver { path, version })
+}
+
+/// `text` for the human report: every line escaped ([`shown`]), the lines after the first
+/// indented under it.
+fn indented(text: &str) -> String {
+    text.lines()
+        .map(|line| shown(line).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n    ")
 }
 
 /// libcudart's search and, where found, its own version. `Some(path)` when found.
@@ -332,7 +497,7 @@ fn examine_runtime(
         );
         return None;
     };
-    let _ = writeln!(out, "  found: {}", resolver.describe());
+    let _ = writeln!(out, "  found: {}", shown(&resolver.describe()));
     let path = report.found.clone()?;
     json.found = Some(path.display().to_string());
     json.version = runtime_version(&path);
@@ -372,41 +537,6 @@ fn runtime_version(path: &Path) -> Option<u32> {
     }
 }
 
-/// Where WSL2 puts the Windows driver's libcuda, and whether the search found that one.
-fn wsl(report: &SearchReport, out: &mut String) {
-    let wsl_lib = Path::new("/usr/lib/wsl/lib");
-    if cfg!(windows) {
-        let _ = writeln!(
-            out,
-            "\nWindows: the driver's nvcuda.dll is loaded from the system folder (System32), \
-             never from the current directory or PATH; libcudart from %CUDA_PATH%\\bin\\x64, \
-             %CUDA_PATH%\\bin and the Python environment's wheels (the steps above)."
-        );
-    } else if wsl_lib.is_dir() {
-        let libcuda = wsl_lib.join("libcuda.so.1");
-        let found_there = report
-            .found
-            .as_ref()
-            .is_some_and(|found| found.starts_with(wsl_lib));
-        let _ = writeln!(
-            out,
-            "\nWSL2: the Windows driver's libcuda is {} ({}); {}",
-            libcuda.display(),
-            if libcuda.exists() {
-                "present"
-            } else {
-                "missing"
-            },
-            if found_there {
-                "the search found it there"
-            } else {
-                "the loader finds it through /etc/ld.so.conf.d (ld.wsl.conf); a libcuda.so.1 \
-                 installed elsewhere (a Linux driver package) shadows it and fails under WSL2"
-            }
-        );
-    }
-}
-
 /// Whether `driver` hands out `name` at its recorded ABI in `mode`: `Ok` with a note, or `Err`
 /// with why not.
 fn check(
@@ -440,12 +570,7 @@ fn check(
         Ok(p) => p,
         Err(e) => {
             let why = match e.kind() {
-                ErrorKind::DriverTooOld { driver, .. } => format!(
-                    "the driver is too old{}: {e}",
-                    driver
-                        .map(|v| format!(" ({})", CudaVersion(v)))
-                        .unwrap_or_default()
-                ),
+                ErrorKind::DriverTooOld { driver, .. } => too_old(name, requested, *driver, mode),
                 ErrorKind::SymbolNotFound { .. } if answers_null(driver, name, requested, flag) => {
                     "the lookup said found but handed out a null pointer: an interposer or \
                      injection library answers for the driver and does not have it; run without \
@@ -459,6 +584,91 @@ fn check(
         }
     };
     abi_check(driver, name, version, mode, pointer.as_ptr())
+}
+
+/// Why a driver of version `driver` does not have `name` at `requested`, once, with what to do:
+/// update the driver, or pin an older ABI of the function where this tool's `cuda.h` knows one
+/// that the driver has in the table's stream `mode`.
+fn too_old(name: &str, requested: u32, driver: Option<u32>, mode: StreamMode) -> String {
+    let Some(driver) = driver else {
+        return format!(
+            "the driver is older than {} (its own version is unknown); update the NVIDIA driver",
+            CudaVersion(requested)
+        );
+    };
+    let older = manifest::functions()
+        .binary_search_by(|f| f.name.cmp(name))
+        .ok()
+        .and_then(|i| {
+            manifest::functions()[i]
+                .abis
+                .iter()
+                // In the table's stream mode: a per-thread table asks for an ABI's twin.
+                .filter(|a| a.request(mode).0 <= driver)
+                .map(|a| a.version)
+                .max()
+        });
+    let advice = match older {
+        Some(v) => format!(
+            "update the NVIDIA driver, or pin the older ABI `{name} = {v}` in the table, which \
+             this driver has"
+        ),
+        None => "update the NVIDIA driver".to_owned(),
+    };
+    format!(
+        "the driver is too old: it is {} and this ABI needs {}; {advice}",
+        CudaVersion(driver),
+        CudaVersion(requested)
+    )
+}
+
+/// Why `pointer`, handed out for `name`, is certainly not `name`: it is another function that a
+/// loaded library exports under another name (`dladdr` names it: a stand-in answering
+/// `cuMemAlloc` with its `cuInit`), or an address in no loaded library. `None` where it may be
+/// `name`: an export of the function's own (`name`, `name_v2`, `name_ptsz`, ...), or code of a
+/// library that exports no symbol there (an interposer's own).
+#[cfg(unix)]
+fn foreign(pointer: *mut c_void, name: &str) -> Option<String> {
+    // SAFETY: a zeroed `Dl_info` (null pointers and addresses) is a valid value to fill in.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: `dladdr` only looks the address up in the loader's tables, never reads at it.
+    if unsafe { libc::dladdr(pointer.cast_const(), &mut info) } == 0 {
+        return Some(format!(
+            "the lookup handed out {pointer:p}, an address in no loaded library: a call would \
+             jump there; the libcuda the search found (or an interposer answering for it) is \
+             broken"
+        ));
+    }
+    if info.dli_sname.is_null() || info.dli_saddr != pointer {
+        return None;
+    }
+    // SAFETY: `dladdr` set `dli_sname` to a NUL-terminated name in the loader's tables, which
+    // live as long as the library (which stays loaded).
+    let symbol = unsafe { std::ffi::CStr::from_ptr(info.dli_sname) }.to_string_lossy();
+    let own = symbol == name
+        || symbol
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with('_'));
+    if own {
+        return None;
+    }
+    let library = if info.dli_fname.is_null() {
+        "a loaded library".to_owned()
+    } else {
+        // SAFETY: as `dli_sname`: a NUL-terminated path in the loader's tables.
+        let file = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+        file.to_string_lossy().into_owned()
+    };
+    Some(format!(
+        "the lookup handed out {symbol}, another function exported by {library}: a call would \
+         run {symbol} with {name}'s arguments; the libcuda the search found (or an interposer \
+         answering for it) is broken"
+    ))
+}
+
+#[cfg(not(unix))]
+fn foreign(_: *mut c_void, _: &str) -> Option<String> {
+    None
 }
 
 /// The raw answer of `cuGetProcAddress_v2`: whether it says found (status 0) and hands out null.
@@ -497,14 +707,23 @@ fn abi_check(
     pointer: *mut c_void,
 ) -> Result<String, String> {
     let Ok(i) = manifest::functions().binary_search_by(|f| f.name.cmp(name)) else {
-        return Ok(" (ABI not compared: this tool's cuda.h does not know the function)".into());
+        return match foreign(pointer, name) {
+            Some(why) => Err(why),
+            None => Ok(" (ABI not compared: this tool's cuda.h does not know the function)".into()),
+        };
     };
     let function = &manifest::functions()[i];
     let Some(abi) = function.abis.iter().find(|a| a.version == version) else {
-        return Ok(" (ABI not compared: this tool's cuda.h does not know that ABI)".into());
+        return match foreign(pointer, name) {
+            Some(why) => Err(why),
+            None => Ok(" (ABI not compared: this tool's cuda.h does not know that ABI)".into()),
+        };
     };
     let Some(expected) = abi.expected_export(mode) else {
-        return Ok(" (ABI not compared: cuda.h exports no symbol for it)".into());
+        return match foreign(pointer, name) {
+            Some(why) => Err(why),
+            None => Ok(" (ABI not compared: cuda.h exports no symbol for it)".into()),
+        };
     };
     // SAFETY: the file the crate's search loaded just before as libcuda.
     let Ok(lib) = (unsafe { Library::new(&driver.path) }) else {
@@ -551,10 +770,13 @@ fn abi_check(
                      search found) or report it to its maker",
                     inspect::mode_name(m)
                 )),
-                None => Ok(format!(
-                    " (handed out a function that is not the driver's export {expected}: an \
-                     interposer's own, whose ABI cannot be compared)"
-                )),
+                None => match foreign(pointer, name) {
+                    Some(why) => Err(why),
+                    None => Ok(format!(
+                        " (handed out a function that is not the driver's export {expected}: an \
+                         interposer's own, whose ABI cannot be compared)"
+                    )),
+                },
             }
         }
     };

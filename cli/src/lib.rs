@@ -6,28 +6,91 @@
 
 mod doctor;
 mod inspect;
+mod probe;
 mod ptx;
+mod situation;
+mod text;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
 
 pub use doctor::SCHEMA as DOCTOR_SCHEMA;
 pub use inspect::SCHEMA as INSPECT_SCHEMA;
 
-/// The usage text.
-pub const USAGE: &str = "\
-usage: cuda-driver-table inspect [--json] BINARY
-       cuda-driver-table doctor [--json] [BINARY]
+/// The usage lines, as `--help` and a usage error print them after `Usage:`.
+const USAGE: &str = "\
+cuda-driver-table inspect [--json] BINARY
+       cuda-driver-table doctor [--json] [-v] [BINARY]";
 
-inspect BINARY   the tables a built program (ELF or PE) records, its driver floor and what sets
-                 it, per-thread default stream use, and the PTX in its read-only data, with the
-                 driver that PTX needs. --json: the same as one JSON object (see the README).
-doctor [BINARY]  on this machine: which libcuda and libcudart the crate's search finds and each
-                 step it took, the driver's version, a stub libcuda; with BINARY, whether this
-                 driver hands out every function the program records, at its exact ABI and flag.
-                 --json: the same as one JSON object (see the README).
+/// What `--help` prints after the commands.
+const AFTER_HELP: &str =
+    "Exit codes: 0 all requirements met, 1 some not, 2 usage error or unreadable input.";
 
-exit codes: 0 all requirements met, 1 some not, 2 usage error or unreadable input";
+/// The tool's arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cuda-driver-table",
+    version,
+    about = "What a built program needs of the CUDA driver, and whether this machine has it.",
+    override_usage = USAGE,
+    after_help = AFTER_HELP,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// What a built program needs of the CUDA driver, read from its file
+    ///
+    /// The tables a built program or library (ELF or PE) records, every table linked into it
+    /// whether the program uses it or not; its driver floor and what sets it; per-thread default
+    /// stream use; and the PTX in its read-only data with the driver that PTX needs. The file is
+    /// read, never run.
+    #[command(after_help = AFTER_HELP)]
+    Inspect {
+        /// The same as one JSON object (see the README).
+        #[arg(long)]
+        json: bool,
+        /// The program or library to read.
+        #[arg(value_name = "BINARY")]
+        binary: PathBuf,
+    },
+    /// Whether this machine's CUDA driver offers what a program needs
+    ///
+    /// On this machine: which libcuda and libcudart the crate's search finds and each step it
+    /// took, the driver's version, a stub libcuda; with BINARY, whether this driver hands out
+    /// every function the program records, at its exact ABI and flag.
+    #[command(after_help = AFTER_HELP)]
+    Doctor {
+        /// The same as one JSON object (see the README).
+        #[arg(long)]
+        json: bool,
+        /// List every recorded function, also those that could not be checked.
+        #[arg(short, long)]
+        verbose: bool,
+        /// The most seconds the probe of the libraries may take: a library whose loading or
+        /// lookup hangs ends in a verdict after this.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
+        /// The program or library whose records to check.
+        #[arg(value_name = "BINARY")]
+        binary: Option<PathBuf>,
+    },
+    /// `doctor`'s probe of the libraries, which `doctor` runs in a child process.
+    #[command(name = probe::COMMAND, hide = true)]
+    Probe {
+        #[arg(short, long)]
+        verbose: bool,
+        binary: Option<PathBuf>,
+    },
+}
 
 /// The plural ending of a count's noun: `"s"`, or nothing for 1.
 fn plural(n: usize) -> &'static str {
@@ -38,57 +101,66 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// The output of a failure (exit code 2): `error: ` and the message, escaped as every text the
+/// tool prints (it may name a file whose name holds control characters).
+fn failure(e: impl std::fmt::Display) -> (String, String, u8) {
+    (
+        String::new(),
+        format!("error: {}\n", text::shown(&e.to_string())),
+        2,
+    )
+}
+
 /// Runs the tool with `args` (without the program's name): what to print on standard output, on
 /// standard error, and the exit code.
+///
+/// `doctor` runs its probe of the libraries in a child process of this same executable (so that a
+/// library that hangs or crashes ends in a verdict): call this from the `cuda-driver-table`
+/// binary.
 pub fn run(args: &[OsString]) -> (String, String, u8) {
-    let usage = |why: &str| (String::new(), format!("error: {why}\n\n{USAGE}\n"), 2);
-    let args: Vec<&OsString> = args.iter().collect();
-    let Some(command) = args.first().and_then(|a| a.to_str()) else {
-        return usage("no command given");
+    let cli = match Cli::try_parse_from(
+        std::iter::once(OsString::from("cuda-driver-table")).chain(args.iter().cloned()),
+    ) {
+        Ok(cli) => cli,
+        // `--help` and `--version` are "errors" that go to standard output with exit code 0.
+        Err(e) if !e.use_stderr() => return (e.render().to_string(), String::new(), 0),
+        Err(e) => return (String::new(), e.render().to_string(), 2),
     };
-    let rest = &args[1..];
-    match command {
-        "inspect" => {
-            let json = rest.iter().any(|a| *a == "--json");
-            let files: Vec<&&OsString> = rest.iter().filter(|a| **a != "--json").collect();
-            let [file] = files.as_slice() else {
-                return usage("inspect takes one BINARY (and --json)");
-            };
-            match inspect::inspect(&PathBuf::from(file)) {
-                Ok(i) if json => match serde_json::to_string_pretty(&i) {
-                    Ok(text) => (text + "\n", String::new(), 0),
-                    Err(e) => (String::new(), format!("error: {e}\n"), 2),
-                },
-                Ok(i) => (inspect::human(&i), String::new(), 0),
-                Err(e) => (String::new(), format!("error: {e}\n"), 2),
-            }
-        }
-        "doctor" => {
-            let json = rest.iter().any(|a| *a == "--json");
-            let files: Vec<&&OsString> = rest.iter().filter(|a| **a != "--json").collect();
-            let binary = match files.as_slice() {
-                [] => None,
-                [file] if !file.to_string_lossy().starts_with('-') => Some(PathBuf::from(file)),
-                _ => return usage("doctor takes at most one BINARY (and --json)"),
-            };
-            match doctor::doctor(binary.as_deref()) {
-                Ok(d) => {
-                    let code = if d.met { 0 } else { 1 };
-                    if json {
-                        match serde_json::to_string_pretty(&d.json) {
-                            Ok(text) => (text + "\n", String::new(), code),
-                            Err(e) => (String::new(), format!("error: {e}\n"), 2),
-                        }
-                    } else {
-                        (d.text, String::new(), code)
+    match cli.command {
+        Command::Inspect { json, binary } => match inspect::inspect(&binary) {
+            Ok(i) if json => match serde_json::to_string_pretty(&i) {
+                Ok(text) => (text + "\n", String::new(), 0),
+                Err(e) => failure(e),
+            },
+            Ok(i) => (inspect::human(&i), String::new(), 0),
+            Err(e) => failure(e),
+        },
+        Command::Probe { verbose, binary } => (
+            String::new(),
+            String::new(),
+            probe::child(binary.as_deref(), verbose),
+        ),
+        Command::Doctor {
+            json,
+            verbose,
+            timeout,
+            binary,
+        } => match Duration::try_from_secs_f64(timeout)
+            .map_err(|_| format!("--timeout {timeout}: give a number of seconds"))
+            .and_then(|limit| probe::doctor(binary.as_deref(), verbose, limit))
+        {
+            Ok(d) => {
+                let code = if d.met { 0 } else { 1 };
+                if json {
+                    match serde_json::to_string_pretty(&d.json) {
+                        Ok(text) => (text + "\n", String::new(), code),
+                        Err(e) => failure(e),
                     }
+                } else {
+                    (d.text, String::new(), code)
                 }
-                Err(e) => (String::new(), format!("error: {e}\n"), 2),
             }
-        }
-        "-h" | "--help" | "help" => (format!("{USAGE}\n"), String::new(), 0),
-        other => usage(&format!(
-            "unknown command `{other}`; the commands are inspect and doctor"
-        )),
+            Err(e) => failure(e),
+        },
     }
 }

@@ -4,6 +4,7 @@
 #![cfg(target_os = "linux")]
 
 mod common;
+mod craft;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,11 +15,18 @@ use std::sync::OnceLock;
 /// the `-D` flags of each case change that.
 const LIBCUDA_C: &str = r#"
 #include <string.h>
+#include <unistd.h>
 #ifndef VERSION
 #define VERSION 13000
 #endif
+#ifndef ANSWERED_VERSION
+#define ANSWERED_VERSION VERSION
+#endif
+#ifndef VERSION_STATUS
+#define VERSION_STATUS 0
+#endif
 int cuInit(unsigned f) { (void)f; return 0; }
-int cuDriverGetVersion(int *v) { *v = VERSION; return 0; }
+int cuDriverGetVersion(int *v) { *v = ANSWERED_VERSION; return VERSION_STATUS; }
 int cuCtxCreate_v2(void) { return 0; }
 int cuCtxCreate_v4(void) { return 0; }
 int cuLaunchKernel(void) { return 0; }
@@ -33,6 +41,18 @@ int cuGetProcAddress_v2(const char *s, void **p, int version, unsigned long long
     *p = 0; return 34;
 #endif
     if (version > VERSION) { *p = 0; return 1; }
+#ifdef HANG
+    if (!strcmp(s, "cuMemAlloc")) {
+#ifdef KEEP_PIPES
+        /* A process of its own that keeps the probe's output open after the probe is killed. */
+        if (fork() == 0) { sleep(20); _exit(0); }
+#endif
+        for (;;) sleep(1);
+    }
+#endif
+#ifdef CRASH
+    if (!strcmp(s, "cuMemAlloc")) *(volatile int *)8 = 1;
+#endif
     if (!strcmp(s, "cuInit")) f = (void *)cuInit;
     else if (!strcmp(s, "cuDriverGetVersion")) f = (void *)cuDriverGetVersion;
     else if (!strcmp(s, "cuCtxCreate"))
@@ -51,7 +71,14 @@ int cuGetProcAddress_v2(const char *s, void **p, int version, unsigned long long
     else if (!strcmp(s, "cuMemcpyHtoD"))
         f = flags == 2 ? (void *)cuMemcpyHtoD_v2_ptds : (void *)cuMemcpyHtoD_v2;
 #endif
-    else if (!strcmp(s, "cuMemAlloc")) f = (void *)cuMemAlloc_v2;
+    else if (!strcmp(s, "cuMemAlloc"))
+#if defined(ANOTHER_EXPORT)
+        f = (void *)cuInit;
+#elif defined(GARBAGE)
+        f = (void *)8;
+#else
+        f = (void *)cuMemAlloc_v2;
+#endif
     *p = f;
     if (status) *status = f ? 0 : 1;
     return 0;
@@ -87,6 +114,7 @@ fn build(name: &str, source_text: &str, file: &str, defines: &[&str]) -> PathBuf
     let dir = std::env::temp_dir().join(format!("cdt-doctor-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let source = dir.join(format!("{file}.c"));
+    std::fs::create_dir_all(source.parent().expect("a folder")).expect("the library's folder");
     std::fs::write(&source, source_text).expect("the source is written");
     let lib = dir.join(file);
     let status = Command::new("cc")
@@ -102,9 +130,27 @@ fn build(name: &str, source_text: &str, file: &str, defines: &[&str]) -> PathBuf
 
 /// `doctor` with `libcuda` as the driver and the stand-in libcudart, on `binary` if given.
 fn doctor(libcuda: &Path, binary: Option<&Path>) -> (String, i32) {
+    doctor_with(libcuda, binary, &[])
+}
+
+/// [`doctor`] with more arguments.
+fn doctor_with(libcuda: &Path, binary: Option<&Path>, args: &[&str]) -> (String, i32) {
+    doctor_env(libcuda, binary, args, &[])
+}
+
+/// [`doctor`] with more arguments and environment variables.
+fn doctor_env(
+    libcuda: &Path,
+    binary: Option<&Path>,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> (String, i32) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"));
     command
         .arg("doctor")
+        .args(args)
+        .env_remove("CUDA_INJECTION64_PATH")
+        .envs(env.iter().copied())
         .env("CUDA_DRIVER_TABLE_LIBCUDA", libcuda)
         .env("CUDA_DRIVER_TABLE_CUDART", stand_in_cudart());
     if let Some(binary) = binary {
@@ -154,9 +200,15 @@ fn the_json_output_follows_its_schema() {
             "met",
             "problems",
             "requirements",
-            "schema"
+            "schema",
+            "situation"
         ]
     );
+    assert!(json["situation"]
+        .as_array()
+        .expect("situation")
+        .iter()
+        .all(|n| n.is_string()));
     assert_eq!(json["schema"], cuda_driver_table_cli::DOCTOR_SCHEMA);
     assert_eq!(json["schema"], "cuda-driver-table-doctor/1");
     assert_eq!(json["met"], true);
@@ -260,7 +312,13 @@ fn a_stub_is_named_as_such_up_front() {
         text.starts_with("This machine does not meet 1 requirement"),
         "{text}"
     );
-    assert!(text.contains("is a stub libcuda, not a driver"), "{text}");
+    assert!(
+        text.contains("\n  - no usable libcuda: ")
+            && text.contains(
+                "libcuda.so.1 is a stub libcuda (a toolkit's, for linking), not a driver"
+            ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -272,9 +330,34 @@ fn a_driver_too_old_is_named_with_the_function_that_needs_more() {
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains(
-            "NOT MET recorded::Driver cuCtxCreate at 12050 (legacy): the driver is too old (12.0)"
+            "NOT MET recorded::Driver cuCtxCreate at 12050 (legacy): the driver is too old: it is \
+             12.0 and this ABI needs 12.5; update the NVIDIA driver, or pin the older ABI \
+             `cuCtxCreate = 11040` in the table, which this driver has\n"
         ),
         "{text}"
+    );
+    // Said once: the function, the versions and the advice each appear once in its line.
+    let line = text
+        .lines()
+        .find(|l| l.contains("NOT MET recorded::Driver cuCtxCreate"))
+        .expect("the line");
+    for once in ["too old", "12.0", "12.5", "update the NVIDIA driver", "pin"] {
+        assert_eq!(line.matches(once).count(), 1, "{once}: {line}");
+    }
+    // A function without an older ABI is not advised to pin one.
+    let (older, _) = doctor(
+        &stand_in("old-no-older-abi", &["VERSION=6000"]),
+        Some(&common::recorded()),
+    );
+    let line = older
+        .lines()
+        .find(|l| l.contains("NOT MET recorded::PerThread cuLaunchKernel"))
+        .expect("the line");
+    assert!(
+        line.ends_with(
+            "the driver is too old: it is 6.0 and this ABI needs 7.0; update the NVIDIA driver"
+        ),
+        "{older}"
     );
     // And the PTX, of ISA 8.4, needs 12.4.
     assert!(
@@ -326,27 +409,22 @@ fn an_interposer_answering_a_null_pointer_is_caught() {
     );
 }
 
+/// Without a usable libcuda: one cause, one line, and what it leaves unchecked counted; the
+/// functions are listed with `-v` and in the JSON output.
 #[test]
-fn no_libcuda_at_all_is_not_met() {
-    let (text, code) = doctor(
-        Path::new("/nonexistent/cuda-driver-table-test/libcuda.so.1"),
-        None,
-    );
+fn no_libcuda_at_all_is_one_line() {
+    let missing = Path::new("/nonexistent/cuda-driver-table-test/libcuda.so.1");
+    let (text, code) = doctor(missing, None);
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("no usable libcuda"), "{text}");
-    // The list of what is not met: the search's lines stay inside their item.
     let list: Vec<&str> = text
         .lines()
         .skip_while(|l| !l.starts_with("This machine does not meet"))
         .skip(1)
         .take_while(|l| !l.is_empty())
         .collect();
-    assert!(list.len() > 1, "{text}");
-    assert!(list[0].starts_with("  - no usable libcuda: "), "{text}");
-    assert!(
-        list[1..]
-            .iter()
-            .all(|l| l.starts_with("    ") || l.starts_with("  - ")),
+    assert_eq!(
+        list,
+        ["  - no usable libcuda (the search's steps are below)"],
         "{text}"
     );
     // The step says where the path came from, as the crate's error does.
@@ -357,32 +435,347 @@ fn no_libcuda_at_all_is_not_met() {
         ),
         "{text}"
     );
+
+    let program = common::recorded();
+    let (text, code) = doctor(missing, Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "This machine does not meet 1 requirement of {}:\n  - no usable libcuda: 7 functions \
+             of recorded::Driver, recorded::PerThread and recorded::Runtime not checked (-v or \
+             --json lists them)\n\n",
+            program.display()
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("cuCtxCreate"), "{text}");
+    assert_eq!(text.matches("no usable libcuda").count(), 2, "{text}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"))
+        .args(["doctor", "-v"])
+        .arg(&program)
+        .env("CUDA_DRIVER_TABLE_LIBCUDA", missing)
+        .env("CUDA_DRIVER_TABLE_CUDART", stand_in_cudart())
+        .output()
+        .expect("the tool runs");
+    let verbose = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        verbose.contains("\n  not checked recorded::Driver cuCtxCreate at 12050 (legacy)\n"),
+        "{verbose}"
+    );
+    assert_eq!(verbose.matches("\n  not checked ").count(), 7, "{verbose}");
+
+    let (json, code) = doctor_json(missing, &program);
+    assert_eq!(code, 1);
+    assert_eq!(json["problems"].as_array().expect("problems").len(), 1);
+    let requirements = json["requirements"].as_array().expect("requirements");
+    assert_eq!(requirements.len(), 7, "{json:#}");
+    assert!(requirements
+        .iter()
+        .all(|r| r["met"] == false && r["note"] == "not checked: no usable libcuda"));
 }
 
+/// A table name that would erase the verdict on a terminal and a function name that would forge an
+/// `ok` line: both printed escaped, the verdict first and no forged line.
 #[test]
-fn usage_errors_and_unreadable_files_exit_with_2() {
-    let tool = env!("CARGO_BIN_EXE_cuda-driver-table");
-    let run = |args: &[&str]| {
-        let out = Command::new(tool)
-            .args(args)
-            .output()
-            .expect("the tool runs");
-        (
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-            out.status.code(),
-        )
-    };
-    let (err, code) = run(&[]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("usage: cuda-driver-table inspect"), "{err}");
-    let (err, code) = run(&["frobnicate"]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("unknown command `frobnicate`"), "{err}");
-    let (err, code) = run(&["inspect", "/nonexistent/program"]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("cannot read /nonexistent/program"), "{err}");
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-    let (err, code) = run(&["doctor", source]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("is not an ELF or PE file"), "{err}");
+fn forged_names_cannot_forge_a_verdict_or_an_ok_line() {
+    let dir = craft::folder("doctor-forged");
+    let program = craft::library(
+        &dir,
+        "libforged.so",
+        &[craft::record(
+            "app::T\u{1b}[1A\u{1b}[2K\rThis machine meets every requirement",
+            2,
+            1,
+            2000,
+            &[(
+                "cuInit\n  ok      app::T cuForged at 2000 (legacy)",
+                2000,
+                0,
+            )],
+        )],
+        &[],
+        &[],
+    );
+    let (text, code) = doctor(&stand_in("forged", &[]), Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+    assert!(
+        text.starts_with("This machine does not meet 1 requirement"),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("  ok      app::T cuForged")),
+        "{text}"
+    );
+    assert!(
+        !text.lines().skip(1).any(|l| l.starts_with("This machine")),
+        "{text}"
+    );
+    assert!(
+        text.contains("  NOT MET app::T\\u{1b}[1A\\u{1b}[2K\\rThis machine meets every requirement cuInit\\n  ok      app::T cuForged at 2000 (legacy) at 2000 (legacy): "),
+        "{text}"
+    );
+}
+
+/// A lookup that hands out another function the library exports (`dladdr` names it), or an
+/// address in no library: not met.
+#[test]
+fn another_export_or_an_address_in_no_library_is_not_met() {
+    let program = common::recorded();
+    let (text, code) = doctor(
+        &stand_in("another-export", &["ANOTHER_EXPORT"]),
+        Some(&program),
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("NOT MET recorded::Runtime cuMemAlloc at 3020 (legacy): the lookup handed out cuInit, another function exported by "),
+        "{text}"
+    );
+    assert!(
+        text.starts_with("This machine does not meet 1 requirement"),
+        "{text}"
+    );
+    let (text, code) = doctor(&stand_in("garbage", &["GARBAGE"]), Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("NOT MET recorded::Runtime cuMemAlloc at 3020 (legacy): the lookup handed out 0x8, an address in no loaded library"),
+        "{text}"
+    );
+}
+
+/// A lookup that never returns, and one that crashes the process: each ends in a verdict within
+/// the limit, naming the step.
+#[test]
+fn a_hanging_or_crashing_libcuda_ends_in_a_verdict() {
+    let program = common::recorded();
+    let start = std::time::Instant::now();
+    let (text, code) = doctor_with(
+        &stand_in("hang", &["HANG"]),
+        Some(&program),
+        &["--timeout", "2"],
+    );
+    let took = start.elapsed();
+    assert_eq!(code, 1, "{text}");
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+    assert!(
+        text.contains("  - the probe of the CUDA libraries did not end within 2 s while looking up cuMemAlloc at 3020 (legacy) in "),
+        "{text}"
+    );
+    // A process the library started keeps the probe's output open: the verdict still comes.
+    let start = std::time::Instant::now();
+    let (text, code) = doctor_with(
+        &stand_in("hang-fork", &["HANG", "KEEP_PIPES"]),
+        Some(&program),
+        &["--timeout", "2"],
+    );
+    let took = start.elapsed();
+    assert_eq!(code, 1, "{text}");
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+    assert!(
+        text.contains("did not end within 2 s while looking up cuMemAlloc"),
+        "{text}"
+    );
+    let (text, code) = doctor(&stand_in("crash", &["CRASH"]), Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("  - the probe of the CUDA libraries crashed with signal 11 (SIGSEGV, a bad memory access) while looking up cuMemAlloc at 3020 (legacy) in "),
+        "{text}"
+    );
+    let (json, code) = doctor_json(&stand_in("crash-json", &["CRASH"]), &program);
+    assert_eq!(code, 1);
+    assert_eq!(json["met"], false);
+    assert_eq!(json["schema"], "cuda-driver-table-doctor/1");
+    assert!(json["problems"][0]
+        .as_str()
+        .expect("a problem")
+        .contains("crashed with signal 11"));
+}
+
+/// A driver whose version cannot be read (the call fails, or answers 0 or a negative number) is
+/// never one that meets every requirement.
+#[test]
+fn an_unknown_driver_version_is_not_met() {
+    for (name, defines) in [
+        ("version-fails", &["VERSION_STATUS=1"][..]),
+        ("version-zero", &["ANSWERED_VERSION=0"]),
+        ("version-negative", &["ANSWERED_VERSION=-12000"]),
+    ] {
+        for binary in [None, Some(common::recorded())] {
+            let (text, code) = doctor(&stand_in(name, defines), binary.as_deref());
+            assert_eq!(code, 1, "{name}: {text}");
+            assert!(!text.contains("meets every requirement"), "{name}: {text}");
+            assert!(!text.contains("has a usable CUDA driver"), "{name}: {text}");
+            assert!(
+                text.contains("  - the driver's version is unknown (cuDriverGetVersion failed, or answered 0 or less)"),
+                "{name}: {text}"
+            );
+        }
+    }
+}
+
+/// A folder standing for `/` (`CUDA_DRIVER_TABLE_DOCTOR_ROOT`) whose
+/// `/proc/driver/nvidia/version` says the kernel module is `version`.
+fn root_with_kernel_module(name: &str, version: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("cdt-doctor-{}-{name}-root", std::process::id()));
+    let proc = root.join("proc/driver/nvidia");
+    std::fs::create_dir_all(&proc).expect("a folder");
+    std::fs::write(
+        proc.join("version"),
+        format!(
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  {version}  Sat May 24 00:00:00 UTC 2025\n\
+             GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"
+        ),
+    )
+    .expect("the version file");
+    root
+}
+
+/// The stand-in installed as a driver package installs it: `libcuda.so.VERSION`, and
+/// `libcuda.so.1` a link to it.
+fn installed(name: &str, version: &str) -> PathBuf {
+    let real = build(name, LIBCUDA_C, &format!("libcuda.so.{version}"), &[]);
+    let link = real.with_file_name("libcuda.so.1");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&real, &link).expect("a link");
+    link
+}
+
+/// A user-space driver of another version than the kernel module: 803 named, with the fix.
+#[test]
+fn a_kernel_module_of_another_version_is_named() {
+    let lib = installed("mismatch", "580.65.06");
+    let root = root_with_kernel_module("mismatch", "575.57.08");
+    let env = [("CUDA_DRIVER_TABLE_DOCTOR_ROOT", root.as_path())];
+    let (text, code) = doctor_env(&lib, None, &[], &env);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "  - the kernel module is 575.57.08 ({}) and the user-space driver is 580.65.06 (the \
+             libcuda loaded): every call fails with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803); after \
+             a driver upgrade, reboot",
+            root.join("proc/driver/nvidia/version").display()
+        )),
+        "{text}"
+    );
+    // The same versions: a note, no problem.
+    let root = root_with_kernel_module("match", "580.65.06");
+    let env = [("CUDA_DRIVER_TABLE_DOCTOR_ROOT", root.as_path())];
+    let (text, code) = doctor_env(&lib, None, &[], &env);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("  the kernel module is 580.65.06 ("),
+        "{text}"
+    );
+    assert!(text.contains("), as the user-space driver\n"), "{text}");
+}
+
+/// A forward-compatibility libcuda (in a `compat` folder) is named with what fails where it is not
+/// supported; a kernel module of another version is expected with one, not a problem.
+#[test]
+fn a_forward_compatibility_libcuda_is_named() {
+    let lib = build("compat", LIBCUDA_C, "cuda-12.9/compat/libcuda.so.1", &[]);
+    let root = root_with_kernel_module("compat", "535.104.05");
+    let env = [("CUDA_DRIVER_TABLE_DOCTOR_ROOT", root.as_path())];
+    let (text, code) = doctor_env(&lib, None, &[], &env);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(
+            "compat/libcuda.so.1 is a forward-compatibility libcuda (the cuda-compat package's)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  the kernel module is 535.104.05 ("),
+        "{text}"
+    );
+}
+
+/// A toolkit's stub libcuda, in its `stubs` folder: named as such, with the fix.
+#[test]
+fn a_toolkit_stub_is_named_by_its_folder() {
+    let lib = build(
+        "toolkit-stub",
+        LIBCUDA_C,
+        "cuda/lib64/stubs/libcuda.so",
+        &["STUB"],
+    );
+    let (text, code) = doctor(&lib, None);
+    assert_eq!(code, 1, "{text}");
+    // One cause, one line: the stub's answer; its folder is said with the fix.
+    assert!(
+        text.starts_with("This machine does not meet 1 requirement:\n  - no usable libcuda: "),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("\n  {}", lib.display())) && text.contains("stubs/libcuda.so is a CUDA toolkit's stub libcuda (its stubs folder), for linking only: take that folder out of LD_LIBRARY_PATH"),
+        "{text}"
+    );
+    // A library in a stubs folder that answers as a driver is still named a problem.
+    let lib = build("toolkit-stub-answering", LIBCUDA_C, "stubs/libcuda.so", &[]);
+    let (text, code) = doctor(&lib, None);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!("\n  - {}", lib.display()))
+            && text
+                .contains("stubs/libcuda.so is a CUDA toolkit's stub libcuda (its stubs folder)"),
+        "{text}"
+    );
+}
+
+/// An injection library (Nsight's) and WSL2's driver folder are named.
+#[test]
+fn an_injection_library_and_wsl_are_named() {
+    let lib = stand_in("injection", &[]);
+    let root = root_with_kernel_module("wsl", "580.65.06");
+    let wsl = root.join("usr/lib/wsl/lib");
+    std::fs::create_dir_all(&wsl).expect("a folder");
+    std::fs::write(wsl.join("libcuda.so.1"), "").expect("a file");
+    let injection = Path::new("/opt/nvidia/nsight-systems/target-linux-x64/libToolsInjection64.so");
+    let env = [
+        ("CUDA_DRIVER_TABLE_DOCTOR_ROOT", root.as_path()),
+        ("CUDA_INJECTION64_PATH", injection),
+    ];
+    let (text, code) = doctor_env(&lib, None, &[], &env);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!(
+            "an injection library is loaded into CUDA programs (CUDA_INJECTION64_PATH={})",
+            injection.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "WSL2: the Windows driver's libcuda is {} (present); the loader finds it through",
+            wsl.join("libcuda.so.1").display()
+        )),
+        "{text}"
+    );
+}
+
+/// PTX of an ISA this tool does not know: the driver cannot be confirmed to load it, never "meets
+/// every requirement".
+#[test]
+fn ptx_of_an_unknown_isa_is_not_confirmed() {
+    let dir = craft::folder("doctor-unknown-isa");
+    let program = craft::library(
+        &dir,
+        "libunknown.so",
+        &[craft::record("app::T", 2, 1, 2000, &[("cuInit", 2000, 0)])],
+        &[b".version 99.0\n.target sm_200\n"],
+        &[],
+    );
+    let (text, code) = doctor(&stand_in("unknown-isa", &[]), Some(&program));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("  - the program embeds PTX of ISA 99.0, newer than this tool knows: it cannot confirm that this driver loads it; update cuda-driver-table-cli"),
+        "{text}"
+    );
 }

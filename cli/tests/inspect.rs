@@ -179,12 +179,19 @@ fn the_json_output_follows_its_schema() {
             "format",
             "per_thread",
             "ptx",
+            "records_found_in",
             "schema",
             "set_by",
             "tables",
             "unreadable_records"
         ]
     );
+    let places = json["records_found_in"].as_array().expect("array");
+    assert_eq!(places.len(), 1, "{json:#}");
+    assert!(places[0]
+        .as_str()
+        .expect("a string")
+        .starts_with("section cuda_driver_table at 0x"));
     assert_eq!(json["schema"], cuda_driver_table_cli::INSPECT_SCHEMA);
     assert_eq!(json["schema"], "cuda-driver-table-inspect/1");
     assert!(json["file"].is_string());

@@ -67,10 +67,16 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 ///   `cuMemAllocFromPoolAsync` (any pool), `cuMemAllocHost`, `cuMemHostAlloc`, `cuMemFreeHost`,
 ///   `cuMemcpy`, `cuMemcpyHtoD`, `cuMemcpyDtoH`, `cuMemcpyDtoD` and their `Async` forms,
 ///   `cuMemsetD8`/`D16`/`D32` and their `Async` forms, `cuMemGetInfo`, `cuMemGetAddressRange`.
-///   Device memory lives in the device (zeroed when allocated); device pointers are high
-///   addresses (`0xd000…`) that are never host addresses, with unallocated gaps between
-///   allocations, and an address is never handed out twice, so a stale pointer is always caught.
-///   Host memory (`cuMemAllocHost`) is real memory of the process.
+///   Device memory lives in the device (zeroed when allocated, and backed by the host only where
+///   it is touched; an allocation the host cannot back fails with `CUDA_ERROR_OUT_OF_MEMORY`);
+///   device pointers are high addresses (`0xd000…`) that are never host addresses, each device's
+///   in a window of 2^40 bytes of its own (over three million devices before one repeats), with
+///   unallocated gaps between allocations, and an address is never handed out twice, so a stale
+///   pointer of any device is always caught. A pointer of another fake device is a finding
+///   naming both devices (a copy between two devices' memory too: each device answers for its
+///   own memory only). Host memory (`cuMemAllocHost`) is real memory of the process, kept after
+///   `cuMemFreeHost` so that a later copy into it is a use after free. A 0-byte access touches
+///   nothing and is never a finding.
 /// - **Contexts**: `cuInit` (required first, as by the driver), `cuDeviceGet`,
 ///   `cuDeviceGetCount` (one device), `cuDeviceGetName`, `cuDeviceGetAttribute`,
 ///   `cuDeviceTotalMem`, `cuDriverGetVersion`, `cuDevicePrimaryCtxRetain`/`Release`/`Reset`,
@@ -106,18 +112,23 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// is a device pointer, a destroyed or unknown context, stream, event, module or function
 /// (`CUDA_ERROR_INVALID_CONTEXT`, `CUDA_ERROR_INVALID_HANDLE`), a launch whose
 /// [`kernel_args!`](crate::kernel_args!) are not its kernel's parameters (another number of
-/// values, or a value of another size: a `usize` for a `u32`), and leaks: device memory still
-/// allocated when its context is destroyed (as the leak check reports it), and, when checked,
-/// every allocation, pinned host allocation, context, stream, event and module still live. The
-/// error of a failing call carries its finding as its description.
+/// values, or a value of another type: a `usize` for a `u32`, a `u8` for a `bool`), and leaks:
+/// device memory, streams, events and modules still live when their context is destroyed (as
+/// the leak check reports memory), and, when checked, every allocation, pinned host allocation,
+/// context, stream, event and module still live. The error of a failing call carries its finding
+/// as its description.
 ///
 /// **On drop**, a device that was not [`finish`](Self::finish)ed checks itself: what it finds
 /// fails the test (a panic with the report), unless the thread is panicking already (then the
 /// report is printed to standard error, and the first panic stays the test's failure). So a test
 /// needs no line at all for "no leaks"; `device.finish()?` says it explicitly.
 ///
-/// A device lives on in the drivers made with it (a driver lives for the process); kernels run
-/// with the device locked, so a kernel's closure must not call a table of its own device.
+/// A device lives on in the drivers made with it (a driver lives for the process); once it is
+/// finished or dropped, their calls fail with `CUDA_ERROR_DEINITIALIZED` (what they did could
+/// no longer be reported). Kernels run with the device locked: what a kernel's closure asks of
+/// its own device (a table's call, [`read`](Self::read), [`check`](Self::check), ...) is
+/// answered with a [`FindingKind::Misuse`], never waited for; [`used_memory`](Self::used_memory)
+/// is answered.
 pub struct Device {
     shared: Shared,
     finished: bool,
@@ -168,9 +179,13 @@ impl Device {
     ///
     /// The types are the kernel's signature: a launch of this kernel must pass exactly these
     /// parameters, as `cuLaunchKernel`'s contract asks of any kernel. A launch whose
-    /// `kernelParams` come from [`kernel_args!`](crate::kernel_args!) is checked against them
-    /// (as many values, each of its parameter's size) before the kernel runs, and fails as a
-    /// [`FindingKind::ParameterMismatch`] when they differ; an array built by hand is trusted.
+    /// `kernelParams` come from [`kernel_args!`](crate::kernel_args!) (on any thread, nested
+    /// or not) is checked against them before the kernel runs: as many values, each of its
+    /// parameter's type (or, where both are integers, floats or raw pointers, of its size), and
+    /// fails as a [`FindingKind::ParameterMismatch`] when they differ. An array built by hand
+    /// says nothing of its values: it is read as the launch's contract promises where every
+    /// parameter is an integer, a float or a raw pointer, and refused for a parameter whose
+    /// bytes have rules (a `bool`, an enum, a struct), which a value of another type could break.
     pub fn kernel<P, F>(&self, name: &str, body: F) -> &Self
     where
         P: KernelParams,

@@ -42,6 +42,8 @@ pub use crate::trace::{cold, emit, nanos, result_name, written, Arg, DebugArg, O
 pub use tracing;
 
 #[cfg(feature = "stand-in")]
+pub use crate::call::invoke;
+#[cfg(feature = "stand-in")]
 pub use crate::kernel_args::lent;
 #[cfg(feature = "stand-in")]
-pub use crate::stand_in::{invoke, OutPlace};
+pub use crate::stand_in::OutPlace;

@@ -146,7 +146,7 @@ macro_rules! __cdt_invoke {
         // each `$out` is one of them, an out-value the generator marked, of its pointee type.
         unsafe {
             $crate::__private::invoke(
-                $config.stand_in_driver(),
+                $config,
                 $name,
                 $f,
                 ($($arg,)*),
@@ -179,5 +179,66 @@ pub struct Hex<T>(pub T);
 impl<T: std::fmt::LowerHex> std::fmt::Debug for Hex<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:#x}", self.0)
+    }
+}
+
+#[cfg(feature = "stand-in")]
+pub use self::stand_in_call::invoke;
+
+/// The call path of a table whose configuration may be a stand-in's (`stand_in`).
+#[cfg(feature = "stand-in")]
+mod stand_in_call {
+    use crate::config::Config;
+    use crate::stand_in::{self, Call, DriverFn, OutPlace, StandIn, Unanswered};
+    use crate::stream::StreamMode;
+
+    /// One call of a table's method: to the stand-in when `config` is a stand-in's, else to `f`. What `__cdt_invoke!` expands to with the `stand-in` feature: a method then tests
+    /// one field of its configuration before its call; the stand-in's side is out of line. `outs`
+    /// are the call's out-values.
+    ///
+    /// # Safety
+    ///
+    /// `f` is the function the table resolved for `name`, `args` uphold its C contract (the caller
+    /// of the table's method upholds it), and `outs` are out-values among `args`, each of the type
+    /// the function writes through it.
+    #[doc(hidden)]
+    #[inline]
+    pub unsafe fn invoke<F: DriverFn>(
+        config: &Config,
+        name: &'static str,
+        f: F,
+        args: F::Args,
+        outs: &[OutPlace],
+    ) -> F::Ret {
+        match config.stand_in_driver() {
+            // SAFETY: the caller's contract.
+            None => unsafe { f.call(args) },
+            // SAFETY: the caller's contract.
+            Some(stand_in) => unsafe {
+                call_stand_in::<F>(stand_in, config.stream_mode(), name, &args, outs)
+            },
+        }
+    }
+
+    /// [`invoke`] for a stand-in's configuration.
+    ///
+    /// # Safety
+    ///
+    /// As [`invoke`].
+    #[inline(never)]
+    unsafe fn call_stand_in<F: DriverFn>(
+        stand_in: &dyn StandIn,
+        stream_mode: StreamMode,
+        name: &'static str,
+        args: &F::Args,
+        outs: &[OutPlace],
+    ) -> F::Ret {
+        stand_in::begin();
+        let call = Call::new::<F>(name, stream_mode, args, outs);
+        // SAFETY: the caller's contract.
+        match unsafe { stand_in.call(&call) } {
+            Some(result) => F::Ret::from_result(result),
+            None => F::Ret::unanswered(),
+        }
     }
 }

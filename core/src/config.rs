@@ -177,11 +177,10 @@ impl Config {
     }
 
     /// The stand-in of this configuration, if it is one's: what a table's methods hand their
-    /// calls to (`stand_in::invoke`).
+    /// calls to (`call::invoke`).
     #[cfg(feature = "stand-in")]
-    #[doc(hidden)]
     #[inline(always)]
-    pub fn stand_in_driver(&self) -> Option<&'static dyn StandIn> {
+    pub(crate) fn stand_in_driver(&self) -> Option<&'static dyn StandIn> {
         match self.stand_in {
             Some(StandInRef(s)) => Some(s),
             None => None,

@@ -14,10 +14,12 @@ use std::fmt;
 use std::ptr::NonNull;
 
 use crate::resolve::Resolver;
+use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
 mod out;
 
+pub(crate) use out::begin;
 #[cfg(feature = "tracing")]
 pub(crate) use out::was_written;
 #[doc(hidden)]
@@ -53,6 +55,7 @@ pub unsafe trait StandIn: Resolver {
 /// One call of a table's method, as a [`StandIn`] receives it.
 pub struct Call<'a> {
     name: &'static str,
+    stream_mode: StreamMode,
     function: TypeId,
     args: &'a dyn Any,
     keep: fn(&dyn Any) -> Option<Kept>,
@@ -60,9 +63,32 @@ pub struct Call<'a> {
 }
 
 impl<'a> Call<'a> {
+    /// A call of `name` (of type `F`) with `args`, from a table in `stream_mode`.
+    pub(crate) fn new<F: DriverFn>(
+        name: &'static str,
+        stream_mode: StreamMode,
+        args: &'a F::Args,
+        outs: &'a [OutPlace],
+    ) -> Self {
+        Self {
+            name,
+            stream_mode,
+            function: TypeId::of::<F>(),
+            args,
+            keep: keep::<F::Args>,
+            outs,
+        }
+    }
+
     /// The function's C name (`cuMemAlloc`).
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// The default-stream mode of the table that calls (its configuration's): what the null
+    /// stream means in this call.
+    pub fn stream_mode(&self) -> StreamMode {
+        self.stream_mode
     }
 
     /// The `TypeId` of the function's type (its `PFN_*` type at the table's pin).
@@ -228,57 +254,3 @@ driver_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m);
 driver_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n);
 driver_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O o);
 driver_fn!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O o, P p);
-
-/// One call of a table's method: to the stand-in when `stand_in` is one (the configuration's),
-/// else to `f`. What `__cdt_invoke!` expands to with the `stand-in` feature: a method then tests
-/// one field of its configuration before its call; the stand-in's side is out of line. `outs`
-/// are the call's out-values.
-///
-/// # Safety
-///
-/// `f` is the function the table resolved for `name`, `args` uphold its C contract (the caller
-/// of the table's method upholds it), and `outs` are out-values among `args`, each of the type
-/// the function writes through it.
-#[doc(hidden)]
-#[inline]
-pub unsafe fn invoke<F: DriverFn>(
-    stand_in: Option<&'static dyn StandIn>,
-    name: &'static str,
-    f: F,
-    args: F::Args,
-    outs: &[OutPlace],
-) -> F::Ret {
-    match stand_in {
-        // SAFETY: the caller's contract.
-        None => unsafe { f.call(args) },
-        // SAFETY: the caller's contract.
-        Some(stand_in) => unsafe { call_stand_in::<F>(stand_in, name, &args, outs) },
-    }
-}
-
-/// [`invoke`] for a stand-in's configuration.
-///
-/// # Safety
-///
-/// As [`invoke`].
-#[inline(never)]
-unsafe fn call_stand_in<F: DriverFn>(
-    stand_in: &dyn StandIn,
-    name: &'static str,
-    args: &F::Args,
-    outs: &[OutPlace],
-) -> F::Ret {
-    out::begin();
-    let call = Call {
-        name,
-        function: TypeId::of::<F>(),
-        args,
-        keep: keep::<F::Args>,
-        outs,
-    };
-    // SAFETY: the caller's contract.
-    match unsafe { stand_in.call(&call) } {
-        Some(result) => F::Ret::from_result(result),
-        None => F::Ret::unanswered(),
-    }
-}

@@ -24,19 +24,22 @@ use cuda_driver_table_core::stand_in::{self as out, OutPlace};
 use cuda_driver_table_core::sys::{
     self, CUcontext, CUdeviceptr, CUevent, CUfunction, CUmodule, CUresult, CUstream,
 };
+use cuda_driver_table_core::StreamMode;
 
 use crate::failure;
 use crate::findings::{
     plural, Answer, Bytes, CallRef, Fail, Fault, Finding, FindingKind, Report, Work,
 };
 use crate::kernel::{self, Dim3, KernelFn, KernelParams, Launch, RawParams};
-use crate::memory::{device_of, window_of, Access, Freed, HostAlloc, Memory};
+use crate::memory::{device_of, window_of, Access, Doing, Freed, HostAlloc, Memory};
+use crate::order::{Clock, Issued, Uses};
 
 mod allocations;
 mod contexts;
 mod copies;
 mod functions;
 mod modules;
+mod ordering;
 mod streams;
 
 use functions::FUNCTIONS;
@@ -277,6 +280,68 @@ impl Device {
             .unwrap_or_default()
     }
 
+    /// The host reads the `len` bytes of pinned host memory at `ptr` now (the test's code does,
+    /// after the calls so far): a [`FindingKind::Hazard`] when the device's work that writes
+    /// them is not ordered before, as a read of an asynchronous copy's destination before
+    /// `cuStreamSynchronize` would be. A host read of memory is no call the device sees: say it
+    /// where the code under test reads its results. Memory the device did not allocate
+    /// (`cuMemAllocHost`, `cuMemHostAlloc`) is not tracked.
+    ///
+    /// # Errors
+    ///
+    /// The hazard's finding (which the device's report holds too).
+    pub fn host_reads(&self, ptr: *const c_void, len: usize) -> Result<(), Finding> {
+        self.host_access(ptr.cast_mut(), len, false, "Device::host_reads")
+    }
+
+    /// The host writes the `len` bytes of pinned host memory at `ptr` now: a
+    /// [`FindingKind::Hazard`] when the device's work that reads or writes them is not ordered
+    /// before ([`host_reads`](Self::host_reads) says more).
+    ///
+    /// # Errors
+    ///
+    /// The hazard's finding (which the device's report holds too).
+    pub fn host_writes(&self, ptr: *mut c_void, len: usize) -> Result<(), Finding> {
+        self.host_access(ptr, len, true, "Device::host_writes")
+    }
+
+    fn host_access(&self, ptr: Ptr, len: usize, write: bool, what: &str) -> Result<(), Finding> {
+        if let Some(finding) = self.shared.inside_kernel(what) {
+            return Err(finding);
+        }
+        match self.shared.state().host_access(ptr, len, write, what) {
+            Some(finding) => Err(finding),
+            None => Ok(()),
+        }
+    }
+
+    /// Allocations count as written with zeros, as this device hands them out zeroed: for code
+    /// that relies on zeroed memory, which a GPU does not give (`cuMemAlloc`'s memory holds
+    /// whatever was there; `cuMemsetD8` zeroes it), so that the device does not report its reads
+    /// as uninitialised.
+    #[must_use]
+    pub fn with_zeroed_memory(self) -> Self {
+        self.shared.state().memory.checks.zeroed = true;
+        self
+    }
+
+    /// Whether the device checks the order of work ([`FindingKind::Hazard`]: two uses of an
+    /// allocation by different streams, or a stream and the host, that nothing orders). On
+    /// unless turned off, for a test that must stay fast.
+    #[must_use]
+    pub fn check_order(self, on: bool) -> Self {
+        self.shared.state().memory.checks.order = on;
+        self
+    }
+
+    /// Whether the device checks reads of memory never written
+    /// ([`FindingKind::UninitializedRead`]). On unless turned off.
+    #[must_use]
+    pub fn check_initialization(self, on: bool) -> Self {
+        self.shared.state().memory.checks.initialization = on;
+        self
+    }
+
     /// The device's memory in use now, in bytes.
     pub fn used_memory(&self) -> usize {
         // Kept beside the state after every call, so that a kernel's closure (which runs while
@@ -477,6 +542,7 @@ impl Shared {
         name: &'static str,
         args: &dyn Any,
         _outs: &[OutPlace],
+        mode: StreamMode,
     ) -> Option<CUresult> {
         let handler = FUNCTIONS.iter().find(|(n, _)| *n == name)?.1;
         if let Some(finding) = self.inside_kernel(name) {
@@ -497,6 +563,7 @@ impl Shared {
         }
         let mut state = self.state();
         state.calls += 1;
+        state.memory.seen.get_mut().clear();
         let call = CallRef {
             function: name,
             index: state.calls,
@@ -506,6 +573,7 @@ impl Shared {
             shared: self,
             call,
             host_func: None,
+            per_thread: mode == StreamMode::PerThread,
         };
         // SAFETY: the caller's contract.
         let answer = unsafe { handler(&mut cx, args) };
@@ -521,6 +589,8 @@ impl Shared {
             )),
         };
         self.0.used.store(state.memory.used, Ordering::Relaxed);
+        let notes = state.memory.notes.take();
+        state.findings.extend(notes);
         if let (Ok(()), Some((f, data))) = (&result, host_func) {
             drop(state);
             // SAFETY: `f` is a host function to be called with `data` (the C contract of
@@ -609,6 +679,50 @@ struct State {
     findings: Vec<Finding>,
     /// The description of the last call the device failed.
     last_failure: Option<String>,
+    /// The host and the streams, with what each has been ordered after (`order`).
+    agents: Agents,
+    /// What each recorded event's work was ordered after, when it was recorded.
+    event_clocks: HashMap<usize, Clock>,
+}
+
+/// Who runs work, for the ordering of memory's uses: the host (agent 0), each context's legacy
+/// default stream, each stream, and each thread's per-thread default stream of a context.
+struct Agents {
+    clocks: Vec<Clock>,
+    names: Vec<Arc<str>>,
+    by_key: HashMap<AgentKey, usize>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum AgentKey {
+    Legacy(usize),
+    Stream(usize),
+    PerThread(usize, std::thread::ThreadId),
+}
+
+/// The host's agent.
+const HOST: usize = 0;
+
+impl Agents {
+    fn new() -> Self {
+        Self {
+            clocks: vec![Clock::default()],
+            names: vec!["the host".into()],
+            by_key: HashMap::new(),
+        }
+    }
+
+    /// The agent of `key`, made on first use and named `name()`.
+    fn get(&mut self, key: AgentKey, name: impl FnOnce() -> String) -> usize {
+        if let Some(&agent) = self.by_key.get(&key) {
+            return agent;
+        }
+        let agent = self.clocks.len();
+        self.clocks.push(Clock::default());
+        self.names.push(name().into());
+        self.by_key.insert(key, agent);
+        agent
+    }
 }
 
 impl State {
@@ -627,6 +741,8 @@ impl State {
             functions: BTreeMap::new(),
             findings: Vec::new(),
             last_failure: None,
+            agents: Agents::new(),
+            event_clocks: HashMap::new(),
         }
     }
 
@@ -760,6 +876,8 @@ struct Cx<'a> {
     call: CallRef,
     /// A host function to run once the device is unlocked (`cuLaunchHostFunc`).
     host_func: Option<(unsafe extern "C" fn(Ptr), Ptr)>,
+    /// Whether the calling table's default stream is the per-thread one.
+    per_thread: bool,
 }
 
 type Ptr = *mut c_void;

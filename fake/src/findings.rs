@@ -83,6 +83,12 @@ pub enum FindingKind {
     /// A call the device cannot answer now: from a kernel's closure while the device runs it,
     /// or after the device was finished.
     Misuse,
+    /// Two uses of an allocation by different streams (or a stream and the host), one of them a
+    /// write, that no synchronisation orders: on a GPU they may run at once, or in either order.
+    Hazard,
+    /// A read of device memory never written since it was allocated (compute-sanitizer's
+    /// initcheck).
+    UninitializedRead,
 }
 
 impl FindingKind {
@@ -100,6 +106,8 @@ impl FindingKind {
             Self::Leak => "leak",
             Self::HostOutOfMemory => "host out of memory",
             Self::Misuse => "misuse",
+            Self::Hazard => "hazard",
+            Self::UninitializedRead => "uninitialised read",
         }
     }
 }

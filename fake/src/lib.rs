@@ -210,6 +210,7 @@ mod failure;
 mod findings;
 mod kernel;
 mod memory;
+mod order;
 
 pub use cuda_driver_table_core::stand_in::{write, Written};
 pub use device::Device;
@@ -728,7 +729,7 @@ impl Driver {
         }
         let device = self.device.as_ref()?;
         // SAFETY: the caller's contract.
-        unsafe { device.call(call.name(), call.args(), call.outs()) }
+        unsafe { device.call(call.name(), call.args(), call.outs(), call.stream_mode()) }
     }
 
     /// `succeed_others`' answer: `CUDA_SUCCESS`, having written a distinct non-null handle to

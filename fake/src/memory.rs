@@ -4,12 +4,14 @@
 
 use std::alloc::Layout;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 use cuda_driver_table_core::sys::CUresult;
 
 use crate::findings::{Answer, Bytes, CallRef, Fail, Fault, Finding, FindingKind};
+use crate::order::{Issued, Uses, Written};
 
 /// Where the first device's memory starts: high, so never a host address (a process's own
 /// addresses are below 2^57 on every platform Rust runs on).
@@ -78,6 +80,24 @@ pub(crate) struct Alloc {
     pub(crate) made_by: CallRef,
     pub(crate) context: usize,
     pub(crate) freed: Option<Freed>,
+    /// Its uses that later work must be ordered after, and the bytes ever written.
+    pub(crate) track: RefCell<Track>,
+}
+
+/// What the order and initialisation checks keep of an allocation.
+#[derive(Default)]
+pub(crate) struct Track {
+    pub(crate) uses: Uses,
+    pub(crate) written: Written,
+}
+
+/// Which of the device's checks of order and initialisation are on, and whether allocations
+/// count as zeroed (written).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Checks {
+    pub(crate) order: bool,
+    pub(crate) initialization: bool,
+    pub(crate) zeroed: bool,
 }
 
 /// Device memory: every allocation ever made (freed ones keep their place, with no bytes), by
@@ -90,12 +110,28 @@ pub(crate) struct Memory {
     pub(crate) total: usize,
     /// What kernels' accesses found during the launch in progress.
     pub(crate) faults: RefCell<Vec<Finding>>,
+    /// Findings that fail nothing (hazards, uninitialised reads), for the device's report.
+    pub(crate) notes: RefCell<Vec<Finding>>,
+    /// What the call in progress checked already: each allocation's order for a read or a write,
+    /// and whether an uninitialised read of it was noted (one finding each per call or launch).
+    pub(crate) seen: RefCell<HashSet<(u64, Seen)>>,
+    pub(crate) checks: Checks,
+}
+
+/// What a call checked of an allocation already.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Seen {
+    Read,
+    Write,
+    Unwritten,
 }
 
 /// What accesses memory during a call, for its messages: the call, and the kernel if any.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct Access {
     pub(crate) call: CallRef,
+    /// The work the access is part of, for the order checks.
+    pub(crate) issued: Option<Arc<Issued>>,
 }
 
 /// One access: who, and whether it writes.
@@ -103,22 +139,38 @@ pub(crate) struct Doing<'a> {
     pub(crate) call: CallRef,
     pub(crate) kernel: Option<&'a str>,
     pub(crate) write: bool,
+    pub(crate) issued: Option<&'a Issued>,
 }
 
 impl Access {
-    pub(crate) fn reading<'a>(&self, kernel: &'a str) -> Doing<'a> {
+    pub(crate) fn reading<'a>(&'a self, kernel: &'a str) -> Doing<'a> {
         Doing {
             call: self.call,
             kernel: Some(kernel),
             write: false,
+            issued: self.issued.as_deref(),
         }
     }
 
-    pub(crate) fn writing<'a>(&self, kernel: &'a str) -> Doing<'a> {
+    pub(crate) fn writing<'a>(&'a self, kernel: &'a str) -> Doing<'a> {
         Doing {
             call: self.call,
             kernel: Some(kernel),
             write: true,
+            issued: self.issued.as_deref(),
+        }
+    }
+}
+
+impl Doing<'_> {
+    /// Who accesses: "kernel vadd launched by cuLaunchKernel (call 9) on stream 0xc000…".
+    fn who(&self) -> String {
+        let call = self
+            .issued
+            .map_or_else(|| self.call.to_string(), |w| w.name.to_string());
+        match self.kernel {
+            Some(kernel) => format!("kernel {kernel} launched by {call}"),
+            None => call,
         }
     }
 }
@@ -142,6 +194,13 @@ impl Memory {
             used: 0,
             total: DEFAULT_MEMORY,
             faults: RefCell::new(Vec::new()),
+            notes: RefCell::new(Vec::new()),
+            seen: RefCell::new(HashSet::new()),
+            checks: Checks {
+                order: true,
+                initialization: true,
+                zeroed: false,
+            },
         }
     }
 
@@ -159,11 +218,14 @@ impl Memory {
         self.total.saturating_sub(self.used)
     }
 
+    /// A new allocation of `size` bytes that `call` makes in `context`, as the work `issued`
+    /// (the host, or a stream for a stream-ordered allocation): its address.
     pub(crate) fn allocate(
         &mut self,
         size: usize,
         call: CallRef,
         context: usize,
+        issued: &Issued,
     ) -> Result<u64, Fail> {
         if size == 0 {
             return Err(Fail::error(
@@ -216,6 +278,16 @@ impl Memory {
         };
         self.next = next;
         self.used += size;
+        // The allocation is a use: work not ordered after it must not touch the memory.
+        let mut track = Track {
+            uses: Uses::default(),
+            written: if self.checks.zeroed {
+                Written::all(size)
+            } else {
+                Written::default()
+            },
+        };
+        track.uses.touch(issued, true, "allocates");
         self.allocs.insert(
             addr,
             Alloc {
@@ -224,13 +296,26 @@ impl Memory {
                 made_by: call,
                 context,
                 freed: None,
+                track: RefCell::new(track),
             },
         );
         Ok(addr)
     }
 
-    pub(crate) fn free(&mut self, addr: u64, call: CallRef) -> Answer {
+    /// Frees the allocation at `addr` as `call`, the work `issued` (the host, or a stream for a
+    /// stream-ordered free): a free is a use that every earlier use must be ordered before.
+    pub(crate) fn free(&mut self, addr: u64, call: CallRef, issued: &Issued) -> Answer {
         let invalid = CUresult::CUDA_ERROR_INVALID_VALUE;
+        if self.allocs.get(&addr).is_some_and(|a| a.freed.is_none()) {
+            let size = self.allocs[&addr].size;
+            let doing = Doing {
+                call,
+                kernel: None,
+                write: true,
+                issued: Some(issued),
+            };
+            self.note_order((addr, 0), size, &doing, "frees");
+        }
         match self.allocs.range_mut(..=addr).next_back() {
             Some((&base, a)) if base == addr => match a.freed {
                 None => {
@@ -370,7 +455,10 @@ impl Memory {
     /// The bytes `[addr, addr + len)` for reading, or the fault (recorded for the launch).
     pub(crate) fn bytes(&self, addr: u64, len: usize, doing: &Doing<'_>) -> Result<&[u8], Fault> {
         match self.locate(addr, len, doing) {
-            Ok(at) => Ok(self.slice(at, len)),
+            Ok(at) => {
+                self.note_use(at, len, doing);
+                Ok(self.slice(at, len))
+            }
             Err(finding) => Err(self.fault(finding)),
         }
     }
@@ -383,7 +471,10 @@ impl Memory {
         doing: &Doing<'_>,
     ) -> Result<&mut [u8], Fault> {
         match self.locate(addr, len, doing) {
-            Ok(at) => Ok(self.slice_mut(at, len)),
+            Ok(at) => {
+                self.note_use(at, len, doing);
+                Ok(self.slice_mut(at, len))
+            }
             Err(finding) => Err(self.fault(finding)),
         }
     }
@@ -408,7 +499,92 @@ impl Memory {
             .then(|| &a.bytes[offset..offset + len])
     }
 
-    /// The bytes of a copy's or set's device side, or the failure (a finding).
+    /// A use of `len` bytes at `offset` in the allocation at `base` (as `locate` found them) by
+    /// `doing`: notes a hazard when an earlier use is not ordered before it, and a read of bytes
+    /// never written; marks the bytes a write writes. Each allocation's order is checked once per
+    /// call (or launch) for reads and once for writes, and one uninitialised read is noted.
+    pub(crate) fn note_use(&self, at: (u64, usize), len: usize, doing: &Doing<'_>) {
+        if len == 0 {
+            return;
+        }
+        let verb = if doing.write { "writes" } else { "reads" };
+        self.note_order(at, len, doing, verb);
+        let (base, offset) = at;
+        let Some(a) = self.allocs.get(&base) else {
+            return;
+        };
+        let mut track = a.track.borrow_mut();
+        if doing.write {
+            track.written.insert(offset, len);
+            return;
+        }
+        if !self.checks.initialization || self.seen.borrow().contains(&(base, Seen::Unwritten)) {
+            return;
+        }
+        if let Some(first) = track.written.first_unwritten(offset, len) {
+            self.seen.borrow_mut().insert((base, Seen::Unwritten));
+            let kind = FindingKind::UninitializedRead;
+            self.notes.borrow_mut().push(Finding {
+                kind,
+                message: format!(
+                    "{}: {} reads {} at {:#x} in the {}-byte allocation at {base:#x} that {} \
+                     made, and its byte {first} was never written: a GPU hands out memory \
+                     holding whatever was there (upload or set it first; a test of code that \
+                     relies on zeroed memory says so with `Device::with_zeroed_memory`)",
+                    kind.name(),
+                    doing.who(),
+                    Bytes(len),
+                    base + offset as u64,
+                    a.size,
+                    a.made_by
+                ),
+            });
+        }
+    }
+
+    /// The order check of [`note_use`](Self::note_use), for a use `verb` names.
+    fn note_order(
+        &self,
+        (base, _): (u64, usize),
+        _len: usize,
+        doing: &Doing<'_>,
+        verb: &'static str,
+    ) {
+        let Some(issued) = doing.issued else {
+            return;
+        };
+        if !self.checks.order {
+            return;
+        }
+        let seen = if doing.write { Seen::Write } else { Seen::Read };
+        if !self.seen.borrow_mut().insert((base, seen)) {
+            return;
+        }
+        let Some(a) = self.allocs.get(&base) else {
+            return;
+        };
+        let Some(hazard) = a.track.borrow_mut().uses.touch(issued, doing.write, verb) else {
+            return;
+        };
+        let kind = FindingKind::Hazard;
+        let earlier = hazard.earlier_verb;
+        self.notes.borrow_mut().push(Finding {
+            kind,
+            message: format!(
+                "{}: {} {verb} the {}-byte allocation at {base:#x} that {} made, which {} {earlier}, \
+                 and nothing orders the two: {}",
+                kind.name(),
+                doing.who(),
+                a.size,
+                a.made_by,
+                hazard.earlier,
+                hazard.advice
+            ),
+        });
+    }
+
+    /// The bytes of a copy's or set's device side, or the failure (a finding); with `issued`,
+    /// the use is noted ([`note_use`](Self::note_use)).
     pub(crate) fn range(
         &self,
         addr: u64,
@@ -416,16 +592,33 @@ impl Memory {
         call: CallRef,
         write: bool,
     ) -> Result<(u64, usize), Fail> {
+        self.range_used(addr, len, call, write, None)
+    }
+
+    /// [`range`](Self::range), as a use by the work `issued`.
+    pub(crate) fn range_used(
+        &self,
+        addr: u64,
+        len: usize,
+        call: CallRef,
+        write: bool,
+        issued: Option<&Issued>,
+    ) -> Result<(u64, usize), Fail> {
         let doing = Doing {
             call,
             kernel: None,
             write,
+            issued,
         };
-        self.locate(addr, len, &doing).map_err(|f| Fail {
+        let at = self.locate(addr, len, &doing).map_err(|f| Fail {
             code: CUresult::CUDA_ERROR_INVALID_VALUE,
             why: f.message,
             finding: Some(f.kind),
-        })
+        })?;
+        if issued.is_some() {
+            self.note_use(at, len, &doing);
+        }
+        Ok(at)
     }
 
     /// The `len` bytes at `offset` in the allocation at `base`, as `locate` found them (empty
@@ -452,4 +645,6 @@ impl Memory {
 pub(crate) struct HostAlloc {
     pub(crate) layout: Layout,
     pub(crate) made_by: CallRef,
+    /// Its uses by the device's work and the host, that later ones must be ordered after.
+    pub(crate) uses: Uses,
 }

@@ -180,7 +180,7 @@ fn invoke_calls_the_fake_of_a_fake_configuration_and_the_function_otherwise() {
     let core = Core::new(driver.config());
     let init = core.get::<0>().expect("faked");
     // SAFETY: cuInit takes any flags; `init` was resolved through this configuration.
-    let result = unsafe { invoke(core.config().stand_in_driver(), "cuInit", init, (7,), &[]) };
+    let result = unsafe { invoke(core.config(), "cuInit", init, (7,), &[]) };
     assert_eq!(result, CUresult(1007));
     assert_eq!(driver.calls(), ["cuInit"]);
     assert_eq!(driver.calls_to(INIT), [(7,)]);
@@ -192,22 +192,14 @@ fn invoke_calls_the_fake_of_a_fake_configuration_and_the_function_otherwise() {
     }
     let real: <Table as Field<0>>::Fn = real_init;
     // SAFETY: `real_init` takes any flags.
-    let result = unsafe {
-        invoke(
-            Config::runtime().stand_in_driver(),
-            "cuInit",
-            real,
-            (5,),
-            &[],
-        )
-    };
+    let result = unsafe { invoke(&Config::runtime(), "cuInit", real, (5,), &[]) };
     assert_eq!(result, CUresult::CUDA_ERROR_NO_DEVICE);
     assert_eq!(CALLED_WITH.load(Ordering::Relaxed), 5);
     // A fake driver whose fakes lack this function and type answers as the stand-in does,
     // calling nothing.
     let other = Fake::new().build();
     // SAFETY: as above.
-    let result = unsafe { invoke(other.config().stand_in_driver(), "cuInit", init, (0,), &[]) };
+    let result = unsafe { invoke(&other.config(), "cuInit", init, (0,), &[]) };
     assert_eq!(result, CUresult::CUDA_ERROR_NOT_SUPPORTED);
 }
 
@@ -256,15 +248,9 @@ fn recording_keeps_each_functions_arguments_apart() {
     let mut p = 0;
     // SAFETY: `p` is a valid place; the fakes read nothing.
     unsafe {
-        invoke(core.config().stand_in_driver(), "cuInit", init, (0,), &[]);
-        invoke(
-            core.config().stand_in_driver(),
-            "cuMemAlloc",
-            alloc,
-            (&raw mut p, 64),
-            &[],
-        );
-        invoke(core.config().stand_in_driver(), "cuInit", init, (3,), &[]);
+        invoke(core.config(), "cuInit", init, (0,), &[]);
+        invoke(core.config(), "cuMemAlloc", alloc, (&raw mut p, 64), &[]);
+        invoke(core.config(), "cuInit", init, (3,), &[]);
     }
     assert_eq!(driver.calls(), ["cuInit", "cuMemAlloc", "cuInit"]);
     assert_eq!(driver.calls_to(INIT), [(0,), (3,)]);

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// state and its calls (`device/*.rs`, which use `device` itself, their parent).
 const LAYERS: &[&[&str]] = &[
     &["failure", "findings"],
+    &["order"],
     &["memory"],
     &["kernel"],
     &["device"],

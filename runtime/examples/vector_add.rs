@@ -306,7 +306,7 @@ fn main() -> ExitCode {
 #[cfg(all(test, feature = "fake"))]
 mod tests {
     use super::*;
-    use cuda_driver_table::fake::{function, Device, Fake, Launch};
+    use cuda_driver_table::fake::{function, Device, Fake, FindingKind, Launch};
     use cuda_driver_table::sys::{CUdeviceptr, CUresult};
 
     /// The kernel's parameters: `vadd(a, b, c, n)`.
@@ -357,7 +357,15 @@ mod tests {
         let cu = Cuda::with_config(device.config());
         let report = run(&cu, 100).expect("the fake device runs the example");
         assert_eq!(report.wrong, 100);
-        device.finish().expect("no leak, no error");
+        // The device finds the skipped element too, as initcheck would: the copy back reads
+        // its 4 bytes (from byte 396 of the result) that no kernel wrote. Nothing else.
+        let found = device.finish().expect_err("an uninitialised read");
+        assert_eq!(found.count(FindingKind::UninitializedRead), 1, "{found}");
+        assert_eq!(found.findings().len(), 1, "{found}");
+        assert!(
+            found.to_string().contains("its byte 396 was never written"),
+            "{found}"
+        );
     }
 
     #[test]

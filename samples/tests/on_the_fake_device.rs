@@ -6,7 +6,9 @@
 //! show that a sample releases everything on its error paths too, and that its check catches a
 //! wrong kernel.
 
-use cuda_driver_table::fake::{function, write, Device, Fake, FakeDriver, Fault, Launch};
+use cuda_driver_table::fake::{
+    function, write, Device, Fake, FakeDriver, Fault, FindingKind, Launch,
+};
 use cuda_driver_table::sys::{self, CUdeviceptr, CUresult};
 use cuda_driver_table_samples::{
     cluster_launch, matrix_mul_drv, ptxjit, simple_p2p, simple_texture_drv,
@@ -58,7 +60,17 @@ fn vector_add_drv_fails_its_check_with_a_kernel_that_misses_the_last_block() {
         matches!(&failure, Failure::Check(what) if what.starts_with("element 49744:")),
         "{failure}"
     );
-    device.finish().expect("no leak, no error");
+    // The device finds it too, and nothing else: the copy back reads what no kernel wrote, from
+    // the first element of the missing block (49744, 198,976 bytes in) on.
+    let report = device.finish().expect_err("an uninitialised read");
+    assert_eq!(report.count(FindingKind::UninitializedRead), 1, "{report}");
+    assert_eq!(report.findings().len(), 1, "{report}");
+    assert!(
+        report.findings()[0]
+            .message()
+            .contains("its byte 198976 was never written"),
+        "{report}"
+    );
 }
 
 #[test]

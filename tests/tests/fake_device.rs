@@ -766,7 +766,9 @@ fn a_kernel_reading_past_an_allocation_fails_the_launch_and_is_reported() -> Res
 
 #[test]
 fn kernel_args_that_are_not_the_kernels_parameters_fail_the_launch_before_it_runs() -> Result {
-    let device = Device::new();
+    // It reads the output before any kernel wrote it ("neither launch ran the kernel"): it
+    // relies on zeroed memory, and says so.
+    let device = Device::new().with_zeroed_memory();
     device.kernel("vadd", vadd);
     let cu = Cuda::with_config(device.config());
     start(&cu)?;

@@ -19,7 +19,12 @@ impl Cx<'_> {
         if let Some(s) = stream {
             self.stream(s)?;
         }
-        let addr = self.state.memory.allocate(size, self.call, ctx)?;
+        // A stream-ordered allocation is work of its stream, a synchronous one the host's.
+        let issued = match stream {
+            Some(_) => self.ordered_work(stream)?,
+            None => self.host_work(),
+        };
+        let addr = self.state.memory.allocate(size, self.call, ctx, &issued)?;
         if stream.is_some() {
             self.issue(stream, format!("allocates {}", Bytes(size)), OP_NS)?;
         }
@@ -36,7 +41,18 @@ impl Cx<'_> {
         if dptr == 0 {
             return Ok(());
         }
-        self.state.memory.free(dptr, self.call)?;
+        // `cuMemFree` synchronises as the driver's does (cudaFree's implicit synchronisation):
+        // the host waits for the context's work first, so it is never a hazard. A
+        // stream-ordered free is work of its stream, and use not ordered before it is one.
+        let issued = match stream {
+            Some(_) => self.ordered_work(stream)?,
+            None => {
+                let ctx = self.current()?;
+                self.ctx_synchronize(ctx);
+                self.host_work()
+            }
+        };
+        self.state.memory.free(dptr, self.call, &issued)?;
         if stream.is_some() {
             self.issue(stream, format!("frees {dptr:#x}"), OP_NS)?;
         }
@@ -89,6 +105,7 @@ impl Cx<'_> {
             HostAlloc {
                 layout,
                 made_by: self.call,
+                uses: Uses::default(),
             },
         );
         // SAFETY: `pp` is valid for writes (the C contract; not null, checked above).
@@ -99,6 +116,10 @@ impl Cx<'_> {
     pub(super) fn host_free(&mut self, p: Ptr) -> Answer {
         self.current()?;
         let addr = p as usize;
+        // `cuMemFreeHost` synchronises as `cuMemFree` does: the host waits for the context's
+        // work first.
+        let ctx = self.current()?;
+        self.ctx_synchronize(ctx);
         let Some(h) = self.state.host.remove(&addr) else {
             let invalid = CUresult::CUDA_ERROR_INVALID_VALUE;
             return Err(match self.state.host_freed.get(&addr) {

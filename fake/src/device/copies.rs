@@ -172,6 +172,8 @@ impl Cx<'_> {
                 None
             }
         };
+        let issued = self.ordered_work(stream)?;
+        self.note_sides((dst, dst_range), (src, src_range), n, &issued);
         let memory = &mut self.state.memory;
         match (dst, src, dst_range, src_range) {
             (_, _, Some(d), Some(s)) => {
@@ -198,7 +200,45 @@ impl Cx<'_> {
         }
         let what = format!("copies {}", Bytes(n));
         self.issue(stream, what, OP_NS + n as u64 / BYTES_PER_NS)?;
+        self.finish_work(stream, &issued);
         Ok(())
+    }
+
+    /// Notes the uses of a copy's two sides by `issued` (`n` bytes each: device sides by their
+    /// place in an allocation, pinned host sides by their address).
+    fn note_sides(
+        &mut self,
+        (dst, dst_at): (Place, Option<(u64, usize)>),
+        (src, src_at): (Place, Option<(u64, usize)>),
+        n: usize,
+        issued: &Issued,
+    ) {
+        let doing = |write| Doing {
+            call: self.call,
+            kernel: None,
+            write,
+            issued: Some(issued),
+        };
+        if let Some(at) = src_at {
+            self.state.memory.note_use(at, n, &doing(false));
+        }
+        if let Some(at) = dst_at {
+            self.state.memory.note_use(at, n, &doing(true));
+        }
+        if let Place::Host(h) = src {
+            self.note_host_use(h, n, issued, false);
+        }
+        if let Place::Host(h) = dst {
+            self.note_host_use(h, n, issued, true);
+        }
+    }
+
+    /// After the work `issued` of a call on `stream`: a synchronous call (`None`) returns once
+    /// its work is done, so the host is ordered after it.
+    pub(super) fn finish_work(&mut self, stream: Option<CUstream>, issued: &Issued) {
+        if stream.is_none() {
+            self.host_waits_for(issued.agent);
+        }
     }
 
     pub(super) fn set(
@@ -227,6 +267,13 @@ impl Cx<'_> {
             return Ok(());
         }
         let range = self.state.memory.range(dst, n, self.call, true)?;
+        let issued = self.ordered_work(stream)?;
+        self.note_sides(
+            (Place::Device(dst), Some(range)),
+            (Place::Device(dst), None),
+            n,
+            &issued,
+        );
         for chunk in self.state.memory.slice_mut(range, n).chunks_exact_mut(size) {
             chunk.copy_from_slice(value);
         }
@@ -235,6 +282,7 @@ impl Cx<'_> {
             format!("sets {}", Bytes(n)),
             OP_NS + n as u64 / BYTES_PER_NS,
         )?;
+        self.finish_work(stream, &issued);
         Ok(())
     }
 
@@ -280,7 +328,8 @@ impl Cx<'_> {
             .checked_mul(PITCH_ALIGN)
             .ok_or_else(too_many)?;
         let size = pitch.checked_mul(height).ok_or_else(too_many)?;
-        let addr = self.state.memory.allocate(size, self.call, ctx)?;
+        let issued = self.host_work();
+        let addr = self.state.memory.allocate(size, self.call, ctx, &issued)?;
         // SAFETY: both are valid for writes (the C contract; not null, checked above).
         unsafe {
             out::write_hex(dptr, addr);
@@ -447,6 +496,9 @@ impl Cx<'_> {
         // Check both sides, every row, before moving a byte.
         let src = self.rows_side(src, src_rows, false)?;
         let dst = self.rows_side(dst, dst_rows, true)?;
+        let issued = self.ordered_work(stream)?;
+        self.note_rows(src, src_rows, &issued, false);
+        self.note_rows(dst, dst_rows, &issued, true);
         // The rows read first, then written: the same bytes whether or not the sides overlap.
         let mut bytes = Vec::with_capacity(width * height);
         for row in 0..height {
@@ -485,6 +537,7 @@ impl Cx<'_> {
             format!("copies {src_rows}"),
             OP_NS + n as u64 / BYTES_PER_NS,
         )?;
+        self.finish_work(stream, &issued);
         Ok(())
     }
 
@@ -521,7 +574,10 @@ impl Cx<'_> {
             return Ok(());
         }
         self.pitch(rows, "sets")?;
-        let RowsAt::Device((base, offset)) = self.rows_side(Place::Device(dst), rows, true)? else {
+        let at = self.rows_side(Place::Device(dst), rows, true)?;
+        let issued = self.ordered_work(stream)?;
+        self.note_rows(at, rows, &issued, true);
+        let RowsAt::Device((base, offset)) = at else {
             return Ok(());
         };
         for row in 0..height {
@@ -537,6 +593,27 @@ impl Cx<'_> {
             format!("sets {rows}"),
             OP_NS + n as u64 / BYTES_PER_NS,
         )?;
+        self.finish_work(stream, &issued);
         Ok(())
+    }
+
+    /// Notes the uses of the rows of one checked side of a 2D copy or set by `issued`: each row
+    /// of a device side (the padding between rows is not touched), a host side's span once.
+    fn note_rows(&mut self, at: RowsAt, rows: Rows, issued: &Issued, write: bool) {
+        match at {
+            RowsAt::Device((base, offset)) => {
+                let doing = Doing {
+                    call: self.call,
+                    kernel: None,
+                    write,
+                    issued: Some(issued),
+                };
+                for row in 0..rows.height {
+                    let at = (base, offset + row * rows.pitch);
+                    self.state.memory.note_use(at, rows.width, &doing);
+                }
+            }
+            RowsAt::Host(h) => self.note_host_use(h.cast(), rows.span(), issued, write),
+        }
     }
 }

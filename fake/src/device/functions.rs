@@ -99,8 +99,8 @@ pub(super) static FUNCTIONS: &[(&str, Handler)] = &[
     }),
     ("cuCtxSynchronize", |cx, a| {
         abis!(a,
-            () => |()| cx.current().map(drop),
-            (CUcontext,) => |(ctx,)| cx.ctx_or_current(ctx).map(drop),
+            () => |()| cx.current().map(|ctx| cx.ctx_synchronize(ctx)),
+            (CUcontext,) => |(ctx,)| cx.ctx_or_current(ctx).map(|ctx| cx.ctx_synchronize(ctx)),
         )
     }),
     (
@@ -257,11 +257,11 @@ pub(super) static FUNCTIONS: &[(&str, Handler)] = &[
     ),
     (
         "cuStreamSynchronize",
-        |cx, a| abis!(a, (CUstream,) => |(s,)| cx.stream(s).map(drop)),
+        |cx, a| abis!(a, (CUstream,) => |(s,)| cx.stream_synchronize(s)),
     ),
     (
         "cuStreamQuery",
-        |cx, a| abis!(a, (CUstream,) => |(s,)| cx.stream(s).map(drop)),
+        |cx, a| abis!(a, (CUstream,) => |(s,)| cx.stream_synchronize(s)),
     ),
     (
         "cuStreamWaitEvent",
@@ -285,11 +285,11 @@ pub(super) static FUNCTIONS: &[(&str, Handler)] = &[
     ),
     (
         "cuEventSynchronize",
-        |cx, a| abis!(a, (CUevent,) => |(e,)| cx.event(e).map(drop)),
+        |cx, a| abis!(a, (CUevent,) => |(e,)| cx.event_synchronize(e)),
     ),
     (
         "cuEventQuery",
-        |cx, a| abis!(a, (CUevent,) => |(e,)| cx.event(e).map(drop)),
+        |cx, a| abis!(a, (CUevent,) => |(e,)| cx.event_synchronize(e)),
     ),
     (
         "cuEventElapsedTime",

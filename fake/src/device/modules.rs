@@ -4,6 +4,14 @@ use cuda_driver_table_core::__private::lent::{self, ValueType};
 
 use super::*;
 
+/// Whether the type named `ty` is one of the language's own (an integer, a float, `bool`,
+/// `char`, a raw pointer), whose values the fake knows; a struct of the program's is not. Two
+/// structs of one size are taken as one layout (a test may mirror a kernel's struct with a
+/// type of its own): what is inside them is the launch's contract, which the fake cannot see.
+fn primitive(ty: &str) -> bool {
+    plain_bits(ty) || ty == "bool" || ty == "char"
+}
+
 /// Whether every byte pattern of the size of the type named `ty` is a value of it: the integers,
 /// the floats and raw pointers (whose bytes a kernel may read as another such type of the same
 /// size, as a GPU does). Not `bool`, `char`, enums or structs, whose bytes have rules (or
@@ -177,7 +185,9 @@ impl Cx<'_> {
         }
         let fits = |(i, value): (usize, &ValueType)| {
             let (ty, given) = (types[i], (value.name)());
-            given == ty || (value.size == sizes[i] && plain_bits(ty) && plain_bits(given))
+            given == ty
+                || value.size == sizes[i]
+                    && (plain_bits(ty) && plain_bits(given) || !primitive(ty) && !primitive(given))
         };
         match passed.iter().enumerate().position(|p| !fits(p)) {
             None => Ok(()),
@@ -336,6 +346,7 @@ impl Cx<'_> {
         }
         let call = self.call;
         let id = self.id();
+        let issued = self.ordered_work(Some(stream))?;
         let result = {
             let mut launch = Launch {
                 kernel: &name,
@@ -343,7 +354,10 @@ impl Cx<'_> {
                 block,
                 shared_mem_bytes,
                 memory: &mut self.state.memory,
-                access: Access { call },
+                access: Access {
+                    call,
+                    issued: Some(issued),
+                },
             };
             // The device is locked while the closure runs: what it asks of the device or its
             // tables is refused as a finding (`Shared::inside_kernel`), never waited for.

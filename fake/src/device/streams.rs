@@ -189,16 +189,23 @@ impl Cx<'_> {
 
     pub(super) fn event_record(&mut self, e: CUevent, s: CUstream) -> Answer {
         let key = self.event(e)?;
+        let issued = self.ordered_work(Some(s))?;
         let at = self.issue(Some(s), format!("records event {key:#x}"), 0)?;
         if let Some(ev) = self.state.events.get_mut(&key) {
             ev.recorded = Some(at);
         }
+        self.state.event_clocks.insert(key, issued.clock.clone());
         Ok(())
     }
 
     pub(super) fn stream_wait_event(&mut self, s: CUstream, e: CUevent) -> Answer {
         let key = self.event(e)?;
         let stream = self.stream(s)?;
+        // The stream's later work is ordered after what the event was recorded after.
+        if let Some(clock) = self.state.event_clocks.get(&key).cloned() {
+            let agent = self.agent(Some(s))?;
+            self.state.agents.clocks[agent].join(&clock);
+        }
         let Some(at) = self.state.events[&key].recorded else {
             return Ok(());
         };

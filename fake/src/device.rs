@@ -94,7 +94,8 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 ///   ([`work`](Self::work) lists it); a fake clock gives each operation a duration (1 µs plus
 ///   1 ns per 10 bytes or threads), streams advance by it, the legacy default stream waits for
 ///   the other blocking streams and they for it, `cuStreamWaitEvent` waits for the event's time,
-///   so `cuEventElapsedTime` gives the same answer on every run.
+///   so `cuEventElapsedTime` gives the same answer on every run. What orders the work is also
+///   kept as on a GPU, where streams run at once (the checks below).
 /// - **Modules and kernels**: `cuModuleLoadData`, `cuModuleLoadDataEx` (any image: the code is
 ///   the closures), `cuModuleUnload`, `cuModuleGetFunction` (finds a kernel registered with
 ///   [`kernel`](Self::kernel) by name, `CUDA_ERROR_NOT_FOUND` otherwise), `cuLaunchKernel` (runs
@@ -118,7 +119,15 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// values, or a value of another type: a `usize` for a `u32`, a `u8` for a `bool`), and leaks:
 /// device memory, streams, events and modules still live when their context is destroyed (as
 /// the leak check reports memory), and, when checked, every allocation, pinned host allocation,
-/// context, stream, event and module still live. The error of a failing call carries its finding
+/// context, stream, event and module still live. Two findings fail no call, as compute-sanitizer's
+/// racecheck and initcheck fail none: a [`FindingKind::Hazard`], a use of an allocation (device
+/// or pinned host memory) by one stream, or the host, that an earlier use by another, one of them
+/// a write, is not ordered before (no event waited for, no synchronisation; the legacy default
+/// stream's implicit synchronisation with blocking streams counts; a host read of pinned memory is
+/// stated with [`host_reads`](Self::host_reads)); and a [`FindingKind::UninitializedRead`], a copy
+/// or kernel reading bytes never written since they were allocated (unless the test asks for
+/// [`with_zeroed_memory`](Self::with_zeroed_memory)). The guide's "Testing without a GPU" says what
+/// the device does not check. The error of a failing call carries its finding
 /// as its description.
 ///
 /// **On drop**, a device that was not [`finish`](Self::finish)ed checks itself: what it finds

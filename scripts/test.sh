@@ -152,7 +152,7 @@ cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
 cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
 # The fake device: its checks (each planted as the bug it catches), kernels as closures, streams
 # and events; its docs, the module's and the guide page's, as doctests.
-cargo test -p cuda-driver-table-tests --features fake --test fake_device --test fake_soundness
+cargo test -p cuda-driver-table-tests --features fake --test fake_device --test fake_soundness --test fake_order
 cargo test -p cuda-driver-table-fake --doc
 cargo test -p cuda-driver-table --features fake --doc guide
 # The vector_add example on the fake device: its kernel as a closure, its own check, no leak (also
@@ -260,8 +260,9 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   # tracing, an out-value a fake did not write is never read. With the fake, `kernel_args!` lends
   # an array of its pointers and the sizes beside it (the `kernel_args` test, once more).
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_device --test kernel_args
-  # Two devices in one process, pinned host memory, kernel_args! lent to another thread.
-  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_soundness
+  # Two devices in one process, pinned host memory, kernel_args! lent to another thread; the
+  # order and initialisation checks (a host function reading pinned memory).
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_soundness --test fake_order
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake,tracing --test fake
   cargo +nightly miri test -q -p fastsum
   unset MIRIFLAGS

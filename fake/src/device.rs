@@ -318,7 +318,12 @@ impl Device {
         if let Some(finding) = self.shared.inside_kernel(what) {
             return Err(finding);
         }
-        match self.shared.state().host_access(ptr, len, write, what) {
+        let in_stream = InHostFunction::running(self.shared.0.id);
+        match self
+            .shared
+            .state()
+            .host_access(ptr, len, write, what, in_stream.as_deref())
+        {
             Some(finding) => Err(finding),
             None => Ok(()),
         }
@@ -429,6 +434,40 @@ struct Inner {
 thread_local! {
     /// The kernels running on this thread: each device's id and the kernel's name.
     static RUNNING: RefCell<Vec<(u64, String)>> = const { RefCell::new(Vec::new()) };
+    /// The host functions (`cuLaunchHostFunc`) running on this thread: each device's id and the
+    /// work of its stream the function is.
+    static HOST_FUNCTIONS: RefCell<Vec<(u64, Arc<Issued>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks a host function of device `id` as running on this thread, as the work `issued`, until
+/// dropped.
+struct InHostFunction;
+
+impl InHostFunction {
+    fn start(id: u64, issued: Arc<Issued>) -> Self {
+        let _ = HOST_FUNCTIONS.try_with(|h| h.borrow_mut().push((id, issued)));
+        Self
+    }
+
+    /// The work of the host function of device `id` running on this thread, if one is.
+    fn running(id: u64) -> Option<Arc<Issued>> {
+        HOST_FUNCTIONS
+            .try_with(|h| {
+                h.borrow()
+                    .iter()
+                    .rev()
+                    .find(|(device, _)| *device == id)
+                    .map(|(_, issued)| issued.clone())
+            })
+            .ok()
+            .flatten()
+    }
+}
+
+impl Drop for InHostFunction {
+    fn drop(&mut self) {
+        let _ = HOST_FUNCTIONS.try_with(|h| h.borrow_mut().pop());
+    }
 }
 
 /// Marks kernel `name` of device `id` as running on this thread until dropped.
@@ -600,8 +639,10 @@ impl Shared {
         self.0.used.store(state.memory.used, Ordering::Relaxed);
         let notes = state.memory.notes.take();
         state.findings.extend(notes);
-        if let (Ok(()), Some((f, data))) = (&result, host_func) {
+        if let (Ok(()), Some((f, data, issued))) = (&result, host_func) {
             drop(state);
+            // What the function's host code does is work of its stream (`host_reads` in it).
+            let _in_stream = InHostFunction::start(self.0.id, issued);
             // SAFETY: `f` is a host function to be called with `data` (the C contract of
             // `cuLaunchHostFunc`); the device is unlocked, so it may call the driver.
             unsafe { f(data) };
@@ -884,7 +925,7 @@ struct Cx<'a> {
     shared: &'a Shared,
     call: CallRef,
     /// A host function to run once the device is unlocked (`cuLaunchHostFunc`).
-    host_func: Option<(unsafe extern "C" fn(Ptr), Ptr)>,
+    host_func: Option<(unsafe extern "C" fn(Ptr), Ptr, Arc<Issued>)>,
     /// Whether the calling table's default stream is the per-thread one.
     per_thread: bool,
 }

@@ -40,6 +40,7 @@ use cuda_driver_table::{driver_table, kernel_args, Error};
     cuModuleGetFunction,
     cuModuleUnload,
     cuLaunchKernel,
+    cuLaunchHostFunc,
     driver = 12000
 )]
 struct Cuda;
@@ -434,4 +435,56 @@ fn the_checks_can_be_turned_off_per_device() -> Result {
     gpu.download(x)?; // without synchronising with `s`
     gpu.end(&[s], &[x, y])?;
     device.finish().map_err(|r| panic!("{r}"))
+}
+
+/// What a host function reads: the device, and the pinned result it reads.
+struct Reader<'a> {
+    device: &'a Device,
+    pinned: *mut c_void,
+    read: Option<bool>,
+}
+
+/// A `cuLaunchHostFunc` function: reads the result, as a stream's work.
+unsafe extern "C" fn read_result(data: *mut c_void) {
+    // SAFETY: `data` is the `Reader` the launch passed, alive until the stream's work is done
+    // (the test synchronises before it ends).
+    let reader = unsafe { &mut *data.cast::<Reader<'_>>() };
+    reader.read = Some(reader.device.host_reads(reader.pinned, BYTES).is_ok());
+}
+
+#[test]
+fn a_host_function_is_work_of_its_stream() -> Result {
+    let device = device();
+    let gpu = Gpu::new(Cuda::with_config(device.config()))?;
+    let s = gpu.stream(NON_BLOCKING)?;
+    let d = gpu.alloc()?;
+    gpu.fill(d, 9, s)?;
+    let mut pinned = null_mut();
+    // SAFETY: valid places; `BYTES` of pinned memory.
+    unsafe {
+        gpu.cu.cuMemAllocHost(&mut pinned, BYTES)?;
+        gpu.cu.cuMemcpyDtoHAsync(pinned, d, BYTES, s)?;
+    }
+    let mut reader = Reader {
+        device: &device,
+        pinned,
+        read: None,
+    };
+    // SAFETY: `reader` outlives the stream's work (synchronised below).
+    unsafe {
+        gpu.cu
+            .cuLaunchHostFunc(s, Some(read_result), (&raw mut reader).cast())?;
+    }
+    // In the stream, after the copy: ordered.
+    assert_eq!(reader.read, Some(true));
+    // On the host, before synchronising: not.
+    assert!(device.host_reads(pinned, BYTES).is_err());
+    // SAFETY: a live stream; `pinned` freed once.
+    unsafe {
+        gpu.cu.cuStreamSynchronize(s)?;
+        gpu.cu.cuMemFreeHost(pinned)?;
+    }
+    gpu.end(&[s], &[d])?;
+    assert_eq!(found(device, FindingKind::Hazard).len(), 1);
+    Ok(())
 }

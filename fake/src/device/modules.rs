@@ -240,8 +240,9 @@ impl Cx<'_> {
         let Some(f) = f else {
             return Err(null_out(self.call, "host function"));
         };
+        let issued = self.ordered_work(Some(stream))?;
         self.issue(Some(stream), "runs a host function".to_owned(), OP_NS)?;
-        self.host_func = Some((f, data));
+        self.host_func = Some((f, data, issued));
         Ok(())
     }
 

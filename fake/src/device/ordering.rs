@@ -193,22 +193,32 @@ impl State {
     }
 
     /// The host's own access of pinned memory, as a test says it happens
-    /// ([`Device::host_reads`]): work of the host, ordered after what it synchronised with.
+    /// ([`Device::host_reads`]): work of the host, ordered after what it synchronised with; or,
+    /// from a host function (`in_stream`), work of that function's stream.
     pub(super) fn host_access(
         &mut self,
         p: Ptr,
         n: usize,
         write: bool,
         what: &str,
+        in_stream: Option<&Issued>,
     ) -> Option<Finding> {
-        let clock = &mut self.agents.clocks[HOST];
-        let at = clock.tick(HOST);
-        let issued = Issued {
-            agent: HOST,
-            at,
-            clock: clock.clone(),
-            name: format!("{what} on the host").into(),
-            agent_name: self.agents.names[HOST].clone(),
+        let issued = match in_stream {
+            Some(function) => Issued {
+                name: format!("{what} in the host function of {}", function.name).into(),
+                ..function.clone()
+            },
+            None => {
+                let clock = &mut self.agents.clocks[HOST];
+                let at = clock.tick(HOST);
+                Issued {
+                    agent: HOST,
+                    at,
+                    clock: clock.clone(),
+                    name: format!("{what} on the host").into(),
+                    agent_name: self.agents.names[HOST].clone(),
+                }
+            }
         };
         let finding = self.note_pinned(p, n, &issued, write)?;
         self.findings.push(finding.clone());

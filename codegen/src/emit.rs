@@ -103,12 +103,13 @@ pub const SELECT_PATHS: [&str; 3] = [
 ];
 
 /// The crates whose `Cargo.toml` declares one `cuda-XXXXX` feature per release.
-pub const FEATURE_MANIFESTS: [&str; 5] = [
+pub const FEATURE_MANIFESTS: [&str; 6] = [
     "sys/Cargo.toml",
     "core/Cargo.toml",
     "runtime/Cargo.toml",
     "macros/Cargo.toml",
     "local/Cargo.toml",
+    "fake/Cargo.toml",
 ];
 
 /// Those of them whose release features are passed on to `cuda-driver-table-local`, so that its
@@ -130,8 +131,12 @@ pub fn unforwarded_features(cargo_toml: &str) -> Vec<u32> {
 }
 
 /// Those of them that enable the default release by default (the others take it from these).
-pub const DEFAULT_FEATURE_MANIFESTS: [&str; 3] =
-    ["sys/Cargo.toml", "core/Cargo.toml", "runtime/Cargo.toml"];
+pub const DEFAULT_FEATURE_MANIFESTS: [&str; 4] = [
+    "sys/Cargo.toml",
+    "core/Cargo.toml",
+    "runtime/Cargo.toml",
+    "fake/Cargo.toml",
+];
 
 /// The feature that takes the bindings from the toolkit on the build machine (see `local.rs`).
 pub const LOCAL_FEATURE: &str = "feature = \"cuda-local\"";

@@ -68,6 +68,7 @@ const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "driver_option",
     "edition2015",
     "environment_at_start",
+    "environment_in_constructors",
     "expand_features",
     "hygiene",
     "kernel_args",

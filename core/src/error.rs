@@ -309,10 +309,19 @@ impl fmt::Display for ErrorKind {
                     Some(d) => write!(f, "CUDA {}", CudaVersion(*d))?,
                     None => f.write_str("its version is unknown")?,
                 }
-                write!(
-                    f,
-                    "); update the NVIDIA driver, or pin an older ABI of {function}"
-                )
+                f.write_str("); update the NVIDIA driver")?;
+                match older_abi(function, *requested, *driver) {
+                    Some(older) if driver.is_some() => write!(
+                        f,
+                        ", or pin an older ABI of {function} that this driver has \
+                         ({function} = {older})"
+                    ),
+                    Some(older) => write!(
+                        f,
+                        ", or pin an older ABI of {function} ({function} = {older})"
+                    ),
+                    None => Ok(()),
+                }
             }
             Self::SymbolNotFound { function, version } => write!(
                 f,
@@ -489,6 +498,17 @@ pub(crate) fn quoted(path: &OsStr) -> String {
     }
     s.push('"');
     s
+}
+
+/// The ABI of `function` to advise pinning when the driver refused version `requested`: the
+/// newest ABI in the history older than `requested` and, where the driver's version is known, not
+/// newer than it. `None` where the function has no such ABI (`cuLibraryLoadData` has one ABI), or
+/// the history does not know it.
+fn older_abi(function: &str, requested: u32, driver: Option<u32>) -> Option<u32> {
+    let (legacy, _) = crate::abi_history::abis(function)?;
+    let older = requested.saturating_sub(1);
+    let at_most = driver.map_or(older, |d| d.min(older));
+    crate::abi_history::newest_at_or_below(legacy, at_most)
 }
 
 /// Why an unversioned lookup of libcudart `runtime_version` is not made, and what to do.

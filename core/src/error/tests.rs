@@ -138,7 +138,8 @@ fn display_messages() {
                 driver: Some(12020),
             },
             "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
-             (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuMemAlloc"
+             (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuMemAlloc that this \
+             driver has (cuMemAlloc = 3020)"
                 .into(),
         ),
         (
@@ -149,7 +150,62 @@ fn display_messages() {
             },
             "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
              (its version is unknown); update the NVIDIA driver, or pin an older ABI of \
-             cuMemAlloc"
+             cuMemAlloc (cuMemAlloc = 3020)"
+                .into(),
+        ),
+        // The newest older ABI the driver has: cuCtxCreate has 2000, 3020, 11040 and 12050.
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuCtxCreate",
+                requested: 12050,
+                driver: Some(12020),
+            },
+            "cuCtxCreate: requested at version 12050 (CUDA 12.5), but the driver is older \
+             (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuCtxCreate that \
+             this driver has (cuCtxCreate = 11040)"
+                .into(),
+        ),
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuCtxCreate",
+                requested: 12050,
+                driver: Some(11030),
+            },
+            "cuCtxCreate: requested at version 12050 (CUDA 12.5), but the driver is older \
+             (CUDA 11.3); update the NVIDIA driver, or pin an older ABI of cuCtxCreate that \
+             this driver has (cuCtxCreate = 3020)"
+                .into(),
+        ),
+        // One ABI: nothing older to pin.
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuLibraryLoadData",
+                requested: 12000,
+                driver: Some(11080),
+            },
+            "cuLibraryLoadData: requested at version 12000 (CUDA 12.0), but the driver is older \
+             (CUDA 11.8); update the NVIDIA driver"
+                .into(),
+        ),
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuLibraryLoadData",
+                requested: 12000,
+                driver: None,
+            },
+            "cuLibraryLoadData: requested at version 12000 (CUDA 12.0), but the driver is older \
+             (its version is unknown); update the NVIDIA driver"
+                .into(),
+        ),
+        // Not in the history (a custom resolver's name): no ABI to advise.
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuNoSuchFunction",
+                requested: 12000,
+                driver: Some(11080),
+            },
+            "cuNoSuchFunction: requested at version 12000 (CUDA 12.0), but the driver is older \
+             (CUDA 11.8); update the NVIDIA driver"
                 .into(),
         ),
         (

@@ -363,10 +363,13 @@ impl fmt::Display for ErrorKind {
                 function,
                 status,
                 backend,
-            } => write!(
-                f,
-                "looking up {function} through {backend} failed: {status}"
-            ),
+            } => {
+                write!(
+                    f,
+                    "looking up {function} through {backend} failed: {status}"
+                )?;
+                write!(f, "{}", CauseAndFix(status.code.into()))
+            }
             Self::Cuda {
                 function,
                 code,
@@ -378,10 +381,10 @@ impl fmt::Display for ErrorKind {
                     "{function} failed: {} ({code})",
                     name.as_deref().unwrap_or("unknown CUresult")
                 )?;
-                match description {
-                    Some(d) => write!(f, ": {d}"),
-                    None => Ok(()),
+                if let Some(d) = description {
+                    write!(f, ": {d}")?;
                 }
+                write!(f, "{}", CauseAndFix((*code).into()))
             }
             Self::ResolveAll(errors) => fmt::Display::fmt(errors, f),
             Self::NoCudaLibrary { runtime, driver } => write!(
@@ -423,7 +426,8 @@ impl ErrorKind {
             Self::LookupFailed {
                 status, backend, ..
             } => Some(format!(
-                "looking them up through {backend} failed: {status}"
+                "looking them up through {backend} failed: {status}{}",
+                CauseAndFix(status.code.into())
             )),
             Self::UnversionedLookupUnsafe {
                 runtime_version, ..
@@ -475,6 +479,66 @@ fn write_not_found(
                 Some(instead) => write!(f, ", or {instead}"),
                 None => Ok(()),
             }
+        }
+    }
+}
+
+/// What a `CUresult` (or libcudart's `cudaError_t` of the same number) that says which driver is
+/// there means and what to do, in the words of the system the crate is built for: the cause on
+/// one line, the fix on the next. `None` for other codes.
+pub(crate) fn cause_and_fix(code: i64, windows: bool) -> Option<(&'static str, &'static str)> {
+    // CUDA_ERROR_STUB_LIBRARY, cudaErrorStubLibrary.
+    const STUB_LIBRARY: i64 = 34;
+    // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, cudaErrorSystemDriverMismatch.
+    const SYSTEM_DRIVER_MISMATCH: i64 = 803;
+    // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, cudaErrorCompatNotSupportedOnDevice.
+    const COMPAT_NOT_SUPPORTED_ON_DEVICE: i64 = 804;
+    Some(match (code, windows) {
+        (STUB_LIBRARY, false) => (
+            "The libcuda loaded is a stub (a CUDA toolkit's lib64/stubs/libcuda.so, made for \
+             linking), whose every function fails: the NVIDIA driver is not installed, or its \
+             libcuda.so.1 is not the one found first.",
+            "install the NVIDIA driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
+             LD_LIBRARY_PATH at a stubs folder",
+        ),
+        (STUB_LIBRARY, true) => (
+            "The nvcuda.dll loaded is a stub made for linking, whose every function fails: the \
+             NVIDIA driver is not installed, or another copy is loaded in place of its own.",
+            "install the NVIDIA driver, which puts nvcuda.dll in the system folder, and do not \
+             point CUDA_DRIVER_TABLE_LIBCUDA at another copy",
+        ),
+        (SYSTEM_DRIVER_MISMATCH, false) => (
+            "The driver's library (libcuda.so.1) and its loaded kernel module are of different \
+             versions: typically the driver was upgraded without a reboot (the module's version \
+             is in /proc/driver/nvidia/version).",
+            "reboot, or unload and reload the nvidia kernel modules, so that the module running \
+             is the installed driver's",
+        ),
+        (SYSTEM_DRIVER_MISMATCH, true) => (
+            "The driver's library (nvcuda.dll) and its kernel-mode driver are of different \
+             versions: typically the driver was updated without a restart.",
+            "restart the machine, or reinstall the NVIDIA driver",
+        ),
+        (COMPAT_NOT_SUPPORTED_ON_DEVICE, _) => (
+            "The libcuda loaded is a forward-compatibility driver (the cuda-compat package's, \
+             usually found through LD_LIBRARY_PATH), and this GPU does not support forward \
+             compatibility.",
+            "remove the cuda-compat folder from LD_LIBRARY_PATH (and from \
+             CUDA_DRIVER_TABLE_LIBCUDA), so that the installed driver's libcuda.so.1 is loaded; \
+             for a newer CUDA, update the driver itself",
+        ),
+        _ => return None,
+    })
+}
+
+/// `\n<cause>\nTo fix: <fix>` for a code [`cause_and_fix`] explains; nothing for another.
+struct CauseAndFix(i64);
+
+impl fmt::Display for CauseAndFix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match cause_and_fix(self.0, cfg!(windows)) {
+            Some((cause, fix)) => write!(f, "\n{cause}\nTo fix: {fix}"),
+            None => Ok(()),
         }
     }
 }

@@ -372,6 +372,97 @@ fn windows_messages_name_the_windows_files() {
     }
 }
 
+/// The codes that say which driver is really there (a stub, a driver whose kernel module is of
+/// another version, a forward-compatibility driver on a GPU without support for it) are
+/// explained: the cause on one line, the fix on the next, after the driver's own message.
+#[test]
+#[cfg(not(windows))]
+fn which_driver_is_there_is_explained_with_its_fix() {
+    let cuda = |code, name: &str, description: &str| {
+        Error::from(ErrorKind::Cuda {
+            function: "cuInit",
+            code,
+            name: Some(name.to_owned()),
+            description: Some(description.to_owned()),
+        })
+        .to_string()
+    };
+    assert_eq!(
+        cuda(
+            803,
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+            "system has unsupported display driver / cuda driver combination"
+        ),
+        "cuInit failed: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803): system has unsupported display \
+         driver / cuda driver combination\n\
+         The driver's library (libcuda.so.1) and its loaded kernel module are of different \
+         versions: typically the driver was upgraded without a reboot (the module's version is \
+         in /proc/driver/nvidia/version).\n\
+         To fix: reboot, or unload and reload the nvidia kernel modules, so that the module \
+         running is the installed driver's"
+    );
+    assert_eq!(
+        cuda(
+            804,
+            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+            "forward compatibility was attempted on non supported HW"
+        ),
+        "cuInit failed: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804): forward compatibility \
+         was attempted on non supported HW\n\
+         The libcuda loaded is a forward-compatibility driver (the cuda-compat package's, \
+         usually found through LD_LIBRARY_PATH), and this GPU does not support forward \
+         compatibility.\n\
+         To fix: remove the cuda-compat folder from LD_LIBRARY_PATH (and from \
+         CUDA_DRIVER_TABLE_LIBCUDA), so that the installed driver's libcuda.so.1 is loaded; for \
+         a newer CUDA, update the driver itself"
+    );
+    // libcudart's lookup, over a stub libcuda, fails with its own code of the same number.
+    let stub = Error::from(ErrorKind::LookupFailed {
+        function: "cuInit",
+        status: Status::new(34, "cudaErrorStubLibrary", "CUDA driver is a stub library"),
+        backend: "the CUDA runtime (libcudart.so.13)".into(),
+    });
+    assert_eq!(
+        stub.to_string(),
+        "looking up cuInit through the CUDA runtime (libcudart.so.13) failed: \
+         cudaErrorStubLibrary (34): CUDA driver is a stub library\n\
+         The libcuda loaded is a stub (a CUDA toolkit's lib64/stubs/libcuda.so, made for \
+         linking), whose every function fails: the NVIDIA driver is not installed, or its \
+         libcuda.so.1 is not the one found first.\n\
+         To fix: install the NVIDIA driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
+         LD_LIBRARY_PATH at a stubs folder"
+    );
+    // Once in a report, with the cause shared by every function.
+    let report = Errors(vec![stub.clone(), stub]).to_string();
+    assert_eq!(report.matches("stubs/libcuda.so").count(), 1, "{report}");
+    assert!(report.ends_with("at a stubs folder"), "{report}");
+    // Other codes keep their one line.
+    assert_eq!(
+        cuda(3, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"),
+        "cuInit failed: CUDA_ERROR_NOT_INITIALIZED (3): initialization error"
+    );
+}
+
+/// On Windows the explanations name `nvcuda.dll` and nothing of Linux's.
+#[test]
+fn which_driver_is_there_is_explained_in_windows_words_there() {
+    for code in [34, 803] {
+        let (cause, fix) = cause_and_fix(code, true).unwrap();
+        for text in [cause, fix] {
+            assert!(
+                !text.contains("libcuda")
+                    && !text.contains("LD_LIBRARY_PATH")
+                    && !text.contains("/proc")
+                    && !text.contains("kernel module"),
+                "{text}"
+            );
+        }
+    }
+    assert!(cause_and_fix(34, true).unwrap().0.contains("nvcuda.dll"));
+    assert!(cause_and_fix(34, false).unwrap().0.contains("libcuda.so"));
+    assert_eq!(cause_and_fix(35, false), None);
+}
+
 #[test]
 fn lookup_failure_without_description_has_no_trailing_colon() {
     let e = Error::from(ErrorKind::LookupFailed {

@@ -4,12 +4,11 @@
 
 use std::path::Path;
 
+use cuda_driver_table_core::ptx;
 use cuda_driver_table_core::registry::{self, RecordedTable, ELF_SECTION, PE_SECTION};
 use cuda_driver_table_core::{CudaVersion, StreamMode};
 use object::{Object, ObjectSection, SectionKind};
 use serde::Serialize;
-
-use crate::ptx;
 
 /// The JSON schema's name and version, the first field of `inspect --json`.
 pub const SCHEMA: &str = "cuda-driver-table-inspect/1";

@@ -6,7 +6,6 @@
 
 mod doctor;
 mod inspect;
-mod ptx;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -6,11 +6,13 @@
 
 pub use crate::__cdt_bind as bind;
 pub use crate::__cdt_call as call;
+pub use crate::__cdt_ptx_image as ptx_image;
 pub use crate::__cdt_record as record;
 pub use crate::ffi::Pfn;
 pub use crate::registry::{record_bytes, record_len, Recorded, RecordedBackend};
 pub use crate::table::{
-    check, count_up, functions, min_driver_version, spec, Field, Functions, TableCore,
+    check, count_up, functions, min_driver_version, spec, with_ptx_image, Field, Functions,
+    PtxImage, TableCore,
 };
 pub use crate::trace::Hex;
 pub use crate::{Config, Error, Errors, FunctionSpec, StreamMode};

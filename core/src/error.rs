@@ -114,6 +114,79 @@ impl fmt::Display for Status {
     }
 }
 
+/// What a PTX image the driver refused with `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` needs: read off
+/// its `.version` and `.target` lines, against the driver present. `{}` prints what it needs
+/// against what there is on one line and, where a driver too old is the cause, the fix on the
+/// next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnsupportedPtx {
+    /// The PTX's ISA version (`.version 9.1`: `(9, 1)`).
+    pub isa: (u32, u32),
+    /// Its target (`.target sm_90a`: `sm_90a`).
+    pub target: String,
+    /// The oldest driver that loads PTX of that ISA ([`ptx::driver_for_isa`](crate::ptx::driver_for_isa));
+    /// `None` for an ISA newer than this crate knows.
+    pub needs: Option<u32>,
+    /// The driver's version (`cuDriverGetVersion`), if it could be read.
+    pub driver: Option<u32>,
+}
+
+impl UnsupportedPtx {
+    /// What PTX of ISA `isa` for `target` needs, against a driver of version `driver`.
+    pub fn new(isa: (u32, u32), target: String, driver: Option<u32>) -> Self {
+        Self {
+            isa,
+            target,
+            needs: crate::ptx::driver_for_isa(isa.0, isa.1),
+            driver,
+        }
+    }
+}
+
+impl fmt::Display for UnsupportedPtx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (major, minor) = self.isa;
+        write!(f, "The PTX is ISA {major}.{minor} for {}, ", self.target)?;
+        match self.needs {
+            Some(needs) => write!(f, "which needs a CUDA {} driver", CudaVersion(needs))?,
+            None => {
+                let (newest_major, newest_minor) = crate::ptx::newest_known_isa();
+                write!(
+                    f,
+                    "newer than this crate knows (it knows ISAs up to {newest_major}.\
+                     {newest_minor}, and the drivers that load them)"
+                )?;
+            }
+        }
+        match self.driver {
+            Some(driver) => write!(f, "; this driver is CUDA {}.", CudaVersion(driver))?,
+            None => f.write_str("; this driver's version is unknown.")?,
+        }
+        let older = match (self.needs, self.driver) {
+            // The driver loads the ISA: its version is not what it refused.
+            (Some(needs), Some(driver)) if needs <= driver => return Ok(()),
+            (Some(needs), _) => format!(" to CUDA {} or newer", CudaVersion(needs)),
+            (None, _) => String::new(),
+        };
+        write!(
+            f,
+            "\nTo fix: update the NVIDIA driver{older}, or make the PTX for "
+        )?;
+        match self
+            .driver
+            .and_then(|driver| Some((driver, crate::ptx::newest_isa_for_driver(driver)?)))
+        {
+            Some((driver, (major, minor))) => write!(
+                f,
+                "ISA {major}.{minor} or older (what a CUDA {} toolkit writes)",
+                CudaVersion(driver)
+            ),
+            None => f.write_str("an older ISA"),
+        }
+    }
+}
+
 /// One of the two libraries the built-in backends load, as its errors name it and advise on it.
 /// Each backend defines its own (`"libcudart"` for [`Backend::Runtime`](crate::Backend::Runtime),
 /// `"libcuda"` for [`Backend::Driver`](crate::Backend::Driver)); `{}` prints the name. The name is
@@ -244,6 +317,10 @@ pub enum ErrorKind {
         name: Option<String>,
         /// From `cuGetErrorString`, if it could be resolved and knows the code.
         description: Option<String>,
+        /// For `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` from a module load (`cuModuleLoadData`,
+        /// `cuModuleLoadDataEx`, `cuLinkAddData`, `cuLibraryLoadData`) of PTX text: what the
+        /// PTX needs against the driver present. `None` otherwise.
+        ptx: Option<UnsupportedPtx>,
     },
 
     /// Every failure of a table's `resolve_all` (the conversion of [`Errors`] into [`Error`]).
@@ -375,6 +452,7 @@ impl fmt::Display for ErrorKind {
                 code,
                 name,
                 description,
+                ptx,
             } => {
                 write!(
                     f,
@@ -383,6 +461,9 @@ impl fmt::Display for ErrorKind {
                 )?;
                 if let Some(d) = description {
                     write!(f, ": {d}")?;
+                }
+                if let Some(ptx) = ptx {
+                    write!(f, "\n{ptx}")?;
                 }
                 write!(f, "{}", CauseAndFix((*code).into()))
             }

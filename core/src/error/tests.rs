@@ -23,6 +23,7 @@ fn code_only_for_cuda_errors() {
         code: 2,
         name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
         description: Some("out of memory".into()),
+        ptx: None,
     }
     .into();
     assert_eq!(e.code(), Some(2));
@@ -282,6 +283,7 @@ fn display_messages() {
                 code: 2,
                 name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
                 description: Some("out of memory".into()),
+                ptx: None,
             },
             "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory".into(),
         ),
@@ -291,6 +293,7 @@ fn display_messages() {
                 code: 999,
                 name: Some("CUDA_ERROR_UNKNOWN".into()),
                 description: None,
+                ptx: None,
             },
             "cuFoo failed: CUDA_ERROR_UNKNOWN (999)".into(),
         ),
@@ -300,6 +303,7 @@ fn display_messages() {
                 code: 12345,
                 name: None,
                 description: None,
+                ptx: None,
             },
             "cuFoo failed: unknown CUresult (12345)".into(),
         ),
@@ -384,6 +388,7 @@ fn which_driver_is_there_is_explained_with_its_fix() {
             code,
             name: Some(name.to_owned()),
             description: Some(description.to_owned()),
+            ptx: None,
         })
         .to_string()
     };
@@ -736,4 +741,52 @@ fn quoted_escapes_what_a_message_would_hide() {
             "\"a\\xFF\\x80b\\n\\\""
         );
     }
+}
+
+/// What PTX the driver refused needs, against the driver present: with the fix where a driver
+/// too old is the cause.
+#[test]
+fn unsupported_ptx_says_what_it_needs_against_the_driver() {
+    let text = |isa, driver| UnsupportedPtx::new(isa, "sm_90".into(), driver).to_string();
+    assert_eq!(
+        text((9, 1), Some(12080)),
+        "The PTX is ISA 9.1 for sm_90, which needs a CUDA 13.1 driver; this driver is CUDA 12.8.\n\
+         To fix: update the NVIDIA driver to CUDA 13.1 or newer, or make the PTX for ISA 8.7 or \
+         older (what a CUDA 12.8 toolkit writes)"
+    );
+    assert_eq!(
+        text((9, 1), None),
+        "The PTX is ISA 9.1 for sm_90, which needs a CUDA 13.1 driver; this driver's version is \
+         unknown.\n\
+         To fix: update the NVIDIA driver to CUDA 13.1 or newer, or make the PTX for an older ISA"
+    );
+    // The driver loads that ISA: its version is not the cause, and no fix is made up.
+    assert_eq!(
+        text((5, 0), Some(12080)),
+        "The PTX is ISA 5.0 for sm_90, which needs a CUDA 8.0 driver; this driver is CUDA 12.8."
+    );
+    let (major, minor) = crate::ptx::newest_known_isa();
+    assert_eq!(
+        text((99, 0), Some(12080)),
+        format!(
+            "The PTX is ISA 99.0 for sm_90, newer than this crate knows (it knows ISAs up to \
+             {major}.{minor}, and the drivers that load them); this driver is CUDA 12.8.\n\
+             To fix: update the NVIDIA driver, or make the PTX for ISA 8.7 or older (what a CUDA \
+             12.8 toolkit writes)"
+        )
+    );
+    // In the error, after the driver's message.
+    let e = Error::from(ErrorKind::Cuda {
+        function: "cuModuleLoadData",
+        code: 222,
+        name: Some("CUDA_ERROR_UNSUPPORTED_PTX_VERSION".into()),
+        description: Some("the provided PTX was compiled with an unsupported toolchain.".into()),
+        ptx: Some(UnsupportedPtx::new((5, 0), "sm_52".into(), Some(12080))),
+    });
+    assert_eq!(
+        e.to_string(),
+        "cuModuleLoadData failed: CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222): the provided PTX was \
+         compiled with an unsupported toolchain.\n\
+         The PTX is ISA 5.0 for sm_52, which needs a CUDA 8.0 driver; this driver is CUDA 12.8."
+    );
 }

@@ -150,15 +150,12 @@ fn values_in_block(block: &[u8]) -> Vec<Option<OsString>> {
 /// The values at the start: `/proc`'s where it can be read, else the snapshot; `None` where the
 /// system has neither.
 fn at_start_all() -> Option<&'static [Option<OsString>]> {
+    // Names the constructor, so that the linker keeps the object it is in.
+    std::hint::black_box(&BEFORE_MAIN);
     if let Some(values) = from_proc() {
         return Some(values);
     }
-    if !READ_BEFORE_MAIN {
-        return None;
-    }
-    // Names the constructor, so that the linker keeps the object it is in.
-    std::hint::black_box(&BEFORE_MAIN);
-    Some(snapshot())
+    READ_BEFORE_MAIN.then(snapshot)
 }
 
 /// The value `var` (one of [`VARIABLES`]) had when the program started; `None` when it was unset,

@@ -177,6 +177,17 @@ fn display_messages() {
              this driver has (cuCtxCreate = 3020)"
                 .into(),
         ),
+        // Older ABIs, but none this driver has: nothing to pin.
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuStreamGetCaptureInfo",
+                requested: 12030,
+                driver: Some(10000),
+            },
+            "cuStreamGetCaptureInfo: requested at version 12030 (CUDA 12.3), but the driver is \
+             older (CUDA 10.0); update the NVIDIA driver"
+                .into(),
+        ),
         // One ABI: nothing older to pin.
         (
             ErrorKind::DriverTooOld {

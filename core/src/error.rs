@@ -147,7 +147,16 @@ impl UnsupportedPtx {
 impl fmt::Display for UnsupportedPtx {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (major, minor) = self.isa;
-        write!(f, "The PTX is ISA {major}.{minor} for {}, ", self.target)?;
+        write!(f, "The PTX is ISA {major}.{minor} for ")?;
+        // The image's text: a control character (a terminal escape) is shown, not sent.
+        for c in self.target.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_debug())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        f.write_str(", ")?;
         match self.needs {
             Some(needs) => write!(f, "which needs a CUDA {} driver", CudaVersion(needs))?,
             None => {

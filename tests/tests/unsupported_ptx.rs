@@ -262,3 +262,22 @@ fn no_ptx_and_other_codes_add_nothing() {
     assert_eq!(e.code(), Some(200));
     assert!(matches!(e.kind(), ErrorKind::Cuda { ptx: None, .. }), "{e}");
 }
+
+/// A `.target` word is kept to 64 characters, and shown with its control characters escaped.
+#[test]
+fn a_crafted_target_stays_short_and_inert() {
+    let ptx = format!(".version 9.0\n.target \u{1b}[31m{}\n\0", "x".repeat(100));
+    let mut module = std::ptr::null_mut();
+    // SAFETY: `module` is a valid place for a module; the image is NUL-terminated text.
+    let e = unsafe { LOADS.cuModuleLoadData(&mut module, ptx.as_ptr().cast()) }.unwrap_err();
+    let ErrorKind::Cuda {
+        ptx: Some(found), ..
+    } = e.kind()
+    else {
+        panic!("{e:#?}")
+    };
+    assert_eq!(found.target.chars().count(), 64);
+    let text = e.to_string();
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.contains("for \\u{1b}[31mxxx"), "{text}");
+}

@@ -786,6 +786,16 @@ fn unsupported_ptx_says_what_it_needs_against_the_driver() {
              12.8 toolkit writes)"
         )
     );
+    // The image's text is shown, never sent to a terminal as it is.
+    assert!(
+        text((9, 1), Some(13010)).starts_with("The PTX is ISA 9.1 for sm_90, "),
+        "the driver loads it"
+    );
+    assert_eq!(
+        UnsupportedPtx::new((9, 1), "\u{1b}[31mred\n".into(), Some(13010)).to_string(),
+        "The PTX is ISA 9.1 for \\u{1b}[31mred\\n, which needs a CUDA 13.1 driver; this driver is \
+         CUDA 13.1."
+    );
     // In the error, after the driver's message.
     let e = Error::from(ErrorKind::Cuda {
         function: "cuModuleLoadData",

@@ -15,6 +15,9 @@ use crate::library::resolver_for;
 /// (after a few lines of comments).
 pub(crate) const READ_AT_MOST: usize = 64 * 1024;
 
+/// The most characters of a `.target` word kept for the error.
+const TARGET_AT_MOST: usize = 64;
+
 /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`.
 const UNSUPPORTED_PTX_VERSION: u32 = 222;
 
@@ -95,6 +98,8 @@ fn unsupported_ptx(error: Error, config: &Config, image: &PtxImage) -> Error {
     let Some(found) = crate::ptx::find(&image.prefix()).into_iter().next() else {
         return error;
     };
+    // A target is a short word (`sm_90a`); the image could hold a longer one.
+    let target = found.target.chars().take(TARGET_AT_MOST).collect();
     let driver = resolver_for(config)
         .ok()
         .and_then(|resolver| resolver.driver_version());
@@ -110,7 +115,7 @@ fn unsupported_ptx(error: Error, config: &Config, image: &PtxImage) -> Error {
             code,
             name,
             description,
-            ptx: Some(UnsupportedPtx::new(found.isa, found.target, driver)),
+            ptx: Some(UnsupportedPtx::new(found.isa, target, driver)),
         }
         .into(),
         other => other.into(),

@@ -14,7 +14,9 @@
 //! - On Linux and Android, `/proc/self/environ`: the environment block the kernel handed the
 //!   process, which `setenv` never writes to. It is read when the search first needs it,
 //!   whatever ran before (a constructor, a plug-in's registration, `main`), so no code of the
-//!   program, however early, can choose a value.
+//!   program, however early, can choose a value. Not in secure-execution mode (a set-user-ID
+//!   program): there the C library removes `LD_LIBRARY_PATH` before any constructor, as the
+//!   loader ignores it, and the snapshot below holds what it left.
 //! - Elsewhere (and where `/proc` cannot be read), a snapshot of the environment taken once, by a
 //!   constructor: a function pointer in the section the platform's start-up code calls before
 //!   `main` (`.init_array` on ELF systems, `.CRT$XCU` on Windows, `__mod_init_func` on Apple
@@ -120,6 +122,9 @@ fn from_proc() -> Option<&'static [Option<OsString>]> {
         static FROM_PROC: OnceLock<Option<Vec<Option<OsString>>>> = OnceLock::new();
         FROM_PROC
             .get_or_init(|| {
+                if secure_execution() {
+                    return None;
+                }
                 std::fs::read(PROC_ENVIRON)
                     .ok()
                     .map(|block| values_in_block(&block))
@@ -128,6 +133,29 @@ fn from_proc() -> Option<&'static [Option<OsString>]> {
     }
     #[cfg(not(all(any(target_os = "linux", target_os = "android"), not(miri))))]
     None
+}
+
+/// Whether the process runs in secure-execution mode (a set-user-ID or set-group-ID program, or
+/// one with file capabilities), where the loader ignores `LD_LIBRARY_PATH` and the C library
+/// removes it from the environment before any constructor runs: `/proc/self/environ` still holds
+/// it, so the snapshot is used instead. True where `/proc/self/auxv` cannot be read.
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(miri)))]
+fn secure_execution() -> bool {
+    std::fs::read("/proc/self/auxv").map_or(true, |auxv| at_secure(&auxv))
+}
+
+/// Whether an auxiliary vector (`(key, value)` pairs of native words, ended by key 0) sets
+/// `AT_SECURE`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[cfg_attr(miri, allow(dead_code))]
+fn at_secure(auxv: &[u8]) -> bool {
+    const AT_SECURE: usize = 23;
+    const WORD: usize = std::mem::size_of::<usize>();
+    let word = |bytes: &[u8]| bytes.try_into().map_or(0, usize::from_ne_bytes);
+    auxv.chunks_exact(2 * WORD)
+        .map(|pair| (word(&pair[..WORD]), word(&pair[WORD..])))
+        .take_while(|&(key, _)| key != 0)
+        .any(|(key, value)| key == AT_SECURE && value != 0)
 }
 
 /// The values of [`VARIABLES`] in an environment block: `NAME=value` entries, each ended by a NUL.
@@ -230,6 +258,25 @@ mod tests {
             assert_eq!(at_start(var), std::env::var_os(var), "{var}");
         }
         assert_eq!(at_start("PATH"), None, "not a variable of the search");
+    }
+
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn secure_execution_is_read_off_the_auxiliary_vector() {
+        let auxv = |pairs: &[(usize, usize)]| -> Vec<u8> {
+            pairs
+                .iter()
+                .flat_map(|&(k, v)| [k.to_ne_bytes(), v.to_ne_bytes()].concat())
+                .collect()
+        };
+        assert!(at_secure(&auxv(&[(6, 4096), (23, 1), (0, 0)])));
+        assert!(!at_secure(&auxv(&[(6, 4096), (23, 0), (0, 0)])));
+        // Nothing after the end (key 0), nor a pair cut short.
+        assert!(!at_secure(&auxv(&[(0, 0), (23, 1)])));
+        assert!(!at_secure(&auxv(&[(23, 1)])[..10]));
+        // This test program is no set-user-ID program.
+        #[cfg(not(miri))]
+        assert!(!secure_execution());
     }
 
     #[test]

@@ -250,7 +250,7 @@ step "Miri: the runtime's unit tests, and the integration tests that drive gener
 if command -v rustup >/dev/null && rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null 2>&1; then
   export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
   cargo +nightly miri test -q -p cuda-driver-table-core --lib
-  cargo +nightly miri test -q -p cuda-driver-table-tests --test custom_resolver --test macro_rules_inputs --test driver_option --test kernel_args
+  cargo +nightly miri test -q -p cuda-driver-table-tests --test custom_resolver --test macro_rules_inputs --test driver_option --test kernel_args --test unsupported_ptx
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing_out_values
   cargo +nightly miri test -q -p cuda-driver-table-core --features stand-in --lib -- stand_in kernel_args

@@ -7,13 +7,13 @@ use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::Path;
 
+use cuda_driver_table_core::ptx;
 use cuda_driver_table_core::registry::{self, RecordedTable, ELF_SECTION, PE_SECTION};
 use cuda_driver_table_core::{CudaVersion, StreamMode};
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
 use object::{Endianness, FileKind, Object, ObjectSection, ReadCache, ReadRef, SectionKind};
 use serde::Serialize;
 
-use crate::ptx;
 use crate::text::shown;
 
 /// The JSON schema's name and version, the first field of `inspect --json`.

@@ -7,7 +7,6 @@
 mod doctor;
 mod inspect;
 mod probe;
-mod ptx;
 mod situation;
 mod text;
 

@@ -6,13 +6,14 @@
 
 pub use crate::__cdt_bind as bind;
 pub use crate::__cdt_call as call;
+pub use crate::__cdt_ptx_image as ptx_image;
 pub use crate::__cdt_record as record;
 pub use crate::call::Hex;
 pub use crate::ffi::Pfn;
 pub use crate::registry::{record_bytes, record_len, RecordedBackend};
 pub use crate::table::{
-    check, count_up, functions, min_driver_version, spec, Field, Functions, Recorded, TableCore,
-    LOOKUP_DRIVER_FLOOR,
+    check, count_up, functions, min_driver_version, spec, with_ptx_image, Field, Functions,
+    PtxImage, Recorded, TableCore, LOOKUP_DRIVER_FLOOR,
 };
 pub use crate::{Config, Error, Errors, FunctionSpec, StreamMode};
 

@@ -27,7 +27,6 @@ use crate::ffi;
 use crate::manifest::cu_result_name;
 use crate::resolve::{classify, LookupResult, Resolver};
 use crate::stream::StreamMode;
-use crate::sys;
 
 /// The environment variable naming the libcudart to load (runtime backend), as an absolute path
 /// or a bare file name for the system loader.
@@ -349,7 +348,7 @@ impl GetProc {
 
     /// A lookup at exactly `version` with `mode`'s flag, classified; a failing `CUresult` of the
     /// lookup is named by `names` (the driver's `cuGetErrorName`/`cuGetErrorString`), or else by
-    /// the bindings, and a toolkit's stub library is said to be one.
+    /// the bindings (a toolkit's stub library names none; the error says what it is).
     pub(crate) fn lookup(
         self,
         symbol: &CStr,
@@ -367,17 +366,10 @@ impl GetProc {
                     .unwrap_or("unknown CUresult")
                     .to_owned()
             });
-            let description = match description {
-                Some(description) => description,
-                None if code == sys::CUresult::CUDA_ERROR_STUB_LIBRARY.0 => {
-                    driver::STUB_LIBRARY.to_owned()
-                }
-                None => String::new(),
-            };
             Status {
                 code: rc,
                 name,
-                description,
+                description: description.unwrap_or_default(),
             }
         })
     }

@@ -114,6 +114,88 @@ impl fmt::Display for Status {
     }
 }
 
+/// What a PTX image the driver refused with `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` needs: read off
+/// its `.version` and `.target` lines, against the driver present. `{}` prints what it needs
+/// against what there is on one line and, where a driver too old is the cause, the fix on the
+/// next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnsupportedPtx {
+    /// The PTX's ISA version (`.version 9.1`: `(9, 1)`).
+    pub isa: (u32, u32),
+    /// Its target (`.target sm_90a`: `sm_90a`).
+    pub target: String,
+    /// The oldest driver that loads PTX of that ISA ([`ptx::driver_for_isa`](crate::ptx::driver_for_isa));
+    /// `None` for an ISA newer than this crate knows.
+    pub needs: Option<u32>,
+    /// The driver's version (`cuDriverGetVersion`), if it could be read.
+    pub driver: Option<u32>,
+}
+
+impl UnsupportedPtx {
+    /// What PTX of ISA `isa` for `target` needs, against a driver of version `driver`.
+    pub fn new(isa: (u32, u32), target: String, driver: Option<u32>) -> Self {
+        Self {
+            isa,
+            target,
+            needs: crate::ptx::driver_for_isa(isa.0, isa.1),
+            driver,
+        }
+    }
+}
+
+impl fmt::Display for UnsupportedPtx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (major, minor) = self.isa;
+        write!(f, "The PTX is ISA {major}.{minor} for ")?;
+        // The image's text: a control character (a terminal escape) is shown, not sent.
+        for c in self.target.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_debug())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        f.write_str(", ")?;
+        match self.needs {
+            Some(needs) => write!(f, "which needs a CUDA {} driver", CudaVersion(needs))?,
+            None => {
+                let (newest_major, newest_minor) = crate::ptx::newest_known_isa();
+                write!(
+                    f,
+                    "newer than this crate knows (it knows ISAs up to {newest_major}.\
+                     {newest_minor}, and the drivers that load them)"
+                )?;
+            }
+        }
+        match self.driver {
+            Some(driver) => write!(f, "; this driver is CUDA {}.", CudaVersion(driver))?,
+            None => f.write_str("; this driver's version is unknown.")?,
+        }
+        let older = match (self.needs, self.driver) {
+            // The driver loads the ISA: its version is not what it refused.
+            (Some(needs), Some(driver)) if needs <= driver => return Ok(()),
+            (Some(needs), _) => format!(" to CUDA {} or newer", CudaVersion(needs)),
+            (None, _) => String::new(),
+        };
+        write!(
+            f,
+            "\nTo fix: update the NVIDIA driver{older}, or make the PTX for "
+        )?;
+        match self
+            .driver
+            .and_then(|driver| Some((driver, crate::ptx::newest_isa_for_driver(driver)?)))
+        {
+            Some((driver, (major, minor))) => write!(
+                f,
+                "ISA {major}.{minor} or older (what a CUDA {} toolkit writes)",
+                CudaVersion(driver)
+            ),
+            None => f.write_str("an older ISA"),
+        }
+    }
+}
+
 /// One of the two libraries the built-in backends load, as its errors name it and advise on it.
 /// Each backend defines its own (`"libcudart"` for [`Backend::Runtime`](crate::Backend::Runtime),
 /// `"libcuda"` for [`Backend::Driver`](crate::Backend::Driver)); `{}` prints the name. The name is
@@ -244,6 +326,10 @@ pub enum ErrorKind {
         name: Option<String>,
         /// From `cuGetErrorString`, if it could be resolved and knows the code.
         description: Option<String>,
+        /// For `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` from a module load (`cuModuleLoadData`,
+        /// `cuModuleLoadDataEx`, `cuLinkAddData`, `cuLibraryLoadData`) of PTX text: what the
+        /// PTX needs against the driver present. `None` otherwise.
+        ptx: Option<UnsupportedPtx>,
     },
 
     /// Every failure of a table's `resolve_all` (the conversion of [`Errors`] into [`Error`]).
@@ -309,10 +395,19 @@ impl fmt::Display for ErrorKind {
                     Some(d) => write!(f, "CUDA {}", CudaVersion(*d))?,
                     None => f.write_str("its version is unknown")?,
                 }
-                write!(
-                    f,
-                    "); update the NVIDIA driver, or pin an older ABI of {function}"
-                )
+                f.write_str("); update the NVIDIA driver")?;
+                match older_abi(function, *requested, *driver) {
+                    Some(older) if driver.is_some() => write!(
+                        f,
+                        ", or pin an older ABI of {function} that this driver has \
+                         ({function} = {older})"
+                    ),
+                    Some(older) => write!(
+                        f,
+                        ", or pin an older ABI of {function} ({function} = {older})"
+                    ),
+                    None => Ok(()),
+                }
             }
             Self::SymbolNotFound { function, version } => write!(
                 f,
@@ -354,25 +449,32 @@ impl fmt::Display for ErrorKind {
                 function,
                 status,
                 backend,
-            } => write!(
-                f,
-                "looking up {function} through {backend} failed: {status}"
-            ),
+            } => {
+                write!(
+                    f,
+                    "looking up {function} through {backend} failed: {status}"
+                )?;
+                write!(f, "{}", CauseAndFix(status.code.into()))
+            }
             Self::Cuda {
                 function,
                 code,
                 name,
                 description,
+                ptx,
             } => {
                 write!(
                     f,
                     "{function} failed: {} ({code})",
                     name.as_deref().unwrap_or("unknown CUresult")
                 )?;
-                match description {
-                    Some(d) => write!(f, ": {d}"),
-                    None => Ok(()),
+                if let Some(d) = description {
+                    write!(f, ": {d}")?;
                 }
+                if let Some(ptx) = ptx {
+                    write!(f, "\n{ptx}")?;
+                }
+                write!(f, "{}", CauseAndFix((*code).into()))
             }
             Self::ResolveAll(errors) => fmt::Display::fmt(errors, f),
             Self::NoCudaLibrary { runtime, driver } => write!(
@@ -414,7 +516,8 @@ impl ErrorKind {
             Self::LookupFailed {
                 status, backend, ..
             } => Some(format!(
-                "looking them up through {backend} failed: {status}"
+                "looking them up through {backend} failed: {status}{}",
+                CauseAndFix(status.code.into())
             )),
             Self::UnversionedLookupUnsafe {
                 runtime_version, ..
@@ -470,6 +573,66 @@ fn write_not_found(
     }
 }
 
+/// What a `CUresult` (or libcudart's `cudaError_t` of the same number) that says which driver is
+/// there means and what to do, in the words of the system the crate is built for: the cause on
+/// one line, the fix on the next. `None` for other codes.
+pub(crate) fn cause_and_fix(code: i64, windows: bool) -> Option<(&'static str, &'static str)> {
+    // CUDA_ERROR_STUB_LIBRARY, cudaErrorStubLibrary.
+    const STUB_LIBRARY: i64 = 34;
+    // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, cudaErrorSystemDriverMismatch.
+    const SYSTEM_DRIVER_MISMATCH: i64 = 803;
+    // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, cudaErrorCompatNotSupportedOnDevice.
+    const COMPAT_NOT_SUPPORTED_ON_DEVICE: i64 = 804;
+    Some(match (code, windows) {
+        (STUB_LIBRARY, false) => (
+            "The libcuda loaded is a stub (a CUDA toolkit's lib64/stubs/libcuda.so, made for \
+             linking), whose every function fails: the NVIDIA driver is not installed, or its \
+             libcuda.so.1 is not the one found first.",
+            "install the NVIDIA driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
+             LD_LIBRARY_PATH at a stubs folder",
+        ),
+        (STUB_LIBRARY, true) => (
+            "The nvcuda.dll loaded is a stub made for linking, whose every function fails: the \
+             NVIDIA driver is not installed, or another copy is loaded in place of its own.",
+            "install the NVIDIA driver, which puts nvcuda.dll in the system folder, and do not \
+             point CUDA_DRIVER_TABLE_LIBCUDA at another copy",
+        ),
+        (SYSTEM_DRIVER_MISMATCH, false) => (
+            "The driver's library (libcuda.so.1) and its loaded kernel module are of different \
+             versions: typically the driver was upgraded without a reboot (the module's version \
+             is in /proc/driver/nvidia/version).",
+            "reboot, or unload and reload the nvidia kernel modules, so that the module running \
+             is the installed driver's",
+        ),
+        (SYSTEM_DRIVER_MISMATCH, true) => (
+            "The driver's library (nvcuda.dll) and its kernel-mode driver are of different \
+             versions: typically the driver was updated without a restart.",
+            "restart the machine, or reinstall the NVIDIA driver",
+        ),
+        (COMPAT_NOT_SUPPORTED_ON_DEVICE, _) => (
+            "The libcuda loaded is a forward-compatibility driver (the cuda-compat package's, \
+             usually found through LD_LIBRARY_PATH), and this GPU does not support forward \
+             compatibility.",
+            "remove the cuda-compat folder from LD_LIBRARY_PATH (and from \
+             CUDA_DRIVER_TABLE_LIBCUDA), so that the installed driver's libcuda.so.1 is loaded; \
+             for a newer CUDA, update the driver itself",
+        ),
+        _ => return None,
+    })
+}
+
+/// `\n<cause>\nTo fix: <fix>` for a code [`cause_and_fix`] explains; nothing for another.
+struct CauseAndFix(i64);
+
+impl fmt::Display for CauseAndFix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match cause_and_fix(self.0, cfg!(windows)) {
+            Some((cause, fix)) => write!(f, "\n{cause}\nTo fix: {fix}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// `"path"`: a path in double quotes, so that spaces at its ends show in a message, with a quote,
 /// control characters (a newline is `\n`) and bytes that are not UTF-8 (`\xFF`) escaped.
 /// Backslashes are left alone: they are Windows' separators.
@@ -489,6 +652,17 @@ pub(crate) fn quoted(path: &OsStr) -> String {
     }
     s.push('"');
     s
+}
+
+/// The ABI of `function` to advise pinning when the driver refused version `requested`: the
+/// newest ABI in the history older than `requested` and, where the driver's version is known, not
+/// newer than it. `None` where the function has no such ABI (`cuLibraryLoadData` has one ABI), or
+/// the history does not know it.
+fn older_abi(function: &str, requested: u32, driver: Option<u32>) -> Option<u32> {
+    let (legacy, _) = crate::abi_history::abis(function)?;
+    let older = requested.saturating_sub(1);
+    let at_most = driver.map_or(older, |d| d.min(older));
+    crate::abi_history::newest_at_or_below(legacy, at_most)
 }
 
 /// Why an unversioned lookup of libcudart `runtime_version` is not made, and what to do.

@@ -9,6 +9,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod manifest;
+pub mod ptx;
 pub mod registry;
 pub mod sys;
 
@@ -38,7 +39,7 @@ pub mod __private;
 
 pub use backend::{ENV_CUDART, ENV_LIBCUDA};
 pub use config::{Backend, Config};
-pub use error::{CudaLibrary, Error, ErrorKind, Errors, Origin, Status};
+pub use error::{CudaLibrary, Error, ErrorKind, Errors, Origin, Status, UnsupportedPtx};
 pub use kernel_args::{KernelArg, KernelArgs, KernelParam};
 pub use library::{resolve, SearchReport, SearchStep, StepOutcome};
 pub use registry::tables;

@@ -5,9 +5,10 @@
 //! (resolved pointers must stay valid). The outcome of loading, success or failure, is kept for
 //! the rest of the process (per search, and per path given in code): a program that installs or
 //! fixes its CUDA library while running must restart to use it. The environment the search reads
-//! is the one the program started with, read before `main` ([`environment`]): no code of the
-//! program can choose the library by setting a variable. Only a function's resolution is retried: a field whose lookup
-//! failed asks the loaded backend again on its next call.
+//! is the one the program started with ([`environment`]: on Linux `/proc/self/environ`,
+//! elsewhere read before `main`): no code of the program can choose the library by setting a
+//! variable. Only a function's resolution is retried: a field whose lookup failed asks the loaded
+//! backend again on its next call.
 //!
 //! # Search order
 //!

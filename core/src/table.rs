@@ -633,9 +633,13 @@ fn cuda_error(config: &Config, function: &'static str, code: u32) -> Error {
         code,
         name,
         description,
+        ptx: None,
     }
     .into()
 }
+
+mod ptx_image;
+pub use ptx_image::{with_ptx_image, PtxImage};
 
 #[cfg(test)]
 mod tests;

@@ -34,6 +34,7 @@
 use crate::check::{Checked, Table};
 use crate::diagnostics::Errors;
 use crate::docs;
+use crate::manifest::Abi;
 use crate::model::Backend;
 use crate::parse::FIELD;
 use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
@@ -210,6 +211,26 @@ fn is_identifier(text: &str) -> bool {
         && text.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// The module loads that can be given PTX: the index of the image parameter and, where the
+/// function takes one, of its size, for the functions whose parameters there have those types
+/// (`*const c_void` or `*mut c_void`; `usize`) and which return `CUresult` (a unit test checks
+/// that every ABI of the four is).
+fn ptx_image(function: &str, abi: &Abi) -> Option<(usize, Option<usize>)> {
+    let (image, size) = match function {
+        "cuModuleLoadData" | "cuModuleLoadDataEx" | "cuLibraryLoadData" => (1, None),
+        "cuLinkAddData" => (2, Some(3)),
+        _ => return None,
+    };
+    let is = |i: usize, types: &[&str]| abi.params.get(i).is_some_and(|(_, ty)| types.contains(ty));
+    (abi.ret == "CUresult"
+        && is(
+            image,
+            &["*const ::core::ffi::c_void", "*mut ::core::ffi::c_void"],
+        )
+        && size.is_none_or(|size| is(size, &["usize"])))
+    .then_some((image, size))
+}
+
 /// One function's part of the table.
 struct Function {
     /// Its entry in the runtime's `bind!`.
@@ -304,11 +325,21 @@ fn function(
     let how = Ident::new(how, Span::call_site());
     let c_abi = Literal::string("C");
     let c_name = c.function.name;
+    let mut call = quote! {
+        #p::call!(#how: self.#field, #index, #c_name, (#(#params #traced),*), (#(#outs #outs_hex),*))
+    };
+    // A module load keeps its image, so that the error of PTX the driver refuses can say what the
+    // PTX needs (the runtime's `ptx_image!`).
+    if let Some((image, size)) = ptx_image(c_name, abi) {
+        let image = &params[image];
+        let size = size.map(|size| &params[size]).into_iter();
+        call = quote!(#p::ptx_image!(#call, self.#field, #image #(, #size)*));
+    }
     let methods = quote! {
         #[doc = #method_doc]
         #[inline]
         pub unsafe fn #name(&self, #(#params: #param_types),*) -> #p::Result<#ok, #p::Error> {
-            #p::call!(#how: self.#field, #index, #c_name, (#(#params #traced),*), (#(#outs #outs_hex),*))
+            #call
         }
         #[doc = #accessor_doc]
         #[inline]

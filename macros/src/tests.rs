@@ -1295,3 +1295,22 @@ fn a_table_states_its_driver_floor() {
     let bare = table(quote!(cuInit, driver));
     assert_eq!(compile_errors(&bare).len(), 1, "{bare}");
 }
+
+/// The module loads that can be given PTX keep their image for the error of PTX the driver
+/// refuses (`ptx_image!`, with `cuLinkAddData`'s size), at every ABI; other functions do not.
+#[test]
+fn module_loads_keep_their_image_for_the_error() {
+    for pin in [quote!(cuLinkAddData), quote!(cuLinkAddData = 5050)] {
+        let out = table(quote!(
+            cuInit,
+            cuModuleLoadData,
+            cuModuleLoadDataEx,
+            #pin,
+            cuLibraryLoadData
+        ));
+        assert_eq!(out.matches("ptx_image !").count(), 4, "{out}");
+        assert_has(&out, "self . __cdt_table , image)");
+        assert_has(&out, "self . __cdt_table , code)");
+        assert_has(&out, "self . __cdt_table , data , size)");
+    }
+}

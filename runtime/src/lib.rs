@@ -11,6 +11,7 @@
 //! [Config::library]: crate::Config::library
 //! [kernel_args]: crate::kernel_args!
 //! [sys]: crate::sys
+//! [ptx]: crate::ptx::driver_for_isa
 //! [guide-tables]: crate::guide::tables
 //! [guide-loading]: crate::guide::loading
 //! [guide-tracing]: crate::guide::call_tracing

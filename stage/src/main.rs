@@ -68,6 +68,7 @@ const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "driver_option",
     "edition2015",
     "environment_at_start",
+    "environment_in_constructors",
     "expand_features",
     "hygiene",
     "kernel_args",
@@ -80,6 +81,7 @@ const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "tracing",
     "tracing_out_values",
     "tracing_reentrant",
+    "unsupported_ptx",
 ];
 
 /// The most the device tool carries in one run, for the closing message.

@@ -149,7 +149,9 @@ fn a_failing_cuda_result_is_an_error_with_its_name_and_description() {
             code,
             name,
             description,
+            ptx,
         } => {
+            assert_eq!(*ptx, None);
             assert_eq!(*function, "cuInit");
             assert_eq!(*code, 1);
             assert_eq!(name.as_deref(), Some("CUDA_ERROR_INVALID_VALUE"));

@@ -52,8 +52,8 @@ fn a_library_variable_set_after_the_start_is_not_used() {
     let expected = format!(
         "could not load the CUDA runtime library (libcudart); tried:\n  \"{PLANTED}\" (from \
          ${ENV_CUDART}): changed after the program started (it was unset when the program \
-         started): not used, since ${ENV_CUDART} is read once, before main, so that no code of \
-         the program can choose the library; set it before the program starts"
+         started): not used, since ${ENV_CUDART} counts as the program was started with it, so \
+         that no code of the program can choose the library; set it before the program starts"
     );
     assert!(result.starts_with(&expected), "{stdout}");
 }

@@ -320,6 +320,44 @@ fn newer_fakes() -> Fake {
         .returns(function!(Newer::cuCtxGetId), CUresult::CUDA_SUCCESS)
 }
 
+/// A driver that says which driver is really there (its kernel module of another version, a
+/// forward-compatibility libcuda on a GPU without support for it, a toolkit's stub) fails with an
+/// error that says the cause and the fix, each on its own line.
+#[test]
+fn which_driver_is_there_is_explained_with_its_fix() {
+    for (code, cause, fix) in [
+        (
+            CUresult::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
+            "kernel module are of different versions",
+            "To fix: reboot",
+        ),
+        (
+            CUresult::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE,
+            "forward-compatibility driver (the cuda-compat package's",
+            "To fix: remove the cuda-compat folder from LD_LIBRARY_PATH",
+        ),
+        (
+            CUresult::CUDA_ERROR_STUB_LIBRARY,
+            "is a stub (a CUDA toolkit's lib64/stubs/libcuda.so",
+            "To fix: install the NVIDIA driver",
+        ),
+    ] {
+        let driver = Fake::new().returns(function!(Cuda::cuInit), code).build();
+        let cu = Cuda::with_config(driver.config());
+        // SAFETY: cuInit takes any flags.
+        let error = unsafe { cu.cuInit(0) }.expect_err("faked to fail");
+        assert_eq!(error.code(), Some(code.0));
+        let text = error.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        let [first, because, to_fix] = lines.as_slice() else {
+            panic!("three lines expected: {text}");
+        };
+        assert!(first.starts_with("cuInit failed: CUDA_ERROR_"), "{text}");
+        assert!(because.contains(cause), "{text}");
+        assert!(to_fix.starts_with(fix), "{text}");
+    }
+}
+
 #[test]
 fn a_driver_version_resolves_a_table_exactly_from_its_min_driver_version() {
     // cuCtxGetId is pinned at 12000, the newest ABI of the table.
@@ -335,7 +373,7 @@ fn a_driver_version_resolves_a_table_exactly_from_its_min_driver_version() {
     assert_eq!(
         too_old.to_string(),
         "cuCtxGetId: requested at version 12000 (CUDA 12.0), but the driver is older (CUDA \
-         11.8); update the NVIDIA driver, or pin an older ABI of cuCtxGetId"
+         11.8); update the NVIDIA driver"
     );
 
     // A table of old functions needs the lookup itself: CUDA 11.3.

@@ -21,27 +21,6 @@ use crate::resolve::{ErrorStringFns, LookupResult, Query, Resolver, Versioning};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
-/// What `CUDA_ERROR_STUB_LIBRARY` means when the driver library itself cannot say (a stub's
-/// `cuGetErrorString` fails like all its functions), in the words of the system it runs on.
-pub(super) const STUB_LIBRARY: &str = stub_library(Os::CURRENT);
-
-/// [`STUB_LIBRARY`] on `os`.
-pub(super) const fn stub_library(os: Os) -> &'static str {
-    match os {
-        Os::Unix => {
-            "this libcuda is the stub of a CUDA toolkit (its lib64/stubs folder), made for \
-             linking, whose every function fails: load the NVIDIA driver's libcuda.so.1 instead \
-             (install the driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
-             LD_LIBRARY_PATH at a stubs folder)"
-        }
-        Os::Windows => {
-            "this nvcuda.dll is a stub made for linking, whose every function fails: load the \
-             NVIDIA driver's nvcuda.dll instead (install the driver, which puts it in the system \
-             folder, and do not point CUDA_DRIVER_TABLE_LIBCUDA at another copy)"
-        }
-    }
-}
-
 /// A loaded libcuda: [`Backend::Driver`](crate::Backend::Driver).
 pub(crate) struct Driver {
     path: String,

@@ -23,6 +23,7 @@ fn code_only_for_cuda_errors() {
         code: 2,
         name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
         description: Some("out of memory".into()),
+        ptx: None,
     }
     .into();
     assert_eq!(e.code(), Some(2));
@@ -138,7 +139,8 @@ fn display_messages() {
                 driver: Some(12020),
             },
             "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
-             (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuMemAlloc"
+             (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuMemAlloc that this \
+             driver has (cuMemAlloc = 3020)"
                 .into(),
         ),
         (
@@ -149,7 +151,73 @@ fn display_messages() {
             },
             "cuMemAlloc: requested at version 12050 (CUDA 12.5), but the driver is older \
              (its version is unknown); update the NVIDIA driver, or pin an older ABI of \
-             cuMemAlloc"
+             cuMemAlloc (cuMemAlloc = 3020)"
+                .into(),
+        ),
+        // The newest older ABI the driver has: cuCtxCreate has 2000, 3020, 11040 and 12050.
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuCtxCreate",
+                requested: 12050,
+                driver: Some(12020),
+            },
+            "cuCtxCreate: requested at version 12050 (CUDA 12.5), but the driver is older \
+             (CUDA 12.2); update the NVIDIA driver, or pin an older ABI of cuCtxCreate that \
+             this driver has (cuCtxCreate = 11040)"
+                .into(),
+        ),
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuCtxCreate",
+                requested: 12050,
+                driver: Some(11030),
+            },
+            "cuCtxCreate: requested at version 12050 (CUDA 12.5), but the driver is older \
+             (CUDA 11.3); update the NVIDIA driver, or pin an older ABI of cuCtxCreate that \
+             this driver has (cuCtxCreate = 3020)"
+                .into(),
+        ),
+        // Older ABIs, but none this driver has: nothing to pin.
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuStreamGetCaptureInfo",
+                requested: 12030,
+                driver: Some(10000),
+            },
+            "cuStreamGetCaptureInfo: requested at version 12030 (CUDA 12.3), but the driver is \
+             older (CUDA 10.0); update the NVIDIA driver"
+                .into(),
+        ),
+        // One ABI: nothing older to pin.
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuLibraryLoadData",
+                requested: 12000,
+                driver: Some(11080),
+            },
+            "cuLibraryLoadData: requested at version 12000 (CUDA 12.0), but the driver is older \
+             (CUDA 11.8); update the NVIDIA driver"
+                .into(),
+        ),
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuLibraryLoadData",
+                requested: 12000,
+                driver: None,
+            },
+            "cuLibraryLoadData: requested at version 12000 (CUDA 12.0), but the driver is older \
+             (its version is unknown); update the NVIDIA driver"
+                .into(),
+        ),
+        // Not in the history (a custom resolver's name): no ABI to advise.
+        (
+            ErrorKind::DriverTooOld {
+                function: "cuNoSuchFunction",
+                requested: 12000,
+                driver: Some(11080),
+            },
+            "cuNoSuchFunction: requested at version 12000 (CUDA 12.0), but the driver is older \
+             (CUDA 11.8); update the NVIDIA driver"
                 .into(),
         ),
         (
@@ -226,6 +294,7 @@ fn display_messages() {
                 code: 2,
                 name: Some("CUDA_ERROR_OUT_OF_MEMORY".into()),
                 description: Some("out of memory".into()),
+                ptx: None,
             },
             "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory".into(),
         ),
@@ -235,6 +304,7 @@ fn display_messages() {
                 code: 999,
                 name: Some("CUDA_ERROR_UNKNOWN".into()),
                 description: None,
+                ptx: None,
             },
             "cuFoo failed: CUDA_ERROR_UNKNOWN (999)".into(),
         ),
@@ -244,6 +314,7 @@ fn display_messages() {
                 code: 12345,
                 name: None,
                 description: None,
+                ptx: None,
             },
             "cuFoo failed: unknown CUresult (12345)".into(),
         ),
@@ -314,6 +385,98 @@ fn windows_messages_name_the_windows_files() {
         assert_eq!(text, expected);
         assert!(!text.contains("libcuda") && !text.contains(".so"), "{text}");
     }
+}
+
+/// The codes that say which driver is really there (a stub, a driver whose kernel module is of
+/// another version, a forward-compatibility driver on a GPU without support for it) are
+/// explained: the cause on one line, the fix on the next, after the driver's own message.
+#[test]
+#[cfg(not(windows))]
+fn which_driver_is_there_is_explained_with_its_fix() {
+    let cuda = |code, name: &str, description: &str| {
+        Error::from(ErrorKind::Cuda {
+            function: "cuInit",
+            code,
+            name: Some(name.to_owned()),
+            description: Some(description.to_owned()),
+            ptx: None,
+        })
+        .to_string()
+    };
+    assert_eq!(
+        cuda(
+            803,
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+            "system has unsupported display driver / cuda driver combination"
+        ),
+        "cuInit failed: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803): system has unsupported display \
+         driver / cuda driver combination\n\
+         The driver's library (libcuda.so.1) and its loaded kernel module are of different \
+         versions: typically the driver was upgraded without a reboot (the module's version is \
+         in /proc/driver/nvidia/version).\n\
+         To fix: reboot, or unload and reload the nvidia kernel modules, so that the module \
+         running is the installed driver's"
+    );
+    assert_eq!(
+        cuda(
+            804,
+            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+            "forward compatibility was attempted on non supported HW"
+        ),
+        "cuInit failed: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804): forward compatibility \
+         was attempted on non supported HW\n\
+         The libcuda loaded is a forward-compatibility driver (the cuda-compat package's, \
+         usually found through LD_LIBRARY_PATH), and this GPU does not support forward \
+         compatibility.\n\
+         To fix: remove the cuda-compat folder from LD_LIBRARY_PATH (and from \
+         CUDA_DRIVER_TABLE_LIBCUDA), so that the installed driver's libcuda.so.1 is loaded; for \
+         a newer CUDA, update the driver itself"
+    );
+    // libcudart's lookup, over a stub libcuda, fails with its own code of the same number.
+    let stub = Error::from(ErrorKind::LookupFailed {
+        function: "cuInit",
+        status: Status::new(34, "cudaErrorStubLibrary", "CUDA driver is a stub library"),
+        backend: "the CUDA runtime (libcudart.so.13)".into(),
+    });
+    assert_eq!(
+        stub.to_string(),
+        "looking up cuInit through the CUDA runtime (libcudart.so.13) failed: \
+         cudaErrorStubLibrary (34): CUDA driver is a stub library\n\
+         The libcuda loaded is a stub (a CUDA toolkit's lib64/stubs/libcuda.so, made for \
+         linking), whose every function fails: the NVIDIA driver is not installed, or its \
+         libcuda.so.1 is not the one found first.\n\
+         To fix: install the NVIDIA driver, and point neither CUDA_DRIVER_TABLE_LIBCUDA nor \
+         LD_LIBRARY_PATH at a stubs folder"
+    );
+    // Once in a report, with the cause shared by every function.
+    let report = Errors(vec![stub.clone(), stub]).to_string();
+    assert_eq!(report.matches("stubs/libcuda.so").count(), 1, "{report}");
+    assert!(report.ends_with("at a stubs folder"), "{report}");
+    // Other codes keep their one line.
+    assert_eq!(
+        cuda(3, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"),
+        "cuInit failed: CUDA_ERROR_NOT_INITIALIZED (3): initialization error"
+    );
+}
+
+/// On Windows the explanations name `nvcuda.dll` and nothing of Linux's.
+#[test]
+fn which_driver_is_there_is_explained_in_windows_words_there() {
+    for code in [34, 803] {
+        let (cause, fix) = cause_and_fix(code, true).unwrap();
+        for text in [cause, fix] {
+            assert!(
+                !text.contains("libcuda")
+                    && !text.contains("LD_LIBRARY_PATH")
+                    && !text.contains("/proc")
+                    && !text.contains("kernel module"),
+                "{text}"
+            );
+        }
+    }
+    assert!(cause_and_fix(34, true).unwrap().0.contains("nvcuda.dll"));
+    assert!(cause_and_fix(34, false).unwrap().0.contains("libcuda.so"));
+    assert_eq!(cause_and_fix(35, false), None);
 }
 
 #[test]
@@ -589,4 +752,62 @@ fn quoted_escapes_what_a_message_would_hide() {
             "\"a\\xFF\\x80b\\n\\\""
         );
     }
+}
+
+/// What PTX the driver refused needs, against the driver present: with the fix where a driver
+/// too old is the cause.
+#[test]
+fn unsupported_ptx_says_what_it_needs_against_the_driver() {
+    let text = |isa, driver| UnsupportedPtx::new(isa, "sm_90".into(), driver).to_string();
+    assert_eq!(
+        text((9, 1), Some(12080)),
+        "The PTX is ISA 9.1 for sm_90, which needs a CUDA 13.1 driver; this driver is CUDA 12.8.\n\
+         To fix: update the NVIDIA driver to CUDA 13.1 or newer, or make the PTX for ISA 8.7 or \
+         older (what a CUDA 12.8 toolkit writes)"
+    );
+    assert_eq!(
+        text((9, 1), None),
+        "The PTX is ISA 9.1 for sm_90, which needs a CUDA 13.1 driver; this driver's version is \
+         unknown.\n\
+         To fix: update the NVIDIA driver to CUDA 13.1 or newer, or make the PTX for an older ISA"
+    );
+    // The driver loads that ISA: its version is not the cause, and no fix is made up.
+    assert_eq!(
+        text((5, 0), Some(12080)),
+        "The PTX is ISA 5.0 for sm_90, which needs a CUDA 8.0 driver; this driver is CUDA 12.8."
+    );
+    let (major, minor) = crate::ptx::newest_known_isa();
+    assert_eq!(
+        text((99, 0), Some(12080)),
+        format!(
+            "The PTX is ISA 99.0 for sm_90, newer than this crate knows (it knows ISAs up to \
+             {major}.{minor}, and the drivers that load them); this driver is CUDA 12.8.\n\
+             To fix: update the NVIDIA driver, or make the PTX for ISA 8.7 or older (what a CUDA \
+             12.8 toolkit writes)"
+        )
+    );
+    // The image's text is shown, never sent to a terminal as it is.
+    assert!(
+        text((9, 1), Some(13010)).starts_with("The PTX is ISA 9.1 for sm_90, "),
+        "the driver loads it"
+    );
+    assert_eq!(
+        UnsupportedPtx::new((9, 1), "\u{1b}[31mred\n".into(), Some(13010)).to_string(),
+        "The PTX is ISA 9.1 for \\u{1b}[31mred\\n, which needs a CUDA 13.1 driver; this driver is \
+         CUDA 13.1."
+    );
+    // In the error, after the driver's message.
+    let e = Error::from(ErrorKind::Cuda {
+        function: "cuModuleLoadData",
+        code: 222,
+        name: Some("CUDA_ERROR_UNSUPPORTED_PTX_VERSION".into()),
+        description: Some("the provided PTX was compiled with an unsupported toolchain.".into()),
+        ptx: Some(UnsupportedPtx::new((5, 0), "sm_52".into(), Some(12080))),
+    });
+    assert_eq!(
+        e.to_string(),
+        "cuModuleLoadData failed: CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222): the provided PTX was \
+         compiled with an unsupported toolchain.\n\
+         The PTX is ISA 5.0 for sm_52, which needs a CUDA 8.0 driver; this driver is CUDA 12.8."
+    );
 }

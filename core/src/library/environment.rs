@@ -1,23 +1,37 @@
 //! The environment the library search reads: the values its variables had when the program
-//! started, read once before `main`, as the system loader reads `LD_LIBRARY_PATH`.
+//! started, as the system loader reads `LD_LIBRARY_PATH`.
 //!
-//! Why before `main`: the environment chooses which library is loaded, and a loaded library's
-//! exports are then called through CUDA's signatures, so choosing it must not be open to safe
-//! code. Before edition 2024, `std::env::set_var` is safe; a program could set
-//! `CUDA_DRIVER_TABLE_CUDART` in `main` and then make a safe call load the library it names. No
-//! safe code runs before `main`, so values read earlier are the ones the program was started with,
-//! chosen by whoever started it, as `LD_LIBRARY_PATH` is. The reading is a constructor: a
-//! function pointer in the section the platform's start-up code calls before `main`
-//! (`.init_array` on ELF systems, `.CRT$XCU` on Windows, `__mod_init_func` on Apple systems), or,
-//! for a library loaded later (a Python extension), when that library is loaded, before any of its
-//! code runs. Code that runs in another constructor is not safe code: writing one takes
-//! `#[link_section]` or `#[no_mangle]`, which the `unsafe_code` lint counts as unsafe.
+//! Why the start: the environment chooses which library is loaded, and a loaded library's exports
+//! are then called through CUDA's signatures, so choosing it must not be open to safe code.
+//! Before edition 2024, `std::env::set_var` is safe; a program could set
+//! `CUDA_DRIVER_TABLE_CUDART` in `main`, or a dependency in a constructor it declares safely
+//! (`#[ctor]` of the `ctor` crate before 0.3 takes a safe `fn`), and then make a safe call load
+//! the library it names. The values the program was started with are chosen by whoever started
+//! it, as `LD_LIBRARY_PATH` is.
+//!
+//! Where they come from:
+//!
+//! - On Linux and Android, `/proc/self/environ`: the environment block the kernel handed the
+//!   process, which `setenv` never writes to. It is read when the search first needs it,
+//!   whatever ran before (a constructor, a plug-in's registration, `main`), so no code of the
+//!   program, however early, can choose a value. Not in secure-execution mode (a set-user-ID
+//!   program): there the C library removes `LD_LIBRARY_PATH` before any constructor, as the
+//!   loader ignores it, and the snapshot below holds what it left.
+//! - Elsewhere (and where `/proc` cannot be read), a snapshot of the environment taken once, by a
+//!   constructor: a function pointer in the section the platform's start-up code calls before
+//!   `main` (`.init_array` on ELF systems, `.CRT$XCU` on Windows, `__mod_init_func` on Apple
+//!   systems), or, for a library loaded later (a Python extension), when that library is
+//!   loaded, before any of its code runs. No safe code runs before `main`, but other
+//!   constructors do, in an order the linker chooses: one that runs earlier and sets a variable
+//!   sets its value "at the start" there. A table used before the snapshot (from such a
+//!   constructor) takes the snapshot then, so that it works with the values as they are.
 //!
 //! A variable of this crate (`CUDA_DRIVER_TABLE_CUDART`, `CUDA_DRIVER_TABLE_LIBCUDA`) changed
 //! after the start is refused at the search with an error saying so ([`changed_after_start`]),
 //! rather than silently ignored; the others (`CUDA_PATH`, `LD_LIBRARY_PATH`, ...) are used as
-//! they were at the start, as the loader uses `LD_LIBRARY_PATH`. On a system without such a
-//! section no variable is read, and one of this crate's that is set is refused with why.
+//! they were at the start, as the loader uses `LD_LIBRARY_PATH`. On a system that has neither
+//! `/proc` nor such a section no variable is read, and one of this crate's that is set is refused
+//! with why.
 
 use std::ffi::OsString;
 use std::sync::OnceLock;
@@ -36,7 +50,7 @@ pub(crate) const VARIABLES: &[&str] = &[
     "LD_LIBRARY_PATH",
 ];
 
-/// Whether this system runs [`BEFORE_MAIN`] before `main`.
+/// Whether this system runs [`BEFORE_MAIN`] before `main` (Linux has `/proc` as well).
 pub(crate) const READ_BEFORE_MAIN: bool = cfg!(any(
     target_os = "linux",
     target_os = "android",
@@ -50,13 +64,14 @@ pub(crate) const READ_BEFORE_MAIN: bool = cfg!(any(
     target_vendor = "apple",
 ));
 
-/// The values of [`VARIABLES`] at the start, in their order.
-static AT_START: OnceLock<Vec<Option<OsString>>> = OnceLock::new();
+/// The snapshot of [`VARIABLES`], in their order: taken by the constructor, or by the first
+/// search if one runs before it.
+static SNAPSHOT: OnceLock<Vec<Option<OsString>>> = OnceLock::new();
 
 /// The constructor: the start-up code calls it before `main`.
 // SAFETY: each section holds pointers to functions the start-up code calls with no arguments the
 // function reads (ELF passes argc, argv and envp, which an `extern "C" fn()` ignores), before
-// `main`, on the main thread. `read_at_start` reads the environment, allocates and never panics
+// `main`, on the main thread. `take_snapshot` reads the environment, allocates and never panics
 // nor unwinds; it needs nothing of `main`'s set-up.
 #[used]
 #[cfg_attr(
@@ -77,10 +92,16 @@ static AT_START: OnceLock<Vec<Option<OsString>>> = OnceLock::new();
     target_vendor = "apple",
     unsafe(link_section = "__DATA,__mod_init_func")
 )]
-static BEFORE_MAIN: extern "C" fn() = read_at_start;
+static BEFORE_MAIN: extern "C" fn() = take_snapshot;
 
-extern "C" fn read_at_start() {
-    let _ = AT_START.set(read_now());
+extern "C" fn take_snapshot() {
+    snapshot();
+}
+
+/// The snapshot, taken now if nothing took it yet (a search that runs in another constructor,
+/// before [`BEFORE_MAIN`]).
+fn snapshot() -> &'static [Option<OsString>] {
+    SNAPSHOT.get_or_init(read_now)
 }
 
 /// The values of [`VARIABLES`] now.
@@ -88,11 +109,84 @@ fn read_now() -> Vec<Option<OsString>> {
     VARIABLES.iter().map(std::env::var_os).collect()
 }
 
-/// The values at the start, or `None` where nothing was read before `main`.
+/// The file that holds the environment block the kernel handed the process.
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(miri)))]
+const PROC_ENVIRON: &str = "/proc/self/environ";
+
+/// The values of [`VARIABLES`] in the process's first environment block (`/proc/self/environ`),
+/// read once; `None` where it cannot be read. Not under Miri, whose `/proc` is the interpreter's:
+/// the snapshot is what is checked there.
+fn from_proc() -> Option<&'static [Option<OsString>]> {
+    #[cfg(all(any(target_os = "linux", target_os = "android"), not(miri)))]
+    {
+        static FROM_PROC: OnceLock<Option<Vec<Option<OsString>>>> = OnceLock::new();
+        FROM_PROC
+            .get_or_init(|| {
+                if secure_execution() {
+                    return None;
+                }
+                std::fs::read(PROC_ENVIRON)
+                    .ok()
+                    .map(|block| values_in_block(&block))
+            })
+            .as_deref()
+    }
+    #[cfg(not(all(any(target_os = "linux", target_os = "android"), not(miri))))]
+    None
+}
+
+/// Whether the process runs in secure-execution mode (a set-user-ID or set-group-ID program, or
+/// one with file capabilities), where the loader ignores `LD_LIBRARY_PATH` and the C library
+/// removes it from the environment before any constructor runs: `/proc/self/environ` still holds
+/// it, so the snapshot is used instead. True where `/proc/self/auxv` cannot be read.
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(miri)))]
+fn secure_execution() -> bool {
+    std::fs::read("/proc/self/auxv").map_or(true, |auxv| at_secure(&auxv))
+}
+
+/// Whether an auxiliary vector (`(key, value)` pairs of native words, ended by key 0) sets
+/// `AT_SECURE`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[cfg_attr(miri, allow(dead_code))]
+fn at_secure(auxv: &[u8]) -> bool {
+    const AT_SECURE: usize = 23;
+    const WORD: usize = std::mem::size_of::<usize>();
+    let word = |bytes: &[u8]| bytes.try_into().map_or(0, usize::from_ne_bytes);
+    auxv.chunks_exact(2 * WORD)
+        .map(|pair| (word(&pair[..WORD]), word(&pair[WORD..])))
+        .take_while(|&(key, _)| key != 0)
+        .any(|(key, value)| key == AT_SECURE && value != 0)
+}
+
+/// The values of [`VARIABLES`] in an environment block: `NAME=value` entries, each ended by a NUL.
+/// The first entry of a name counts, as `getenv` reads it; an entry without `=` names nothing.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+// Under Miri only its unit test reads a block.
+#[cfg_attr(miri, allow(dead_code))]
+fn values_in_block(block: &[u8]) -> Vec<Option<OsString>> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut values = vec![None; VARIABLES.len()];
+    for entry in block.split(|&b| b == 0) {
+        let Some(eq) = entry.iter().position(|&b| b == b'=') else {
+            continue;
+        };
+        let (name, value) = (&entry[..eq], &entry[eq + 1..]);
+        if let Some(i) = VARIABLES.iter().position(|v| v.as_bytes() == name) {
+            values[i].get_or_insert_with(|| std::ffi::OsStr::from_bytes(value).to_owned());
+        }
+    }
+    values
+}
+
+/// The values at the start: `/proc`'s where it can be read, else the snapshot; `None` where the
+/// system has neither.
 fn at_start_all() -> Option<&'static [Option<OsString>]> {
     // Names the constructor, so that the linker keeps the object it is in.
     std::hint::black_box(&BEFORE_MAIN);
-    AT_START.get().map(Vec::as_slice)
+    if let Some(values) = from_proc() {
+        return Some(values);
+    }
+    READ_BEFORE_MAIN.then(snapshot)
 }
 
 /// The value `var` (one of [`VARIABLES`]) had when the program started; `None` when it was unset,
@@ -141,9 +235,9 @@ pub(crate) fn changed_after_start(
         None => "it was unset when the program started".to_owned(),
     };
     let why = format!(
-        "changed after the program started ({was}): not used, since ${var} is read once, before \
-         main, so that no code of the program can choose the library; set it before the program \
-         starts"
+        "changed after the program started ({was}): not used, since ${var} counts as the program \
+         was started with it, so that no code of the program can choose the library; set it \
+         before the program starts"
     );
     Some((now.or(start).unwrap_or_default(), why))
 }
@@ -156,12 +250,57 @@ mod tests {
     #[test]
     fn the_values_are_those_the_program_started_with() {
         const { assert!(READ_BEFORE_MAIN) };
-        assert!(at_start_all().is_some(), "the constructor did not run");
+        assert!(SNAPSHOT.get().is_some(), "the constructor did not run");
+        #[cfg(all(target_os = "linux", not(miri)))]
+        assert!(from_proc().is_some(), "{PROC_ENVIRON} was not read");
         // Nothing in this test binary changes its environment.
         for var in VARIABLES {
             assert_eq!(at_start(var), std::env::var_os(var), "{var}");
         }
         assert_eq!(at_start("PATH"), None, "not a variable of the search");
+    }
+
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn secure_execution_is_read_off_the_auxiliary_vector() {
+        let auxv = |pairs: &[(usize, usize)]| -> Vec<u8> {
+            pairs
+                .iter()
+                .flat_map(|&(k, v)| [k.to_ne_bytes(), v.to_ne_bytes()].concat())
+                .collect()
+        };
+        assert!(at_secure(&auxv(&[(6, 4096), (23, 1), (0, 0)])));
+        assert!(!at_secure(&auxv(&[(6, 4096), (23, 0), (0, 0)])));
+        // Nothing after the end (key 0), nor a pair cut short.
+        assert!(!at_secure(&auxv(&[(0, 0), (23, 1)])));
+        assert!(!at_secure(&auxv(&[(23, 1)])[..10]));
+        // This test program is no set-user-ID program.
+        #[cfg(not(miri))]
+        assert!(!secure_execution());
+    }
+
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn an_environment_block_is_read_as_getenv_reads_it() {
+        use std::os::unix::ffi::OsStrExt;
+        let block = b"PATH=/bin\0CUDA_PATH=/opt/cuda\0CUDA_PATH=/second\0CUDA_HOME\0\
+                      LD_LIBRARY_PATH=a=b:\xFF\0CONDA_PREFIX=\0=VIRTUAL_ENV\0CUDA_DRIVER_TABLE_CUDART";
+        let values = values_in_block(block);
+        let value = |var: &str| values[VARIABLES.iter().position(|v| *v == var).unwrap()].clone();
+        // The first entry of a name, as getenv; an entry without `=` names nothing.
+        assert_eq!(value("CUDA_PATH"), Some("/opt/cuda".into()));
+        assert_eq!(value("CUDA_HOME"), None);
+        assert_eq!(value(ENV_CUDART), None);
+        assert_eq!(value("VIRTUAL_ENV"), None);
+        // Empty is a value here (the search reads it as unset); the value is everything after
+        // the first `=`, bytes that are not UTF-8 included.
+        assert_eq!(value("CONDA_PREFIX"), Some(OsString::new()));
+        assert_eq!(
+            value("LD_LIBRARY_PATH"),
+            Some(std::ffi::OsStr::from_bytes(b"a=b:\xFF").to_owned()),
+            "{values:?}"
+        );
+        assert_eq!(value(ENV_LIBCUDA), None);
     }
 
     #[test]
@@ -209,8 +348,9 @@ mod tests {
             Some((
                 "/planted.so".into(),
                 "changed after the program started (it was unset when the program started): not \
-                 used, since $CUDA_DRIVER_TABLE_CUDART is read once, before main, so that no code \
-                 of the program can choose the library; set it before the program starts"
+                 used, since $CUDA_DRIVER_TABLE_CUDART counts as the program was started with \
+                 it, so that no code of the program can choose the library; set it before the \
+                 program starts"
                     .into()
             ))
         );

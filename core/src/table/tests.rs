@@ -235,7 +235,8 @@ fn check_names_the_code_through_the_resolver() {
             function: "cuMemAlloc",
             code: 999,
             name: Some("CUDA_ERROR_UNKNOWN".into()),
-            description: None
+            description: None,
+            ptx: None,
         }
     );
     assert_eq!(e.to_string(), "cuMemAlloc failed: CUDA_ERROR_UNKNOWN (999)");

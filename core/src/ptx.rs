@@ -1,6 +1,9 @@
-//! PTX embedded in a program's read-only data (a kernel kept as text with `include_str!`, say),
-//! and the driver it needs: a driver compiles PTX up to the ISA version of its own CUDA release,
-//! so the `.version` line of a PTX module names the oldest driver that loads it.
+//! PTX and the drivers that load it: a driver compiles PTX up to the ISA version of its own CUDA
+//! release, so the `.version` line of a PTX module names the oldest driver that loads it.
+//! [`driver_for_isa`] is that table; [`find`] reads the `.version` and `.target` of PTX text.
+//! The crate reads them from the image of a module load that failed with
+//! `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`, and the `cuda-driver-table` tool from a program's
+//! read-only data. Nothing here reads memory it is not given as a slice.
 
 /// The CUDA release that introduced each PTX ISA version, as `(ISA major, ISA minor, CUDA
 /// version)` with the CUDA version as `1000 * major + 10 * minor`: the oldest driver that loads
@@ -8,6 +11,23 @@
 /// History"), which has one row per ISA version; ISA 8.6 came with CUDA 12.7, a release that was
 /// never published, so PTX 8.6 needs a 12.8 driver in practice (12.7 is what is listed).
 const ISA_RELEASES: &[(u32, u32, u32)] = &[
+    (1, 0, 1000),
+    (1, 1, 1010),
+    (1, 2, 2000),
+    (1, 3, 2010),
+    (1, 4, 2020),
+    (2, 0, 3000),
+    (2, 1, 3010),
+    (2, 2, 3020),
+    (2, 3, 4000),
+    (3, 0, 4010),
+    (3, 1, 5000),
+    (3, 2, 5050),
+    (4, 0, 6000),
+    (4, 1, 6050),
+    (4, 2, 7000),
+    (4, 3, 7050),
+    (5, 0, 8000),
     (6, 0, 9000),
     (6, 1, 9010),
     (6, 2, 9020),
@@ -40,8 +60,8 @@ const ISA_RELEASES: &[(u32, u32, u32)] = &[
     (9, 5, 13050),
 ];
 
-/// The oldest driver that loads PTX of ISA `major.minor`: `Some` for the versions the table
-/// lists, `None` for a newer one (this tool does not know it) or one older than CUDA 9.
+/// The oldest driver (`cuDriverGetVersion`'s number) that loads PTX of ISA `major.minor`; `None`
+/// for an ISA the table does not list: one newer than this crate knows, or none that exists.
 pub fn driver_for_isa(major: u32, minor: u32) -> Option<u32> {
     ISA_RELEASES
         .iter()
@@ -49,7 +69,23 @@ pub fn driver_for_isa(major: u32, minor: u32) -> Option<u32> {
         .map(|(_, _, cuda)| *cuda)
 }
 
-/// One PTX module found in the bytes of a section.
+/// The newest PTX ISA a driver of version `driver` loads, as `(major, minor)`; `None` for a
+/// driver older than every ISA.
+pub fn newest_isa_for_driver(driver: u32) -> Option<(u32, u32)> {
+    ISA_RELEASES
+        .iter()
+        .rev()
+        .find(|(_, _, cuda)| *cuda <= driver)
+        .map(|(major, minor, _)| (*major, *minor))
+}
+
+/// The newest PTX ISA this crate knows, as `(major, minor)`.
+pub fn newest_known_isa() -> (u32, u32) {
+    let (major, minor, _) = ISA_RELEASES[ISA_RELEASES.len() - 1];
+    (major, minor)
+}
+
+/// One PTX module found in bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ptx {
     /// Where its `.version` line starts, from the start of the bytes searched.
@@ -153,7 +189,28 @@ mod tests {
     #[test]
     fn the_table_rises_and_knows_only_what_it_lists() {
         assert!(ISA_RELEASES.windows(2).all(|w| w[0] < w[1]));
+        assert!(ISA_RELEASES.windows(2).all(|w| w[0].2 < w[1].2));
         assert_eq!(driver_for_isa(9, 0), Some(13000));
+        // An old ISA is old: CUDA 8.0's.
+        assert_eq!(driver_for_isa(5, 0), Some(8000));
+        assert_eq!(driver_for_isa(1, 0), Some(1000));
+        // Newer than the table, or never published: unknown.
         assert_eq!(driver_for_isa(99, 0), None);
+        assert_eq!(driver_for_isa(9, 9), None);
+        assert_eq!(driver_for_isa(5, 1), None);
+        assert_eq!(driver_for_isa(1, 5), None);
+        assert_eq!(newest_known_isa(), (9, 5));
+    }
+
+    #[test]
+    fn a_driver_loads_the_isas_up_to_its_release() {
+        assert_eq!(newest_isa_for_driver(12040), Some((8, 4)));
+        // 12.6 added no ISA: 12.5's.
+        assert_eq!(newest_isa_for_driver(12060), Some((8, 5)));
+        assert_eq!(newest_isa_for_driver(99000), Some(newest_known_isa()));
+        assert_eq!(newest_isa_for_driver(999), None);
+        for &(major, minor, cuda) in ISA_RELEASES {
+            assert_eq!(newest_isa_for_driver(cuda), Some((major, minor)));
+        }
     }
 }

@@ -31,6 +31,7 @@ use crate::findings::{
 };
 use crate::kernel::{self, Dim3, KernelFn, KernelParams, Launch, RawParams};
 use crate::memory::{device_of, window_of, Access, Freed, HostAlloc, Memory};
+use crate::profile::Profile;
 
 mod allocations;
 mod contexts;
@@ -158,6 +159,7 @@ impl Device {
                 late: Mutex::new(Vec::new()),
                 used: AtomicUsize::new(0),
                 gone: AtomicBool::new(false),
+                profile: RwLock::new(Arc::new(Profile::default())),
             })),
             finished: false,
         }
@@ -168,6 +170,22 @@ impl Device {
     #[must_use]
     pub fn with_memory(self, bytes: usize) -> Self {
         self.shared.state().memory.total = bytes;
+        self
+    }
+
+    /// The machine the device imitates ([`Profile`]): its driver's version and the exports it
+    /// lacks (which the drivers made with the device look functions up by), its attributes,
+    /// and the host's page size. Without one, the device is the fake's default (a driver of
+    /// the bindings' release, memory pools, 4 KiB pages). Give it before the test's first
+    /// call: `Device::new().with_profile(Profile::jetson_orin_jetpack6())`.
+    #[must_use]
+    pub fn with_profile(self, profile: Profile) -> Self {
+        *self
+            .shared
+            .0
+            .profile
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(profile);
         self
     }
 
@@ -350,6 +368,9 @@ struct Inner {
     used: AtomicUsize,
     /// Whether the `Device` was finished or dropped: its drivers live on, and refuse calls.
     gone: AtomicBool,
+    /// The machine it imitates: outside the state's lock, so that a lookup made while a
+    /// kernel's closure runs (the device locked) reads it.
+    profile: RwLock<Arc<Profile>>,
 }
 
 thread_local! {
@@ -379,6 +400,11 @@ impl Drop for Running {
 }
 
 impl Shared {
+    /// The machine the device imitates.
+    pub(crate) fn profile(&self) -> Arc<Profile> {
+        Arc::clone(&self.0.profile.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
     fn state(&self) -> MutexGuard<'_, State> {
         self.0.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -609,6 +635,8 @@ struct State {
     findings: Vec<Finding>,
     /// The description of the last call the device failed.
     last_failure: Option<String>,
+    /// Host memory registered with `cuMemHostRegister`, by start: its length and the call.
+    registered: BTreeMap<usize, (usize, CallRef)>,
 }
 
 impl State {
@@ -627,6 +655,7 @@ impl State {
             functions: BTreeMap::new(),
             findings: Vec::new(),
             last_failure: None,
+            registered: BTreeMap::new(),
         }
     }
 

@@ -198,7 +198,7 @@ use cuda_driver_table_core::__private::{Field, LOOKUP_DRIVER_FLOOR};
 use cuda_driver_table_core::stand_in::{Call, DriverFn, Kept, OutPlace, StandIn};
 use cuda_driver_table_core::sys::CUresult;
 use cuda_driver_table_core::{
-    Config, CudaVersion, FunctionSpec, LookupResult, Query, Resolver, Status, StreamMode,
+    manifest, Config, CudaVersion, FunctionSpec, LookupResult, Query, Resolver, Status, StreamMode,
     Versioning,
 };
 
@@ -210,11 +210,13 @@ mod failure;
 mod findings;
 mod kernel;
 mod memory;
+mod profile;
 
 pub use cuda_driver_table_core::stand_in::{write, Written};
 pub use device::Device;
 pub use findings::{Fault, Finding, FindingKind, Report, Work};
 pub use kernel::{DeviceValue, Dim3, KernelParams, Launch, Thread};
+pub use profile::Profile;
 
 /// What `function!` expands to reaches these through the crate's path (`$crate`).
 #[doc(hidden)]
@@ -522,8 +524,9 @@ impl Fake {
     /// requested at a newer ABI then fails to resolve as on such a driver
     /// (`ErrorKind::DriverTooOld`), and below CUDA 11.3, which lookups need, every function
     /// does: a table resolves completely exactly when this is at least its `MIN_DRIVER_VERSION`.
-    /// Without it, no version is checked. (What `cuDriverGetVersion` answers, if the code calls
-    /// it, is its fake's, as for any function.)
+    /// Without it, the version of the [`device`](Self::device)'s [`Profile`] counts, if it sets
+    /// one; else no version is checked. (What `cuDriverGetVersion` answers, if the code calls
+    /// it, is its fake's, as for any function, or the device's: its profile's version.)
     pub fn driver_version(mut self, version: u32) -> Self {
         self.driver_version = Some(version);
         self
@@ -752,6 +755,36 @@ impl Driver {
         CUresult::CUDA_SUCCESS
     }
 
+    /// The driver's version: [`Fake::driver_version`]'s, else the device's profile's, if either
+    /// sets one.
+    fn version(&self) -> Option<u32> {
+        self.driver_version
+            .or_else(|| self.device.as_ref()?.profile().version())
+    }
+
+    /// Whether the platform the device's profile imitates lacks the export that a lookup of
+    /// `symbol` at `version` with `flag` asks for: the export of that ABI in the bindings'
+    /// manifest, or the name itself for a function the manifest does not know.
+    fn lacks(&self, symbol: &CStr, version: u32, flag: StreamMode) -> bool {
+        let Some(device) = &self.device else {
+            return false;
+        };
+        let profile = device.profile();
+        if profile.lacking().next().is_none() {
+            return false;
+        }
+        let name = symbol.to_str().unwrap_or_default();
+        let export = manifest::find(name).map_or(Some(name), |function| {
+            function.abis.iter().find_map(|abi| {
+                [StreamMode::Legacy, StreamMode::PerThread]
+                    .into_iter()
+                    .find(|&mode| abi.request(mode) == (version, flag))
+                    .and_then(|mode| abi.expected_export(mode))
+            })
+        });
+        export.is_some_and(|export| profile.lacks_export(export))
+    }
+
     /// The status of a lookup of a function no fake was given for.
     fn not_faked() -> Status {
         Status::new(
@@ -785,7 +818,7 @@ unsafe impl Resolver for Driver {
         names.sort_unstable();
         names.dedup();
         let mut parts = vec!["cuda_driver_table::fake".to_owned()];
-        if let Some(v) = self.driver_version {
+        if let Some(v) = self.version() {
             parts.push(format!("CUDA {}", CudaVersion(v)));
         }
         if !names.is_empty() {
@@ -801,7 +834,7 @@ unsafe impl Resolver for Driver {
     }
 
     fn versioning(&self) -> Versioning {
-        match self.driver_version {
+        match self.version() {
             Some(v) if v < LOOKUP_DRIVER_FLOOR => Versioning::Unavailable(Status::new(
                 500,
                 "CUDA_ERROR_NOT_FOUND",
@@ -821,8 +854,11 @@ unsafe impl Resolver for Driver {
             // Never asked: this resolver answers versioned lookups only.
             return LookupResult::Failed(Self::not_faked());
         };
-        if self.driver_version.is_some_and(|driver| version > driver) {
+        if self.version().is_some_and(|driver| version > driver) {
             return LookupResult::VersionTooNew;
+        }
+        if self.lacks(symbol, version, flag) {
+            return LookupResult::SymbolNotFound;
         }
         let named = || {
             self.entries
@@ -860,7 +896,7 @@ unsafe impl Resolver for Driver {
     }
 
     fn driver_version(&self) -> Option<u32> {
-        self.driver_version
+        self.version()
     }
 
     /// Fakes return codes; the driver's descriptions of them are not here, and the bindings name

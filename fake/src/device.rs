@@ -402,7 +402,13 @@ impl Drop for Running {
 impl Shared {
     /// The machine the device imitates.
     pub(crate) fn profile(&self) -> Arc<Profile> {
-        Arc::clone(&self.0.profile.read().unwrap_or_else(PoisonError::into_inner))
+        Arc::clone(
+            &self
+                .0
+                .profile
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

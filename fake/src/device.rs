@@ -67,7 +67,11 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// - **Memory**: `cuMemAlloc`, `cuMemFree`, `cuMemAllocAsync`, `cuMemFreeAsync`,
 ///   `cuMemAllocFromPoolAsync` (any pool), `cuMemAllocHost`, `cuMemHostAlloc`, `cuMemFreeHost`,
 ///   `cuMemcpy`, `cuMemcpyHtoD`, `cuMemcpyDtoH`, `cuMemcpyDtoD` and their `Async` forms,
-///   `cuMemsetD8`/`D16`/`D32` and their `Async` forms, `cuMemGetInfo`, `cuMemGetAddressRange`.
+///   `cuMemsetD8`/`D16`/`D32` and their `Async` forms, `cuMemGetInfo`, `cuMemGetAddressRange`,
+///   `cuDeviceGetMemPool` and `cuDeviceGetDefaultMemPool` (the device's one pool),
+///   `cuMemHostRegister` and `cuMemHostUnregister` (a range overlapping a registered one or
+///   pinned memory is `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`; only a range's start
+///   unregisters it).
 ///   Device memory lives in the device (zeroed when allocated, and backed by the host only where
 ///   it is touched; an allocation the host cannot back fails with `CUDA_ERROR_OUT_OF_MEMORY`);
 ///   device pointers are high addresses (`0xd000…`) that are never host addresses, each device's
@@ -118,6 +122,14 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// the leak check reports memory), and, when checked, every allocation, pinned host allocation,
 /// context, stream, event and module still live. The error of a failing call carries its finding
 /// as its description.
+///
+/// **Profiles**: [`with_profile`](Self::with_profile) makes the device imitate a machine users
+/// deploy to, a [`Profile`]: its driver's version (`cuDriverGetVersion`, and lookups of newer
+/// ABIs fail with `DriverTooOld`), the exports its driver lacks (a lookup of one fails as symbol
+/// not found), its attributes (without memory pools, the stream-ordered allocator answers
+/// `CUDA_ERROR_NOT_SUPPORTED`), and its host page size. Named ones imitate a Jetson Orin on
+/// JetPack 6, a Windows driver, a TCC-mode GPU, a vGPU without pools and a Grace host, each
+/// built from the reports its docs cite; a test builds its own from parts.
 ///
 /// **On drop**, a device that was not [`finish`](Self::finish)ed checks itself: what it finds
 /// fails the test (a panic with the report), unless the thread is panicking already (then the

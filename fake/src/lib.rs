@@ -76,6 +76,42 @@
 //! and cuMemFree (call 10) freed already`. [`Device`] lists the functions and the checks; the
 //! guide's page "Testing without a GPU" has the whole pattern.
 //!
+//! ## Platform profiles
+//!
+//! A [`Profile`] makes a device imitate a machine users deploy to: its driver's version, the
+//! exports that platform lacks, device attributes, and the host's page size. A table made with
+//! the device's configuration then resolves as on that machine (a newer ABI is
+//! `ErrorKind::DriverTooOld`, a missing export `ErrorKind::SymbolNotFound`, both in
+//! `resolve_all`'s report and in the first call), and the device answers as it does (no memory
+//! pools: `cuMemAllocAsync` is `CUDA_ERROR_NOT_SUPPORTED`), so a test exercises the code's
+//! fallback path:
+//!
+//! ```
+//! use cuda_driver_table::fake::{Device, Profile};
+//! use cuda_driver_table::{driver_table, ErrorKind};
+//!
+//! // Built against CUDA 13: `cuCtxGetDevice` at its newest ABI, 13000 (`cuCtxGetDevice_v2`).
+//! #[driver_table(cuInit, cuCtxGetDevice, driver = newest)]
+//! struct Cuda;
+//! // The fallback: the ABI every driver has.
+//! #[driver_table(cuInit, cuCtxGetDevice = 2000, driver = newest)]
+//! struct Pinned;
+//!
+//! let device = Device::new().with_profile(Profile::jetson_orin_jetpack6());
+//! let report = Cuda::with_config(device.config()).resolve_all().unwrap_err();
+//! assert!(matches!(
+//!     report.as_slice()[0].kind(),
+//!     ErrorKind::DriverTooOld { function: "cuCtxGetDevice", driver: Some(12060), .. }
+//! ));
+//! Pinned::with_config(device.config()).resolve_all()?;
+//! # device.finish().unwrap();
+//! # Ok::<(), cuda_driver_table::Errors>(())
+//! ```
+//!
+//! The named profiles ([`Profile::jetson_orin_jetpack6`], [`Profile::windows_driver_13_1`],
+//! [`Profile::windows_tcc`], [`Profile::vgpu_without_pools`], [`Profile::grace`]) each cite the
+//! reports or NVIDIA documents they are built from, and claim no absence beyond them.
+//!
 //! ## Faking functions
 //!
 //! A [`Fake`] fakes functions one by one, each with a closure that takes exactly its

@@ -9,7 +9,7 @@
 use std::ffi::{c_int, c_void};
 use std::ptr::null_mut;
 
-use cuda_driver_table::fake::{function, Device, Fake, Profile};
+use cuda_driver_table::fake::{function, Device, Fake, FindingKind, Profile};
 use cuda_driver_table::sys::{
     CUcontext, CUdevice_attribute as A, CUdeviceptr, CUmemoryPool, CUresult, CUstream,
 };
@@ -483,5 +483,53 @@ fn a_grace_host_pins_whole_64_kib_pages_and_registers_host_memory_as_the_driver_
     }
     stop(&cu)?;
     device.finish()?;
+    Ok(())
+}
+
+#[test]
+fn a_device_pointer_registered_as_host_memory_and_a_page_size_that_is_none_are_findings() -> Checked
+{
+    let device = Device::new();
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let mut d = 0;
+    // SAFETY: `d` is a valid place; the registration names device memory, which the device
+    // refuses before touching it.
+    let error = unsafe {
+        cu.cuMemAlloc(&mut d, 64)?;
+        cu.cuMemHostRegister(d as *mut c_void, 64, 0).unwrap_err()
+    };
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    assert!(
+        error.to_string().contains("which is a device pointer"),
+        "{error}"
+    );
+    // SAFETY: `d` was allocated above.
+    unsafe { cu.cuMemFree(d)? };
+    stop(&cu)?;
+    let report = device.finish().unwrap_err();
+    assert_eq!(report.findings().len(), 1, "{report}");
+    assert_eq!(report.findings()[0].kind(), FindingKind::InvalidPointer);
+
+    let device =
+        Device::new().with_profile(Profile::new("a host of 3-byte pages").host_page_size(3));
+    let cu = Cuda::with_config(device.config());
+    start(&cu)?;
+    let mut p = null_mut();
+    // SAFETY: `p` is a valid place for a host pointer.
+    let error = unsafe { cu.cuMemAllocHost(&mut p, 64) }.unwrap_err();
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    let text = error.to_string();
+    assert!(
+        text.contains(
+            "the device's profile (a host of 3-byte pages) gives 3 bytes, which is no page size"
+        ),
+        "{text}"
+    );
+    assert!(p.is_null());
+    stop(&cu)?;
+    let report = device.finish().unwrap_err();
+    assert_eq!(report.findings().len(), 1, "{report}");
+    assert_eq!(report.findings()[0].kind(), FindingKind::Misuse);
     Ok(())
 }

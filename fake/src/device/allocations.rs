@@ -69,7 +69,20 @@ impl Cx<'_> {
             return Err(null_out(self.call, "pointer to write the host pointer to"));
         }
         // Pinned memory starts at a page boundary of the host the profile names.
-        let page = self.shared.profile().page_size();
+        let profile = self.shared.profile();
+        let page = profile.page_size();
+        if !page.is_power_of_two() {
+            return Err(Fail::found(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                FindingKind::Misuse,
+                format!(
+                    "{} needs the host's page size, and the device's profile ({profile}) gives \
+                     {}, which is no page size: give `Profile::host_page_size` a power of two",
+                    self.call,
+                    Bytes(page)
+                ),
+            ));
+        }
         let layout = Layout::from_size_align(size.max(1), page).map_err(|_| {
             Fail::error(
                 CUresult::CUDA_ERROR_OUT_OF_MEMORY,
@@ -187,6 +200,18 @@ impl Cx<'_> {
                 ))
             }
         };
+        if device_of(addr as u64).is_some() {
+            return Err(Fail::found(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                FindingKind::InvalidPointer,
+                format!(
+                    "{} registers {} at {addr:#x}, which is a device pointer, as host memory \
+                     (register memory of the host: device memory needs no registration)",
+                    self.call,
+                    Bytes(size)
+                ),
+            ));
+        }
         let already = |what: String| {
             Err(Fail::error(
                 CUresult::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,

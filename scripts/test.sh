@@ -151,8 +151,9 @@ cargo test -p cuda-driver-table-fake --lib --tests
 cargo test -p cuda-driver-table-tests --features fake --test fake --test ui_fake
 cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
 # The fake device: its checks (each planted as the bug it catches), kernels as closures, streams
-# and events; its docs, the module's and the guide page's, as doctests.
-cargo test -p cuda-driver-table-tests --features fake --test fake_device --test fake_soundness --test fake_order
+# and events; its platform profiles (each named one's missing functions, the code's fallbacks);
+# its docs, the module's and the guide page's, as doctests.
+cargo test -p cuda-driver-table-tests --features fake --test fake_device --test fake_soundness --test fake_order --test fake_profiles
 cargo test -p cuda-driver-table-fake --doc
 cargo test -p cuda-driver-table --features fake --doc guide
 # The vector_add example on the fake device: its kernel as a closure, its own check, no leak (also
@@ -263,6 +264,8 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   # Two devices in one process, pinned host memory, kernel_args! lent to another thread; the
   # order and initialisation checks (a host function reading pinned memory).
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_soundness --test fake_order
+  # Platform profiles: pinned memory on 64 KiB pages, host memory registered by the program.
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_profiles
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake,tracing --test fake
   cargo +nightly miri test -q -p fastsum
   unset MIRIFLAGS

@@ -33,6 +33,8 @@ use crate::findings::{
 use crate::kernel::{self, Dim3, KernelFn, KernelParams, Launch, RawParams};
 use crate::memory::{device_of, window_of, Access, Doing, Freed, HostAlloc, Memory};
 use crate::order::{Clock, Issued, Uses};
+use crate::profile::Profile;
+use ordering::{Agents, InHostFunction};
 
 mod allocations;
 mod contexts;
@@ -69,7 +71,11 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// - **Memory**: `cuMemAlloc`, `cuMemFree`, `cuMemAllocAsync`, `cuMemFreeAsync`,
 ///   `cuMemAllocFromPoolAsync` (any pool), `cuMemAllocHost`, `cuMemHostAlloc`, `cuMemFreeHost`,
 ///   `cuMemcpy`, `cuMemcpyHtoD`, `cuMemcpyDtoH`, `cuMemcpyDtoD` and their `Async` forms,
-///   `cuMemsetD8`/`D16`/`D32` and their `Async` forms, `cuMemGetInfo`, `cuMemGetAddressRange`.
+///   `cuMemsetD8`/`D16`/`D32` and their `Async` forms, `cuMemGetInfo`, `cuMemGetAddressRange`,
+///   `cuDeviceGetMemPool` and `cuDeviceGetDefaultMemPool` (the device's one pool),
+///   `cuMemHostRegister` and `cuMemHostUnregister` (a range overlapping a registered one or
+///   pinned memory is `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`; only a range's start
+///   unregisters it).
 ///   Device memory lives in the device (zeroed when allocated, and backed by the host only where
 ///   it is touched; an allocation the host cannot back fails with `CUDA_ERROR_OUT_OF_MEMORY`);
 ///   device pointers are high addresses (`0xd000…`) that are never host addresses, each device's
@@ -130,6 +136,14 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// the device does not check. The error of a failing call carries its finding
 /// as its description.
 ///
+/// **Profiles**: [`with_profile`](Self::with_profile) makes the device imitate a machine users
+/// deploy to, a [`Profile`]: its driver's version (`cuDriverGetVersion`, and lookups of newer
+/// ABIs fail with `DriverTooOld`), the exports its driver lacks (a lookup of one fails as symbol
+/// not found), its attributes (without memory pools, the stream-ordered allocator answers
+/// `CUDA_ERROR_NOT_SUPPORTED`), and its host page size. Named ones imitate a Jetson Orin on
+/// JetPack 6, a Windows driver, a TCC-mode GPU, a vGPU without pools and a Grace host, each
+/// built from the reports its docs cite; a test builds its own from parts.
+///
 /// **On drop**, a device that was not [`finish`](Self::finish)ed checks itself: what it finds
 /// fails the test (a panic with the report), unless the thread is panicking already (then the
 /// report is printed to standard error, and the first panic stays the test's failure). So a test
@@ -170,6 +184,7 @@ impl Device {
                 late: Mutex::new(Vec::new()),
                 used: AtomicUsize::new(0),
                 gone: AtomicBool::new(false),
+                profile: RwLock::new(Arc::new(Profile::default())),
             })),
             finished: false,
         }
@@ -180,6 +195,22 @@ impl Device {
     #[must_use]
     pub fn with_memory(self, bytes: usize) -> Self {
         self.shared.state().memory.total = bytes;
+        self
+    }
+
+    /// The machine the device imitates ([`Profile`]): its driver's version and the exports it
+    /// lacks (which the drivers made with the device look functions up by), its attributes,
+    /// and the host's page size. Without one, the device is the fake's default (a driver of
+    /// the bindings' release, memory pools, 4 KiB pages). Give it before the test's first
+    /// call: `Device::new().with_profile(Profile::jetson_orin_jetpack6())`.
+    #[must_use]
+    pub fn with_profile(self, profile: Profile) -> Self {
+        *self
+            .shared
+            .0
+            .profile
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(profile);
         self
     }
 
@@ -429,45 +460,14 @@ struct Inner {
     used: AtomicUsize,
     /// Whether the `Device` was finished or dropped: its drivers live on, and refuse calls.
     gone: AtomicBool,
+    /// The machine it imitates: outside the state's lock, so that a lookup made while a
+    /// kernel's closure runs (the device locked) reads it.
+    profile: RwLock<Arc<Profile>>,
 }
 
 thread_local! {
     /// The kernels running on this thread: each device's id and the kernel's name.
     static RUNNING: RefCell<Vec<(u64, String)>> = const { RefCell::new(Vec::new()) };
-    /// The host functions (`cuLaunchHostFunc`) running on this thread: each device's id and the
-    /// work of its stream the function is.
-    static HOST_FUNCTIONS: RefCell<Vec<(u64, Arc<Issued>)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Marks a host function of device `id` as running on this thread, as the work `issued`, until
-/// dropped.
-struct InHostFunction;
-
-impl InHostFunction {
-    fn start(id: u64, issued: Arc<Issued>) -> Self {
-        let _ = HOST_FUNCTIONS.try_with(|h| h.borrow_mut().push((id, issued)));
-        Self
-    }
-
-    /// The work of the host function of device `id` running on this thread, if one is.
-    fn running(id: u64) -> Option<Arc<Issued>> {
-        HOST_FUNCTIONS
-            .try_with(|h| {
-                h.borrow()
-                    .iter()
-                    .rev()
-                    .find(|(device, _)| *device == id)
-                    .map(|(_, issued)| issued.clone())
-            })
-            .ok()
-            .flatten()
-    }
-}
-
-impl Drop for InHostFunction {
-    fn drop(&mut self) {
-        let _ = HOST_FUNCTIONS.try_with(|h| h.borrow_mut().pop());
-    }
 }
 
 /// Marks kernel `name` of device `id` as running on this thread until dropped.
@@ -492,6 +492,17 @@ impl Drop for Running {
 }
 
 impl Shared {
+    /// The machine the device imitates.
+    pub(crate) fn profile(&self) -> Arc<Profile> {
+        Arc::clone(
+            &self
+                .0
+                .profile
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
     fn state(&self) -> MutexGuard<'_, State> {
         self.0.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -729,50 +740,12 @@ struct State {
     findings: Vec<Finding>,
     /// The description of the last call the device failed.
     last_failure: Option<String>,
+    /// Host memory registered with `cuMemHostRegister`, by start: its length and the call.
+    registered: BTreeMap<usize, (usize, CallRef)>,
     /// The host and the streams, with what each has been ordered after (`order`).
     agents: Agents,
     /// What each recorded event's work was ordered after, when it was recorded.
     event_clocks: HashMap<usize, Clock>,
-}
-
-/// Who runs work, for the ordering of memory's uses: the host (agent 0), each context's legacy
-/// default stream, each stream, and each thread's per-thread default stream of a context.
-struct Agents {
-    clocks: Vec<Clock>,
-    names: Vec<Arc<str>>,
-    by_key: HashMap<AgentKey, usize>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum AgentKey {
-    Legacy(usize),
-    Stream(usize),
-    PerThread(usize, std::thread::ThreadId),
-}
-
-/// The host's agent.
-const HOST: usize = 0;
-
-impl Agents {
-    fn new() -> Self {
-        Self {
-            clocks: vec![Clock::default()],
-            names: vec!["the host".into()],
-            by_key: HashMap::new(),
-        }
-    }
-
-    /// The agent of `key`, made on first use and named `name()`.
-    fn get(&mut self, key: AgentKey, name: impl FnOnce() -> String) -> usize {
-        if let Some(&agent) = self.by_key.get(&key) {
-            return agent;
-        }
-        let agent = self.clocks.len();
-        self.clocks.push(Clock::default());
-        self.names.push(name().into());
-        self.by_key.insert(key, agent);
-        agent
-    }
 }
 
 impl State {
@@ -791,6 +764,7 @@ impl State {
             functions: BTreeMap::new(),
             findings: Vec::new(),
             last_failure: None,
+            registered: BTreeMap::new(),
             agents: Agents::new(),
             event_clocks: HashMap::new(),
         }

@@ -76,6 +76,42 @@
 //! and cuMemFree (call 10) freed already`. [`Device`] lists the functions and the checks; the
 //! guide's page "Testing without a GPU" has the whole pattern.
 //!
+//! ## Platform profiles
+//!
+//! A [`Profile`] makes a device imitate a machine users deploy to: its driver's version, the
+//! exports that platform lacks, device attributes, and the host's page size. A table made with
+//! the device's configuration then resolves as on that machine (a newer ABI is
+//! `ErrorKind::DriverTooOld`, a missing export `ErrorKind::SymbolNotFound`, both in
+//! `resolve_all`'s report and in the first call), and the device answers as it does (no memory
+//! pools: `cuMemAllocAsync` is `CUDA_ERROR_NOT_SUPPORTED`), so a test exercises the code's
+//! fallback path:
+//!
+//! ```
+//! use cuda_driver_table::fake::{Device, Profile};
+//! use cuda_driver_table::{driver_table, ErrorKind};
+//!
+//! // Built against CUDA 13: `cuCtxGetDevice` at its newest ABI, 13000 (`cuCtxGetDevice_v2`).
+//! #[driver_table(cuInit, cuCtxGetDevice, driver = newest)]
+//! struct Cuda;
+//! // The fallback: the ABI every driver has.
+//! #[driver_table(cuInit, cuCtxGetDevice = 2000, driver = newest)]
+//! struct Pinned;
+//!
+//! let device = Device::new().with_profile(Profile::jetson_orin_jetpack6());
+//! let report = Cuda::with_config(device.config()).resolve_all().unwrap_err();
+//! assert!(matches!(
+//!     report.as_slice()[0].kind(),
+//!     ErrorKind::DriverTooOld { function: "cuCtxGetDevice", driver: Some(12060), .. }
+//! ));
+//! Pinned::with_config(device.config()).resolve_all()?;
+//! # device.finish().unwrap();
+//! # Ok::<(), cuda_driver_table::Errors>(())
+//! ```
+//!
+//! The named profiles ([`Profile::jetson_orin_jetpack6`], [`Profile::windows_driver_13_1`],
+//! [`Profile::windows_tcc`], [`Profile::vgpu_without_pools`], [`Profile::grace`]) each cite the
+//! reports or NVIDIA documents they are built from, and claim no absence beyond them.
+//!
 //! ## Faking functions
 //!
 //! A [`Fake`] fakes functions one by one, each with a closure that takes exactly its
@@ -198,7 +234,7 @@ use cuda_driver_table_core::__private::{Field, LOOKUP_DRIVER_FLOOR};
 use cuda_driver_table_core::stand_in::{Call, DriverFn, Kept, OutPlace, StandIn};
 use cuda_driver_table_core::sys::CUresult;
 use cuda_driver_table_core::{
-    Config, CudaVersion, FunctionSpec, LookupResult, Query, Resolver, Status, StreamMode,
+    manifest, Config, CudaVersion, FunctionSpec, LookupResult, Query, Resolver, Status, StreamMode,
     Versioning,
 };
 
@@ -211,11 +247,13 @@ mod findings;
 mod kernel;
 mod memory;
 mod order;
+mod profile;
 
 pub use cuda_driver_table_core::stand_in::{write, Written};
 pub use device::Device;
 pub use findings::{Fault, Finding, FindingKind, Report, Work};
 pub use kernel::{DeviceValue, Dim3, KernelParams, Launch, Thread};
+pub use profile::Profile;
 
 /// What `function!` expands to reaches these through the crate's path (`$crate`).
 #[doc(hidden)]
@@ -523,8 +561,9 @@ impl Fake {
     /// requested at a newer ABI then fails to resolve as on such a driver
     /// (`ErrorKind::DriverTooOld`), and below CUDA 11.3, which lookups need, every function
     /// does: a table resolves completely exactly when this is at least its `MIN_DRIVER_VERSION`.
-    /// Without it, no version is checked. (What `cuDriverGetVersion` answers, if the code calls
-    /// it, is its fake's, as for any function.)
+    /// Without it, the version of the [`device`](Self::device)'s [`Profile`] counts, if it sets
+    /// one; else no version is checked. (What `cuDriverGetVersion` answers, if the code calls
+    /// it, is its fake's, as for any function, or the device's: its profile's version.)
     pub fn driver_version(mut self, version: u32) -> Self {
         self.driver_version = Some(version);
         self
@@ -753,6 +792,36 @@ impl Driver {
         CUresult::CUDA_SUCCESS
     }
 
+    /// The driver's version: [`Fake::driver_version`]'s, else the device's profile's, if either
+    /// sets one.
+    fn version(&self) -> Option<u32> {
+        self.driver_version
+            .or_else(|| self.device.as_ref()?.profile().version())
+    }
+
+    /// Whether the platform the device's profile imitates lacks the export that a lookup of
+    /// `symbol` at `version` with `flag` asks for: the export of that ABI in the bindings'
+    /// manifest, or the name itself for a function the manifest does not know.
+    fn lacks(&self, symbol: &CStr, version: u32, flag: StreamMode) -> bool {
+        let Some(device) = &self.device else {
+            return false;
+        };
+        let profile = device.profile();
+        if profile.lacking().next().is_none() {
+            return false;
+        }
+        let name = symbol.to_str().unwrap_or_default();
+        let export = manifest::find(name).map_or(Some(name), |function| {
+            function.abis.iter().find_map(|abi| {
+                [StreamMode::Legacy, StreamMode::PerThread]
+                    .into_iter()
+                    .find(|&mode| abi.request(mode) == (version, flag))
+                    .and_then(|mode| abi.expected_export(mode))
+            })
+        });
+        export.is_some_and(|export| profile.lacks_export(export))
+    }
+
     /// The status of a lookup of a function no fake was given for.
     fn not_faked() -> Status {
         Status::new(
@@ -786,7 +855,7 @@ unsafe impl Resolver for Driver {
         names.sort_unstable();
         names.dedup();
         let mut parts = vec!["cuda_driver_table::fake".to_owned()];
-        if let Some(v) = self.driver_version {
+        if let Some(v) = self.version() {
             parts.push(format!("CUDA {}", CudaVersion(v)));
         }
         if !names.is_empty() {
@@ -802,7 +871,7 @@ unsafe impl Resolver for Driver {
     }
 
     fn versioning(&self) -> Versioning {
-        match self.driver_version {
+        match self.version() {
             Some(v) if v < LOOKUP_DRIVER_FLOOR => Versioning::Unavailable(Status::new(
                 500,
                 "CUDA_ERROR_NOT_FOUND",
@@ -822,8 +891,11 @@ unsafe impl Resolver for Driver {
             // Never asked: this resolver answers versioned lookups only.
             return LookupResult::Failed(Self::not_faked());
         };
-        if self.driver_version.is_some_and(|driver| version > driver) {
+        if self.version().is_some_and(|driver| version > driver) {
             return LookupResult::VersionTooNew;
+        }
+        if self.lacks(symbol, version, flag) {
+            return LookupResult::SymbolNotFound;
         }
         let named = || {
             self.entries
@@ -861,7 +933,7 @@ unsafe impl Resolver for Driver {
     }
 
     fn driver_version(&self) -> Option<u32> {
-        self.driver_version
+        self.version()
     }
 
     /// Fakes return codes; the driver's descriptions of them are not here, and the bindings name

@@ -257,3 +257,50 @@ fn recording_keeps_each_functions_arguments_apart() {
     assert_eq!(driver.calls_to(ALLOC), [(&raw mut p, 64)]);
     assert!(format!("{driver:?}").contains("calls: 3"), "{driver:?}");
 }
+
+/// A profile's lacked export fails a lookup as symbol not found, also for a function the
+/// selected release's manifest does not know (`cuDevSmResourceSplit` is new in CUDA 13.1: the
+/// name is the export), and only the export named (`cuDevSmResourceSplitByCount` is not it).
+/// Its driver version answers lookups of newer ABIs with "too new".
+#[test]
+fn a_profile_fails_the_lookups_of_what_its_platform_lacks() {
+    let windows = Device::new().with_profile(Profile::windows_driver_13_1());
+    let driver = Fake::new().device(&windows).build();
+    let found = |name: &CStr, version| lookup(driver, name, version, StreamMode::Legacy);
+    assert!(matches!(
+        found(c"cuDevSmResourceSplit", 13010),
+        LookupResult::SymbolNotFound
+    ));
+    assert!(matches!(
+        found(c"cuDevSmResourceSplitByCount", 12040),
+        LookupResult::Failed(_)
+    ));
+    assert!(matches!(
+        found(c"cuCheckpointProcessLock", 12080),
+        LookupResult::SymbolNotFound
+    ));
+    assert!(matches!(found(c"cuMemAlloc", 3020), LookupResult::Found(_)));
+    assert!(matches!(
+        found(c"cuMemAlloc", 13020),
+        LookupResult::VersionTooNew
+    ));
+    assert_eq!(driver.0.driver_version(), Some(13010));
+    assert!(
+        driver.0.describe().contains("CUDA 13.1"),
+        "{}",
+        driver.0.describe()
+    );
+
+    // The same device without the profile: the name is no missing export.
+    let linux = Device::new();
+    let driver = Fake::new().device(&linux).build();
+    assert!(matches!(
+        lookup(driver, c"cuDevSmResourceSplit", 13010, StreamMode::Legacy),
+        LookupResult::Failed(_)
+    ));
+    assert_eq!(driver.0.driver_version(), None);
+    // A version given to the `Fake` counts over the profile's.
+    let driver = Fake::new().device(&windows).driver_version(12080).build();
+    assert_eq!(driver.0.driver_version(), Some(12080));
+    drop((windows, linux));
+}

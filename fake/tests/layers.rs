@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// The rooms, bottom first. A room may use any room of a lower layer. `device` is the device's
 /// state and its calls (`device/*.rs`, which use `device` itself, their parent).
 const LAYERS: &[&[&str]] = &[
-    &["failure", "findings"],
+    &["failure", "findings", "profile"],
     &["order"],
     &["memory"],
     &["kernel"],

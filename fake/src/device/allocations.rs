@@ -1,4 +1,5 @@
-//! Device memory and pinned host memory: allocation, freeing, and what is allocated.
+//! Device memory and pinned host memory: allocation, freeing, what is allocated, memory pools
+//! (as far as the profile has them), and host memory registration.
 
 use super::*;
 
@@ -17,6 +18,7 @@ impl Cx<'_> {
             ));
         }
         if let Some(s) = stream {
+            self.pools()?;
             self.stream(s)?;
         }
         // A stream-ordered allocation is work of its stream, a synchronous one the host's.
@@ -82,7 +84,22 @@ impl Cx<'_> {
         if pp.is_null() {
             return Err(null_out(self.call, "pointer to write the host pointer to"));
         }
-        let layout = Layout::from_size_align(size.max(1), 4096).map_err(|_| {
+        // Pinned memory starts at a page boundary of the host the profile names.
+        let profile = self.shared.profile();
+        let page = profile.page_size();
+        if !page.is_power_of_two() {
+            return Err(Fail::found(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                FindingKind::Misuse,
+                format!(
+                    "{} needs the host's page size, and the device's profile ({profile}) gives \
+                     {}, which is no page size: give `Profile::host_page_size` a power of two",
+                    self.call,
+                    Bytes(page)
+                ),
+            ));
+        }
+        let layout = Layout::from_size_align(size.max(1), page).map_err(|_| {
             Fail::error(
                 CUresult::CUDA_ERROR_OUT_OF_MEMORY,
                 format!("{} asks for {} of host memory", self.call, Bytes(size)),
@@ -150,5 +167,118 @@ impl Cx<'_> {
         // into memory the process uses for something else.
         self.state.host_freed.insert(addr, (h, self.call));
         Ok(())
+    }
+}
+
+impl Cx<'_> {
+    /// Fails unless the device has stream-ordered memory pools (its profile's
+    /// `CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED`), as a device without them fails.
+    pub(super) fn pools(&self) -> Answer {
+        let profile = self.shared.profile();
+        if profile.has_pools() {
+            return Ok(());
+        }
+        Err(Fail::error(
+            CUresult::CUDA_ERROR_NOT_SUPPORTED,
+            format!(
+                "{} needs stream-ordered memory pools, and the device ({profile}) has none \
+                 (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0): where it is 0, allocate \
+                 with cuMemAlloc",
+                self.call
+            ),
+        ))
+    }
+
+    /// `cuDeviceGetMemPool` and `cuDeviceGetDefaultMemPool`: the device's one pool, the same
+    /// handle every time (the first of its handle window, which `Shared::token` never hands
+    /// out).
+    pub(super) fn mem_pool(&self, pool: *mut sys::CUmemoryPool, dev: c_int) -> Answer {
+        self.device(dev)?;
+        self.pools()?;
+        let device = (self.id() % HANDLE_DEVICES) as usize;
+        // SAFETY: `pool` is null or valid for writes (the handler's contract).
+        unsafe { put(self.call, pool, handle(HANDLE_BASE + (device << 36))) }
+    }
+
+    /// `cuMemHostRegister`: records `[p, p + size)` as registered. NVIDIA's documentation asks
+    /// no alignment of it (the driver page-locks the pages it touches), so none is checked; a
+    /// range that overlaps one registered already, or pinned memory of `cuMemAllocHost`, fails
+    /// with `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`.
+    pub(super) fn host_register(&mut self, p: Ptr, size: usize) -> Answer {
+        self.current()?;
+        let addr = p as usize;
+        let end = match addr.checked_add(size) {
+            Some(end) if addr != 0 && size != 0 => end,
+            _ => {
+                return Err(Fail::error(
+                    CUresult::CUDA_ERROR_INVALID_VALUE,
+                    format!(
+                        "{} registers {} of host memory at {addr:#x}: give it a host pointer that \
+                         is not null and a size that is not 0 and stays in the address space",
+                        self.call,
+                        Bytes(size)
+                    ),
+                ))
+            }
+        };
+        if device_of(addr as u64).is_some() {
+            return Err(Fail::found(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+                FindingKind::InvalidPointer,
+                format!(
+                    "{} registers {} at {addr:#x}, which is a device pointer, as host memory \
+                     (register memory of the host: device memory needs no registration)",
+                    self.call,
+                    Bytes(size)
+                ),
+            ));
+        }
+        let already = |what: String| {
+            Err(Fail::error(
+                CUresult::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+                format!(
+                    "{} registers {} of host memory at {addr:#x}, which overlaps {what}",
+                    self.call,
+                    Bytes(size)
+                ),
+            ))
+        };
+        if let Some((&base, &(len, by))) = self.state.registered.range(..end).next_back() {
+            if base + len > addr {
+                return already(format!(
+                    "the {} at {base:#x} that {by} registered",
+                    Bytes(len)
+                ));
+            }
+        }
+        if let Some((&base, h)) = self.state.host.range(..end).next_back() {
+            if base + h.layout.size() > addr {
+                return already(format!(
+                    "the {} of pinned host memory at {base:#x} that {} allocated (pinned memory \
+                     is registered already)",
+                    Bytes(h.layout.size()),
+                    h.made_by
+                ));
+            }
+        }
+        self.state.registered.insert(addr, (size, self.call));
+        Ok(())
+    }
+
+    /// `cuMemHostUnregister`: `p` must be the start of a registered range.
+    pub(super) fn host_unregister(&mut self, p: Ptr) -> Answer {
+        self.current()?;
+        let addr = p as usize;
+        if self.state.registered.remove(&addr).is_some() {
+            return Ok(());
+        }
+        Err(Fail::error(
+            CUresult::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
+            format!(
+                "{} unregisters host memory at {addr:#x}, which is not the start of a range \
+                 cuMemHostRegister registered (unregister with the pointer given to it)",
+                self.call
+            ),
+        ))
     }
 }

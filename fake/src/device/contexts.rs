@@ -103,8 +103,9 @@ impl Cx<'_> {
     }
 
     pub(super) fn driver_version(&self, v: *mut c_int) -> Answer {
+        let version = self.shared.profile().version().unwrap_or(sys::RELEASE);
         // SAFETY: the handler's contract: `v` is null or valid for writes.
-        unsafe { put(self.call, v, sys::RELEASE as c_int) }
+        unsafe { put(self.call, v, version as c_int) }
     }
 
     pub(super) fn device_get(&self, d: *mut c_int, ordinal: c_int) -> Answer {
@@ -145,24 +146,30 @@ impl Cx<'_> {
     ) -> Answer {
         use sys::CUdevice_attribute as A;
         self.device(dev)?;
-        let value = match attr {
-            A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-            | A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X
-            | A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y => 1024,
-            A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z => 64,
-            A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X => i32::MAX,
-            A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y | A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z => 65535,
-            A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK => 48 << 10,
-            A::CU_DEVICE_ATTRIBUTE_WARP_SIZE => 32,
-            A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT => 8,
-            A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR => 9,
-            A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR => 0,
-            A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING
-            | A::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS
-            | A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 1,
-            A::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT => 2,
-            _ => 0,
-        };
+        // The profile's value, else the fake's own.
+        let value =
+            self.shared
+                .profile()
+                .attribute_value(attr)
+                .unwrap_or(match attr {
+                    A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+                    | A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X
+                    | A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y => 1024,
+                    A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z => 64,
+                    A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X => i32::MAX,
+                    A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y
+                    | A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z => 65535,
+                    A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK => 48 << 10,
+                    A::CU_DEVICE_ATTRIBUTE_WARP_SIZE => 32,
+                    A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT => 8,
+                    A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR => 9,
+                    A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR => 0,
+                    A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING
+                    | A::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS
+                    | A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 1,
+                    A::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT => 2,
+                    _ => 0,
+                });
         // SAFETY: as in `driver_version`.
         unsafe { put(self.call, pi, value) }
     }

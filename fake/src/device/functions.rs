@@ -140,6 +140,22 @@ pub(super) static FUNCTIONS: &[(&str, Handler)] = &[
         |cx, a| abis!(a, (*mut Ptr, usize, c_uint) => |(pp, size, _)| cx.host_alloc(pp, size)),
     ),
     (
+        "cuMemHostRegister",
+        |cx, a| abis!(a, (Ptr, usize, c_uint) => |(p, size, _)| cx.host_register(p, size)),
+    ),
+    (
+        "cuMemHostUnregister",
+        |cx, a| abis!(a, (Ptr,) => |(p,)| cx.host_unregister(p)),
+    ),
+    (
+        "cuDeviceGetMemPool",
+        |cx, a| abis!(a, (*mut sys::CUmemoryPool, c_int) => |(pool, dev)| cx.mem_pool(pool, dev)),
+    ),
+    (
+        "cuDeviceGetDefaultMemPool",
+        |cx, a| abis!(a, (*mut sys::CUmemoryPool, c_int) => |(pool, dev)| cx.mem_pool(pool, dev)),
+    ),
+    (
         "cuMemFreeHost",
         |cx, a| abis!(a, (Ptr,) => |(p,)| cx.host_free(p)),
     ),

@@ -11,6 +11,83 @@ use super::*;
 const STREAM_LEGACY: usize = 1;
 const STREAM_PER_THREAD: usize = 2;
 
+/// Who runs work, for the ordering of memory's uses: the host (agent 0), each context's legacy
+/// default stream, each stream, and each thread's per-thread default stream of a context.
+pub(super) struct Agents {
+    pub(super) clocks: Vec<Clock>,
+    pub(super) names: Vec<Arc<str>>,
+    pub(super) by_key: HashMap<AgentKey, usize>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum AgentKey {
+    Legacy(usize),
+    Stream(usize),
+    PerThread(usize, std::thread::ThreadId),
+}
+
+/// The host's agent.
+pub(super) const HOST: usize = 0;
+
+impl Agents {
+    pub(super) fn new() -> Self {
+        Self {
+            clocks: vec![Clock::default()],
+            names: vec!["the host".into()],
+            by_key: HashMap::new(),
+        }
+    }
+
+    /// The agent of `key`, made on first use and named `name()`.
+    pub(super) fn get(&mut self, key: AgentKey, name: impl FnOnce() -> String) -> usize {
+        if let Some(&agent) = self.by_key.get(&key) {
+            return agent;
+        }
+        let agent = self.clocks.len();
+        self.clocks.push(Clock::default());
+        self.names.push(name().into());
+        self.by_key.insert(key, agent);
+        agent
+    }
+}
+
+thread_local! {
+    /// The host functions (`cuLaunchHostFunc`) running on this thread: each device's id and the
+    /// work of its stream the function is.
+    static HOST_FUNCTIONS: RefCell<Vec<(u64, Arc<Issued>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks a host function of device `id` as running on this thread, as the work `issued`, until
+/// dropped.
+pub(super) struct InHostFunction;
+
+impl InHostFunction {
+    pub(super) fn start(id: u64, issued: Arc<Issued>) -> Self {
+        let _ = HOST_FUNCTIONS.try_with(|h| h.borrow_mut().push((id, issued)));
+        Self
+    }
+
+    /// The work of the host function of device `id` running on this thread, if one is.
+    pub(super) fn running(id: u64) -> Option<Arc<Issued>> {
+        HOST_FUNCTIONS
+            .try_with(|h| {
+                h.borrow()
+                    .iter()
+                    .rev()
+                    .find(|(device, _)| *device == id)
+                    .map(|(_, issued)| issued.clone())
+            })
+            .ok()
+            .flatten()
+    }
+}
+
+impl Drop for InHostFunction {
+    fn drop(&mut self) {
+        let _ = HOST_FUNCTIONS.try_with(|h| h.borrow_mut().pop());
+    }
+}
+
 impl Cx<'_> {
     /// The agent whose work a call on `stream` is (`None`: the default stream, as the null
     /// stream of this table's mode).

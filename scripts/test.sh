@@ -255,7 +255,7 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing --test tracing_reentrant
   cargo +nightly miri test -q -p cuda-driver-table-tests --features tracing --test tracing_out_values
   cargo +nightly miri test -q -p cuda-driver-table-core --features stand-in --lib -- stand_in kernel_args
-  cargo +nightly miri test -q -p cuda-driver-table-fake --lib --tests
+  cargo +nightly miri test -q -p cuda-driver-table-fake --lib
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake
   # The fake device manages memory through raw pointers (host copies, pinned memory); with
   # tracing, an out-value a fake did not write is never read. With the fake, `kernel_args!` lends

@@ -125,8 +125,8 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// values, or a value of another type: a `usize` for a `u32`, a `u8` for a `bool`), and leaks:
 /// device memory, streams, events and modules still live when their context is destroyed (as
 /// the leak check reports memory), and, when checked, every allocation, pinned host allocation,
-/// context, stream, event and module still live. Two findings fail no call, as compute-sanitizer's
-/// racecheck and initcheck fail none: a [`FindingKind::Hazard`], a use of an allocation (device
+/// context, stream, event and module still live. Two findings fail no call (a GPU would run it, on
+/// what happens to be there): a [`FindingKind::Hazard`], a use of an allocation (device
 /// or pinned host memory) by one stream, or the host, that an earlier use by another, one of them
 /// a write, is not ordered before (no event waited for, no synchronisation; the legacy default
 /// stream's implicit synchronisation with blocking streams counts; a host read of pinned memory is

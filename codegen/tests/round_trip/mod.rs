@@ -21,23 +21,18 @@ pub fn problems(releases: &[&ParsedRelease]) -> Vec<String> {
 pub fn problems_of(written: &Records, releases: &[&ParsedRelease]) -> Vec<String> {
     problems_in(
         &written.docs_text(releases),
-        |r| written.release_text(r),
+        &written.manifest_text(releases),
         releases,
     )
 }
 
-/// What differs between the manifests of `releases` and what the macro reads from the texts of
-/// `docs.txt` and of each release's records (`records`).
-pub fn problems_in(
-    docs: &str,
-    records: impl Fn(&ParsedRelease) -> String,
-    releases: &[&ParsedRelease],
-) -> Vec<String> {
+/// What differs between the manifests of `releases` and what the macro reads, for each of them,
+/// from the texts of `docs.txt` and `manifest.txt` (`records`).
+pub fn problems_in(docs: &str, text: &str, releases: &[&ParsedRelease]) -> Vec<String> {
     let mut out = Vec::new();
     for r in releases {
         let version = r.source.version();
-        let text = records(r);
-        let index = match records::Index::read(&text, docs) {
+        let index = match records::Index::read(text, docs, version) {
             Ok(index) => index,
             Err(e) => {
                 out.push(format!("{version}: {e}"));
@@ -69,9 +64,6 @@ pub fn problems_in(
                 continue;
             };
             let at = format!("{version} {}", f.name);
-            if entry.default != f.default_abi().version {
-                out.push(format!("{at}: default {}", entry.default));
-            }
             let abis = match index.abis(entry) {
                 Ok(abis) => abis,
                 Err(e) => {
@@ -79,6 +71,11 @@ pub fn problems_in(
                     continue;
                 }
             };
+            // The newest ABI of the release is its default.
+            let default = abis.last().map(|a| a.version);
+            if default != Some(f.default_abi().version) {
+                out.push(format!("{at}: default {default:?}"));
+            }
             if abis.len() != f.abis.len() {
                 out.push(format!(
                     "{at}: {} ABIs read, {} written",
@@ -132,8 +129,8 @@ pub fn problems_in(
     out
 }
 
-/// What differs between the functions of `releases` and what the macro reads from the text of
-/// `availability.txt` (`text`): the releases and their names, and each function's releases.
+/// What differs between the functions of `releases` and what the macro reads from the `V` and `F`
+/// lines of `manifest.txt` (`text`): the releases and their names, and each function's releases.
 pub fn availability_problems(text: &str, releases: &[&ParsedRelease]) -> Vec<String> {
     let read = match records::Availability::read(text) {
         Ok(read) => read,

@@ -583,11 +583,17 @@ impl<'a> Section<'a> {
 /// Pushes `line` onto `out` with each link written short, `` [`X`](P::) `` or `` [`X()`](P::) ``,
 /// written whole: `` [`X`](P::X) ``.
 fn push_whole_links(out: &mut String, line: &str) {
-    let mut rest = line;
-    while let Some(i) = rest.find("::)") {
-        let (before, after) = rest.split_at(i + 2);
-        out.push_str(before);
-        rest = after;
+    // `line[..copied]` is in `out`; the search goes on at `from`.
+    let (mut copied, mut from) = (0, 0);
+    // A search for `)` alone (a byte search), then a look at the bytes before it: the attribute
+    // runs unoptimised in a user's debug build, over every doc text of a table.
+    while let Some(i) = line[from..].find(')') {
+        let close = from + i;
+        from = close + 1;
+        let before = &line[..close];
+        if !before.ends_with("::") {
+            continue;
+        }
         // `` [`X`](P:: `` before it, with no `)` or space in `P`.
         let Some(t) = before.rfind("`](") else {
             continue;
@@ -596,11 +602,13 @@ fn push_whole_links(out: &mut String, line: &str) {
         let text = before[..t].rfind("[`").map(|o| &before[o + 2..t]);
         if let Some(name) = text.and_then(link_name) {
             if !target.contains([')', ' ']) {
+                out.push_str(&line[copied..close]);
                 out.push_str(name);
+                copied = close;
             }
         }
     }
-    out.push_str(rest);
+    out.push_str(&line[copied..]);
 }
 
 /// The name a link's text `X` or `X()` shows, when it is a path (`CUresult::CUDA_SUCCESS`):

@@ -243,6 +243,19 @@ pub fn releases_with(name: &str) -> &'static [u32] {
         .map_or(&[], |i| &all.functions[i].1)
 }
 
+/// Every release this crate knows, oldest first: those of the manifest, and the selected one
+/// (which `cuda-local` may add).
+pub fn releases() -> Vec<u32> {
+    let mut out: Vec<u32> = availability()
+        .map(|all| all.releases.iter().map(|(v, _)| *v).collect())
+        .unwrap_or_default();
+    if RELEASE != 0 && !out.contains(&RELEASE) {
+        out.push(RELEASE);
+        out.sort_unstable();
+    }
+    out
+}
+
 /// `12.9` for 12090, as the generated files name it (the number itself for a release they do not
 /// know).
 pub fn release_name(version: u32) -> String {

@@ -49,7 +49,10 @@ pub fn files(parsed: &[ParsedRelease]) -> Vec<(PathBuf, String)> {
     ));
     out.push((PathBuf::from(emit::DOCS_PATH), records.docs_text(&all)));
     out.push((PathBuf::from(emit::ABIS_PATH), emit::abis_file(&all)));
-    out.push((PathBuf::from(emit::HISTORY_PATH), emit::history_text(&all)));
+    out.push((
+        PathBuf::from(emit::CU_RESULTS_PATH),
+        emit::cu_results_file(&all),
+    ));
     out
 }
 

@@ -385,9 +385,12 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
     );
 
     // The runtime's ABI list: the same lines and `CUresult` names as 13.0's of the committed
-    // list, carried by the macro `abis!`.
+    // `abis.rs` and `cu_results.rs`, carried by the macro `abis!`.
     let (functions, cu_results) = abis_of_13_0(macro_body(file("abis.rs"), "abis"));
-    let committed = abis_of_13_0(&read(&root, "core/src/generated/abis.rs"));
+    let committed = abis_of_13_0(
+        &(read(&root, "core/src/generated/abis.rs")
+            + &read(&root, "core/src/generated/cu_results.rs")),
+    );
     assert!(functions.len() > 400, "{} functions", functions.len());
     assert!(cu_results.len() > 80, "{} CUresult names", cu_results.len());
     assert_eq!((functions, cu_results), committed);

@@ -226,13 +226,14 @@ fn why(c: &Checked) -> String {
 }
 
 /// `doc` with each link to a method, `` [`text`](Self::name) ``, that `has_method` refuses made
-/// plain code (`` `text` ``), so rustdoc never sees a link it cannot resolve; `doc` itself when it
-/// has none.
+/// plain code (`` `text` ``), so rustdoc never sees a link it cannot resolve, and each link written
+/// short, its target without the name it shows (`` [`cuX()`](Self::) ``, `` [`X`](sys::E::) ``,
+/// [`manifest::link_name`]), written whole (`Self::cuX`, `sys::E::X`); `doc` itself when it has
+/// none of either.
 ///
 /// Links into the bindings (`sys::X`) and to the runtime (`__cdt::X`) stay as they are: the
 /// table's block names both (`expand`), and rustdoc resolves a link in the scope of its item.
 pub fn resolve_links<'a>(doc: &'a str, has_method: &dyn Fn(&str) -> bool) -> Cow<'a, str> {
-    const TARGET: &str = "](Self::";
     let mut out = String::new();
     // `doc[..copied]` is settled (in `out` once something changed); the search goes on at `from`.
     let (mut copied, mut from) = (0, 0);
@@ -241,17 +242,15 @@ pub fn resolve_links<'a>(doc: &'a str, has_method: &dyn Fn(&str) -> bool) -> Cow
     while let Some(i) = doc[from..].find('(') {
         let paren = from + i;
         from = paren + 1;
-        // `](Self::name)` around it ...
-        let Some(close) = paren
-            .checked_sub(1)
-            .filter(|&c| doc[c..].starts_with(TARGET))
-        else {
+        // `](target)` around it ...
+        let Some(close) = paren.checked_sub(1).filter(|&c| doc[c..].starts_with("](")) else {
             continue;
         };
-        let after = &doc[close + TARGET.len()..];
-        let Some(name) = after.find(')').map(|n| &after[..n]) else {
+        let after = &doc[paren + 1..];
+        let Some(end) = after.find(')').map(|n| paren + 1 + n) else {
             continue;
         };
+        let target = &doc[paren + 1..end];
         // ... and `` [`text` `` before it, on its line.
         let Some(open) = doc[copied..close].rfind('[').map(|i| copied + i) else {
             continue;
@@ -263,15 +262,34 @@ pub fn resolve_links<'a>(doc: &'a str, has_method: &dyn Fn(&str) -> bool) -> Cow
             && text.ends_with('`')
             && !text.contains('\n')
             // A link's target has no spaces or line ends (two byte searches).
-            && !name.contains(' ')
-            && !name.contains('\n');
-        if !is_link || has_method(name) {
+            && !target.contains(' ')
+            && !target.contains('\n');
+        if !is_link {
             continue;
         }
-        out.push_str(&doc[copied..open]);
-        out.push_str(text);
-        copied = close + TARGET.len() + name.len() + 1;
-        from = copied;
+        // A short link names what it shows.
+        let short = target.ends_with("::");
+        let name = if short {
+            manifest::link_name(&text[1..text.len() - 1])
+        } else {
+            None
+        };
+        let method = match target.strip_prefix("Self::") {
+            Some("") => name,
+            other => other,
+        };
+        if method.is_some_and(|m| !has_method(m)) {
+            out.push_str(&doc[copied..open]);
+            out.push_str(text);
+            copied = end + 1;
+        } else if let Some(name) = name {
+            out.push_str(&doc[copied..end]);
+            out.push_str(name);
+            copied = end;
+        } else {
+            continue;
+        }
+        from = end + 1;
     }
     if copied == 0 {
         return Cow::Borrowed(doc);
@@ -301,6 +319,38 @@ mod tests {
             ),
             "`cuA``cuB()` (x) `cuC`."
         );
+    }
+
+    /// Links written short are written whole, a method the table lacks as plain code; what only
+    /// looks like one stays as it is.
+    #[test]
+    fn short_links_are_written_whole() {
+        let has = |n: &str| n == "cuMemFree";
+        assert_eq!(
+            resolve_links(
+                "[`cuMemFree()`](Self::), [`cuMemAlloc`](Self::), [`CUDA_SUCCESS`](sys::CUresult::), [`CUresult::CUDA_SUCCESS`](sys::) (x::) [`a b`](sys::)",
+                &has
+            ),
+            "[`cuMemFree()`](Self::cuMemFree), `cuMemAlloc`, [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS), [`CUresult::CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS) (x::) [`a b`](sys::)"
+        );
+    }
+
+    /// Every doc text of the selected release, its links resolved for a table that has every
+    /// method, has no link left short.
+    #[test]
+    fn no_committed_doc_keeps_a_short_link() {
+        let all = |_: &str| true;
+        for f in manifest::functions() {
+            for abi in f.abis {
+                let doc = resolve_links(abi.doc, &all);
+                assert!(
+                    !doc.contains("::)"),
+                    "{} {}: a short link left in {doc}",
+                    f.name,
+                    abi.version
+                );
+            }
+        }
     }
 
     #[test]

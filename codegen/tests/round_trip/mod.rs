@@ -7,6 +7,7 @@
 mod records;
 
 use cuda_driver_table_codegen::doc::{markdown, Ref};
+use cuda_driver_table_codegen::docs_file::short_links;
 use cuda_driver_table_codegen::emit::Records;
 use cuda_driver_table_codegen::pipeline::ParsedRelease;
 use cuda_driver_table_codegen::releases::release_name;
@@ -84,11 +85,14 @@ pub fn problems_in(docs: &str, text: &str, releases: &[&ParsedRelease]) -> Vec<S
                 ));
             }
             for (read, a) in abis.iter().zip(&f.abis) {
+                // As `docs.txt` stores it: its links short where they can be.
                 let doc = a
                     .doc
                     .as_deref()
                     .map(|d| markdown(d, &refs))
                     .unwrap_or_default();
+                let doc: Vec<String> = doc.split('\n').map(short_links).collect();
+                let doc = doc.join("\n");
                 let params: Vec<(&str, &str)> = a
                     .params
                     .iter()

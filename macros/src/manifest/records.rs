@@ -52,7 +52,8 @@
 //! target ends with the name it shows is written short in the lines, its target without that name:
 //! `` [`cuMemFree`](Self::) `` for `` [`cuMemFree`](Self::cuMemFree) ``, `` [`CUDA_SUCCESS`](sys::CUresult::) ``
 //! for `` [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS) `` (a `()` the text ends with is not in the
-//! target); the reader writes it whole.
+//! target, [`link_name`]). The reader gives them as written; the macro writes them whole in the
+//! one pass over a doc text that resolves its links (`docs::resolve_links`).
 //!
 //! Nothing here panics: a malformed file is an `Err` saying where, which the macro reports at the
 //! user's attribute. Reading a file checks its frame (the `R` and `V` lines, which lines come
@@ -125,7 +126,7 @@ pub struct AbiRecord<'a> {
     pub version: u32,
     pub export: Option<&'a str>,
     pub per_thread: Option<PerThreadRecord<'a>>,
-    /// The Markdown doc text, `""` when there is none.
+    /// The Markdown doc text, `""` when there is none, its links as written (some short).
     pub doc: String,
     pub ret: &'a str,
     pub c_prototype: &'a str,
@@ -492,7 +493,7 @@ impl<'a> Docs<'a> {
                 if i > 0 || taken > 0 {
                     out.push('\n');
                 }
-                push_whole_links(&mut out, line);
+                out.push_str(line);
                 taken += 1;
             }
             if count == 0 || taken < count {
@@ -580,40 +581,9 @@ impl<'a> Section<'a> {
     }
 }
 
-/// Pushes `line` onto `out` with each link written short, `` [`X`](P::) `` or `` [`X()`](P::) ``,
-/// written whole: `` [`X`](P::X) ``.
-fn push_whole_links(out: &mut String, line: &str) {
-    // `line[..copied]` is in `out`; the search goes on at `from`.
-    let (mut copied, mut from) = (0, 0);
-    // A search for `)` alone (a byte search), then a look at the bytes before it: the attribute
-    // runs unoptimised in a user's debug build, over every doc text of a table.
-    while let Some(i) = line[from..].find(')') {
-        let close = from + i;
-        from = close + 1;
-        let before = &line[..close];
-        if !before.ends_with("::") {
-            continue;
-        }
-        // `` [`X`](P:: `` before it, with no `)` or space in `P`.
-        let Some(t) = before.rfind("`](") else {
-            continue;
-        };
-        let target = &before[t + 3..];
-        let text = before[..t].rfind("[`").map(|o| &before[o + 2..t]);
-        if let Some(name) = text.and_then(link_name) {
-            if !target.contains([')', ' ']) {
-                out.push_str(&line[copied..close]);
-                out.push_str(name);
-                copied = close;
-            }
-        }
-    }
-    out.push_str(&line[copied..]);
-}
-
 /// The name a link's text `X` or `X()` shows, when it is a path (`CUresult::CUDA_SUCCESS`):
 /// what its target ends with.
-fn link_name(text: &str) -> Option<&str> {
+pub fn link_name(text: &str) -> Option<&str> {
     let name = text.strip_suffix("()").unwrap_or(text);
     let is_path = !name.is_empty()
         && name

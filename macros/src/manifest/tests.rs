@@ -110,10 +110,10 @@ fn each_release_reads_its_own_records() {
     let versions: Vec<u32> = alloc.iter().map(|a| a.version).collect();
     assert_eq!(versions, [2000]);
     assert!(alloc[0].outs.is_empty());
-    // The doc of 12.0, whose links are written whole.
+    // The doc of 12.0, its links as written (short: `docs::resolve_links` writes them whole).
     assert_eq!(
         index.abis(&index.entries[0]).unwrap()[0].doc,
-        "See [`cuInit()`](Self::cuInit) and [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS)."
+        "See [`cuInit()`](Self::) and [`CUDA_SUCCESS`](sys::CUresult::)."
     );
     let err = Index::read(&text, DOCS, 12010).unwrap_err();
     assert_eq!(err, "no `V` line names the release 12010");

@@ -3,9 +3,10 @@
 //! generator already turned into Markdown (`cuda-driver-table-codegen`'s `doc` module); what
 //! depends on the table is done here.
 //!
-//! A link to another driver function is written `` [`cuX`](Self::cuX) `` in the manifest: it stays
-//! a link when this table has a method `cuX` and becomes plain code otherwise, so rustdoc never
-//! sees a link it cannot resolve. A link into the bindings, `` [`X`](sys::X) ``, and one to the
+//! A link to another driver function is written `` [`cuX`](Self::cuX) `` in the manifest, or short,
+//! `` [`cuX`](Self::) `` (as is any link whose target ends with the name it shows): it stays a
+//! link, written whole, when this table has a method `cuX` and becomes plain code otherwise, so
+//! rustdoc never sees a link it cannot resolve. A link into the bindings, `` [`X`](sys::X) ``, and one to the
 //! runtime, `` [`Error`](__cdt::Error) ``, are written as the table's block names the two crates
 //! (`expand`): rustdoc resolves a link in the scope of its item, so they hold whatever path the
 //! table names the runtime by (`crate = ...`, `$crate` in a `macro_rules!`). Nothing here reads or
@@ -228,7 +229,7 @@ fn why(c: &Checked) -> String {
 /// `doc` with each link to a method, `` [`text`](Self::name) ``, that `has_method` refuses made
 /// plain code (`` `text` ``), so rustdoc never sees a link it cannot resolve, and each link written
 /// short, its target without the name it shows (`` [`cuX()`](Self::) ``, `` [`X`](sys::E::) ``,
-/// [`manifest::link_name`]), written whole (`Self::cuX`, `sys::E::X`); `doc` itself when it has
+/// as [`manifest::link_name`] says), written whole (`Self::cuX`, `sys::E::X`); `doc` itself when it has
 /// none of either.
 ///
 /// Links into the bindings (`sys::X`) and to the runtime (`__cdt::X`) stay as they are: the
@@ -238,51 +239,56 @@ pub fn resolve_links<'a>(doc: &'a str, has_method: &dyn Fn(&str) -> bool) -> Cow
     // `doc[..copied]` is settled (in `out` once something changed); the search goes on at `from`.
     let (mut copied, mut from) = (0, 0);
     // A search for `(` alone (a byte search), then a look at the bytes around it: the attribute
-    // runs unoptimised in a user's debug build, over every doc text of a table.
+    // runs unoptimised in a user's debug build, over every doc text of a table, and a link is
+    // looked at whole only where it may change.
     while let Some(i) = doc[from..].find('(') {
         let paren = from + i;
         from = paren + 1;
         // `](target)` around it ...
-        let Some(close) = paren.checked_sub(1).filter(|&c| doc[c..].starts_with("](")) else {
+        let Some(close) = paren.checked_sub(1).filter(|&c| doc.as_bytes()[c] == b']') else {
             continue;
         };
-        let after = &doc[paren + 1..];
-        let Some(end) = after.find(')').map(|n| paren + 1 + n) else {
+        let Some(end) = doc[paren + 1..].find(')').map(|n| paren + 1 + n) else {
             continue;
         };
         let target = &doc[paren + 1..end];
-        // ... and `` [`text` `` before it, on its line.
+        // Only a link to a method, or one written short, may change.
+        let method = target.strip_prefix("Self::");
+        let short = target.ends_with("::");
+        if method.is_none() && !short {
+            continue;
+        }
+        // ... and `` [`text` `` before it.
         let Some(open) = doc[copied..close].rfind('[').map(|i| copied + i) else {
             continue;
         };
         let text = &doc[open + 1..close];
-        let is_link = text.len() > 1
-            && !doc[..open].ends_with('\\')
-            && text.starts_with('`')
-            && text.ends_with('`')
-            && !text.contains('\n')
-            // A link's target has no spaces or line ends (two byte searches).
-            && !target.contains(' ')
-            && !target.contains('\n');
-        if !is_link {
+        if text.len() < 2
+            || !text.starts_with('`')
+            || !text.ends_with('`')
+            || doc[..open].ends_with('\\')
+        {
             continue;
         }
-        // A short link names what it shows.
-        let short = target.ends_with("::");
-        let name = if short {
-            manifest::link_name(&text[1..text.len() - 1])
-        } else {
-            None
-        };
-        let method = match target.strip_prefix("Self::") {
+        // A short link names what it shows (the generator writes it short only then).
+        let shown = &text[1..text.len() - 1];
+        let name = short.then(|| shown.strip_suffix("()").unwrap_or(shown));
+        let method = match method {
             Some("") => name,
             other => other,
         };
         if method.is_some_and(|m| !has_method(m)) {
+            // A link spans no line end, and its target has no spaces.
+            if text.contains('\n') || target.contains([' ', '\n']) {
+                continue;
+            }
             out.push_str(&doc[copied..open]);
             out.push_str(text);
             copied = end + 1;
-        } else if let Some(name) = name {
+        } else if let Some(name) = name.filter(|n| !n.contains(' ')) {
+            if out.is_empty() {
+                out.reserve(doc.len() + doc.len() / 8);
+            }
             out.push_str(&doc[copied..end]);
             out.push_str(name);
             copied = end;

@@ -94,7 +94,7 @@ impl DocsFile {
 /// without that name: `` [`cuMemFree`](Self::cuMemFree) `` as `` [`cuMemFree`](Self::) ``,
 /// `` [`cuMemAllocHost()`](Self::cuMemAllocHost) `` as `` [`cuMemAllocHost()`](Self::) ``. The
 /// links of a doc text name their target twice, and a third of the bytes of the lines are links;
-/// the macro's reader writes them whole (`push_whole_links`, which the round-trip tests run).
+/// the macro writes them whole where it resolves a doc's links (`docs::resolve_links`).
 pub fn short_links(line: &str) -> String {
     let mut out = String::new();
     let mut rest = line;
@@ -122,7 +122,7 @@ pub fn short_links(line: &str) -> String {
 }
 
 /// The name a link's text `X` or `X()` shows, when it is a path (`CUresult::CUDA_SUCCESS`):
-/// what its target ends with. The macro's reader has the same rule (`link_name`).
+/// what its target ends with.
 fn link_name(text: &str) -> Option<&str> {
     let name = text.strip_suffix("()").unwrap_or(text);
     let is_path = !name.is_empty()

@@ -228,8 +228,8 @@ fn why(c: &Checked) -> String {
 
 /// `doc` with each link to a method, `` [`text`](Self::name) ``, that `has_method` refuses made
 /// plain code (`` `text` ``), so rustdoc never sees a link it cannot resolve, and each link written
-/// short, its target without the name it shows (`` [`cuX()`](Self::) ``, `` [`X`](sys::E::) ``,
-/// as [`manifest::link_name`] says), written whole (`Self::cuX`, `sys::E::X`); `doc` itself when it has
+/// short, its target without the name it shows (`` [`cuX()`](Self::) ``, `` [`X`](sys::E::) ``:
+/// the generator's `docs_file::short_links`), written whole (`Self::cuX`, `sys::E::X`); `doc` itself when it has
 /// none of either.
 ///
 /// Links into the bindings (`sys::X`) and to the runtime (`__cdt::X`) stay as they are: the

@@ -14,8 +14,6 @@ mod records;
 #[cfg(test)]
 mod tests;
 
-pub use records::link_name;
-
 use std::sync::OnceLock;
 
 /// One driver function and its ABIs, oldest first.
@@ -42,8 +40,7 @@ pub struct Abi {
     pub per_thread: Option<PerThread>,
     /// `cuda.h`'s comment as Markdown: the summary, a blank line, the rest. Links to other
     /// functions are written `Self::cuX` and links to the bindings `sys::X`, or short, their
-    /// target without the name they show (`` [`cuX`](Self::) ``, [`link_name`]); `docs` resolves
-    /// them.
+    /// target without the name they show (`` [`cuX`](Self::) ``); `docs` resolves them.
     pub doc: &'static str,
 }
 

@@ -52,8 +52,8 @@
 //! target ends with the name it shows is written short in the lines, its target without that name:
 //! `` [`cuMemFree`](Self::) `` for `` [`cuMemFree`](Self::cuMemFree) ``, `` [`CUDA_SUCCESS`](sys::CUresult::) ``
 //! for `` [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS) `` (a `()` the text ends with is not in the
-//! target, [`link_name`]). The reader gives them as written; the macro writes them whole in the
-//! one pass over a doc text that resolves its links (`docs::resolve_links`).
+//! target). The reader gives them as written; the macro writes them whole in the one pass over a
+//! doc text that resolves its links (`docs::resolve_links`).
 //!
 //! Nothing here panics: a malformed file is an `Err` saying where, which the macro reports at the
 //! user's attribute. Reading a file checks its frame (the `R` and `V` lines, which lines come
@@ -579,17 +579,6 @@ impl<'a> Section<'a> {
             )
         })
     }
-}
-
-/// The name a link's text `X` or `X()` shows, when it is a path (`CUresult::CUDA_SUCCESS`):
-/// what its target ends with.
-pub fn link_name(text: &str) -> Option<&str> {
-    let name = text.strip_suffix("()").unwrap_or(text);
-    let is_path = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
-    is_path.then_some(name)
 }
 
 /// The value of a code's digit.

@@ -1,14 +1,14 @@
-//! Turns parsed releases into the committed files: the bindings of every release in one file with
-//! each distinct item once (`sys` crate), the function records of each release as text with the
-//! doc texts of every release in one file, each distinct text once (macro crate), the compact ABI
-//! list per release and the ABI history over all releases (runtime crate), and the files that select a
-//! release by its cargo feature. Output is deterministic: the same inputs give byte-identical files.
+//! Turns parsed releases into the committed files, each written once for every release: the
+//! bindings with each distinct item once behind the features of the releases that have it (`sys`
+//! crate), the function records with each distinct record once with its releases and the doc texts
+//! with each distinct line once (macro crate), the compact ABI list with each distinct line once
+//! with its releases, which is the ABI history too, and the `CUresult` names (runtime crate), and
+//! the files that select a release by its cargo feature. Output is deterministic: the same inputs give byte-identical files.
 //!
 //! Storing what repeats once is what keeps the published crates small: consecutive releases share
 //! most of their items and doc texts, and a `.crate` file is a gzip stream whose window (32 KiB)
 //! cannot see that two 500 KB files are nearly the same.
 
-use crate::manifest::{Function, Manifest};
 use crate::parse::{BINDGEN_VERSION, CLANG_DEFINES};
 use crate::pipeline::{ParsedRelease, Source};
 use crate::releases::{release_name, DEFAULT_RELEASE};
@@ -77,14 +77,15 @@ fn header_all(releases: &[&ParsedRelease], what: &str) -> String {
     out
 }
 
-/// Relative paths (from the workspace root) of the files each release has on its own: its ABI
-/// list (the runtime's code, `core/`) and the list of its function records (macro crate).
-pub fn release_paths(version: u32) -> [PathBuf; 2] {
-    [
-        PathBuf::from(format!("core/src/generated/abis_{version}.rs")),
-        PathBuf::from(format!("macros/src/generated/manifest_{version}.txt")),
-    ]
-}
+/// Relative path of the function records of every release (macro crate).
+pub const MANIFEST_PATH: &str = "macros/src/generated/manifest.txt";
+
+/// Relative path of the ABI list of every release (the runtime's code, `core/`): the selected
+/// release's lines are its ABI list, all of them its ABI history.
+pub const ABIS_PATH: &str = "core/src/generated/abis.rs";
+
+/// Relative path of the `CUresult` names of every release (the runtime's code, `core/`).
+pub const CU_RESULTS_PATH: &str = "core/src/generated/cu_results.rs";
 
 /// Relative path of the bindings of every release.
 pub const BINDINGS_PATH: &str = "sys/src/generated/bindings.rs";
@@ -92,13 +93,10 @@ pub const BINDINGS_PATH: &str = "sys/src/generated/bindings.rs";
 /// Relative path of the doc texts of every release's functions.
 pub const DOCS_PATH: &str = "macros/src/generated/docs.txt";
 
-/// Relative path of the ABI history over all releases.
-pub const HISTORY_PATH: &str = "core/src/generated/abi_history.rs";
-
-/// Relative paths of the files that pick one release's files by its `cuda-XXXXX` feature.
-pub const SELECT_PATHS: [&str; 3] = [
+/// Relative paths of the files that pick one release by its `cuda-XXXXX` feature: the bindings'
+/// `cfg`s, and the macro's release.
+pub const SELECT_PATHS: [&str; 2] = [
     "sys/src/generated/select.rs",
-    "core/src/generated/select.rs",
     "macros/src/generated/select.rs",
 ];
 
@@ -235,29 +233,26 @@ pub fn select_files(versions: &[u32]) -> Vec<(PathBuf, String)> {
         }
     }
 
-    let mut runtime = head("the ABI list of the selected release");
-    let mut macros = head("the manifest of the selected release");
+    let mut macros = head("the release the macro reads the manifest of");
     macros.push_str(
-        "// The release, and the texts the macro reads: its records and the doc texts of every release.\n",
+        "// The release whose records of `manifest.txt` the macro reads (the newest enabled wins).\n",
     );
     for v in &all {
-        let cfg = select_cfg(*v, &all);
-        let _ = writeln!(runtime, "#[cfg({cfg})]\ninclude!(\"abis_{v}.rs\");");
         let _ = writeln!(
             macros,
-            "#[cfg({cfg})]\nmod selected {{\n    pub const RELEASE: u32 = {v};\n    pub const RELEASE_NAME: &str = {};\n    pub const RECORDS: &str = include_str!(\"manifest_{v}.txt\");\n    pub const DOCS: &str = include_str!(\"docs.txt\");\n}}",
+            "#[cfg({})]\nmod selected {{\n    pub const RELEASE: u32 = {v};\n    pub const RELEASE_NAME: &str = {};\n}}",
+            select_cfg(*v, &all),
             lit(&release_name(*v))
         );
     }
     let _ = write!(
         macros,
-        "#[cfg(not(any({})))]\nmod selected {{\n    pub const RELEASE: u32 = 0;\n    pub const RELEASE_NAME: &str = \"(none)\";\n    pub const RECORDS: &str = \"\";\n    pub const DOCS: &str = \"\";\n}}\n",
+        "#[cfg(not(any({})))]\nmod selected {{\n    pub const RELEASE: u32 = 0;\n    pub const RELEASE_NAME: &str = \"(none)\";\n}}\n",
         features.join(", ")
     );
     vec![
         (PathBuf::from(SELECT_PATHS[0]), sys),
-        (PathBuf::from(SELECT_PATHS[1]), runtime),
-        (PathBuf::from(SELECT_PATHS[2]), macros),
+        (PathBuf::from(SELECT_PATHS[1]), macros),
     ]
 }
 
@@ -340,36 +335,77 @@ pub fn default_features(cargo_toml: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Relative path of the table of which releases have which function (for the macro's errors).
-pub const AVAILABILITY_PATH: &str = "macros/src/generated/availability.txt";
-
-/// The files of one release, keyed by relative path: its ABI list and its function records
-/// (their doc texts are in [`Records::docs_text`]).
-pub fn release_files(r: &ParsedRelease, records: &Records) -> Vec<(PathBuf, String)> {
-    let [abis, manifest] = release_paths(r.source.version());
-    vec![(abis, abis_file(r)), (manifest, records.release_text(r))]
+/// `11070-12090,13000`: the releases `have` (a subset of `all`) as runs of releases consecutive
+/// in `all`, each `<first>-<last>` or one release, joined by `,`. A reader takes a release `r` to
+/// be in the run `a-b` when `a <= r <= b`: `all` is every release the file was written for, so
+/// no other release lies between two of them.
+pub fn runs(have: &[u32], all: &[u32]) -> String {
+    let mut all = all.to_vec();
+    all.sort_unstable();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in (0..all.len()).filter(|i| have.contains(&all[*i])) {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == i => *last = i,
+            _ => runs.push((i, i)),
+        }
+    }
+    let runs: Vec<String> = runs
+        .into_iter()
+        .map(|(first, last)| {
+            if first == last {
+                all[first].to_string()
+            } else {
+                format!("{}-{}", all[first], all[last])
+            }
+        })
+        .collect();
+    runs.join(",")
 }
 
-/// A release's ABI list and `CUresult` names with its header: `abis_<release>.rs`, and a local
-/// build's `local_abis.rs`.
-fn abis_file(r: &ParsedRelease) -> String {
-    header(
-        &describe(&r.source),
-        &regenerate(&r.source),
-        "ABI versions, exported names and CUresult names",
-    ) + &abis_text(&r.manifest)
-        + &cu_results_text(r)
+/// The runtime crate's ABI list of these releases, with its header: `abis.rs`.
+pub fn abis_file(releases: &[&ParsedRelease]) -> String {
+    header_all(releases, "ABI versions and exported names of every release") + &abis_text(releases)
 }
 
-/// Every `CUresult` code of the release's bindings with its name, as the runtime names a code the
+/// The runtime crate's `CUresult` names of these releases, with its header: `cu_results.rs`.
+pub fn cu_results_file(releases: &[&ParsedRelease]) -> String {
+    header_all(releases, "CUresult names of every release") + &cu_results_text(releases)
+}
+
+/// Every `CUresult` code of the releases' bindings with its name, as the runtime names a code the
 /// driver cannot (a toolkit's stub library, a code the driver's `cuGetErrorName` does not know):
-/// each entry is the bindings' own constant, so the list cannot drift from them.
-fn cu_results_text(r: &ParsedRelease) -> String {
+/// each entry is the bindings' own constant, so the list cannot drift from them, behind the
+/// features of the releases that have it (none when every release has it).
+fn cu_results_text(releases: &[&ParsedRelease]) -> String {
+    let all: Vec<u32> = releases.iter().map(|r| r.source.version()).collect();
+    // Each name once, in `cuda.h`'s order: a name a release adds goes after the name before it
+    // there.
+    let mut order: Vec<String> = Vec::new();
+    let mut have: HashMap<String, Vec<u32>> = HashMap::new();
+    for r in releases {
+        let mut at = 0;
+        for name in cu_result_names(r) {
+            match order.iter().position(|n| *n == name) {
+                Some(i) => at = i + 1,
+                None => {
+                    order.insert(at, name.clone());
+                    at += 1;
+                }
+            }
+            have.entry(name).or_default().push(r.source.version());
+        }
+    }
     let mut out = String::from(
-        "\n/// Every `CUresult` of the bindings with its name, in `cuda.h`'s order.\n\
+        "\n/// Every `CUresult` of the bindings with its name, in `cuda.h`'s order, behind the features\n\
+         /// of the releases that have it (none: every release).\n\
          pub(crate) static CU_RESULTS: &[(crate::sys::CUresult, &str)] = &[\n",
     );
-    for name in cu_result_names(r) {
+    for name in order {
+        let versions = &have[&name];
+        if versions.len() != all.len() {
+            let features: Vec<String> = versions.iter().map(|v| feature(*v)).collect();
+            let _ = writeln!(out, "    #[cfg(any({}))]", features.join(", "));
+        }
         let _ = writeln!(out, "    (crate::sys::CUresult::{name}, {}),", lit(&name));
     }
     out.push_str("];\n");
@@ -396,15 +432,15 @@ fn cu_result_names(r: &ParsedRelease) -> Vec<String> {
         .collect()
 }
 
-/// The runtime crate's file for a local toolkit (`cuda-local`): the release's ABI list, as
-/// `abis_<release>.rs` of a pinned release.
+/// The runtime crate's file for a local toolkit (`cuda-local`): the release's ABI list and
+/// `CUresult` names, as `abis.rs` and `cu_results.rs` give the pinned releases'.
 pub fn local_abis_text(r: &ParsedRelease) -> String {
-    abis_file(r)
+    abis_file(&[r]) + &cu_results_text(&[r])
 }
 
 /// The macro crate's files for a local toolkit (`cuda-local`), by file name: the release
-/// (`RELEASE` and `RELEASE_NAME`), and its records and doc texts as a pinned release's
-/// `manifest_<release>.txt` and `docs.txt` give them, from this release alone.
+/// (`RELEASE` and `RELEASE_NAME`), and its records and doc texts as the pinned releases'
+/// `manifest.txt` and `docs.txt` give them, from this release alone.
 pub fn local_manifest_files(r: &ParsedRelease) -> [(&'static str, String); 3] {
     let records = Records::collect(&[r]);
     let version = r.source.version();
@@ -423,7 +459,7 @@ pub fn local_manifest_files(r: &ParsedRelease) -> [(&'static str, String); 3] {
                 lit(&release_name(version))
             ),
         ),
-        ("manifest.txt", records.release_text(r)),
+        ("manifest.txt", records.manifest_text(&[r])),
         ("docs.txt", records.docs_text(&[r])),
     ]
 }
@@ -505,40 +541,71 @@ fn push_items(releases: &[&ParsedRelease], out: &mut String) {
 /// The format of the macro's records, in their `R` line. Its reader is the macro crate's
 /// `src/manifest/records.rs`, which says how the text is written; the tests in
 /// `tests/round_trip/` read what this module writes with it.
-pub const RECORDS_FORMAT: u32 = 4;
+pub const RECORDS_FORMAT: u32 = 5;
 
 /// What a parameter's name is prefixed with in a `P` line when it is an out-value
 /// ([`outputs`](crate::outputs)).
 pub const OUT: &str = "out:";
 
-/// The function records of the macro crate: one text per release with its functions and ABIs
-/// (`manifest_<release>.txt`), and the doc texts of every release, each distinct text once
-/// (`docs.txt`, written by [`docs_file`](crate::docs_file)), which the records name by byte
-/// offset.
+/// The function records of the macro crate: one text with the functions and ABIs of every release,
+/// each record once with the releases that have it (`manifest.txt`), and the doc texts of every
+/// release, each distinct text once (`docs.txt`, written by [`docs_file`](crate::docs_file)),
+/// which the records name by byte offset.
 pub struct Records {
     /// The body of `docs.txt`: every distinct line of the doc texts, then every distinct text, in
     /// order of the function that first brought it (functions sorted by name), then of first
     /// appearance.
     docs: String,
-    /// Per release: the body of its records file.
-    per_release: BTreeMap<u32, String>,
+    /// The body of `manifest.txt`.
+    manifest: String,
 }
 
-/// One ABI's line of a records file, and its doc as Markdown.
-struct AbiDoc<'a> {
-    abi: &'a crate::manifest::Abi,
-    doc: String,
+/// One ABI record of `manifest.txt` as written but its releases and doc: what must be equal for
+/// two releases to share it.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct AbiLines {
+    version: u32,
+    /// The `A` line's fields between the releases and the doc: `<export> <twin>`.
+    export_twin: String,
+    /// The `A` line's fields after the doc, its line end and the `P` line.
+    tail: String,
 }
 
-/// A release's functions, each with its ABIs and their docs.
-type ReleaseDocs<'a> = (u32, Vec<(&'a Function, Vec<AbiDoc<'a>>)>);
+impl AbiLines {
+    fn new(a: &crate::manifest::Abi) -> Self {
+        let twin = a.per_thread.as_ref().map(|p| {
+            let suffix = p.typedef.rsplit('_').next().unwrap_or_default();
+            format!(
+                "{}_{suffix},{}",
+                p.version,
+                p.export.as_deref().unwrap_or("-")
+            )
+        });
+        let mut params = String::from("P");
+        for p in &a.params {
+            let out_value = if p.out { OUT } else { "" };
+            let _ = write!(params, "\t{out_value}{}\t{}", p.name, p.ty);
+        }
+        AbiLines {
+            version: a.version,
+            export_twin: format!(
+                "{}\t{}",
+                a.export.as_deref().unwrap_or("-"),
+                twin.as_deref().unwrap_or("-"),
+            ),
+            tail: format!("{}\t{}\n{params}", a.ret, a.c_prototype),
+        }
+    }
+}
 
 impl Records {
     /// Collects the records of these releases, with each ABI's doc turned into Markdown whose
-    /// links point at what the release has.
+    /// links point at what its release has.
     pub fn collect(releases: &[&ParsedRelease]) -> Self {
-        // Per release, per function: each ABI with its Markdown.
-        let mut all: Vec<ReleaseDocs> = Vec::new();
+        let all: Vec<u32> = releases.iter().map(|r| r.source.version()).collect();
+        // Per function, per distinct record, per release: its doc.
+        type Docs = BTreeMap<u32, String>;
+        let mut functions: BTreeMap<&str, BTreeMap<AbiLines, Docs>> = BTreeMap::new();
         // Per function, its distinct doc texts in order of first appearance.
         let mut by_function: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         let mut seen: HashSet<String> = HashSet::new();
@@ -552,9 +619,8 @@ impl Records {
                     crate::doc::Ref::Plain
                 }
             };
-            let mut functions = Vec::new();
             for f in r.manifest.functions.values() {
-                let mut abis = Vec::new();
+                let records = functions.entry(f.name.as_str()).or_default();
                 for a in &f.abis {
                     let doc = a
                         .doc
@@ -567,71 +633,77 @@ impl Records {
                             .or_default()
                             .push(doc.clone());
                     }
-                    abis.push(AbiDoc { abi: a, doc });
+                    records
+                        .entry(AbiLines::new(a))
+                        .or_default()
+                        .insert(r.source.version(), doc);
                 }
-                functions.push((f, abis));
             }
-            all.push((r.source.version(), functions));
         }
         // Each text once, which a record names by its code.
         let texts: Vec<&str> = by_function.values().flatten().map(String::as_str).collect();
         let docs = crate::docs_file::DocsFile::new(&texts);
-        let mut per_release = BTreeMap::new();
-        for (version, functions) in &all {
-            let mut out = format!(
-                "R\t{RECORDS_FORMAT}\t{version}\t{}\n",
-                release_name(*version)
-            );
-            for (f, abis) in functions {
-                let _ = writeln!(out, "F\t{}\t{}", f.name, f.default_abi().version);
-                for AbiDoc { abi: a, doc } in abis {
-                    let twin = a.per_thread.as_ref().map(|p| {
-                        let suffix = p.typedef.rsplit('_').next().unwrap_or_default();
-                        format!(
-                            "{}_{suffix},{}",
-                            p.version,
-                            p.export.as_deref().unwrap_or("-")
-                        )
-                    });
-                    // No code for an ABI without a doc (no text is empty).
-                    let doc = docs.code(doc);
-                    let _ = writeln!(
-                        out,
-                        "A\t{}\t{}\t{}\t{}\t{}\t{}",
-                        a.version,
-                        a.export.as_deref().unwrap_or("-"),
-                        twin.as_deref().unwrap_or("-"),
-                        doc.as_deref().unwrap_or("-"),
-                        a.ret,
-                        a.c_prototype
-                    );
-                    out.push('P');
-                    for p in &a.params {
-                        let out_value = if p.out { OUT } else { "" };
-                        let _ = write!(out, "\t{out_value}{}\t{}", p.name, p.ty);
-                    }
-                    out.push('\n');
-                }
+        let mut out = format!("R\t{RECORDS_FORMAT}\n");
+        let mut sorted = all.clone();
+        sorted.sort_unstable();
+        for v in &sorted {
+            let _ = writeln!(out, "V\t{v}\t{}", release_name(*v));
+        }
+        for (name, records) in &functions {
+            let have: BTreeSet<u32> = records.values().flat_map(|d| d.keys().copied()).collect();
+            let have: Vec<u32> = have.into_iter().collect();
+            let _ = writeln!(out, "F\t{name}\t{}", runs(&have, &all));
+            // Oldest ABI first; the records of one ABI in the order of the releases that have them.
+            let mut records: Vec<(&AbiLines, &Docs)> = records.iter().collect();
+            records.sort_by_key(|(lines, docs)| (lines.version, docs.keys().next().copied()));
+            for (lines, by_release) in records {
+                let have: Vec<u32> = by_release.keys().copied().collect();
+                // No code for an ABI without a doc (no text is empty).
+                let code = |doc: &str| docs.code(doc).unwrap_or_else(|| "-".to_string());
+                let mut distinct: Vec<&str> = by_release.values().map(String::as_str).collect();
+                distinct.sort_unstable();
+                distinct.dedup();
+                let doc = if let [one] = distinct[..] {
+                    code(one)
+                } else {
+                    // Each doc with the releases that have it, in the order of their first.
+                    let mut each: Vec<(u32, String)> = distinct
+                        .iter()
+                        .map(|d| {
+                            let with: Vec<u32> = by_release
+                                .iter()
+                                .filter(|(_, doc)| doc == d)
+                                .map(|(v, _)| *v)
+                                .collect();
+                            (with[0], format!("{}={}", runs(&with, &all), code(d)))
+                        })
+                        .collect();
+                    each.sort_unstable();
+                    let each: Vec<String> = each.into_iter().map(|(_, e)| e).collect();
+                    each.join(" ")
+                };
+                let _ = writeln!(
+                    out,
+                    "A\t{}\t{}\t{}\t{doc}\t{}",
+                    lines.version,
+                    runs(&have, &all),
+                    lines.export_twin,
+                    lines.tail
+                );
             }
-            per_release.insert(*version, out);
         }
         Records {
             docs: docs.body().to_string(),
-            per_release,
+            manifest: out,
         }
     }
 
-    /// A release's records file, `manifest_<release>.txt`, with its header.
-    pub fn release_text(&self, r: &ParsedRelease) -> String {
-        let version = r.source.version();
-        text_header(&header(
-            &describe(&r.source),
-            &regenerate(&r.source),
-            &format!(
-                "the function manifest of CUDA {}, read by the macro (its src/manifest/records.rs says how)",
-                release_name(version)
-            ),
-        )) + self.per_release.get(&version).map_or("", String::as_str)
+    /// `manifest.txt`, with its header: the records of these releases.
+    pub fn manifest_text(&self, releases: &[&ParsedRelease]) -> String {
+        text_header(&header_all(
+            releases,
+            "the function records of every release, each once with the releases that have it, read by the macro (its src/manifest/records.rs says how)",
+        )) + &self.manifest
     }
 
     /// `docs.txt`, with its header: the doc texts of these releases.
@@ -660,121 +732,43 @@ fn text_header(rust: &str) -> String {
     out
 }
 
-/// The per-release ABI list of the runtime's code, as text its `manifest` module reads on first
-/// use: a string compiles in a fraction of the time and memory that a thousand struct literals
-/// take, in every clean build of a user's program. One line per function, in name order:
-/// `<name> <default version> <ABI> <ABI>...`, each ABI `<version>:<export>`, followed by
+/// The ABI list of the runtime's code, as text its `manifest` module reads on first use: a string
+/// compiles in a fraction of the time and memory that a thousand struct literals take, in every
+/// clean build of a user's program. One line per function and distinct list of ABIs, in name
+/// order, then in the order of the releases: `<releases> <name> <default version> <ABI> <ABI>...`,
+/// with `<releases>` as [`runs`] writes them, each ABI `<version>:<export>`, followed by
 /// `/<version>:<export>` of its per-thread twin when it has one; `-` stands for no export.
-pub fn abis_text(m: &Manifest) -> String {
-    let mut out = String::from(
-        "/// The functions of the release, one per line (the format: `manifest::functions`).\n\
-         pub(crate) static FUNCTIONS_TEXT: &str = \"\n",
-    );
+pub fn abis_text(releases: &[&ParsedRelease]) -> String {
+    let all: Vec<u32> = releases.iter().map(|r| r.source.version()).collect();
     let export = |e: &Option<String>| e.clone().unwrap_or_else(|| "-".to_string());
-    for f in m.functions.values() {
-        let _ = write!(out, "{} {}", f.name, f.default_abi().version);
-        for a in &f.abis {
-            let _ = write!(out, " {}:{}", a.version, export(&a.export));
-            if let Some(p) = &a.per_thread {
-                let _ = write!(out, "/{}:{}", p.version, export(&p.export));
-            }
-        }
-        out.push('\n');
-    }
-    out.push_str("\";\n");
-    out
-}
-
-/// Every ABI (legacy and per-thread) of every function over all releases, sorted by name.
-pub fn history_text(releases: &[&ParsedRelease]) -> String {
-    let mut all: BTreeMap<&str, (BTreeSet<u32>, BTreeSet<u32>)> = BTreeMap::new();
+    // Per function, per distinct line: the releases that have it.
+    let mut lines: BTreeMap<&str, Vec<(String, Vec<u32>)>> = BTreeMap::new();
     for r in releases {
         for f in r.manifest.functions.values() {
-            let entry = all.entry(f.name.as_str()).or_default();
-            add_history(f, entry);
+            let mut line = format!("{} {}", f.name, f.default_abi().version);
+            for a in &f.abis {
+                let _ = write!(line, " {}:{}", a.version, export(&a.export));
+                if let Some(p) = &a.per_thread {
+                    let _ = write!(line, "/{}:{}", p.version, export(&p.export));
+                }
+            }
+            let variants = lines.entry(f.name.as_str()).or_default();
+            match variants.iter_mut().find(|(l, _)| *l == line) {
+                Some((_, have)) => have.push(r.source.version()),
+                None => variants.push((line, vec![r.source.version()])),
+            }
         }
     }
-    let names: Vec<String> = releases.iter().map(|r| describe(&r.source)).collect();
-    let mut out = format!(
-        "// @generated by cuda-driver-table-codegen: ABI history. Do not edit by hand.\n\
-         // Input: the union of {} releases, from {} to {}.\n\
-         // Parsed by bindgen {BINDGEN_VERSION} with {}.\n\
-         // Regenerate: {REGENERATE}\n\n",
-        releases.len(),
-        names.first().map(String::as_str).unwrap_or("-"),
-        names.last().map(String::as_str).unwrap_or("-"),
-        CLANG_DEFINES.join(" ")
+    let mut out = String::from(
+        "/// The functions of every release, one per line (the format: `manifest::functions`).\n\
+         pub(crate) static FUNCTIONS_TEXT: &str = \"\n",
     );
-    out.push_str(
-        "/// One line per function, sorted by name: `<name> <legacy versions> <per-thread versions>`,\n\
-         /// each list ascending and joined by `,`, `-` when empty (read by `abi_history::abis`).\n\
-         pub(crate) static ABI_HISTORY: &str = \"\n",
-    );
-    let list = |versions: &BTreeSet<u32>| {
-        if versions.is_empty() {
-            "-".to_string()
-        } else {
-            let v: Vec<String> = versions.iter().map(u32::to_string).collect();
-            v.join(",")
+    for variants in lines.values_mut() {
+        variants.sort_by_key(|(_, have)| have.iter().min().copied());
+        for (line, have) in variants.iter() {
+            let _ = writeln!(out, "{} {line}", runs(have, &all));
         }
-    };
-    for (name, (legacy, threaded)) in all {
-        let _ = writeln!(out, "{name} {} {}", list(&legacy), list(&threaded));
     }
     out.push_str("\";\n");
     out
-}
-
-/// Which releases declare each function, sorted by name: the macro names them when a function is
-/// missing from the selected release.
-pub fn availability_text(releases: &[&ParsedRelease]) -> String {
-    // Per function, the positions (in `releases`) of the releases that have it.
-    let mut all: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, r) in releases.iter().enumerate() {
-        for name in r.manifest.functions.keys() {
-            all.entry(name.as_str()).or_default().push(i);
-        }
-    }
-    let mut out = format!(
-        "# @generated by cuda-driver-table-codegen: which releases have which function, for the macro's errors (its src/manifest/records.rs says how it is written). Do not edit by hand.\n\
-         # Input: the manifests of {} releases.\n\
-         # Regenerate: {REGENERATE}\n\n",
-        releases.len()
-    );
-    for r in releases {
-        let v = r.source.version();
-        let _ = writeln!(out, "R\t{v}\t{}", release_name(v));
-    }
-    let version = |i: usize| releases[i].source.version();
-    for (name, positions) in all {
-        // Runs of consecutive positions: `first-last`, or one release.
-        let mut runs: Vec<(usize, usize)> = Vec::new();
-        for i in positions {
-            match runs.last_mut() {
-                Some((_, last)) if *last + 1 == i => *last = i,
-                _ => runs.push((i, i)),
-            }
-        }
-        let runs: Vec<String> = runs
-            .into_iter()
-            .map(|(first, last)| {
-                if first == last {
-                    version(first).to_string()
-                } else {
-                    format!("{}-{}", version(first), version(last))
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "F\t{name}\t{}", runs.join(","));
-    }
-    out
-}
-
-fn add_history(f: &Function, entry: &mut (BTreeSet<u32>, BTreeSet<u32>)) {
-    for a in &f.abis {
-        entry.0.insert(a.version);
-        if let Some(p) = &a.per_thread {
-            entry.1.insert(p.version);
-        }
-    }
 }

@@ -32,26 +32,26 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// Every generated file. `parsed` must hold every release the crates support (the pinned ones,
-/// plus a local one being added): the bindings and the function records of all releases share
-/// one file each.
+/// plus a local one being added): the bindings, the function records and the ABI lists of all
+/// releases share one file each, where each fact is written once with the releases that have it.
 pub fn files(parsed: &[ParsedRelease]) -> Vec<(PathBuf, String)> {
     let all: Vec<&ParsedRelease> = parsed.iter().collect();
     let records = emit::Records::collect(&all);
-    let mut out: Vec<(PathBuf, String)> = parsed
-        .iter()
-        .flat_map(|r| emit::release_files(r, &records))
-        .collect();
     let versions: Vec<u32> = parsed.iter().map(|p| p.source.version()).collect();
-    out.extend(emit::select_files(&versions));
+    let mut out = emit::select_files(&versions);
     out.push((
         PathBuf::from(emit::BINDINGS_PATH),
         emit::bindings_text(&all),
     ));
-    out.push((PathBuf::from(emit::DOCS_PATH), records.docs_text(&all)));
-    out.push((PathBuf::from(emit::HISTORY_PATH), emit::history_text(&all)));
     out.push((
-        PathBuf::from(emit::AVAILABILITY_PATH),
-        emit::availability_text(&all),
+        PathBuf::from(emit::MANIFEST_PATH),
+        records.manifest_text(&all),
+    ));
+    out.push((PathBuf::from(emit::DOCS_PATH), records.docs_text(&all)));
+    out.push((PathBuf::from(emit::ABIS_PATH), emit::abis_file(&all)));
+    out.push((
+        PathBuf::from(emit::CU_RESULTS_PATH),
+        emit::cu_results_file(&all),
     ));
     out
 }

@@ -6,8 +6,8 @@
 //!
 //! The committed files store every release together (each distinct item once), so the 13.0 view is
 //! re-derived from them: the items of `bindings.rs` that 13.0 has (no `cfg`, or one naming
-//! `cuda-13000`), the records of `manifest_13000.txt` as the macro reads them (with their doc
-//! texts from `docs.txt`), and `abis_13000.rs` as it is. Needs libclang, `cc` and the 13.0 wheel (fetched if missing).
+//! `cuda-13000`), the records of 13.0 in `manifest.txt` as the macro reads them (with their doc
+//! texts from `docs.txt`), and the lines of 13.0 in `abis.rs`. Needs libclang, `cc` and the 13.0 wheel (fetched if missing).
 
 use cuda_driver_table_codegen::local;
 use cuda_driver_table_codegen::releases::{Release, DEFAULT_RELEASE, RELEASES};
@@ -307,29 +307,48 @@ fn items_for(text: &str, feature: &str) -> Vec<String> {
 }
 
 /// A release's records as the macro reads them: the release, its name, and each function with
-/// its default and ABIs (doc texts in place of their byte ranges).
-type Read<'a> = (
-    u32,
-    &'a str,
-    Vec<(&'a str, u32, Vec<records::AbiRecord<'a>>)>,
-);
+/// its ABIs, the newest the default (doc texts in place of their byte ranges).
+type Read<'a> = (u32, &'a str, Vec<(&'a str, Vec<records::AbiRecord<'a>>)>);
 
 fn read_records<'a>(records: &'a str, docs: &'a str) -> Read<'a> {
-    let index = records::Index::read(records, docs).unwrap_or_else(|e| panic!("{e}"));
+    let index = records::Index::read(records, docs, 13000).unwrap_or_else(|e| panic!("{e}"));
     let functions = index
         .entries
         .iter()
-        .map(|e| (e.name, e.default, index.abis(e).unwrap()))
+        .map(|e| (e.name, index.abis(e).unwrap()))
         .collect();
     (index.release, index.release_name, functions)
 }
 
-/// The text below the `//` header.
-fn body(text: &str) -> String {
-    text.lines()
-        .skip_while(|l| l.starts_with("//") || l.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
+/// What an ABI list (`abis.rs`, or the body of the local crate's `abis!`) gives release 13.0: the
+/// lines of its functions without their releases, and its `CUresult` entries without their
+/// features, each where the release has it.
+fn abis_of_13_0(text: &str) -> (Vec<String>, Vec<String>) {
+    let in_13_0 = |runs: &str| {
+        runs.split(',').any(|run| {
+            let (first, last) = run.split_once('-').unwrap_or((run, run));
+            matches!((first.parse(), last.parse()), (Ok(first), Ok(last)) if (first..=last).contains(&13000))
+        })
+    };
+    let functions = text
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(runs, _)| runs.starts_with(|c: char| c.is_ascii_digit()) && in_13_0(runs))
+        .map(|(_, line)| line.to_string())
+        .collect();
+    let mut cu_results = Vec::new();
+    let mut included = true;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("#[cfg(") {
+            included = line.contains("\"cuda-13000\"");
+        } else if line.starts_with("(crate::sys::CUresult::") {
+            if included {
+                cu_results.push(line.to_string());
+            }
+            included = true;
+        }
+    }
+    (functions, cu_results)
 }
 
 fn read(root: &Path, rel: &str) -> String {
@@ -365,12 +384,16 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
         ]
     );
 
-    // The runtime's ABI list: the same text, carried by the macro `abis!`.
-    let abis = macro_body(file("abis.rs"), "abis");
-    assert_eq!(
-        body(abis),
-        body(&read(&root, "core/src/generated/abis_13000.rs"))
+    // The runtime's ABI list: the same lines and `CUresult` names as 13.0's of the committed
+    // `abis.rs` and `cu_results.rs`, carried by the macro `abis!`.
+    let (functions, cu_results) = abis_of_13_0(macro_body(file("abis.rs"), "abis"));
+    let committed = abis_of_13_0(
+        &(read(&root, "core/src/generated/abis.rs")
+            + &read(&root, "core/src/generated/cu_results.rs")),
     );
+    assert!(functions.len() > 400, "{} functions", functions.len());
+    assert!(cu_results.len() > 80, "{} CUresult names", cu_results.len());
+    assert_eq!((functions, cu_results), committed);
 
     // The bindings: the same items (and RELEASE = 13000).
     let local_items = items_for(macro_body(file("bindings.rs"), "bindings"), "cuda-13000");
@@ -384,7 +407,7 @@ fn the_13_0_wheel_as_a_local_toolkit_gives_the_committed_13_0_files() {
     // The macro's manifest: the same records, in the same order, with the same doc texts.
     let local = read_records(file("manifest.txt"), file("docs.txt"));
     let (records, docs) = (
-        read(&root, "macros/src/generated/manifest_13000.txt"),
+        read(&root, "macros/src/generated/manifest.txt"),
         read(&root, "macros/src/generated/docs.txt"),
     );
     let committed = read_records(&records, &docs);

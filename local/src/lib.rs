@@ -4,7 +4,7 @@
 //!
 //! - `cuda-driver-table-sys` invokes `bindings!`: the bindings, as items of the calling crate.
 //! - `cuda-driver-table-macros` reads `RECORDS` and `DOCS`: the function manifest, in the
-//!   format of the committed `manifest_<release>.txt` and `docs.txt`.
+//!   format of the committed `manifest.txt` and `docs.txt` (of this one release).
 //! - `cuda-driver-table` invokes `abis!`: the ABI list of its `manifest` module.
 //!
 //! A macro carries the Rust items, not a module of this crate, so that they are the calling
@@ -16,7 +16,7 @@
 #[cfg(feature = "cuda-local")]
 include!(concat!(env!("OUT_DIR"), "/release.rs"));
 
-/// The function records of the local release (the macro's `manifest_<release>.txt` format).
+/// The function records of the local release (the macro's `manifest.txt` format).
 #[cfg(feature = "cuda-local")]
 pub const RECORDS: &str = include_str!(concat!(env!("OUT_DIR"), "/manifest.txt"));
 

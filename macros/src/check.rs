@@ -8,6 +8,7 @@ use crate::manifest::{self, Abi, Function};
 use crate::model::{Attr, Backend, Driver, Item, NotATable, Pin, Request};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
+use syn::ext::IdentExt;
 use syn::{Ident, Path, Visibility};
 
 /// What `expand` emits: the struct as the user wrote it (less the attributes a table cannot
@@ -108,9 +109,18 @@ fn lookup_floor() -> Option<u32> {
 /// `driver = N` when it is a driver a table can target, reporting one no table can target (the
 /// table is then checked and emitted as if it were not given).
 fn target(request: &Request, errors: &mut Errors) -> Option<u32> {
-    let Some(Driver::Version { version, span }) = request.driver else {
+    let Some(Driver::Version {
+        version,
+        span,
+        quoted,
+    }) = request.driver
+    else {
         return None;
     };
+    if let Err(e) = release_number(version, quoted) {
+        errors.at(span, e);
+        return None;
+    }
     match lookup_floor() {
         Some(floor) if version < floor => {
             errors.at(
@@ -126,6 +136,52 @@ fn target(request: &Request, errors: &mut Errors) -> Option<u32> {
         }
         _ => Some(version),
     }
+}
+
+/// Whether `version` (of `driver = ...`, written as a string when `quoted`) numbers a CUDA release
+/// this crate can know: `1000 * major + 10 * minor` with a minor of one digit, and no newer than
+/// the newest release of the manifest; the message for the user when not.
+fn release_number(version: u32, quoted: bool) -> Result<(), String> {
+    let written = if quoted {
+        format!("driver = \"{}.{}\"", version / 1000, version % 1000 / 10)
+    } else {
+        format!("driver = {version}")
+    };
+    let releases = manifest::releases();
+    let (Some(&oldest), Some(&newest)) = (releases.first(), releases.last()) else {
+        return Ok(());
+    };
+    let known = || {
+        format!(
+            "the releases this crate knows are CUDA {} (`driver = {oldest}`) to CUDA {} (`driver = {newest}`)",
+            cuda_version(oldest),
+            cuda_version(newest)
+        )
+    };
+    if !version.is_multiple_of(10) || version % 1000 >= 100 {
+        // `12345`: most likely CUDA 12.3.
+        let near = version / 1000 * 1000 + version % 1000 / 100 * 10;
+        let suggestion = if releases.contains(&near) {
+            format!(
+                "did you mean `driver = {near}` (CUDA {})?",
+                cuda_version(near)
+            )
+        } else {
+            format!("{}; write one of them", known())
+        };
+        return Err(format!(
+            "`{written}` is not a CUDA release: `cuDriverGetVersion` numbers CUDA X.Y as 1000 × X + 10 × Y, whose minor Y has one digit (`driver = 12040` or `driver = \"12.4\"` for CUDA 12.4); {suggestion}"
+        ));
+    }
+    if version > newest {
+        return Err(format!(
+            "`{written}` (CUDA {}) is newer than every CUDA release this crate knows, the newest being CUDA {}: write the oldest driver the table must work on, at most `driver = {newest}`, or `driver = newest` for the newest ABIs of the CUDA {} bindings",
+            cuda_version(version),
+            cuda_version(newest),
+            manifest::release_name(manifest::RELEASE)
+        ));
+    }
+    Ok(())
 }
 
 /// A table without `driver`: it needs one, and the error says what `driver = newest` would mean
@@ -217,16 +273,35 @@ pub fn check(request: Request, item: Item, errors: &mut Errors) -> Table {
     let driver = target(&request, errors);
     let functions = functions(&request, driver, errors);
     missing_driver(&request, &functions, errors);
+    let whole = request.span.unwrap_or_else(Span::call_site);
+    let krate = request
+        .krate
+        .or_else(|| renamed(crate::renamed::renamed_dependency(), whole, errors));
     Table {
         attrs,
         vis: item.vis,
         ident: item.ident,
         functions,
-        krate: request.krate,
+        krate,
         backend: request.backend,
         per_thread: request.per_thread.is_some(),
         driver,
     }
+}
+
+/// For a table without `crate = ...` in a crate that renames cuda-driver-table (`renamed`): the
+/// error that says to name it, at the attribute, and the path to expand with, so that the
+/// expansion does not fail once more where it names the runtime.
+pub fn renamed(renamed: Option<&str>, span: Span, errors: &mut Errors) -> Option<syn::Path> {
+    let name = renamed?;
+    let path = syn::parse_str::<syn::Path>(name).ok()?;
+    errors.at(
+        span,
+        format!(
+            "this crate depends on cuda-driver-table renamed to `{name}` (its Cargo.toml), and a table names it `cuda_driver_table` unless told: add `crate = {name}` to the attribute"
+        ),
+    );
+    Some(path)
 }
 
 /// Reports an item the attribute does not make a table of.
@@ -239,6 +314,20 @@ pub fn not_a_table(not_a_table: NotATable, errors: &mut Errors) {
             span,
             format!("#[driver_table] goes on a unit struct (`pub struct Cuda;`), not {what}; the attribute adds the fields and methods"),
         ),
+        NotATable::ReservedName(ident) => {
+            let name = ident.unraw().to_string();
+            let what = if name == "sys" {
+                "the runtime's bindings `sys`"
+            } else {
+                "the runtime `__cdt` (and its own items `__cdt_...`)"
+            };
+            errors.at(
+                ident.span(),
+                format!(
+                    "a table cannot be named `{name}`: the code the attribute writes for it names {what}, which would hide the struct there; rename it, e.g. `struct Cuda;`"
+                ),
+            );
+        }
     }
 }
 

@@ -3,9 +3,10 @@
 //! generator already turned into Markdown (`cuda-driver-table-codegen`'s `doc` module); what
 //! depends on the table is done here.
 //!
-//! A link to another driver function is written `` [`cuX`](Self::cuX) `` in the manifest: it stays
-//! a link when this table has a method `cuX` and becomes plain code otherwise, so rustdoc never
-//! sees a link it cannot resolve. A link into the bindings, `` [`X`](sys::X) ``, and one to the
+//! A link to another driver function is written `` [`cuX`](Self::cuX) `` in the manifest, or short,
+//! `` [`cuX`](Self::) `` (as is any link whose target ends with the name it shows): it stays a
+//! link, written whole, when this table has a method `cuX` and becomes plain code otherwise, so
+//! rustdoc never sees a link it cannot resolve. A link into the bindings, `` [`X`](sys::X) ``, and one to the
 //! runtime, `` [`Error`](__cdt::Error) ``, are written as the table's block names the two crates
 //! (`expand`): rustdoc resolves a link in the scope of its item, so they hold whatever path the
 //! table names the runtime by (`crate = ...`, `$crate` in a `macro_rules!`). Nothing here reads or
@@ -226,52 +227,75 @@ fn why(c: &Checked) -> String {
 }
 
 /// `doc` with each link to a method, `` [`text`](Self::name) ``, that `has_method` refuses made
-/// plain code (`` `text` ``), so rustdoc never sees a link it cannot resolve; `doc` itself when it
-/// has none.
+/// plain code (`` `text` ``), so rustdoc never sees a link it cannot resolve, and each link written
+/// short, its target without the name it shows (`` [`cuX()`](Self::) ``, `` [`X`](sys::E::) ``:
+/// the generator's `docs_file::short_links`), written whole (`Self::cuX`, `sys::E::X`); `doc` itself when it has
+/// none of either.
 ///
 /// Links into the bindings (`sys::X`) and to the runtime (`__cdt::X`) stay as they are: the
 /// table's block names both (`expand`), and rustdoc resolves a link in the scope of its item.
 pub fn resolve_links<'a>(doc: &'a str, has_method: &dyn Fn(&str) -> bool) -> Cow<'a, str> {
-    const TARGET: &str = "](Self::";
     let mut out = String::new();
     // `doc[..copied]` is settled (in `out` once something changed); the search goes on at `from`.
     let (mut copied, mut from) = (0, 0);
     // A search for `(` alone (a byte search), then a look at the bytes around it: the attribute
-    // runs unoptimised in a user's debug build, over every doc text of a table.
+    // runs unoptimised in a user's debug build, over every doc text of a table, and a link is
+    // looked at whole only where it may change.
     while let Some(i) = doc[from..].find('(') {
         let paren = from + i;
         from = paren + 1;
-        // `](Self::name)` around it ...
-        let Some(close) = paren
-            .checked_sub(1)
-            .filter(|&c| doc[c..].starts_with(TARGET))
-        else {
+        // `](target)` around it ...
+        let Some(close) = paren.checked_sub(1).filter(|&c| doc.as_bytes()[c] == b']') else {
             continue;
         };
-        let after = &doc[close + TARGET.len()..];
-        let Some(name) = after.find(')').map(|n| &after[..n]) else {
+        let Some(end) = doc[paren + 1..].find(')').map(|n| paren + 1 + n) else {
             continue;
         };
-        // ... and `` [`text` `` before it, on its line.
+        let target = &doc[paren + 1..end];
+        // Only a link to a method, or one written short, may change.
+        let method = target.strip_prefix("Self::");
+        let short = target.ends_with("::");
+        if method.is_none() && !short {
+            continue;
+        }
+        // ... and `` [`text` `` before it.
         let Some(open) = doc[copied..close].rfind('[').map(|i| copied + i) else {
             continue;
         };
         let text = &doc[open + 1..close];
-        let is_link = text.len() > 1
-            && !doc[..open].ends_with('\\')
-            && text.starts_with('`')
-            && text.ends_with('`')
-            && !text.contains('\n')
-            // A link's target has no spaces or line ends (two byte searches).
-            && !name.contains(' ')
-            && !name.contains('\n');
-        if !is_link || has_method(name) {
+        if text.len() < 2
+            || !text.starts_with('`')
+            || !text.ends_with('`')
+            || doc[..open].ends_with('\\')
+        {
             continue;
         }
-        out.push_str(&doc[copied..open]);
-        out.push_str(text);
-        copied = close + TARGET.len() + name.len() + 1;
-        from = copied;
+        // A short link names what it shows (the generator writes it short only then).
+        let shown = &text[1..text.len() - 1];
+        let name = short.then(|| shown.strip_suffix("()").unwrap_or(shown));
+        let method = match method {
+            Some("") => name,
+            other => other,
+        };
+        if method.is_some_and(|m| !has_method(m)) {
+            // A link spans no line end, and its target has no spaces.
+            if text.contains('\n') || target.contains([' ', '\n']) {
+                continue;
+            }
+            out.push_str(&doc[copied..open]);
+            out.push_str(text);
+            copied = end + 1;
+        } else if let Some(name) = name.filter(|n| !n.contains(' ')) {
+            if out.is_empty() {
+                out.reserve(doc.len() + doc.len() / 8);
+            }
+            out.push_str(&doc[copied..end]);
+            out.push_str(name);
+            copied = end;
+        } else {
+            continue;
+        }
+        from = end + 1;
     }
     if copied == 0 {
         return Cow::Borrowed(doc);
@@ -301,6 +325,38 @@ mod tests {
             ),
             "`cuA``cuB()` (x) `cuC`."
         );
+    }
+
+    /// Links written short are written whole, a method the table lacks as plain code; what only
+    /// looks like one stays as it is.
+    #[test]
+    fn short_links_are_written_whole() {
+        let has = |n: &str| n == "cuMemFree";
+        assert_eq!(
+            resolve_links(
+                "[`cuMemFree()`](Self::), [`cuMemAlloc`](Self::), [`CUDA_SUCCESS`](sys::CUresult::), [`CUresult::CUDA_SUCCESS`](sys::) (x::) [`a b`](sys::)",
+                &has
+            ),
+            "[`cuMemFree()`](Self::cuMemFree), `cuMemAlloc`, [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS), [`CUresult::CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS) (x::) [`a b`](sys::)"
+        );
+    }
+
+    /// Every doc text of the selected release, its links resolved for a table that has every
+    /// method, has no link left short.
+    #[test]
+    fn no_committed_doc_keeps_a_short_link() {
+        let all = |_: &str| true;
+        for f in manifest::functions() {
+            for abi in f.abis {
+                let doc = resolve_links(abi.doc, &all);
+                assert!(
+                    !doc.contains("::)"),
+                    "{} {}: a short link left in {doc}",
+                    f.name,
+                    abi.version
+                );
+            }
+        }
     }
 
     #[test]

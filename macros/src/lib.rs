@@ -20,6 +20,7 @@ mod fuzz;
 mod manifest;
 mod model;
 mod parse;
+mod renamed;
 #[cfg(test)]
 mod tests;
 

@@ -4,11 +4,11 @@
 //! The release is chosen by a `cuda-XXXXX` feature (forwarded from `cuda-driver-table`); when
 //! several are enabled the newest wins here, and `cuda-driver-table-sys` reports the conflict.
 //! Nothing here restates what CUDA contains: it all comes from `generated/`, as text the compiler
-//! only embeds (`records` says how it is written): each release's records
-//! (`manifest_<release>.txt`) and the doc texts of every release, each once (`docs.txt`). A table
-//! reads the records of the functions it names, and decodes their doc texts, when the macro runs;
-//! each is read once per process (one compiler process expands many tables) and kept for the
-//! process's life, like the statics it replaces.
+//! only embeds (`records` says how it is written): the records of every release, each once with
+//! the releases that have it (`manifest.txt`), and their doc texts, each once (`docs.txt`). A table
+//! reads the records of the functions it names in the selected release, and decodes their doc
+//! texts, when the macro runs; each is read once per process (one compiler process expands many
+//! tables) and kept for the process's life, like the statics it replaces.
 
 mod records;
 #[cfg(test)]
@@ -39,7 +39,8 @@ pub struct Abi {
     pub export: Option<&'static str>,
     pub per_thread: Option<PerThread>,
     /// `cuda.h`'s comment as Markdown: the summary, a blank line, the rest. Links to other
-    /// functions are written `Self::cuX` and links to the bindings `sys::X`; `docs` resolves them.
+    /// functions are written `Self::cuX` and links to the bindings `sys::X`, or short, their
+    /// target without the name they show (`` [`cuX`](Self::) ``); `docs` resolves them.
     pub doc: &'static str,
 }
 
@@ -56,19 +57,30 @@ impl Function {
     }
 }
 
+/// The records of every pinned release: those of the selected one, and which releases have which
+/// function, for errors that name them (`records` says how it is written).
+const PINNED: &str = include_str!("generated/manifest.txt");
+
 // One `mod selected` per release, each behind its `cuda-XXXXX` feature (the newest enabled wins),
-// and an empty one when none is enabled: `RELEASE`, `RELEASE_NAME`, `RECORDS` and `DOCS`.
+// and one of release 0 when none is enabled: `RELEASE` and `RELEASE_NAME`.
 #[cfg(not(feature = "cuda-local"))]
 include!("generated/select.rs");
-// With `cuda-local`: the same for the toolkit on the build machine, from cuda-driver-table-local.
+/// The texts the selected release is read from: the records and their doc texts.
+#[cfg(not(feature = "cuda-local"))]
+mod texts {
+    pub const RECORDS: &str = super::PINNED;
+    pub const DOCS: &str = include_str!("generated/docs.txt");
+}
+// With `cuda-local`: the same for the toolkit on the build machine, from cuda-driver-table-local
+// (records of that one release).
 #[cfg(feature = "cuda-local")]
 mod selected {
-    pub use cuda_driver_table_local::{DOCS, RECORDS, RELEASE, RELEASE_NAME};
+    pub use cuda_driver_table_local::{RELEASE, RELEASE_NAME};
 }
-
-/// Which releases have which function, for errors that name them (`records` says how it is
-/// written).
-const AVAILABILITY_TEXT: &str = include_str!("generated/availability.txt");
+#[cfg(feature = "cuda-local")]
+mod texts {
+    pub use cuda_driver_table_local::{DOCS, RECORDS};
+}
 
 /// The selected release (`12090`), or 0 when no `cuda-XXXXX` feature is enabled.
 pub const RELEASE: u32 = selected::RELEASE;
@@ -93,7 +105,7 @@ fn read_selected() -> Result<Selected, String> {
     let index = if RELEASE == 0 {
         records::Index::empty()
     } else {
-        read(selected::RECORDS, selected::DOCS)?
+        read(texts::RECORDS, texts::DOCS)?
     };
     let functions = index.entries.iter().map(|_| OnceLock::new()).collect();
     Ok(Selected { index, functions })
@@ -110,7 +122,7 @@ fn damaged(e: &str) -> String {
 
 /// Reads the records of the selected release, or says what the user sees at the attribute.
 fn read(records: &'static str, docs: &'static str) -> Result<records::Index<'static>, String> {
-    let e = match records::Index::read(records, docs) {
+    let e = match records::Index::read(records, docs, RELEASE) {
         Ok(index) if index.release == RELEASE && index.release_name == selected::RELEASE_NAME => {
             return Ok(index)
         }
@@ -133,7 +145,7 @@ pub fn load() -> Result<(), &'static str> {
 fn availability() -> Result<&'static records::Availability<'static>, &'static str> {
     static AVAILABILITY: OnceLock<Result<records::Availability<'static>, String>> = OnceLock::new();
     AVAILABILITY
-        .get_or_init(|| read_availability(AVAILABILITY_TEXT))
+        .get_or_init(|| read_availability(PINNED))
         .as_ref()
         .map_err(String::as_str)
 }
@@ -144,7 +156,7 @@ fn read_availability(text: &'static str) -> Result<records::Availability<'static
         Ok(read) => Ok(read),
         Err(e) => Err(format!(
             "cuda-driver-table-macros cannot read which releases have which function \
-             (availability.txt: {e}): its files are damaged; download and build it again \
+             (manifest.txt: {e}): its files are damaged; download and build it again \
              (`cargo clean -p cuda-driver-table-macros`)"
         )),
     }
@@ -179,9 +191,11 @@ fn function(selected: &'static Selected, i: usize) -> Result<&'static Function, 
                     doc: leak(a.doc),
                 })
                 .collect();
+            // The newest ABI of the release is its default.
+            let default = abis.last().map_or(0, |a| a.version);
             Ok(Function {
                 name: entry.name,
-                default: entry.default,
+                default,
                 abis: abis.leak(),
             })
         })
@@ -228,6 +242,19 @@ pub fn releases_with(name: &str) -> &'static [u32] {
     all.functions
         .binary_search_by(|(here, _)| (*here).cmp(name))
         .map_or(&[], |i| &all.functions[i].1)
+}
+
+/// Every release this crate knows, oldest first: those of the manifest, and the selected one
+/// (which `cuda-local` may add).
+pub fn releases() -> Vec<u32> {
+    let mut out: Vec<u32> = availability()
+        .map(|all| all.releases.iter().map(|(v, _)| *v).collect())
+        .unwrap_or_default();
+    if RELEASE != 0 && !out.contains(&RELEASE) {
+        out.push(RELEASE);
+        out.sort_unstable();
+    }
+    out
 }
 
 /// `12.9` for 12090, as the generated files name it (the number itself for a release they do not

@@ -38,6 +38,8 @@ pub enum Driver {
         version: u32,
         /// The value's span, for errors about it.
         span: Span,
+        /// Written as a string (`"12.0"`), for errors about it.
+        quoted: bool,
     },
     Newest,
 }
@@ -100,4 +102,6 @@ pub enum NotATable {
     Other(Span, &'static str),
     /// A struct another `#[driver_table]` (under any name) has made a table already.
     Table(Ident),
+    /// A struct named as the expansion names what it uses (`sys`, `__cdt`).
+    ReservedName(Ident),
 }

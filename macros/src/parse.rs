@@ -376,8 +376,12 @@ type Wrong = (Option<String>, Option<u32>);
 /// An integer literal (`3020`, `3_020`, `3020u32`, `0xBCC`, `0b1011_1100_1100`) that fits its
 /// suffix's type and a `u32`, or what is wrong with it (`what` it is, in words: `an ABI version`).
 fn integer(lit: &LitInt, what: &str) -> Result<u32, Wrong> {
-    if lit.base10_digits().starts_with('-') {
-        return Err((None, None));
+    // `-3020`, one token where it comes through a `macro_rules!` fragment (`$v:literal`).
+    if let Some(digits) = lit.base10_digits().strip_prefix('-') {
+        return Err((
+            Some(format!("`{lit}` is negative, and {what} is not")),
+            digits.parse().ok(),
+        ));
     }
     // `3020f32` is a float.
     if ["f32", "f64"].contains(&lit.suffix()) {
@@ -418,6 +422,14 @@ fn pin(value: TokenStream) -> Pin {
         },
         Ok(Lit::Float(lit)) => float(&lit),
         Ok(_) => (None, None),
+        // `-3020`, written as two tokens.
+        Err(_) if negative(&value).is_some() => negative(&value).map_or((None, None), |lit| {
+            let number = lit.base10_parse().ok();
+            (
+                Some(format!("`{value}` is negative, and an ABI version is not")),
+                number,
+            )
+        }),
         // A name (`MY_ABI`, `abi::V`) is read before constants have values.
         Err(_) if syn::parse2::<Path>(value.clone()).is_ok() => (
             Some(format!(
@@ -432,6 +444,17 @@ fn pin(value: TokenStream) -> Pin {
         tokens: value,
         problem,
         number,
+    }
+}
+
+/// The integer literal of `-<literal>` (`-3020` written as two tokens), or `None`.
+fn negative(value: &TokenStream) -> Option<LitInt> {
+    let mut tokens = value.clone().into_iter();
+    match (tokens.next(), tokens.next(), tokens.next()) {
+        (Some(minus), Some(TokenTree::Literal(lit)), None) if is_punct(&minus, '-') => {
+            syn::parse2::<LitInt>(TokenTree::Literal(lit).into()).ok()
+        }
+        _ => None,
     }
 }
 
@@ -458,7 +481,11 @@ fn driver(value: &TokenStream) -> Result<Driver, String> {
     let span = lit.as_ref().map_or_else(|_| Span::call_site(), Lit::span);
     match lit {
         Ok(Lit::Str(s)) => match major_minor(s.value().trim()) {
-            Some(version) => Ok(Driver::Version { version, span }),
+            Some(version) => Ok(Driver::Version {
+                version,
+                span,
+                quoted: true,
+            }),
             None => Err(format!(
                 "`{}` is not a CUDA version of the form \"major.minor\"; {DRIVER_HELP}",
                 s.to_token_stream()
@@ -485,7 +512,11 @@ fn driver(value: &TokenStream) -> Result<Driver, String> {
                     major * 1000
                 ))
             }
-            Ok(version) => Ok(Driver::Version { version, span }),
+            Ok(version) => Ok(Driver::Version {
+                version,
+                span,
+                quoted: false,
+            }),
             Err((problem, _)) => Err(format!(
                 "{}; {DRIVER_HELP}",
                 problem.unwrap_or_else(|| format!("`{i}` is not a driver version"))
@@ -619,6 +650,9 @@ fn unit_struct(
     }
     input.parse::<Token![struct]>()?;
     let ident: Ident = input.parse()?;
+    if is_reserved(&ident) {
+        return Ok(Err(NotATable::ReservedName(ident)));
+    }
     if input.peek(Token![<]) {
         let generics: Generics = input.parse()?;
         found.push(syn::Error::new_spanned(
@@ -665,6 +699,14 @@ fn unit_struct(
         vis,
         ident,
     }))
+}
+
+/// Whether a table may not be named `ident`: its expansion names the runtime's bindings `sys` and
+/// the runtime `__cdt` (and its own items `__cdt_...`) in the block that implements the table,
+/// where they would hide the struct.
+pub fn is_reserved(ident: &Ident) -> bool {
+    let name = ident.unraw().to_string();
+    name == "sys" || name.starts_with("__cdt")
 }
 
 /// One `#[...]`, classified by its path's last name (`derive`, `::core::prelude::v1::derive`,

@@ -844,12 +844,14 @@ fn driver_picks_the_newest_abi_such_a_driver_has() {
         first_binding(quote!(cuCtxCreate, driver = 12050)),
         "0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v12050"
     );
-    // A driver newer than the release: the release's newest.
+    // A driver newer than the release (the newest release this crate knows): the release's
+    // newest.
     let newest = manifest::find("cuCtxCreate")
         .expect("in every release")
         .default;
+    let newest_release = *manifest::releases().last().expect("known releases");
     assert_eq!(
-        first_binding(quote!(cuCtxCreate, driver = 99000)),
+        first_binding(quote!(cuCtxCreate, driver = #newest_release)),
         format!("0 \"cuCtxCreate\\0\" PFN_cuCtxCreate_v{newest}")
     );
     // Every spelling of the same version.
@@ -950,7 +952,28 @@ fn driver_values_a_table_cannot_target_say_how_to_write_one() {
         ),
         (quote!(12000u8), "`12000u8` does not fit in `u8`; write the oldest driver"),
         (quote!(latest), "`latest` is not a driver version; write the oldest driver"),
-        (quote!(-12000), "is not a driver version; write the oldest driver"),
+        (
+            quote!(-12000),
+            "`-12000` is negative, and a driver version is not; write the oldest driver",
+        ),
+        // Numbers `cuDriverGetVersion` never returns, which would print as CUDA 4294967.29.
+        (
+            quote!(12345),
+            r#"`driver = 12345` is not a CUDA release: `cuDriverGetVersion` numbers CUDA X.Y as 1000 × X + 10 × Y, whose minor Y has one digit (`driver = 12040` or `driver = \"12.4\"` for CUDA 12.4); did you mean `driver = 12030` (CUDA 12.3)?"#,
+        ),
+        (
+            quote!(4294967295),
+            r#"`driver = 4294967295` is not a CUDA release: `cuDriverGetVersion` numbers CUDA X.Y as 1000 × X + 10 × Y, whose minor Y has one digit (`driver = 12040` or `driver = \"12.4\"` for CUDA 12.4); the releases this crate knows are CUDA 11.7 (`driver = 11070`) to CUDA"#,
+        ),
+        (
+            quote!("999.99"),
+            r#"`driver = \"999.99\"` is not a CUDA release"#,
+        ),
+        // A release newer than any this crate knows.
+        (
+            quote!(99000),
+            "`driver = 99000` (CUDA 99.0) is newer than every CUDA release this crate knows, the newest being CUDA",
+        ),
     ] {
         let out = table(quote!(cuCtxCreate, driver = #driver));
         let errors = compile_errors(&out);

@@ -7,6 +7,7 @@
 mod records;
 
 use cuda_driver_table_codegen::doc::{markdown, Ref};
+use cuda_driver_table_codegen::docs_file::short_links;
 use cuda_driver_table_codegen::emit::Records;
 use cuda_driver_table_codegen::pipeline::ParsedRelease;
 use cuda_driver_table_codegen::releases::release_name;
@@ -21,23 +22,18 @@ pub fn problems(releases: &[&ParsedRelease]) -> Vec<String> {
 pub fn problems_of(written: &Records, releases: &[&ParsedRelease]) -> Vec<String> {
     problems_in(
         &written.docs_text(releases),
-        |r| written.release_text(r),
+        &written.manifest_text(releases),
         releases,
     )
 }
 
-/// What differs between the manifests of `releases` and what the macro reads from the texts of
-/// `docs.txt` and of each release's records (`records`).
-pub fn problems_in(
-    docs: &str,
-    records: impl Fn(&ParsedRelease) -> String,
-    releases: &[&ParsedRelease],
-) -> Vec<String> {
+/// What differs between the manifests of `releases` and what the macro reads, for each of them,
+/// from the texts of `docs.txt` and `manifest.txt` (`records`).
+pub fn problems_in(docs: &str, text: &str, releases: &[&ParsedRelease]) -> Vec<String> {
     let mut out = Vec::new();
     for r in releases {
         let version = r.source.version();
-        let text = records(r);
-        let index = match records::Index::read(&text, docs) {
+        let index = match records::Index::read(text, docs, version) {
             Ok(index) => index,
             Err(e) => {
                 out.push(format!("{version}: {e}"));
@@ -69,9 +65,6 @@ pub fn problems_in(
                 continue;
             };
             let at = format!("{version} {}", f.name);
-            if entry.default != f.default_abi().version {
-                out.push(format!("{at}: default {}", entry.default));
-            }
             let abis = match index.abis(entry) {
                 Ok(abis) => abis,
                 Err(e) => {
@@ -79,6 +72,11 @@ pub fn problems_in(
                     continue;
                 }
             };
+            // The newest ABI of the release is its default.
+            let default = abis.last().map(|a| a.version);
+            if default != Some(f.default_abi().version) {
+                out.push(format!("{at}: default {default:?}"));
+            }
             if abis.len() != f.abis.len() {
                 out.push(format!(
                     "{at}: {} ABIs read, {} written",
@@ -87,11 +85,14 @@ pub fn problems_in(
                 ));
             }
             for (read, a) in abis.iter().zip(&f.abis) {
+                // As `docs.txt` stores it: its links short where they can be.
                 let doc = a
                     .doc
                     .as_deref()
                     .map(|d| markdown(d, &refs))
                     .unwrap_or_default();
+                let doc: Vec<String> = doc.split('\n').map(short_links).collect();
+                let doc = doc.join("\n");
                 let params: Vec<(&str, &str)> = a
                     .params
                     .iter()
@@ -132,8 +133,8 @@ pub fn problems_in(
     out
 }
 
-/// What differs between the functions of `releases` and what the macro reads from the text of
-/// `availability.txt` (`text`): the releases and their names, and each function's releases.
+/// What differs between the functions of `releases` and what the macro reads from the `V` and `F`
+/// lines of `manifest.txt` (`text`): the releases and their names, and each function's releases.
 pub fn availability_problems(text: &str, releases: &[&ParsedRelease]) -> Vec<String> {
     let read = match records::Availability::read(text) {
         Ok(read) => read,

@@ -1,23 +1,34 @@
-//! The text the generator writes for the macro, and its reader: the records of one release
-//! (`manifest_<release>.txt`) and the doc texts of every release (`docs.txt`). Text, not Rust: the
-//! compiler only embeds it (`include_str!`), and the macro reads, when it runs, the records of the
-//! functions a table names.
+//! The text the generator writes for the macro, and its reader: the records of every release
+//! (`manifest.txt`), each once with the releases that have it, and the doc texts of every release
+//! (`docs.txt`). Text, not Rust: the compiler only embeds it (`include_str!`), and the macro reads,
+//! when it runs, the records of the functions a table names in the release its feature selects.
 //!
 //! Both files start with a header of `#` lines ended by an empty line; the reader skips it. The
 //! records, one line each, fields separated by tabs, functions sorted by name:
 //!
 //! ```text
-//! R  <format>  <release>  <release name>                       once, first
-//! F  <function>  <default ABI>                                  then, for each ABI, oldest first:
-//! A  <version>  <export>  <per-thread twin>  <doc>  <return type>  <C prototype>
+//! R  <format>                                                   once, first
+//! V  <release>  <release name>                                  each release, oldest first
+//! F  <function>  <releases>                                     then, for each record, oldest ABI first:
+//! A  <version>  <releases>  <export>  <per-thread twin>  <doc>  <return type>  <C prototype>
 //! P  <parameter name>  <Rust type>  <parameter name>  <Rust type> ...
 //! ```
+//!
+//! `<releases>` are the releases that have the function (`F`) or the record (`A`): runs of
+//! consecutive releases of the `V` lines separated by commas, each `<first>-<last>` or one
+//! release (`11070-12090,13000`); a release is in the run `a-b` when `a <= release <= b`. An ABI
+//! whose record changed between releases (its parameters, its export, its doc) has one `A` line
+//! per distinct record, their releases apart. A release's functions are those whose `F` line
+//! names it, and their ABIs the `A` lines that name it: each version once, oldest first, the
+//! newest the default.
 //!
 //! A parameter whose name is written `out:<name>` in a `P` line is an out-value: one value the
 //! driver writes through it on success, which a traced call reads back (the generator's
 //! `outputs.rs` says which parameters are). `-` stands for "none" in the export, twin and doc
-//! fields. A twin is `<version>_<suffix>,<export>`
-//! (`7000_ptsz,cuLaunchKernel_ptsz`). Typedef names are not stored: they are
+//! fields. A twin is `<version>_<suffix>,<export>` (`7000_ptsz,cuLaunchKernel_ptsz`). The doc is
+//! `-`, the code of the text of every release of the line, or, where the releases do not share
+//! one, `<releases>=<code>` for each text (`-` for none) separated by spaces
+//! (`11070-12060=!/| 12080-13050=!4+`). Typedef names are not stored: they are
 //! `PFN_<function>_v<version>`, and `_<suffix>` after that for a twin (the generator refuses
 //! headers where that does not hold).
 //!
@@ -33,26 +44,26 @@
 //! ```
 //!
 //! A code is a byte offset, written in its section's number of digits `!` to `~` (94 of them,
-//! `!` is 0, the most significant first: with 3 digits, 0 is `!!!` and 95 is `!""`). A text's
-//! codes name the offsets of its lines among the `L` lines; a record's doc is the code of the
-//! offset of its text among the `D` texts. A doc text is its lines joined by line ends. So the
-//! macro reads the text a record names where it is, and nothing else of the file.
-//!
-//! `availability.txt`, for the errors that name the releases having a function, after its
-//! header: `R <release> <release name>` for every release, oldest first, then
-//! `F <function> <releases>` for every function of any release, sorted by name, where
-//! `<releases>` is runs of consecutive releases (in the `R` lines' order) separated by commas, each
-//! `<first>-<last>` or one release (`11070-12090,13000`).
+//! `!` is 0, the most significant first: with 3 digits, 0 is `!!!` and 95 is `!""`). A text is
+//! runs of lines, each the code of the offset of its first line among the `L` lines and one digit
+//! that counts its lines (1 to 93), which follow one another there; a record's doc is the code of
+//! the offset of its text among the `D` texts. A doc text is its lines joined by line ends. So the
+//! macro reads the text a record names where it is, and nothing else of the file. A link whose
+//! target ends with the name it shows is written short in the lines, its target without that name:
+//! `` [`cuMemFree`](Self::) `` for `` [`cuMemFree`](Self::cuMemFree) ``, `` [`CUDA_SUCCESS`](sys::CUresult::) ``
+//! for `` [`CUDA_SUCCESS`](sys::CUresult::CUDA_SUCCESS) `` (a `()` the text ends with is not in the
+//! target). The reader gives them as written; the macro writes them whole in the one pass over a
+//! doc text that resolves its links (`docs::resolve_links`).
 //!
 //! Nothing here panics: a malformed file is an `Err` saying where, which the macro reports at the
-//! user's attribute. Reading a file checks its frame (the `R` line, which lines come where, the
-//! order of the functions, the `L` line and the bytes it counts); the lines of a function and the
-//! codes of its doc text are checked when its ABIs are read, so that an expansion pays for the functions
-//! its table names, not for every function of the release. This file has no dependencies, so that the generator's
-//! tests read what it writes with this very code.
+//! user's attribute. Reading a file checks its frame (the `R` and `V` lines, which lines come
+//! where, the order of the functions, the `L` line and the bytes it counts); the lines of a
+//! function and the codes of its doc text are checked when its ABIs are read, so that an expansion
+//! pays for the functions its table names, not for every function of the release. This file has no
+//! dependencies, so that the generator's tests read what it writes with this very code.
 
 /// The format version of the `R` line; any other is refused.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 /// The prefix of an out-value's name in a `P` line.
 const OUT: &str = "out:";
@@ -69,12 +80,12 @@ const MAX_DIGITS: usize = 4;
 /// How many digits there are.
 const BASE: usize = 94;
 
-/// A release's records, checked and indexed by function.
+/// The records of one release, checked and indexed by function.
 #[cfg_attr(test, derive(Debug))]
 pub struct Index<'a> {
     pub release: u32,
     pub release_name: &'a str,
-    /// Every function, sorted by name.
+    /// Every function of the release, sorted by name.
     pub entries: Vec<Entry<'a>>,
     docs: Docs<'a>,
 }
@@ -102,8 +113,7 @@ struct Section<'a> {
 #[cfg_attr(test, derive(Debug))]
 pub struct Entry<'a> {
     pub name: &'a str,
-    pub default: u32,
-    /// The `A` and `P` lines after the `F` line.
+    /// The `A` and `P` lines after the `F` line, of every release.
     lines: &'a str,
     /// The line number of the first of them (1-based, in the whole file), for messages.
     line: usize,
@@ -116,7 +126,7 @@ pub struct AbiRecord<'a> {
     pub version: u32,
     pub export: Option<&'a str>,
     pub per_thread: Option<PerThreadRecord<'a>>,
-    /// The Markdown doc text, `""` when there is none.
+    /// The Markdown doc text, `""` when there is none, its links as written (some short).
     pub doc: String,
     pub ret: &'a str,
     pub c_prototype: &'a str,
@@ -177,10 +187,43 @@ fn at_line(n: usize, e: String) -> String {
     format!("line {n}: {e}")
 }
 
+/// Reads the `R` line and the `V` lines at the start of `text` (the body of `manifest.txt`, which
+/// starts at line `first`): every release with its name, oldest first, and the text after them
+/// with the number of its first line.
+#[allow(clippy::type_complexity)]
+fn read_releases(text: &str, first: usize) -> Result<(Vec<(u32, &str)>, &str, usize), String> {
+    let Some((line, mut rest)) = text.split_once('\n') else {
+        return Err("no `R` line".to_string());
+    };
+    read_format(line).map_err(|e| at_line(first, e))?;
+    let mut n = first + 1;
+    let mut releases: Vec<(u32, &str)> = Vec::new();
+    while rest.starts_with("V\t") {
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        let fields: Vec<&str> = line.split('\t').collect();
+        let ["V", release, name] = fields[..] else {
+            return Err(format!(
+                "line {n}: a `V` line is `V <release> <release name>`"
+            ));
+        };
+        let release = number(release).map_err(|e| at_line(n, e))?;
+        if releases.last().is_some_and(|(last, _)| *last >= release) {
+            return Err(format!(
+                "line {n}: the release {release} is not in order (oldest first, each once)"
+            ));
+        }
+        releases.push((release, name));
+        rest = after;
+        n += 1;
+    }
+    Ok((releases, rest, n))
+}
+
 impl<'a> Index<'a> {
-    /// Reads `records` (a `manifest_<release>.txt`) and `docs` (the whole `docs.txt`), checking
-    /// their frame: each function's lines are checked by [`Index::abis`].
-    pub fn read(records: &'a str, docs: &'a str) -> Result<Self, String> {
+    /// Reads the records of `release` from `records` (the whole `manifest.txt`) and `docs` (the
+    /// whole `docs.txt`), checking their frame: each function's lines are checked by
+    /// [`Index::abis`].
+    pub fn read(records: &'a str, docs: &'a str, release: u32) -> Result<Self, String> {
         const CR_LF: &str =
             "the files have Windows line ends (CR LF): they must be read as written \
                              (git: `.gitattributes` marks them `-text`)";
@@ -198,13 +241,9 @@ impl<'a> Index<'a> {
             Err(e) => return Err(format!("docs.txt: {e}")),
         };
         let (text, first) = body(records)?;
-        let mut lines = lines(text);
-        let (release, release_name) = match lines.next() {
-            Some((_, line)) => match read_release(line) {
-                Ok(release) => release,
-                Err(e) => return Err(at_line(first, e)),
-            },
-            None => return Err("no `R` line".to_string()),
+        let (releases, text, first) = read_releases(text, first)?;
+        let Some(&(_, release_name)) = releases.iter().find(|(v, _)| *v == release) else {
+            return Err(format!("no `V` line names the release {release}"));
         };
         let mut index = Index {
             release,
@@ -212,60 +251,54 @@ impl<'a> Index<'a> {
             entries: Vec::new(),
             docs,
         };
-        // The function being read, and where its `A` and `P` lines start.
+        // The last function's name, and where the lines of the last one of the release start.
+        let mut last: Option<&str> = None;
         let mut open: Option<(Entry<'a>, usize)> = None;
-        let mut n = first;
-        for (start, line) in lines {
-            n += 1;
+        for ((start, line), n) in lines(text).zip(first..) {
             let mut fields = line.split('\t');
             match fields.next() {
                 Some("F") => {
                     if let Some((entry, from)) = open.take() {
-                        index.close(entry, &text[from..start])?;
+                        index.close(entry, &text[from..start]);
                     }
-                    let (Some(name), Some(default), None) =
+                    let (Some(name), Some(runs), None) =
                         (fields.next(), fields.next(), fields.next())
                     else {
-                        return Err(format!("line {n}: an `F` line is `F <function> <default>`"));
+                        return Err(format!("line {n}: an `F` line is `F <function> <releases>`"));
                     };
-                    if let Some(last) = index.entries.last() {
-                        if last.name >= name {
-                            return Err(format!(
-                                "line {n}: `{name}` is not in order (functions are sorted by name, each once)"
-                            ));
-                        }
+                    if last.is_some_and(|last| last >= name) {
+                        return Err(format!(
+                            "line {n}: `{name}` is not in order (functions are sorted by name, each once)"
+                        ));
                     }
-                    let default = match number(default) {
-                        Ok(default) => default,
-                        Err(e) => return Err(at_line(n, e)),
-                    };
-                    let entry = Entry {
-                        name,
-                        default,
-                        lines: "",
-                        line: n + 1,
-                    };
-                    open = Some((entry, start + line.len() + 1));
+                    last = Some(name);
+                    if runs_contain(runs, release).map_err(|e| at_line(n, e))? {
+                        let entry = Entry {
+                            name,
+                            lines: "",
+                            line: n + 1,
+                        };
+                        open = Some((entry, start + line.len() + 1));
+                    }
                 }
-                Some("A" | "P") if open.is_some() => {}
+                Some("A" | "P") if last.is_some() => {}
                 _ => {
                     return Err(format!(
-                        "line {n}: expected an `F`, `A` or `P` line (an `A` or `P` line comes after an `F` line)"
+                        "line {n}: expected an `F`, `A` or `P` line (the `V` lines come first, an `A` or `P` line after an `F` line)"
                     ))
                 }
             }
         }
         if let Some((entry, from)) = open.take() {
-            index.close(entry, text.get(from..).unwrap_or(""))?;
+            index.close(entry, text.get(from..).unwrap_or(""));
         }
         Ok(index)
     }
 
     /// Keeps an entry, with its lines (checked when its ABIs are read).
-    fn close(&mut self, mut entry: Entry<'a>, lines: &'a str) -> Result<(), String> {
+    fn close(&mut self, mut entry: Entry<'a>, lines: &'a str) {
         entry.lines = lines;
         self.entries.push(entry);
-        Ok(())
     }
 
     /// No release: no functions.
@@ -283,29 +316,21 @@ impl<'a> Index<'a> {
         self.entries.binary_search_by(|e| e.name.cmp(name)).ok()
     }
 
-    /// Every ABI of an entry, oldest first, with its doc text: its lines checked and its doc
-    /// decoded now.
+    /// Every ABI of an entry in the release, oldest first (the newest is the default), with its
+    /// doc text: its lines checked and its doc decoded now.
     pub fn abis(&self, entry: &Entry<'a>) -> Result<Vec<AbiRecord<'a>>, String> {
         let records = self.records(entry)?;
         if records.is_empty() {
             return Err(format!(
-                "line {}: `{}` has no `A` line",
+                "line {}: `{}` has no `A` line of the release {}",
                 entry.line - 1,
-                entry.name
-            ));
-        }
-        if !records.iter().any(|(abi, _)| abi.version == entry.default) {
-            return Err(format!(
-                "line {}: the default ABI {} of `{}` is not one of its `A` lines",
-                entry.line - 1,
-                entry.default,
-                entry.name
+                entry.name,
+                self.release
             ));
         }
         records
             .into_iter()
-            .zip((entry.line..).step_by(2))
-            .map(|((mut abi, doc), n)| {
+            .map(|(mut abi, doc, n)| {
                 if let Some(codes) = doc {
                     abi.doc = self.docs.text(codes).map_err(|e| at_line(n, e))?;
                 }
@@ -314,57 +339,73 @@ impl<'a> Index<'a> {
             .collect()
     }
 
-    /// Every ABI of an entry, oldest first, without its doc text: the codes of that, if any.
-    fn records(&self, entry: &Entry<'a>) -> Result<Vec<(AbiRecord<'a>, Option<&'a str>)>, String> {
-        let mut out: Vec<(AbiRecord<'a>, Option<&'a str>)> = Vec::new();
+    /// Every ABI of an entry in the release, oldest first, without its doc text: the codes of
+    /// that, if any, and the number of its `A` line.
+    #[allow(clippy::type_complexity)]
+    fn records(
+        &self,
+        entry: &Entry<'a>,
+    ) -> Result<Vec<(AbiRecord<'a>, Option<&'a str>, usize)>, String> {
+        let mut out: Vec<(AbiRecord<'a>, Option<&'a str>, usize)> = Vec::new();
         let mut lines = entry.lines.split_terminator('\n');
         let mut n = entry.line;
         while let Some(line) = lines.next() {
-            let (mut abi, doc) = match self.read_abi(line) {
-                Ok(abi) => abi,
-                Err(e) => return Err(at_line(n, e)),
+            let Some(p) = lines.next() else {
+                return Err(format!("line {n}: an `A` line needs its `P` line"));
             };
-            match lines.next() {
-                Some(p) => match read_params(p, &mut abi) {
-                    Ok(()) => {}
-                    Err(e) => return Err(at_line(n + 1, e)),
-                },
-                None => return Err(format!("line {}: an `A` line needs its `P` line", n)),
-            }
-            if let Some((last, _)) = out.last() {
-                if last.version >= abi.version {
-                    return Err(format!(
-                        "line {n}: ABI {} of `{}` is not in order (oldest first, each once)",
-                        abi.version, entry.name
-                    ));
+            match self.read_abi(line, p) {
+                Ok(None) => {}
+                Ok(Some((abi, doc))) => {
+                    if let Some((last, _, _)) = out.last() {
+                        if last.version >= abi.version {
+                            return Err(format!(
+                                "line {n}: ABI {} of `{}` is not in order in the release {} (oldest first, each once)",
+                                abi.version, entry.name, self.release
+                            ));
+                        }
+                    }
+                    out.push((abi, doc, n));
                 }
+                Err((0, e)) => return Err(at_line(n, e)),
+                Err((_, e)) => return Err(at_line(n + 1, e)),
             }
-            out.push((abi, doc));
             n += 2;
         }
         Ok(out)
     }
 
-    /// An `A` line, without its parameters and doc text: the codes of that, if any.
-    fn read_abi(&self, line: &'a str) -> Result<(AbiRecord<'a>, Option<&'a str>), String> {
-        // `A` and six fields, the last (the C prototype) the rest of the line.
-        let fields: Vec<&str> = line.splitn(7, '\t').collect();
-        let ["A", version, export, twin, doc, ret, c_prototype] = fields[..] else {
-            return Err(
-                "an `A` line is `A <version> <export> <twin> <doc> <return type> <C prototype>`"
+    /// An `A` line and its `P` line, without the doc text: the codes of that, if any; `None` when
+    /// the line is not of the release. An error says which of the two lines (0, 1) it is about.
+    #[allow(clippy::type_complexity)]
+    fn read_abi(
+        &self,
+        line: &'a str,
+        p: &'a str,
+    ) -> Result<Option<(AbiRecord<'a>, Option<&'a str>)>, (usize, String)> {
+        // `A` and seven fields, the last (the C prototype) the rest of the line.
+        let fields: Vec<&str> = line.splitn(8, '\t').collect();
+        let ["A", version, runs, export, twin, doc, ret, c_prototype] = fields[..] else {
+            return Err((
+                0,
+                "an `A` line is `A <version> <releases> <export> <twin> <doc> <return type> <C prototype>`"
                     .to_string(),
-            );
+            ));
         };
-        if ret.is_empty() || c_prototype.is_empty() {
-            return Err("an `A` line needs a return type and a C prototype".to_string());
+        if !runs_contain(runs, self.release).map_err(|e| (0, e))? {
+            return Ok(None);
         }
-        let doc = optional(doc);
-        let abi = AbiRecord {
-            version: number(version)?,
+        if ret.is_empty() || c_prototype.is_empty() {
+            return Err((
+                0,
+                "an `A` line needs a return type and a C prototype".to_string(),
+            ));
+        }
+        let mut abi = AbiRecord {
+            version: number(version).map_err(|e| (0, e))?,
             export: optional(export),
             per_thread: match optional(twin) {
                 None => None,
-                Some(twin) => Some(read_twin(twin)?),
+                Some(twin) => Some(read_twin(twin).map_err(|e| (0, e))?),
             },
             doc: String::new(),
             ret,
@@ -372,8 +413,46 @@ impl<'a> Index<'a> {
             params: Vec::new(),
             outs: Vec::new(),
         };
-        Ok((abi, doc))
+        let doc = doc_of(doc, self.release).map_err(|e| (0, e))?;
+        read_params(p, &mut abi).map_err(|e| (1, e))?;
+        Ok(Some((abi, doc)))
     }
+}
+
+/// Whether `release` is in `runs` (`11070-12090,13000`).
+fn runs_contain(runs: &str, release: u32) -> Result<bool, String> {
+    let mut found = false;
+    for run in runs.split(',') {
+        let (first, last) = run.split_once('-').unwrap_or((run, run));
+        let (first, last) = (number(first)?, number(last)?);
+        if first > last {
+            return Err(format!("the run `{run}` goes backwards"));
+        }
+        found |= (first..=last).contains(&release);
+    }
+    Ok(found)
+}
+
+/// The code of the doc text of `release` in a doc field: `-`, one code, or `<releases>=<code>`
+/// for each text, separated by spaces (a code has no space).
+fn doc_of(field: &str, release: u32) -> Result<Option<&str>, String> {
+    if !field.contains(' ') {
+        return Ok(optional(field));
+    }
+    for each in field.split(' ') {
+        // The releases have no `=`; a code may.
+        let Some((runs, code)) = each.split_once('=') else {
+            return Err(format!(
+                "a doc of several texts is `<releases>=<code>` for each, not `{each}`"
+            ));
+        };
+        if runs_contain(runs, release)? {
+            return Ok(optional(code));
+        }
+    }
+    Err(format!(
+        "the doc `{field}` names no text of the release {release}"
+    ))
 }
 
 impl<'a> Docs<'a> {
@@ -397,19 +476,31 @@ impl<'a> Docs<'a> {
     fn text(&self, code: &str) -> Result<String, String> {
         let codes = self.texts.item(code, "texts")?;
         let digits = self.lines.digits;
-        if codes.is_empty() || !codes.len().is_multiple_of(digits) {
+        if codes.is_empty() || !codes.len().is_multiple_of(digits + 1) {
             return Err(format!(
-                "the doc `{code}` names a text that is not codes of {digits} digits, one per line"
+                "the doc `{code}` names a text that is not runs of a code of {digits} digits and a count of 1"
             ));
         }
         let mut out = String::new();
-        for (i, line) in codes.as_bytes().chunks(digits).enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
+        for (i, run) in codes.as_bytes().chunks(digits + 1).enumerate() {
+            let (first, count) = run.split_at(digits);
             // A chunk of a damaged text may cut a character: then it is no code.
-            let line = std::str::from_utf8(line).unwrap_or_default();
-            out.push_str(self.lines.item(line, "lines")?);
+            let first = std::str::from_utf8(first).unwrap_or_default();
+            let lines = self.lines.items_from(first, "lines")?;
+            let count = count.first().copied().and_then(digit).unwrap_or(0);
+            let mut taken = 0;
+            for line in lines.split_terminator('\n').take(count) {
+                if i > 0 || taken > 0 {
+                    out.push('\n');
+                }
+                out.push_str(line);
+                taken += 1;
+            }
+            if count == 0 || taken < count {
+                return Err(format!(
+                    "the doc `{code}` names a run of {count} lines from `{first}`, and {taken} are there"
+                ));
+            }
         }
         Ok(out)
     }
@@ -455,6 +546,13 @@ impl<'a> Section<'a> {
 
     /// The item `code` names (without its line end); an error names the section `what`.
     fn item(&self, code: &str, what: &str) -> Result<&'a str, String> {
+        let items = self.items_from(code, what)?;
+        Ok(items.split_once('\n').map_or(items, |(item, _)| item))
+    }
+
+    /// The items from the one `code` names on, each ended by a line end; an error names the
+    /// section `what`.
+    fn items_from(&self, code: &str, what: &str) -> Result<&'a str, String> {
         let mut at = (code.len() == self.digits).then_some(0);
         for byte in code.bytes() {
             at = match (at, digit(byte)) {
@@ -471,7 +569,7 @@ impl<'a> Section<'a> {
         // An item starts at 0 or after a line end, so `at` is a character boundary there.
         let starts = at == 0 || self.items.as_bytes().get(at - 1) == Some(&b'\n');
         match self.items.get(at..) {
-            Some(rest) if starts && !rest.is_empty() => rest.split_once('\n').map(|(item, _)| item),
+            Some(rest) if starts && !rest.is_empty() => Some(rest),
             _ => None,
         }
         .ok_or_else(|| {
@@ -489,8 +587,9 @@ fn digit(byte: u8) -> Option<usize> {
     (value < BASE).then_some(value)
 }
 
-/// `availability.txt`, read: every release with its name, oldest first, and each function with
-/// the releases whose headers declare it, sorted by function.
+/// Which releases have which function, read from the `V` and `F` lines of `manifest.txt`: every
+/// release with its name, oldest first, and each function with the releases that have it, sorted
+/// by function. For errors only: the `A` and `P` lines are not read.
 #[derive(Default)]
 #[cfg_attr(test, derive(Debug))]
 pub struct Availability<'a> {
@@ -499,21 +598,20 @@ pub struct Availability<'a> {
 }
 
 impl<'a> Availability<'a> {
-    /// Reads and checks every line of `availability.txt`.
+    /// Reads and checks the `R`, `V` and `F` lines of `manifest.txt`.
     pub fn read(text: &'a str) -> Result<Self, String> {
         if text.contains('\r') {
             return Err("the file has Windows line ends (CR LF)".to_string());
         }
         let (text, first) = body(text)?;
-        let mut out = Availability::default();
+        let (releases, text, first) = read_releases(text, first)?;
+        let mut out = Availability {
+            releases,
+            functions: Vec::new(),
+        };
         for (n, line) in (first..).zip(text.split_terminator('\n')) {
             let mut fields = line.split('\t');
-            let fields = (fields.next(), fields.next(), fields.next(), fields.next());
-            match fields {
-                (Some("R"), Some(release), Some(name), None) if out.functions.is_empty() => {
-                    let release = number(release).map_err(|e| at_line(n, e))?;
-                    out.releases.push((release, name));
-                }
+            match (fields.next(), fields.next(), fields.next(), fields.next()) {
                 (Some("F"), Some(name), Some(runs), None) => {
                     if let Some((last, _)) = out.functions.last() {
                         if *last >= name {
@@ -525,26 +623,27 @@ impl<'a> Availability<'a> {
                     let releases = out.runs(runs).map_err(|e| at_line(n, e))?;
                     out.functions.push((name, releases));
                 }
+                (Some("A" | "P"), ..) if !out.functions.is_empty() => {}
                 _ => {
                     return Err(format!(
-                        "line {n}: expected `R <release> <release name>` (every one before the first `F` line) or `F <function> <releases>`"
-                    ))
+                    "line {n}: expected `F <function> <releases>` or an `A` or `P` line after it"
+                ))
                 }
             }
         }
         Ok(out)
     }
 
-    /// The position of `release` among the `R` lines' releases.
+    /// The position of `release` among the `V` lines' releases.
     fn index(&self, release: &str) -> Result<usize, String> {
         let version = number(release)?;
         self.releases
             .iter()
             .position(|(v, _)| *v == version)
-            .ok_or_else(|| format!("{release} is not a release of the `R` lines"))
+            .ok_or_else(|| format!("{release} is not a release of the `V` lines"))
     }
 
-    /// `11070-12090,13000`: the releases of each run, in the order of the `R` lines.
+    /// `11070-12090,13000`: the releases of each run, in the order of the `V` lines.
     fn runs(&self, runs: &str) -> Result<Vec<u32>, String> {
         let mut out = Vec::new();
         for run in runs.split(',') {
@@ -561,18 +660,18 @@ impl<'a> Availability<'a> {
     }
 }
 
-/// `R <format> <release> <name>`.
-fn read_release(line: &str) -> Result<(u32, &str), String> {
+/// `R <format>`.
+fn read_format(line: &str) -> Result<(), String> {
     let fields: Vec<&str> = line.split('\t').collect();
-    let ["R", format, release, name] = fields[..] else {
-        return Err("the first line is `R <format> <release> <release name>`".to_string());
+    let ["R", format] = fields[..] else {
+        return Err("the first line is `R <format>`".to_string());
     };
     if number(format)? != FORMAT {
         return Err(format!(
             "the records are in format {format}; this reader reads format {FORMAT}"
         ));
     }
-    Ok((number(release)?, name))
+    Ok(())
 }
 
 /// `7000_ptsz,cuLaunchKernel_ptsz` (or `7000_ptsz,-`).

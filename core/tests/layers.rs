@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 /// The layers, bottom first. A module may use any module of a lower layer.
 const LAYERS: &[&[&str]] = &[
     &["sys", "version", "stream", "kernel_args", "ptx"],
-    &["ffi", "abi_history", "manifest"],
+    &["ffi", "abi_history"],
+    &["manifest"],
     &["error"],
     &["resolve"],
     &["stand_in"],

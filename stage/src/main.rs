@@ -59,8 +59,8 @@ const STAGE_DIR: &str = ".gpu";
 const CUDART_RELEASES: [&str; 4] = ["11.8", "12.4", "12.9", "13.0"];
 
 /// The integration tests of `tests/` staged with the GPU tests: every one but `ui` and `ui_fake`
-/// (they run the compiler), `fake` and `fake_device` (the fake driver's, which need no driver and
-/// hold nothing without its feature) and `windows` (Windows only; `scripts/windows.sh` runs it under Wine).
+/// (they run the compiler), `fake` and the fake device's (`fake_device`, `fake_soundness`,
+/// `fake_order`, `fake_profiles`: they need no driver and hold nothing without its feature) and `windows` (Windows only; `scripts/windows.sh` runs it under Wine).
 const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "all_functions",
     "crate_option",
@@ -544,7 +544,18 @@ mod tests {
                 name.strip_suffix(".rs").map(str::to_owned)
             })
             .filter(|n| {
-                !["ui", "ui_fake", "fake", "fake_device", "gpu", "windows"].contains(&n.as_str())
+                ![
+                    "ui",
+                    "ui_fake",
+                    "fake",
+                    "fake_device",
+                    "fake_soundness",
+                    "fake_order",
+                    "fake_profiles",
+                    "gpu",
+                    "windows",
+                ]
+                .contains(&n.as_str())
             })
             .collect();
         found.sort();

@@ -45,7 +45,7 @@ impl<T> KernelParam for *mut T {}
 /// [`kernel_args!`](crate::kernel_args!) (or [`KernelArg::new`]).
 ///
 /// With the `stand-in` feature it also knows the value's size and type, which a stand-in driver
-/// can check against the kernel's parameters ([`lent`]).
+/// can check against the kernel's parameters (`lent`).
 #[derive(Clone, Copy)]
 #[cfg_attr(not(feature = "stand-in"), repr(transparent))]
 pub struct KernelArg<'a> {

@@ -117,7 +117,8 @@ impl<'a> Call<'a> {
     }
 
     /// What has been written through the out-values so far during this call, by [`write()`]
-    /// or [`OutPlace::fill`], in the order of the out-values.
+    /// (or a stand-in's filling of an out-value with a handle or zeros), in the order of the
+    /// out-values.
     pub fn written(&self) -> Vec<Written> {
         out::taken(self.outs)
     }

@@ -63,7 +63,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// A number of bytes as the findings write it: "1 byte", "64 bytes".
 /// A fake CUDA device for tests: memory the device owns, contexts, streams, events, modules and
 /// kernels written as Rust closures, answering the driver functions below for every table made
-/// with its configuration ([`config`](Self::config), or [`Fake::device`] to combine it with fakes
+/// with its configuration ([`config`](Self::config), or [`Fake::device`](crate::Fake::device) to combine it with fakes
 /// of your own). Each call is checked as compute-sanitizer checks it on a GPU, and what it finds
 /// is a failing call *and* a [`Finding`]; what is still live when the test asks
 /// ([`check`](Self::check), [`finish`](Self::finish)) or when the device is dropped is a leak.
@@ -121,7 +121,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// free, double free, freeing what was never allocated (or not its start), a host pointer that
 /// is a device pointer, a destroyed or unknown context, stream, event, module or function
 /// (`CUDA_ERROR_INVALID_CONTEXT`, `CUDA_ERROR_INVALID_HANDLE`), a launch whose
-/// [`kernel_args!`](crate::kernel_args!) are not its kernel's parameters (another number of
+/// [`kernel_args!`](cuda_driver_table_core::kernel_args!) are not its kernel's parameters (another number of
 /// values, or a value of another type: a `usize` for a `u32`, a `u8` for a `bool`), and leaks:
 /// device memory, streams, events and modules still live when their context is destroyed (as
 /// the leak check reports memory), and, when checked, every allocation, pinned host allocation,
@@ -222,7 +222,7 @@ impl Device {
     ///
     /// The types are the kernel's signature: a launch of this kernel must pass exactly these
     /// parameters, as `cuLaunchKernel`'s contract asks of any kernel. A launch whose
-    /// `kernelParams` come from [`kernel_args!`](crate::kernel_args!) (on any thread, nested
+    /// `kernelParams` come from [`kernel_args!`](cuda_driver_table_core::kernel_args!) (on any thread, nested
     /// or not) is checked against them before the kernel runs: as many values, each of its
     /// parameter's type (or, where both are integers, floats or raw pointers, of its size), and
     /// fails as a [`FindingKind::ParameterMismatch`] when they differ. An array built by hand

@@ -42,7 +42,7 @@ impl<T: fmt::Display + PartialEq + From<u8>> fmt::Display for Bytes<T> {
     }
 }
 
-/// One operation a stream ran, as [`Device::work`] lists it, with its times on the fake clock.
+/// One operation a stream ran, as [`Device::work`](crate::Device::work) lists it, with its times on the fake clock.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Work {
     /// The call that issued it (`cuMemcpyHtoDAsync`, `cuLaunchKernel`).
@@ -73,7 +73,7 @@ pub enum FindingKind {
     InvalidHandle,
     /// A kernel that stopped with a [`Fault`] of its own.
     KernelFault,
-    /// A launch whose [`kernel_args!`](crate::kernel_args!) are not the kernel's parameters:
+    /// A launch whose [`kernel_args!`](cuda_driver_table_core::kernel_args!) are not the kernel's parameters:
     /// another number of values, or a value of another size than its parameter's.
     ParameterMismatch,
     /// Memory or a handle never freed or destroyed.
@@ -138,7 +138,7 @@ impl fmt::Display for Finding {
     }
 }
 
-/// What [`Device::check`] found: every [`Finding`], one per line.
+/// What [`Device::check`](crate::Device::check) found: every [`Finding`], one per line.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Report {
     pub(crate) findings: Vec<Finding>,

@@ -87,7 +87,7 @@ pub trait KernelParams: Sized + 'static {
     const LEN: usize;
 
     /// The size of each parameter, in order: what the device checks a launch's
-    /// [`kernel_args!`](crate::kernel_args!) against.
+    /// [`kernel_args!`](cuda_driver_table_core::kernel_args!) against.
     #[doc(hidden)]
     const SIZES: &'static [usize];
 

@@ -273,9 +273,9 @@ fn token() -> NonNull<c_void> {
     NonNull::new(f as *mut c_void).unwrap_or(NonNull::dangling())
 }
 
-/// Names a function of a table for a [`Fake`](crate::fake::Fake): `function!(Cuda::cuMemAlloc)`,
+/// Names a function of a table for a [`Fake`](crate::Fake): `function!(Cuda::cuMemAlloc)`,
 /// or with a path, `function!(gpu::Cuda::cuMemAlloc)` or `function!(<gpu::Cuda>::cuMemAlloc)`.
-/// It is a [`Function`](crate::fake::Function), whose type carries the function's signature at
+/// It is a [`Function`](crate::Function), whose type carries the function's signature at
 /// the table's pin, so the closure given for it takes exactly that function's arguments.
 ///
 /// Use it as `cuda_driver_table::fake::function!` (`fake_function!` is the same macro, by the
@@ -548,7 +548,7 @@ impl Fake {
     /// Fakes `function` with one that returns `result` on every call and touches nothing:
     /// `returns(function!(Cuda::cuLaunchKernel), CUresult::CUDA_ERROR_LAUNCH_FAILED)`.
     ///
-    /// `result` is a [`sys::CUresult`](crate::sys::CUresult).
+    /// `result` is a [`sys::CUresult`](cuda_driver_table_core::sys::CUresult).
     pub fn returns<T, const I: usize>(self, function: Function<T, I>, result: CUresult) -> Self
     where
         T: Field<I>,

@@ -38,11 +38,20 @@
 pub use cuda_driver_table_core::*;
 pub use cuda_driver_table_macros::driver_table;
 
-/// The fake driver and fake device, for tests without a GPU (the `fake` feature).
+/// A fake driver and a fake device for tests without a GPU (the `fake` feature, meant for
+/// `[dev-dependencies]`): a table configured with one calls Rust closures instead of driver
+/// functions. A [`Device`](fake::Device) is a whole GPU of them, checked as compute-sanitizer
+/// checks a real one (its page lists the functions and the checks); a [`Fake`](fake::Fake) fakes
+/// single functions with closures and injects faults in front of the device;
+/// [`Profile`](fake::Profile) makes a device imitate a machine users deploy to. The guide's
+/// page [Testing without a GPU](crate::guide::testing_without_a_gpu) has the whole pattern, and
+/// the `cuda-driver-table-fake` crate's front page, which this module re-exports, every detail.
 #[cfg(feature = "fake")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fake")))]
-#[doc(inline)]
-pub use cuda_driver_table_fake as fake;
+pub mod fake {
+    #[doc(inline)]
+    pub use cuda_driver_table_fake::*;
+}
 #[cfg(feature = "fake")]
 #[doc(hidden)]
 pub use cuda_driver_table_fake::fake_function;

@@ -91,8 +91,8 @@ impl Written {
         self.value.downcast_ref::<Sent<T>>().map(|v| v.0)
     }
 
-    /// A handle's address, or an integer's value, however it was written ([`OutPlace::fill`]
-    /// writes handles as addresses): `None` for what is not a handle or an integer.
+    /// A handle's address, or an integer's value, however it was written (a stand-in's
+    /// filling of an out-value writes handles as addresses): `None` for what is not a handle or an integer.
     pub fn as_u64(&self) -> Option<u64> {
         self.bits
     }

@@ -372,19 +372,22 @@ pub fn cu_results_file(releases: &[&ParsedRelease]) -> String {
     header_all(releases, "CUresult names of every release") + &cu_results_text(releases)
 }
 
-/// Every `CUresult` code of the releases' bindings with its name, as the runtime names a code the
-/// driver cannot (a toolkit's stub library, a code the driver's `cuGetErrorName` does not know):
-/// each entry is the bindings' own constant, so the list cannot drift from them, behind the
-/// features of the releases that have it (none when every release has it).
+/// Every `CUresult` code of the releases' bindings with its name and description, as the runtime
+/// names a code the driver cannot (a toolkit's stub library, a code the driver's `cuGetErrorName`
+/// does not know) and a stand-in driver answers `cuGetErrorName`/`cuGetErrorString`: each entry is
+/// the bindings' own constant, so the list cannot drift from them, behind the features of the
+/// releases that have it (none when every release has it). The description is the first sentence
+/// of the constant's documentation in the newest release that has it.
 fn cu_results_text(releases: &[&ParsedRelease]) -> String {
     let all: Vec<u32> = releases.iter().map(|r| r.source.version()).collect();
     // Each name once, in `cuda.h`'s order: a name a release adds goes after the name before it
     // there.
     let mut order: Vec<String> = Vec::new();
     let mut have: HashMap<String, Vec<u32>> = HashMap::new();
+    let mut description: HashMap<String, String> = HashMap::new();
     for r in releases {
         let mut at = 0;
-        for name in cu_result_names(r) {
+        for (name, doc) in cu_results(r) {
             match order.iter().position(|n| *n == name) {
                 Some(i) => at = i + 1,
                 None => {
@@ -392,13 +395,17 @@ fn cu_results_text(releases: &[&ParsedRelease]) -> String {
                     at += 1;
                 }
             }
-            have.entry(name).or_default().push(r.source.version());
+            have.entry(name.clone())
+                .or_default()
+                .push(r.source.version());
+            description.insert(name, first_sentence(&doc));
         }
     }
     let mut out = String::from(
-        "\n/// Every `CUresult` of the bindings with its name, in `cuda.h`'s order, behind the features\n\
-         /// of the releases that have it (none: every release).\n\
-         pub(crate) static CU_RESULTS: &[(crate::sys::CUresult, &str)] = &[\n",
+        "\n/// Every `CUresult` of the bindings with its name and the first sentence of its\n\
+         /// documentation, in `cuda.h`'s order, behind the features of the releases that have it\n\
+         /// (none: every release).\n\
+         pub(crate) static CU_RESULTS: &[(crate::sys::CUresult, &core::ffi::CStr, &core::ffi::CStr)] = &[\n",
     );
     for name in order {
         let versions = &have[&name];
@@ -406,15 +413,20 @@ fn cu_results_text(releases: &[&ParsedRelease]) -> String {
             let features: Vec<String> = versions.iter().map(|v| feature(*v)).collect();
             let _ = writeln!(out, "    #[cfg(any({}))]", features.join(", "));
         }
-        let _ = writeln!(out, "    (crate::sys::CUresult::{name}, {}),", lit(&name));
+        let _ = writeln!(
+            out,
+            "    (crate::sys::CUresult::{name}, c{}, c{}),",
+            lit(&name),
+            lit(&description[&name])
+        );
     }
     out.push_str("];\n");
     out
 }
 
 /// The associated constants of `CUresult` (the struct of C's `enum cudaError_enum`) in the
-/// bindings, in bindgen's order.
-fn cu_result_names(r: &ParsedRelease) -> Vec<String> {
+/// bindings, in bindgen's order, each with its documentation.
+fn cu_results(r: &ParsedRelease) -> Vec<(String, String)> {
     r.items
         .iter()
         .filter(|item| item.name == "CUresult")
@@ -426,10 +438,36 @@ fn cu_result_names(r: &ParsedRelease) -> Vec<String> {
         })
         .flatten()
         .filter_map(|member| match member {
-            syn::ImplItem::Const(c) => Some(c.ident.to_string()),
+            syn::ImplItem::Const(c) => Some((
+                c.ident.to_string(),
+                crate::parse::doc_of(&c.attrs).unwrap_or_default(),
+            )),
             _ => None,
         })
         .collect()
+}
+
+/// The first sentence of a constant's Doxygen text as a description a message can end with:
+/// the `\deprecated` mark and the `::` of cross-references left out, white space collapsed,
+/// the closing period dropped ("This indicates that the CUDA driver is in the process of
+/// shutting down").
+pub fn first_sentence(doc: &str) -> String {
+    let words: Vec<&str> = doc
+        .split_whitespace()
+        .filter(|w| *w != "\\deprecated")
+        .collect();
+    let mut sentence = String::new();
+    for word in words {
+        if !sentence.is_empty() {
+            sentence.push(' ');
+        }
+        sentence.push_str(word.strip_prefix("::").unwrap_or(word));
+        // A sentence ends at a period after a word (not "e.g." or "5.0").
+        if word.ends_with('.') && !word.ends_with("e.g.") && !word.ends_with("i.e.") {
+            break;
+        }
+    }
+    sentence.strip_suffix('.').unwrap_or(&sentence).to_owned()
 }
 
 /// The runtime crate's file for a local toolkit (`cuda-local`): the release's ABI list and

@@ -87,3 +87,28 @@ fn a_trailing_member_comment_loses_its_marker() {
     assert_eq!(member_comment("<Tight").as_deref(), Some(" Tight"));
     assert_eq!(member_comment(" A normal comment with a < inside"), None);
 }
+
+#[test]
+fn a_cu_result_is_described_by_the_first_sentence_of_its_documentation() {
+    use cuda_driver_table_codegen::emit::first_sentence;
+    assert_eq!(
+        first_sentence(
+            " This indicates that the CUDA driver has not been initialized with\n ::cuInit() or \
+             that initialization has failed."
+        ),
+        "This indicates that the CUDA driver has not been initialized with cuInit() or that \
+         initialization has failed"
+    );
+    assert_eq!(
+        first_sentence(
+            " \\deprecated\n This error return is deprecated as of CUDA 5.0. It is no longer an \
+             error to attempt to enable/disable the profiling via ::cuProfilerStart."
+        ),
+        "This error return is deprecated as of CUDA 5.0"
+    );
+    assert_eq!(
+        first_sentence(" Invalid source, e.g. a bad image. More text."),
+        "Invalid source, e.g. a bad image"
+    );
+    assert_eq!(first_sentence(""), "");
+}

@@ -343,7 +343,10 @@ fn abis_of_13_0(text: &str) -> (Vec<String>, Vec<String>) {
             included = line.contains("\"cuda-13000\"");
         } else if line.starts_with("(crate::sys::CUresult::") {
             if included {
-                cu_results.push(line.to_string());
+                // The code and its name; the description is the newest release's sentence in the
+                // committed file and 13.0's in the local one.
+                let named = line.rsplit_once(", c\"").map_or(line, |(named, _)| named);
+                cu_results.push(named.to_string());
             }
             included = true;
         }

@@ -2,6 +2,7 @@
 //! for each: what tests and tools need to check resolved pointers; and the names of its
 //! `CUresult` codes (generated from the release's `cuda.h`).
 
+use std::ffi::CStr;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -160,10 +161,17 @@ fn read(
 /// The name of `CUresult` `code` in the bindings of the selected release
 /// (`CUDA_ERROR_STUB_LIBRARY` for 34), if they have one: for a code the driver cannot name itself.
 pub fn cu_result_name(code: u32) -> Option<&'static str> {
+    cu_result_strings(code).and_then(|(name, _)| name.to_str().ok())
+}
+
+/// The name of `CUresult` `code` and a description of it (the first sentence of its
+/// documentation in `cuda.h`), from the bindings of the selected release, if they have the code:
+/// what a stand-in driver answers to `cuGetErrorName` and `cuGetErrorString`.
+pub fn cu_result_strings(code: u32) -> Option<(&'static CStr, &'static CStr)> {
     CU_RESULTS
         .iter()
-        .find(|(c, _)| c.0 == code)
-        .map(|&(_, name)| name)
+        .find(|(c, _, _)| c.0 == code)
+        .map(|&(_, name, description)| (name, description))
 }
 
 /// Looks a function up by name in the selected release.

@@ -766,6 +766,10 @@ impl Driver {
         if let Some(handler) = Self::find(&self.entries, call) {
             return handler(call.args());
         }
+        // SAFETY: the caller's contract.
+        if let Some(answer) = unsafe { failure::error_string_call(call) } {
+            return Some(answer);
+        }
         let device = self.device.as_ref()?;
         // SAFETY: the caller's contract.
         unsafe { device.call(call.name(), call.args(), call.outs(), call.stream_mode()) }
@@ -906,7 +910,10 @@ unsafe impl Resolver for Driver {
             return (entry.stand_in)().map_or(LookupResult::SymbolNotFound, LookupResult::Found);
         }
         let name = symbol.to_str().unwrap_or_default();
-        if self.succeed_others || self.device.is_some() && device::implements(name) {
+        if self.succeed_others
+            || failure::answers_error_strings(name)
+            || self.device.is_some() && device::implements(name)
+        {
             return LookupResult::Found(token());
         }
         let faked_at: Vec<String> = named()
@@ -936,11 +943,12 @@ unsafe impl Resolver for Driver {
         self.version()
     }
 
-    /// Fakes return codes; the driver's descriptions of them are not here, and the bindings name
-    /// them (`table::check`). What a device says about the call that just failed on this thread
-    /// (a double free, say) is its description.
+    /// The bindings' name and description of the code, as the fake's `cuGetErrorName` and
+    /// `cuGetErrorString` answer them; what a device says about the call that just failed on
+    /// this thread (a double free, say) is the description instead.
     fn error_strings(&self, code: u32) -> (Option<String>, Option<String>) {
-        (None, failure::said(code))
+        let (name, description) = failure::strings_of(code);
+        (name, failure::said(code).or(description))
     }
 }
 

@@ -150,7 +150,18 @@ fn describe_names_each_faked_function_once_and_the_version() {
             .describe(),
         "a fake driver (cuda_driver_table::fake; a fake device; success for the rest)"
     );
-    assert_eq!(driver.0.error_strings(2), (None, None));
+    assert_eq!(
+        driver.0.error_strings(2),
+        (
+            Some("CUDA_ERROR_OUT_OF_MEMORY".to_owned()),
+            Some(
+                "The API call failed because it was unable to allocate enough memory or other \
+                 resources to perform the requested operation"
+                    .to_owned()
+            )
+        )
+    );
+    assert_eq!(driver.0.error_strings(99_999), (None, None));
     let builder = format!("{:?}", fake().driver_version(12080).record(false));
     assert_eq!(
         builder,

@@ -75,15 +75,24 @@ fn a_method_calls_its_fake_with_its_arguments_and_checks_the_result() {
             ..
         } => {
             assert_eq!(*function, "cuMemAlloc");
-            // Named from the bindings; a description is the real driver's text.
+            // Named and described from the bindings, as the fake's `cuGetErrorName` and
+            // `cuGetErrorString` answer.
             assert_eq!(name.as_deref(), Some("CUDA_ERROR_OUT_OF_MEMORY"));
-            assert_eq!(*description, None);
+            assert_eq!(
+                description.as_deref(),
+                Some(
+                    "The API call failed because it was unable to allocate enough memory or \
+                     other resources to perform the requested operation"
+                )
+            );
         }
         other => panic!("expected a Cuda error, got {other:?}"),
     }
-    assert_eq!(
-        error.to_string(),
-        "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2)"
+    assert!(
+        error
+            .to_string()
+            .starts_with("cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): The API call failed"),
+        "{error}"
     );
     assert_eq!(alloc(&cu, 8).expect("the fourth"), 0x1110);
 }

@@ -6,7 +6,7 @@
 //! resolver used on its own.
 #![cfg(feature = "fake")]
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
 
 use cuda_driver_table::fake::{function, Device, Fake, Fault, FindingKind, Launch};
@@ -58,6 +58,8 @@ use cuda_driver_table::{driver_table, Config, Error, ErrorKind};
     cuLaunchKernelEx,
     cuLaunchHostFunc,
     cuOccupancyMaxPotentialBlockSize,
+    cuGetErrorName,
+    cuGetErrorString,
     driver = 12000
 )]
 struct Cuda;
@@ -252,6 +254,58 @@ fn a_kernel_closure_gets_its_typed_parameters_and_the_geometry(
     }
     stop(&cu)?;
     device.finish()?;
+    Ok(())
+}
+
+#[test]
+fn errors_are_named_and_described_as_a_real_driver_does() -> Result {
+    let device = Device::new();
+    let driver = Fake::new()
+        .device(&device)
+        .inject(function!(Cuda::cuMemAlloc), |_| {
+            Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+        })
+        .build();
+    let cu = Cuda::with_config(driver.config());
+    start(&cu)?;
+    // A failing call the device says nothing about (here an injected one) reads as on a driver:
+    // name, code and the bindings' description.
+    let error = alloc(&cu, 8).expect_err("injected");
+    assert_eq!(
+        error.to_string(),
+        "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): The API call failed because it was \
+         unable to allocate enough memory or other resources to perform the requested operation"
+    );
+    // The table's own `cuGetErrorName` and `cuGetErrorString` answer from the same table, as
+    // static C strings; an unknown code is `CUDA_ERROR_INVALID_VALUE` with a null string.
+    let (mut name, mut text) = (null(), null());
+    // SAFETY: valid places for a string pointer each.
+    unsafe {
+        cu.cuGetErrorName(CUresult::CUDA_ERROR_OUT_OF_MEMORY, &mut name)?;
+        cu.cuGetErrorString(CUresult::CUDA_ERROR_OUT_OF_MEMORY, &mut text)?;
+    }
+    // SAFETY: the driver answered with static, NUL-terminated strings.
+    let (name, text) = unsafe { (CStr::from_ptr(name), CStr::from_ptr(text)) };
+    assert_eq!(name, c"CUDA_ERROR_OUT_OF_MEMORY");
+    assert!(
+        text.to_str().is_ok_and(|t| t.starts_with(
+            "The API call failed because it was unable \
+             to allocate enough memory"
+        )),
+        "{text:?}"
+    );
+    let mut unknown = c"not written".as_ptr();
+    // SAFETY: as above.
+    let error =
+        unsafe { cu.cuGetErrorName(CUresult(99_999), &mut unknown) }.expect_err("no such code");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    assert!(unknown.is_null());
+    // SAFETY: a null place is refused, as by the driver.
+    let error =
+        unsafe { cu.cuGetErrorString(CUresult::CUDA_SUCCESS, null_mut()) }.expect_err("null");
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    stop(&cu)?;
+    device.finish().expect("asking for names is no bug");
     Ok(())
 }
 

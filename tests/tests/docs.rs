@@ -1,14 +1,14 @@
 //! The documents that describe the repository stay true to it: every path that
 //! `docs/ARCHITECTURE.md` and `tests/README.md` name exists, every workspace member is described in
-//! `docs/ARCHITECTURE.md`, and every test file of every crate in `tests/README.md`. The guide's
-//! page for libraries shows `fastsum`'s doc test, which runs in `fastsum`: the two are the same
-//! lines.
+//! `docs/ARCHITECTURE.md`, and every test file of every crate in `tests/README.md` (and every test
+//! of `tests/tests/gpu.rs` in its table there). The guide's page for libraries shows `fastsum`'s
+//! doc test, which runs in `fastsum`: the two are the same lines.
 //!
 //! A path is what a document writes in backticks or as a link's target and looks like a file or a
 //! folder: a name with an extension of the repository's files (`.rs`, `.md`, `.toml`, ...) or one
 //! ending in `/`. It is found from the repository's root, or, written from inside a crate
 //! (`error/tests.rs` in the core's section), as the end of a path in the repository; `*` stands
-//! for any part of a name.
+//! for any part of a name, and so does a placeholder in capitals (`kernels/NAME.cu`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -296,6 +296,33 @@ fn every_test_file_is_described_in_the_tests_readme() {
         "tests/README.md does not describe these test files: {undescribed:?}; give each a row \
          that names it (its path, or from its crate: `tests/NAME.rs` for the tests crate) and \
          says what it checks and how to run it"
+    );
+}
+
+#[test]
+fn every_gpu_test_has_its_row() {
+    let root = root();
+    let readme = read(&root, "tests/README.md");
+    let gpu = read(&root, "tests/tests/gpu.rs");
+    let mut tests = Vec::new();
+    let mut lines = gpu.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "#[test]" {
+            let name = lines
+                .find_map(|l| l.trim().strip_prefix("fn "))
+                .and_then(|l| l.split('(').next())
+                .expect("a test function after #[test]");
+            tests.push(name);
+        }
+    }
+    assert!(tests.len() > 5, "{tests:?}");
+    let undescribed: Vec<&&str> = tests
+        .iter()
+        .filter(|t| !readme.contains(&format!("| `{t}`")))
+        .collect();
+    assert!(
+        undescribed.is_empty(),
+        "tests/README.md's table of the GPU tests has no row for {undescribed:?} of tests/tests/gpu.rs"
     );
 }
 

@@ -1,8 +1,9 @@
 //! The documents that describe the repository stay true to it: every path that
 //! `docs/ARCHITECTURE.md` and `tests/README.md` name exists, every workspace member is described in
 //! `docs/ARCHITECTURE.md`, and every test file of every crate in `tests/README.md` (and every test
-//! of `tests/tests/gpu.rs` in its table there). The guide's page for libraries shows `fastsum`'s
-//! doc test, which runs in `fastsum`: the two are the same lines.
+//! of `tests/tests/gpu.rs` in its table there), and every test `tests/README.md` names is a
+//! function of the repository. The guide's page for libraries shows `fastsum`'s doc test, which
+//! runs in `fastsum`: the two are the same lines.
 //!
 //! A path is what a document writes in backticks or as a link's target and looks like a file or a
 //! folder: a name with an extension of the repository's files (`.rs`, `.md`, `.toml`, ...) or one
@@ -299,6 +300,76 @@ fn every_test_file_is_described_in_the_tests_readme() {
     );
 }
 
+/// The names of every function and module in the repository's Rust files (`fn NAME`, `mod NAME`).
+fn functions(root: &Path, repository: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for path in repository.iter().filter(|p| p.ends_with(".rs")) {
+        let Ok(text) = std::fs::read_to_string(root.join(path)) else {
+            continue;
+        };
+        for (at, keyword) in text.match_indices("fn ").chain(text.match_indices("mod ")) {
+            let name: String = text[at + keyword.len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            names.insert(name);
+        }
+    }
+    names
+}
+
+/// Names written like tests' that are something else.
+const NOT_TESTS: &[&str] = &[
+    // A lint of clippy's.
+    "declare_interior_mutable_const",
+];
+
+/// Whether `word` is written as the name of a test: `module::test_name`, or a name of at least
+/// four words joined by `_` (`a_failed_call_reads_nothing`).
+fn is_test_name(word: &str) -> bool {
+    let name = word.rsplit("::").next().unwrap_or(word);
+    let snake = !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    snake
+        && word.split("::").all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        })
+        && (word.contains("::") || name.split('_').count() >= 4)
+        && !NOT_TESTS.contains(&word)
+}
+
+#[test]
+fn every_test_the_tests_readme_names_is_a_function() {
+    let root = root();
+    let repository = repository(&root);
+    let functions = functions(&root, &repository);
+    let readme = read(&root, "tests/README.md");
+    let mut named: Vec<String> = quoted(&readme)
+        .into_iter()
+        .filter(|w| is_test_name(w))
+        .collect();
+    assert!(named.len() > 100, "{named:?}");
+    named.retain(|w| {
+        let last = w.rsplit("::").next().unwrap_or(w);
+        // A module's path (`table::ptx_image::tests`) names the tests in it.
+        !functions.contains(last)
+            && !repository
+                .iter()
+                .any(|p| p.ends_with(&format!("/{last}.rs")) || p.ends_with(&format!("/{last}/")))
+    });
+    named.dedup();
+    assert!(
+        named.is_empty(),
+        "tests/README.md names tests that are no function of the repository (renamed or \
+         removed?): {named:?}"
+    );
+}
+
 #[test]
 fn every_gpu_test_has_its_row() {
     let root = root();
@@ -367,6 +438,9 @@ fn the_path_rules_find_what_they_should() {
         "core/src/lib.rs"
     );
     assert!(not_in_the_repository(".gpu/run.sh") && !not_in_the_repository("x/y.rs"));
+    assert!(is_test_name("error::tests::display_messages"));
+    assert!(is_test_name("a_failed_call_reads_nothing"));
+    assert!(!is_test_name("cu_results") && !is_test_name("Config::new") && !is_test_name("x.rs"));
     assert!(is_path("tests/README.md") && is_path("guide/") && is_path("parse.rs"));
     assert!(!is_path("cuda.h") && !is_path("Config::new") && !is_path("-- check"));
     assert_eq!(

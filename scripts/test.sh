@@ -82,6 +82,10 @@ quick=$(sed -n 's/^| the quick check[^|]*| `\([^`]*\)` |$/\1/p' README.md)
 read -ra quick_command <<<"$quick"
 "${quick_command[@]}" -q
 
+step "the documents describe the repository: every path docs/ARCHITECTURE.md and tests/README.md name exists, every member and test file is described"
+# `cargo test --workspace` ran it already; by name here, so that this step says what it checks.
+cargo test -q -p cuda-driver-table-tests --test docs
+
 step "the cuda-driver-table tool: inspect the samples and examples built above"
 CUDA_DRIVER_TABLE_TEST_PROGRAMS="$target/debug" cargo test -p cuda-driver-table-cli --test inspect
 

@@ -77,22 +77,42 @@ struct Report {
     wrong: usize,
 }
 
-/// Device memory of `bytes` bytes, freed when the guard is dropped.
-///
-/// # Safety
-///
-/// A context is current on this thread and stays alive and current until the guard is dropped.
-unsafe fn device_buffer(
+/// Device `ordinal`'s primary context, retained and made current on this thread (the driver
+/// initialised first). The guard dereferences to the device and releases the context when it is
+/// dropped. (The guide's "Owning driver objects" has this function and `alloc`.)
+fn primary_context(
+    cu: &Cuda,
+    ordinal: i32,
+) -> Result<ScopeGuard<sys::CUdevice, impl FnOnce(sys::CUdevice) + '_>, Error> {
+    let (mut device, mut context) = (0, null_mut());
+    // SAFETY: each out-pointer is a valid place for what the driver writes.
+    unsafe {
+        cu.cuInit(0)?;
+        cu.cuDeviceGet(&mut device, ordinal)?;
+        cu.cuDevicePrimaryCtxRetain(&mut context, device)?;
+    }
+    let retained = guard(device, move |device| {
+        // SAFETY: retained once above, released once here.
+        let _ = unsafe { cu.cuDevicePrimaryCtxRelease(device) };
+    });
+    // SAFETY: the context was retained above and lives while the guard does.
+    unsafe { cu.cuCtxSetCurrent(context)? };
+    Ok(retained)
+}
+
+/// `bytes` of device memory in the current context. The guard dereferences to the device
+/// pointer and frees it when it is dropped.
+fn alloc(
     cu: &Cuda,
     bytes: usize,
 ) -> Result<ScopeGuard<sys::CUdeviceptr, impl FnOnce(sys::CUdeviceptr) + '_>, Error> {
-    let mut ptr = 0;
-    // SAFETY: `ptr` is a valid place for the device pointer; the caller's contract for the context.
-    unsafe { cu.cuMemAlloc(&mut ptr, bytes) }?;
-    Ok(guard(ptr, move |ptr| {
-        // SAFETY: `ptr` came from cuMemAlloc above and is freed once, here, in its context (the
-        // caller's contract); every use of it was synchronised before the guard is dropped.
-        let _ = unsafe { cu.cuMemFree(ptr) };
+    let mut dptr = 0;
+    // SAFETY: `dptr` is a valid place for the device pointer (with no current context the call
+    // fails, writing nothing).
+    unsafe { cu.cuMemAlloc(&mut dptr, bytes)? };
+    Ok(guard(dptr, move |dptr| {
+        // SAFETY: `dptr` came from `cuMemAlloc` and is freed once, here.
+        let _ = unsafe { cu.cuMemFree(dptr) };
     }))
 }
 
@@ -104,27 +124,20 @@ fn run(cu: &Cuda, n: usize) -> Result<Report, Error> {
     let mut c = vec![0f32; n];
     let bytes = n * size_of::<f32>();
     let (mut driver, mut name) = (0, [0 as c_char; 128]);
+    // Released last: the buffers and the module below are dropped before it.
+    let context = primary_context(cu, 0)?;
+    let da = alloc(cu, bytes)?;
+    let db = alloc(cu, bytes)?;
+    let dc = alloc(cu, bytes)?;
     // SAFETY: every out-pointer is a live local and the name buffer's length is passed with it;
     // the host vectors hold `bytes` bytes and the device buffers were allocated with that size;
     // the kernel's parameters match the PTX entry's signature (three u64 pointers and a u32) and
     // the launch reads them before it returns; the result is read after the stream is
-    // synchronised; each guard releases its handle once, after its last use, and they are dropped
-    // in reverse order: the module and the buffers before the primary context.
+    // synchronised; the module's guard unloads it once, after its last use, before the buffers'
+    // and the context's guards run.
     unsafe {
-        cu.cuInit(0)?;
         cu.cuDriverGetVersion(&mut driver)?;
-        let mut dev = 0;
-        cu.cuDeviceGet(&mut dev, 0)?;
-        cu.cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev)?;
-        let mut ctx = null_mut();
-        cu.cuDevicePrimaryCtxRetain(&mut ctx, dev)?;
-        let _primary = guard(dev, |dev| {
-            let _ = cu.cuDevicePrimaryCtxRelease(dev);
-        });
-        cu.cuCtxSetCurrent(ctx)?;
-        let da = device_buffer(cu, bytes)?;
-        let db = device_buffer(cu, bytes)?;
-        let dc = device_buffer(cu, bytes)?;
+        cu.cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, *context)?;
         cu.cuMemcpyHtoD(*da, a.as_ptr().cast(), bytes)?;
         cu.cuMemcpyHtoD(*db, b.as_ptr().cast(), bytes)?;
         let mut module = null_mut();

@@ -6,6 +6,8 @@
 //!   resolver.
 //! - [`owning`]: freeing driver objects on every path, with drop guards, and a library's own
 //!   `Drop` types.
+//! - [`libraries`]: a library's table handed to the application, its doc tests on the fake
+//!   device, and who owns the context.
 //! - [`call_tracing`]: the `tracing` feature's events.
 //! - [`local_toolkit`]: the bindings of the build machine's CUDA toolkit (`cuda-local`).
 //! - [`from_cudarc`]: cudarc's API side by side with this crate's, and a function translated.
@@ -48,6 +50,7 @@ macro_rules! page {
 page!(tables, "guide/tables.md");
 page!(loading, "guide/loading.md");
 page!(owning, "guide/owning.md");
+page!(libraries, "guide/libraries.md");
 page!(call_tracing, "guide/call_tracing.md");
 page!(local_toolkit, "guide/local_toolkit.md");
 page!(from_cudarc, "guide/from_cudarc.md");

@@ -88,35 +88,15 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
         )));
     }
 
-    let mut ctx: sys::CUcontext = ptr::null_mut();
-    let mut module: sys::CUmodule = ptr::null_mut();
-    let mut func: sys::CUfunction = ptr::null_mut();
     let mut info: sys::CUdeviceptr = 0;
     let words = BLOCKS as usize * FIELDS;
-    // SAFETY: a valid place for the context.
-    unsafe { cu.cuDevicePrimaryCtxRetain(&mut ctx, dev) }?;
     // Each guard releases its handle once, when `run` returns, after the device is idle, in
     // reverse order: the memory and the module before the context is made not current and
     // released.
-    let _primary = guard(dev, |dev| {
-        // SAFETY: the context was retained above, once; everything in it is released before.
-        unsafe {
-            let _ = cu.cuCtxSetCurrent(ptr::null_mut());
-            let _ = cu.cuDevicePrimaryCtxRelease(dev);
-        }
-    });
-    // SAFETY: valid places; the context was retained; the PTX is NUL-terminated.
-    unsafe {
-        cu.cuCtxSetCurrent(ctx)?;
-        cu.cuModuleLoadData(&mut module, ptx!("clusterLaunch").as_ptr().cast())?;
-    }
-    let module = guard(module, |module| {
-        // SAFETY: the module was loaded above, once; nothing uses it after `run`.
-        let _ = unsafe { cu.cuModuleUnload(module) };
-    });
+    let _primary = primary_context!(cu, dev)?;
+    let (_module, [func]) = module!(cu, ptx!("clusterLaunch"), [c"cluster_info"])?;
     // SAFETY: valid places; the module is loaded in the current context.
     unsafe {
-        cu.cuModuleGetFunction(&mut func, *module, c"cluster_info".as_ptr())?;
         cu.cuMemAlloc(&mut info, words * size_of::<u32>())?;
     }
     let info = guard(info, |info| {

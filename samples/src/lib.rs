@@ -1,4 +1,5 @@
-//! What every sample shares: its command line, its exit codes and its one-line errors; and the
+//! What every sample shares: its command line, its exit codes and its one-line errors, and the
+//! set-up of its context and module (`primary_context!`, `own_context!`, `module!`); and the
 //! samples themselves.
 //!
 //! Each sample is a port of one of NVIDIA's driver-API samples (named in its header): a module
@@ -290,6 +291,16 @@ pub fn random_floats(n: usize, seed: u64) -> Vec<f32> {
             (state >> 40) as f32 / (1u64 << 24) as f32
         })
         .collect()
+}
+
+#[macro_use]
+mod setup;
+
+/// What the set-up macros of `setup` name, from wherever they are expanded.
+#[doc(hidden)]
+pub mod __private {
+    pub use cuda_driver_table::sys::{CUctxCreateParams, CUdevice};
+    pub use scopeguard::guard;
 }
 
 // The samples, each a module with its table (`Cuda`) and a `run` over `&Cuda`: its binary in

@@ -64,14 +64,9 @@ fn matrix(rows: usize, cols: usize, f: impl Fn(usize, usize) -> f32) -> Vec<f32>
 /// every path.
 pub fn run(cu: &Cuda) -> Result<(), Failure> {
     println!("[ matrixMulDrv (Driver API) ]");
-    // SAFETY: every out-pointer is a live local and the name buffer's length is passed with it;
-    // host buffers hold the byte counts copied and device buffers were allocated with them; the
-    // kernel's parameters are what `matrixMul_bs*_64bit(float *, const float *, const float *,
-    // size_t, size_t)` takes, read by the launch before it returns; every handle is used between
-    // its creation and its guard's release, in the context current on this thread; each guard
-    // releases once, after the last use of its handle, and they are dropped in reverse order:
-    // the events, buffers and module before the context.
-    let (a, b, c, wa, wb) = unsafe {
+    // SAFETY: the out-pointers are live locals and the name buffer's length is passed with it;
+    // the driver writes the name NUL-terminated.
+    let dev = unsafe {
         cu.cuInit(0)?;
         let mut dev = 0;
         cu.cuDeviceGet(&mut dev, 0)?;
@@ -89,18 +84,18 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
             CStr::from_ptr(name.as_ptr()).to_string_lossy()
         );
         println!("  Total amount of global memory:     {total_mem} bytes");
-
-        let mut params = sys::CUctxCreateParams::default();
-        let mut ctx = ptr::null_mut();
-        cu.cuCtxCreate(&mut ctx, &mut params, 0, dev)?;
-        let _ctx = guard(ctx, |ctx| {
-            let _ = cu.cuCtxDestroy(ctx);
-        });
-        let mut module = ptr::null_mut();
-        cu.cuModuleLoadData(&mut module, ptx!("matrixMul").as_ptr().cast())?;
-        let module = guard(module, |module| {
-            let _ = cu.cuModuleUnload(module);
-        });
+        dev
+    };
+    let _ctx = own_context!(cu, dev)?;
+    let module = module!(cu, ptx!("matrixMul"))?;
+    // SAFETY: every out-pointer is a live local;
+    // host buffers hold the byte counts copied and device buffers were allocated with them; the
+    // kernel's parameters are what `matrixMul_bs*_64bit(float *, const float *, const float *,
+    // size_t, size_t)` takes, read by the launch before it returns; every handle is used between
+    // its creation and its guard's release, in the context current on this thread; each guard
+    // releases once, after the last use of its handle, and they are dropped in reverse order:
+    // the events, buffers and module before the context.
+    let (a, b, c, wa, wb) = unsafe {
         let mut chosen = None;
         for (tile, kernel_name) in KERNELS {
             let mut kernel = ptr::null_mut();

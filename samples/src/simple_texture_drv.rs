@@ -116,16 +116,9 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     let row_bytes = WIDTH * size_of::<f32>();
     let (width, height, depth) = (WIDTH as i32, HEIGHT as i32, DEPTH as i32);
     let elapsed;
-    // SAFETY: every out-pointer is a live local and the name buffer's length is passed with it;
-    // the 3D copy reads `DEPTH` slices of `HEIGHT` rows of `row_bytes` from `volume`, which holds
-    // exactly that, into an array of those dimensions; the descriptors are zeroed (their reserved
-    // fields and unused union members included) before the fields used are set; the device
-    // buffer holds `bytes`; the kernel's parameters are what `transformKernel(float *, int, int,
-    // int, float, unsigned long long)` takes, read by each launch before it returns; every handle
-    // is used in the context current on this thread, between its creation and its guard's
-    // release, which runs once, after its last use; the guards are dropped in reverse order, the
-    // texture before its array, everything before the context.
-    unsafe {
+    // SAFETY: the out-pointers are live locals and the name buffer's length is passed with it;
+    // the driver writes the name NUL-terminated.
+    let dev = unsafe {
         cu.cuInit(0)?;
         let mut dev = 0;
         cu.cuDeviceGet(&mut dev, 0)?;
@@ -140,19 +133,19 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
             "> GPU Device {} has SM {major}.{minor} compute capability",
             CStr::from_ptr(name.as_ptr()).to_string_lossy()
         );
-        let mut params = sys::CUctxCreateParams::default();
-        let mut ctx = ptr::null_mut();
-        cu.cuCtxCreate(&mut ctx, &mut params, 0, dev)?;
-        let ctx = guard(ctx, |ctx| {
-            let _ = cu.cuCtxDestroy(ctx);
-        });
-        let mut module = ptr::null_mut();
-        cu.cuModuleLoadData(&mut module, ptx!("simpleTexture").as_ptr().cast())?;
-        let module = guard(module, |module| {
-            let _ = cu.cuModuleUnload(module);
-        });
-        let mut kernel = ptr::null_mut();
-        cu.cuModuleGetFunction(&mut kernel, *module, c"transformKernel".as_ptr())?;
+        dev
+    };
+    let ctx = own_context!(cu, dev)?;
+    let (_module, [kernel]) = module!(cu, ptx!("simpleTexture"), [c"transformKernel"])?;
+    // SAFETY: every out-pointer is a live local; the 3D copy reads `DEPTH` slices of `HEIGHT` rows of `row_bytes` from `volume`, which holds
+    // exactly that, into an array of those dimensions; the descriptors are zeroed (their reserved
+    // fields and unused union members included) before the fields used are set; the device
+    // buffer holds `bytes`; the kernel's parameters are what `transformKernel(float *, int, int,
+    // int, float, unsigned long long)` takes, read by each launch before it returns; every handle
+    // is used in the context current on this thread, between its creation and its guard's
+    // release, which runs once, after its last use; the guards are dropped in reverse order, the
+    // texture before its array, everything before the context.
+    unsafe {
         let mut d_out = 0;
         cu.cuMemAlloc(&mut d_out, bytes)?;
         let d_out = guard(d_out, |d_out| {

@@ -137,40 +137,17 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
         ));
     }
     let mut dev = 0;
-    let mut ctx: sys::CUcontext = ptr::null_mut();
-    let mut module: sys::CUmodule = ptr::null_mut();
-    let (mut partial_sums, mut final_sum): (sys::CUfunction, sys::CUfunction) =
-        (ptr::null_mut(), ptr::null_mut());
-    // SAFETY: valid places.
+    // SAFETY: a valid place.
     unsafe {
         cu.cuInit(0)?;
         cu.cuDeviceGet(&mut dev, 0)?;
-        cu.cuDevicePrimaryCtxRetain(&mut ctx, dev)?;
     }
     // Each guard releases its object once, when `run` returns, after every stream was
     // synchronised, in reverse order: the memory and the module before the context is made not
     // current and released.
-    let _primary = guard(dev, |dev| {
-        // SAFETY: the context was retained above, once; everything in it is released before.
-        unsafe {
-            let _ = cu.cuCtxSetCurrent(ptr::null_mut());
-            let _ = cu.cuDevicePrimaryCtxRelease(dev);
-        }
-    });
-    // SAFETY: the context was retained; a valid place; the PTX is NUL-terminated.
-    unsafe {
-        cu.cuCtxSetCurrent(ctx)?;
-        cu.cuModuleLoadData(&mut module, ptx!("streamGraphs").as_ptr().cast())?;
-    }
-    let module = guard(module, |module| {
-        // SAFETY: loaded above, once; nothing uses it after `run`.
-        let _ = unsafe { cu.cuModuleUnload(module) };
-    });
-    // SAFETY: valid places; the module is loaded.
-    unsafe {
-        cu.cuModuleGetFunction(&mut partial_sums, *module, c"partial_sums".as_ptr())?;
-        cu.cuModuleGetFunction(&mut final_sum, *module, c"final_sum".as_ptr())?;
-    }
+    let primary = primary_context!(cu, dev)?;
+    let (_module, [partial_sums, final_sum]) =
+        module!(cu, ptx!("streamGraphs"), [c"partial_sums", c"final_sum"])?;
     let pinned = |bytes| {
         let mut p: *mut c_void = ptr::null_mut();
         // SAFETY: a valid place; the context is current.
@@ -212,7 +189,7 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     println!("CPU sum = {reference}");
 
     let work = Work {
-        ctx,
+        ctx: *primary,
         partial_sums,
         final_sum,
         input_h: input_h.cast(),

@@ -208,33 +208,13 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     let b: Vec<f32> = (0..N).map(|_| next()).collect();
     let mut c = vec![0f32; N];
 
-    let mut ctx: sys::CUcontext = ptr::null_mut();
-    let mut module: sys::CUmodule = ptr::null_mut();
-    let mut vector_add: sys::CUfunction = ptr::null_mut();
     let mut stream: sys::CUstream = ptr::null_mut();
-    // SAFETY: a valid place for the context.
-    unsafe { cu.cuDevicePrimaryCtxRetain(&mut ctx, dev) }?;
     // Each guard releases its handle once, when `run` returns, after its last use, in reverse
     // order: the stream and the module before the context is made not current and released.
-    let _primary = guard(dev, |dev| {
-        // SAFETY: the context was retained above, once; everything in it is released before.
-        unsafe {
-            let _ = cu.cuCtxSetCurrent(ptr::null_mut());
-            let _ = cu.cuDevicePrimaryCtxRelease(dev);
-        }
-    });
-    // SAFETY: valid places; the context was retained; the PTX is NUL-terminated.
-    unsafe {
-        cu.cuCtxSetCurrent(ctx)?;
-        cu.cuModuleLoadData(&mut module, ptx!("streamOrderedAllocation").as_ptr().cast())?;
-    }
-    let module = guard(module, |module| {
-        // SAFETY: the module was loaded above, once; nothing uses it after `run`.
-        let _ = unsafe { cu.cuModuleUnload(module) };
-    });
+    let _primary = primary_context!(cu, dev)?;
+    let (_module, [vector_add]) = module!(cu, ptx!("streamOrderedAllocation"), [c"vector_add"])?;
     // SAFETY: valid places; the module is loaded in the current context.
     unsafe {
-        cu.cuModuleGetFunction(&mut vector_add, *module, c"vector_add".as_ptr())?;
         cu.cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING.0)?;
     }
     let stream = guard(stream, |stream| {

@@ -96,9 +96,6 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     let bytes = n * size_of::<f32>();
     let input: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let mut output = vec![0f32; n];
-    let mut ctx: sys::CUcontext = ptr::null_mut();
-    let mut module: sys::CUmodule = ptr::null_mut();
-    let mut func: sys::CUfunction = ptr::null_mut();
     let (mut input_d, mut output_d): (sys::CUdeviceptr, sys::CUdeviceptr) = (0, 0);
     let mut map = sys::CUtensorMap::default();
     // The tensor: sizes innermost first, the stride of each dimension but the first in bytes
@@ -108,27 +105,11 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     let strides: [sys::cuuint64_t; 1] = [(WIDTH * size_of::<f32>()) as u64];
     let tile: [sys::cuuint32_t; 2] = [TILE_W, TILE_H];
     let element_strides: [sys::cuuint32_t; 2] = [1, 1];
-    // SAFETY: a valid place for the context.
-    unsafe { cu.cuDevicePrimaryCtxRetain(&mut ctx, dev) }?;
     // Each guard releases its handle once, when `run` returns, after the device is idle, in
     // reverse order: the memory and the module before the context is made not current and
     // released.
-    let _primary = guard(dev, |dev| {
-        // SAFETY: the context was retained above, once; everything in it is released before.
-        unsafe {
-            let _ = cu.cuCtxSetCurrent(ptr::null_mut());
-            let _ = cu.cuDevicePrimaryCtxRelease(dev);
-        }
-    });
-    // SAFETY: valid places; the context was retained; the PTX is NUL-terminated.
-    unsafe {
-        cu.cuCtxSetCurrent(ctx)?;
-        cu.cuModuleLoadData(&mut module, ptx!("tensorMapTma").as_ptr().cast())?;
-    }
-    let module = guard(module, |module| {
-        // SAFETY: the module was loaded above, once; nothing uses it after `run`.
-        let _ = unsafe { cu.cuModuleUnload(module) };
-    });
+    let _primary = primary_context!(cu, dev)?;
+    let (_module, [func]) = module!(cu, ptx!("tensorMapTma"), [c"tile_copy"])?;
     let free = |p| {
         // SAFETY: each pointer given is an allocation of the current context, freed once, after
         // the device is idle.
@@ -136,7 +117,6 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     };
     // SAFETY: valid places; the module is loaded in the current context.
     unsafe {
-        cu.cuModuleGetFunction(&mut func, *module, c"tile_copy".as_ptr())?;
         cu.cuMemAlloc(&mut input_d, bytes)?;
     }
     let input_d = guard(input_d, free);

@@ -9,7 +9,7 @@
 //! compiles; `cuCtxCreate` is then its 12.5 ABI, with `CUctxCreateParams`, as in the original.
 
 use crate::{random_floats, Failure};
-use cuda_driver_table::{driver_table, kernel_args, sys};
+use cuda_driver_table::{driver_table, kernel_args};
 use scopeguard::guard;
 use std::ptr;
 
@@ -49,29 +49,23 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     let mut c = vec![0f32; N];
     let bytes = N * size_of::<f32>();
     let n = N as i32;
+    // SAFETY: a valid place for the device.
+    let dev = unsafe {
+        cu.cuInit(0)?;
+        let mut dev = 0;
+        cu.cuDeviceGet(&mut dev, 0)?;
+        dev
+    };
+    // Released when `run` returns, after the buffers below: the module, then the context.
+    let _ctx = own_context!(cu, dev)?;
+    let (_module, [kernel]) = module!(cu, ptx!("vectorAdd"), [c"VecAdd_kernel"])?;
     // SAFETY: every out-pointer is a live local; the host buffers hold `bytes` bytes and the
     // device buffers were allocated with that size; the kernel's parameters are what
     // `VecAdd_kernel(const float *, const float *, float *, int)` takes, and the launch reads them
     // before it returns; every handle is used in the context current on this thread, between its
     // creation and its guard's release, which runs once, after its last use; the guards are
-    // dropped in reverse order, the buffers and the module before the context.
+    // dropped in reverse order, the buffers before the module and the context.
     unsafe {
-        cu.cuInit(0)?;
-        let mut dev = 0;
-        cu.cuDeviceGet(&mut dev, 0)?;
-        let mut params = sys::CUctxCreateParams::default();
-        let mut ctx = ptr::null_mut();
-        cu.cuCtxCreate(&mut ctx, &mut params, 0, dev)?;
-        let _ctx = guard(ctx, |ctx| {
-            let _ = cu.cuCtxDestroy(ctx);
-        });
-        let mut module = ptr::null_mut();
-        cu.cuModuleLoadData(&mut module, ptx!("vectorAdd").as_ptr().cast())?;
-        let module = guard(module, |module| {
-            let _ = cu.cuModuleUnload(module);
-        });
-        let mut kernel = ptr::null_mut();
-        cu.cuModuleGetFunction(&mut kernel, *module, c"VecAdd_kernel".as_ptr())?;
         let free = |p| {
             let _ = cu.cuMemFree(p);
         };

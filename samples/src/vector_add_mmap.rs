@@ -220,6 +220,8 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     let mapping = [dev];
     let backing = cu.backing_devices(dev)?;
     println!("Backing devices: {backing:?}");
+    let _ctx = own_context!(cu, dev)?;
+    let (_module, [kernel]) = module!(cu, ptx!("vectorAdd"), [c"VecAdd_kernel"])?;
     // SAFETY: every out-pointer is a live local; the host buffers hold `bytes` bytes and the
     // device ranges at least that; the kernel's parameters are what `VecAdd_kernel(const float *,
     // const float *, float *, int)` takes, read by the launch before it returns; every handle is
@@ -227,19 +229,6 @@ pub fn run(cu: &Cuda) -> Result<(), Failure> {
     // which runs once, after its last use; the guards are dropped in reverse order, the ranges
     // and the module before the context.
     unsafe {
-        let mut params = sys::CUctxCreateParams::default();
-        let mut ctx = ptr::null_mut();
-        cu.cuCtxCreate(&mut ctx, &mut params, 0, dev)?;
-        let _ctx = guard(ctx, |ctx| {
-            let _ = cu.cuCtxDestroy(ctx);
-        });
-        let mut module = ptr::null_mut();
-        cu.cuModuleLoadData(&mut module, ptx!("vectorAdd").as_ptr().cast())?;
-        let module = guard(module, |module| {
-            let _ = cu.cuModuleUnload(module);
-        });
-        let mut kernel = ptr::null_mut();
-        cu.cuModuleGetFunction(&mut kernel, *module, c"VecAdd_kernel".as_ptr())?;
         let free = |m| {
             let _ = cu.free(m);
         };

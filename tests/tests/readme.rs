@@ -90,6 +90,7 @@ const GUIDE: &[&str] = &[
     "runtime/src/guide/tables.md",
     "runtime/src/guide/loading.md",
     "runtime/src/guide/owning.md",
+    "runtime/src/guide/libraries.md",
     "runtime/src/guide/call_tracing.md",
     "runtime/src/guide/local_toolkit.md",
     "runtime/src/guide/from_cudarc.md",

@@ -18,7 +18,13 @@ use std::ptr::null_mut;
 use cuda_driver_table::{driver_table, sys, Error};
 use scopeguard::{guard, ScopeGuard};
 
-/// The driver functions `fastsum` uses.
+/// The driver functions `fastsum` uses, each at the newest ABI a CUDA 11.3 driver has: the oldest
+/// driver with `cuGetProcAddress`, through which every table resolves, and newer than every ABI
+/// these functions need (`cuDevicePrimaryCtxRelease_v2`, CUDA 11.0, is the newest). A number, not
+/// `newest`: the ABIs stay the same whichever release the application's feature selects.
+///
+/// The application passes its own table to [`Fastsum::new`]; tables are independent, so this
+/// one lives beside any table of the application's, or of another library, in one program.
 #[driver_table(
     cuInit,
     cuDeviceGet,
@@ -35,7 +41,7 @@ use scopeguard::{guard, ScopeGuard};
     cuMemcpyDtoH,
     cuMemsetD32,
     cuLaunchKernel,
-    driver = newest
+    driver = 11030
 )]
 pub struct Cuda;
 
@@ -134,6 +140,42 @@ impl From<Error> for FastsumError {
 
 /// The weighted sum on one device: its primary context, retained, and the loaded kernel. Dropping
 /// it unloads the module and then releases the context.
+///
+/// The primary context is the device's one shared context: the application and every library
+/// retain it (`cuDevicePrimaryCtxRetain`) and release what they retained, and the driver destroys
+/// it when the last reference goes. `fastsum` never creates or destroys a context of its own, so
+/// its buffers and the application's live in the same context and can be passed between them.
+///
+/// On the fake device (the hidden lines build the device, its kernel as a closure, and a table
+/// configured with it; an application passes its `static` table instead):
+///
+/// ```
+/// # use cuda_driver_table::fake::{Device, Fake, Launch};
+/// # use cuda_driver_table::sys::CUdeviceptr;
+/// # let device = Device::new();
+/// # device.kernel(
+/// #     "weighted_sum",
+/// #     |k: &mut Launch, (values, weights, out, n): (CUdeviceptr, CUdeviceptr, CUdeviceptr, u32)| {
+/// #         for t in k.threads() {
+/// #             let i = t.global_x();
+/// #             if i < u64::from(n) {
+/// #                 let sum = k.read::<f32>(out, 0)? + k.read::<f32>(values, i)? * k.read::<f32>(weights, i)?;
+/// #                 k.write(out, 0, sum)?;
+/// #             }
+/// #         }
+/// #         Ok(())
+/// #     },
+/// # );
+/// # let driver = Fake::new().device(&device).build();
+/// # let cu = fastsum::Cuda::with_config(driver.config());
+/// use fastsum::Fastsum;
+///
+/// let fastsum = Fastsum::new(&cu, 0)?;
+/// assert_eq!(fastsum.weighted_sum(&[1.0, 2.0, 3.0], &[0.5, 0.25, 2.0])?, 7.0);
+/// # drop(fastsum);
+/// # device.finish().expect("everything was released");
+/// # Ok::<(), fastsum::FastsumError>(())
+/// ```
 pub struct Fastsum<'a> {
     cu: &'a Cuda,
     device: sys::CUdevice,

@@ -218,20 +218,9 @@ mod linux {
         let n = picked.len();
         println!("{n} process(es), one per GPU; {n} buffer(s) of {BUF_SIZE} bytes on the first");
 
-        let mut ctx: sys::CUcontext = ptr::null_mut();
-        // SAFETY: `ctx` is a valid place for the context of a device the driver handed out.
-        unsafe { cu.cuDevicePrimaryCtxRetain(&mut ctx, backing) }?;
         // Each guard releases what it holds once, when `parent` returns, in reverse order: the
         // mapped stripes, the addresses, the allocations, then the context, made not current.
-        let _primary = guard(backing, |dev| {
-            // SAFETY: the context was retained above, once; everything in it is released before.
-            unsafe {
-                let _ = cu.cuCtxSetCurrent(ptr::null_mut());
-                let _ = cu.cuDevicePrimaryCtxRelease(dev);
-            }
-        });
-        // SAFETY: the context was retained.
-        unsafe { cu.cuCtxSetCurrent(ctx) }?;
+        let _primary = cuda_driver_table_samples::primary_context!(&cu, backing)?;
 
         // As the C sample's `CUmemAllocationProp prop = {}`: every field the driver reads is set
         // below or is meant to be zero (no Windows metadata, default allocation flags).
@@ -595,37 +584,25 @@ mod linux {
         let fds = recv_fds(&socket, n).map_err(|e| ipc("receiving the descriptors", e))?;
 
         let cu = Cuda::with_config(args.per_thread_config());
-        let (mut dev, mut ctx) = (0, ptr::null_mut());
+        let mut dev = 0;
         let mut stream: sys::CUstream = ptr::null_mut();
-        let mut module: sys::CUmodule = ptr::null_mut();
-        let mut func: sys::CUfunction = ptr::null_mut();
         let (mut blocks, mut sms) = (0, 0);
         let total = n * BUF_SIZE;
         let mut base: sys::CUdeviceptr = 0;
         // Declared before the stream's guard, which waits for the stream: outlives any copy
         // into it.
         let mut host = vec![0u8; BUF_SIZE];
-        // SAFETY: valid places.
+        // SAFETY: a valid place.
         unsafe {
             cu.cuInit(0)?;
             cu.cuDeviceGet(&mut dev, ordinal)?;
-            cu.cuDevicePrimaryCtxRetain(&mut ctx, dev)?;
         }
         // Each guard releases what it holds once, when `child` returns, in reverse order: the
         // mapped stripes, the addresses, the module, the stream, then the context, made not
         // current.
-        let _primary = guard(dev, |dev| {
-            // SAFETY: the context was retained above, once; everything in it is released before.
-            unsafe {
-                let _ = cu.cuCtxSetCurrent(ptr::null_mut());
-                let _ = cu.cuDevicePrimaryCtxRelease(dev);
-            }
-        });
-        // SAFETY: the context was retained; a valid place.
-        unsafe {
-            cu.cuCtxSetCurrent(ctx)?;
-            cu.cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING.0)?;
-        }
+        let _primary = cuda_driver_table_samples::primary_context!(&cu, dev)?;
+        // SAFETY: a valid place; the context is current.
+        unsafe { cu.cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING.0) }?;
         let stream = guard(stream, |stream| {
             // SAFETY: created above, once; waited for before it goes.
             unsafe {
@@ -633,22 +610,13 @@ mod linux {
                 let _ = cu.cuStreamDestroy(stream);
             }
         });
-        // SAFETY: a valid place; the PTX is NUL-terminated.
-        unsafe {
-            cu.cuModuleLoadData(
-                &mut module,
-                cuda_driver_table_samples::ptx!("memMapIPCDrv")
-                    .as_ptr()
-                    .cast(),
-            )
-        }?;
-        let module = guard(module, |module| {
-            // SAFETY: loaded above, once; nothing uses it after `child`.
-            let _ = unsafe { cu.cuModuleUnload(module) };
-        });
+        let (_module, [func]) = cuda_driver_table_samples::module!(
+            &cu,
+            cuda_driver_table_samples::ptx!("memMapIPCDrv"),
+            [c"fill_bytes"]
+        )?;
         // SAFETY: valid places; the module is loaded; the device is the driver's.
         unsafe {
-            cu.cuModuleGetFunction(&mut func, *module, c"fill_bytes".as_ptr())?;
             cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, func, THREADS as c_int, 0)?;
             cu.cuDeviceGetAttribute(
                 &mut sms,

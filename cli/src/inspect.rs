@@ -8,7 +8,9 @@ use std::ops::Range;
 use std::path::Path;
 
 use cuda_driver_table_core::ptx;
-use cuda_driver_table_core::registry::{self, RecordedTable, ELF_SECTION, PE_SECTION};
+use cuda_driver_table_core::registry::{
+    self, DeclaredDriver, RecordedTable, ELF_SECTION, PE_SECTION,
+};
 use cuda_driver_table_core::{CudaVersion, StreamMode};
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
 use object::{Endianness, FileKind, Object, ObjectSection, ReadCache, ReadRef, SectionKind};
@@ -57,7 +59,21 @@ pub struct Table {
     /// `legacy` or `per-thread`.
     pub stream_mode: &'static str,
     pub min_driver_version: u32,
+    /// The `driver` option of its source: `{"driver": 12000}` for `driver = 12000`,
+    /// `{"newest": 13000}` for `driver = newest` (with the CUDA release of the bindings whose
+    /// newest ABIs it took); `null` when the record does not keep it (format version 1).
+    pub declared: Option<Declared>,
     pub functions: Vec<Function>,
+}
+
+/// A table's `driver` option, as its record keeps it.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Declared {
+    /// `driver = N`.
+    Driver(u32),
+    /// `driver = newest`, with the CUDA release of the bindings.
+    Newest(u32),
 }
 
 /// A recorded function and what its table asks the driver for.
@@ -505,6 +521,10 @@ fn table_of(table: &RecordedTable<'_>) -> Table {
         backend: table.backend.name(),
         stream_mode: mode_name(table.stream_mode),
         min_driver_version: table.min_driver_version,
+        declared: table.declared.map(|d| match d {
+            DeclaredDriver::Version(v) => Declared::Driver(v),
+            DeclaredDriver::Newest(release) => Declared::Newest(release),
+        }),
         functions: table
             .functions
             .iter()
@@ -651,7 +671,7 @@ pub fn human(i: &Inspection) -> String {
             out,
             "  A table's floor is what its pinned ABIs need, or the lookup's own 11.3. It can be \
              below the `driver = N` its source declares: that option picks for each function the \
-             newest ABI a driver of N has, and the record keeps those ABIs, not N."
+             newest ABI a driver of N has, which may be older than N."
         );
     }
     if i.records_found_in.len() > 1
@@ -682,6 +702,7 @@ pub fn human(i: &Inspection) -> String {
             crate::plural(t.functions.len())
         );
         let _ = writeln!(out, "    {}", table_floor(t));
+        let _ = writeln!(out, "    {}", declared(t));
         for f in &t.functions {
             let twin = f
                 .per_thread_abi
@@ -747,10 +768,8 @@ fn linked_note(format: &str) -> &'static str {
 }
 
 /// Why a table's floor (its record's `MIN_DRIVER_VERSION`) is what it is: the functions whose
-/// ABIs need exactly that, or the lookup function itself. A table declares `driver = N` in its
-/// source, which picks for each function the newest ABI a driver of N has; the record keeps the
-/// ABIs, not N, and the floor they set may be below N (a `driver = 12000` table of functions
-/// whose newest ABIs are older needs only what those ABIs need).
+/// ABIs need exactly that, or the lookup function itself. The floor may be below the
+/// `driver = N` the table declares ([`declared`] says both).
 fn table_floor(t: &Table) -> String {
     let floor = t.min_driver_version;
     let by: Vec<String> = t
@@ -768,6 +787,40 @@ fn table_floor(t: &Table) -> String {
         format!("{} at {floor}", by.join(", "))
     };
     format!("floor {} set by {why}", CudaVersion(floor))
+}
+
+/// The `driver` option the table's source declares, against the floor its ABIs set.
+fn declared(t: &Table) -> String {
+    let floor = t.min_driver_version;
+    match t.declared {
+        Some(Declared::Driver(n)) if n == floor => {
+            format!(
+                "declared `driver = {n}` ({}), which its ABIs need",
+                CudaVersion(n)
+            )
+        }
+        Some(Declared::Driver(n)) if floor < n => format!(
+            "declared `driver = {n}` ({}); its functions' ABIs need only {}: the newest ABIs a \
+             {} driver has of these functions are older",
+            CudaVersion(n),
+            CudaVersion(floor),
+            CudaVersion(n)
+        ),
+        Some(Declared::Driver(n)) => format!(
+            "declared `driver = {n}` ({}), yet its ABIs need {}: the record contradicts its \
+             declaration (a build refuses such a table)",
+            CudaVersion(n),
+            CudaVersion(floor)
+        ),
+        Some(Declared::Newest(release)) => format!(
+            "declared `driver = newest`: the newest ABIs of the CUDA {} bindings, which need {}",
+            CudaVersion(release),
+            CudaVersion(floor)
+        ),
+        None => "declared `driver` option unknown: the record was written by an earlier \
+                 cuda-driver-table (format version 1), which does not keep it"
+            .to_owned(),
+    }
 }
 
 /// `requirements` in words, joined.

@@ -33,6 +33,18 @@ fn self_description() -> (BTreeMap<String, u64>, String, BTreeMap<String, u64>) 
     describe(&mut Command::new(common::recorded()))
 }
 
+/// The CUDA release of the bindings `recorded` was built with, as it says.
+fn release() -> u64 {
+    let out = Command::new(common::recorded())
+        .output()
+        .expect("the example runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("release "))
+        .and_then(|r| r.parse().ok())
+        .expect("a release line")
+}
+
 /// What the `recorded` program that `command` runs says of itself (see [`self_description`]).
 fn describe(command: &mut Command) -> (BTreeMap<String, u64>, String, BTreeMap<String, u64>) {
     let out = command.output().expect("the example runs");
@@ -46,6 +58,7 @@ fn describe(command: &mut Command) -> (BTreeMap<String, u64>, String, BTreeMap<S
                 tables.insert(format!("recorded::{name}"), min.parse().expect("a number"));
             }
             ["ptx", isa] => ptx = (*isa).to_owned(),
+            ["release", _] => {}
             ["recorded", name, min] => {
                 recorded.insert((*name).to_owned(), min.parse().expect("a number"));
             }
@@ -162,6 +175,40 @@ fn the_human_report_says_the_verdict_first() {
     );
 }
 
+/// A `driver = newest` table's record names the release of the bindings it took the newest ABIs
+/// of, and the report says it beside the floor they set (a `driver = N` table's report is tested
+/// on crafted records, in `hostile.rs`).
+#[test]
+fn a_newest_table_names_the_release_of_its_bindings() {
+    let release = release();
+    let json = inspect_json(&common::recorded());
+    for table in json["tables"].as_array().expect("tables") {
+        assert_eq!(
+            table["declared"],
+            serde_json::json!({"newest": release}),
+            "{table:#}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"))
+        .arg("inspect")
+        .arg(common::recorded())
+        .output()
+        .expect("the tool runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let bindings = format!("{}.{}", release / 1000, release % 1000 / 10);
+    let driver = text
+        .split("  recorded::Driver: ")
+        .nth(1)
+        .expect("the table is listed");
+    assert!(
+        driver.contains(&format!(
+            "\n    declared `driver = newest`: the newest ABIs of the CUDA {bindings} bindings, \
+             which need 12.5\n"
+        )),
+        "{text}"
+    );
+}
+
 /// The schema the README documents: every field, with its type.
 #[test]
 fn the_json_output_follows_its_schema() {
@@ -206,6 +253,7 @@ fn the_json_output_follows_its_schema() {
             keys(table),
             [
                 "backend",
+                "declared",
                 "functions",
                 "min_driver_version",
                 "name",
@@ -216,6 +264,14 @@ fn the_json_output_follows_its_schema() {
             ["default", "runtime", "driver"].contains(&table["backend"].as_str().expect("backend"))
         );
         assert!(["legacy", "per-thread"].contains(&table["stream_mode"].as_str().expect("mode")));
+        let declared = table["declared"].as_object().expect("an object");
+        assert_eq!(declared.len(), 1, "{table:#}");
+        assert!(
+            ["driver", "newest"]
+                .iter()
+                .any(|k| declared.get(*k).is_some_and(Value::is_u64)),
+            "{table:#}"
+        );
         for f in table["functions"].as_array().expect("functions") {
             assert_eq!(
                 keys(f),

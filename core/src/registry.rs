@@ -28,24 +28,29 @@
 //! records with zero bytes; the records are aligned to one byte, so none is expected, and
 //! [`parse`] skips them.
 //!
-//! # Byte format (version 1)
+//! # Byte format (version 2)
 //!
 //! Integers are little-endian. A record:
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 4 | the magic `cdtR` |
-//! | 1 | the format version, 1 |
+//! | 1 | the format version, 2 |
 //! | 1 | the backend: 0 the default (libcudart, else libcuda), 1 `runtime`, 2 `driver` |
 //! | 1 | the stream mode the table is declared with, as the lookup's flag: 1 legacy, 2 per-thread |
-//! | 1 | 0 |
-//! | 4 | the record's length in bytes, these 16 included |
+//! | 1 | its `driver` option: 1 `driver = N`, 2 `driver = newest` |
+//! | 4 | the record's length in bytes, these 20 included |
 //! | 4 | `MIN_DRIVER_VERSION` (`1000 * major + 10 * minor`) |
+//! | 4 | N of `driver = N`; for `driver = newest`, the CUDA release of the bindings it took the newest ABIs of |
 //! | 2, n | the table's name (`module::path::Table`, UTF-8): its length n, then its bytes |
 //! | 2 | the number of functions, then for each: |
 //! | 1, m | its C name: its length m, then its bytes |
 //! | 4 | the version of its pinned ABI (`PFN_cuMemAlloc_v3020`: 3020) |
 //! | 4 | the version of that ABI's per-thread twin (`_ptds`/`_ptsz`), 0 for none |
+//!
+//! Version 1, which earlier versions of this crate write, is version 2 without the `driver`
+//! option: byte 7 is 0 and the 4 bytes of N are not there. [`parse`] reads it, with
+//! [`RecordedTable::declared`] `None`.
 //!
 //! What each function asks the driver for in a stream mode is [`Abi::request`] of its ABI.
 //!
@@ -72,11 +77,14 @@ pub const PE_SECTION: &str = ".cdtab";
 
 /// The first bytes of every record.
 pub const MAGIC: [u8; 4] = *b"cdtR";
-/// The format version this crate writes and reads.
-pub const FORMAT_VERSION: u8 = 1;
+/// The format version this crate writes; it reads this one and version 1.
+pub const FORMAT_VERSION: u8 = 2;
 
-/// The length of a record's fixed header.
-const HEADER: usize = 16;
+/// The bytes every format version starts with: the magic, the version, three bytes and the
+/// record's length, then `MIN_DRIVER_VERSION`.
+const FRAME: usize = 16;
+/// The length of a version-2 record's fixed header: the frame and the `driver` option.
+const HEADER: usize = FRAME + 4;
 
 /// The backend a table was declared with (its `backend` option).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +109,16 @@ impl RecordedBackend {
     }
 }
 
+/// The `driver` option a table was declared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclaredDriver {
+    /// `driver = N`: the oldest driver the table must work on (`12000` for CUDA 12.0). Each
+    /// function took the newest ABI such a driver has, which may need less than N.
+    Version(u32),
+    /// `driver = newest`: the newest ABIs of the bindings of this CUDA release (`13000`).
+    Newest(u32),
+}
+
 /// One table as its record describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordedTable<'a> {
@@ -114,6 +132,9 @@ pub struct RecordedTable<'a> {
     /// Its `MIN_DRIVER_VERSION`: the oldest driver that hands out all its functions in its
     /// declared stream mode.
     pub min_driver_version: u32,
+    /// The `driver` option of its declaration; `None` in a record of format version 1, which
+    /// does not keep it.
+    pub declared: Option<DeclaredDriver>,
     /// Its functions, in the table's order.
     pub functions: Vec<RecordedFunction<'a>>,
 }
@@ -197,14 +218,14 @@ impl<'a> Iterator for Records<'a> {
             }
         };
         self.at += len;
-        if version != FORMAT_VERSION {
+        if version != 1 && version != FORMAT_VERSION {
             return Some(Err(error(format!(
                 "format version {version}, written by another version of cuda-driver-table (this \
-                 one reads version {FORMAT_VERSION}); read it with a matching \
+                 one reads versions 1 and {FORMAT_VERSION}); read it with a matching \
                  cuda-driver-table tool"
             ))));
         }
-        Some(read(&rest[..len]).map_err(|why| {
+        Some(read(&rest[..len], version).map_err(|why| {
             // The frame said where the next record starts: a bad body spoils only this one.
             error(why)
         }))
@@ -213,14 +234,14 @@ impl<'a> Iterator for Records<'a> {
 
 /// The length and format version of the record `bytes` starts with.
 fn frame(bytes: &[u8]) -> Result<(usize, u8), String> {
-    if bytes.len() < HEADER || bytes[..4] != MAGIC {
+    if bytes.len() < FRAME || bytes[..4] != MAGIC {
         return Err(format!(
-            "no record starts here (a record starts with {:?} and has at least {HEADER} bytes)",
+            "no record starts here (a record starts with {:?} and has at least {FRAME} bytes)",
             String::from_utf8_lossy(&MAGIC)
         ));
     }
     let len = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
-    if len < HEADER || len > bytes.len() {
+    if len < FRAME || len > bytes.len() {
         return Err(format!(
             "the record says it is {len} bytes long, and {} bytes are left in the section",
             bytes.len()
@@ -229,11 +250,11 @@ fn frame(bytes: &[u8]) -> Result<(usize, u8), String> {
     Ok((len, bytes[4]))
 }
 
-/// Reads the body of one version-1 record (`record`, exactly its bytes).
-fn read(record: &[u8]) -> Result<RecordedTable<'_>, String> {
+/// Reads one record of format `version` (1 or 2; `record`, exactly its bytes).
+fn read(record: &[u8], version: u8) -> Result<RecordedTable<'_>, String> {
     let mut r = Reader {
         bytes: record,
-        at: HEADER,
+        at: FRAME,
     };
     let backend = match record[5] {
         0 => RecordedBackend::Default,
@@ -247,6 +268,12 @@ fn read(record: &[u8]) -> Result<RecordedTable<'_>, String> {
         other => return Err(format!("stream flag {other} is neither 1 nor 2")),
     };
     let min_driver_version = u32::from_le_bytes([record[12], record[13], record[14], record[15]]);
+    let declared = match (version, record[7]) {
+        (1, _) => None,
+        (_, 1) => Some(DeclaredDriver::Version(r.u32()?)),
+        (_, 2) => Some(DeclaredDriver::Newest(r.u32()?)),
+        (_, other) => return Err(format!("driver option {other} is neither 1 nor 2")),
+    };
     let name_len = usize::from(r.u16()?);
     let name = r.str(name_len)?;
     let count = r.u16()?;
@@ -279,6 +306,7 @@ fn read(record: &[u8]) -> Result<RecordedTable<'_>, String> {
         backend,
         stream_mode,
         min_driver_version,
+        declared,
         functions,
     })
 }
@@ -346,8 +374,8 @@ pub const fn record_len(name: &str, functions: &[FunctionSpec]) -> usize {
     len
 }
 
-/// The record of a table named `name`, declared with `backend` and `mode`, with `functions`
-/// (its `FUNCTIONS`); `N` is [`record_len`]. Evaluated at compile time by
+/// The record of a table named `name`, declared with `backend`, `mode` and `declared`, with
+/// `functions` (its `FUNCTIONS`); `N` is [`record_len`]. Evaluated at compile time by
 /// [`__cdt_record!`](crate::__cdt_record). Its `MIN_DRIVER_VERSION` is computed here by the
 /// table's own rule ([`min_driver_version`]).
 ///
@@ -358,6 +386,7 @@ pub const fn record_bytes<const N: usize>(
     name: &str,
     backend: RecordedBackend,
     mode: StreamMode,
+    declared: DeclaredDriver,
     functions: &[FunctionSpec],
 ) -> [u8; N] {
     assert!(
@@ -369,6 +398,11 @@ pub const fn record_bytes<const N: usize>(
     out[at] = FORMAT_VERSION;
     out[at + 1] = backend as u8;
     out[at + 2] = mode.flag() as u8;
+    let (option, driver) = match declared {
+        DeclaredDriver::Version(driver) => (1, driver),
+        DeclaredDriver::Newest(release) => (2, release),
+    };
+    out[at + 3] = option;
     at += 4;
     at = put(&mut out, at, &(N as u32).to_le_bytes());
     at = put(
@@ -376,6 +410,7 @@ pub const fn record_bytes<const N: usize>(
         at,
         &min_driver_version(functions, mode).to_le_bytes(),
     );
+    at = put(&mut out, at, &driver.to_le_bytes());
     at = put(&mut out, at, &(name.len() as u16).to_le_bytes());
     at = put(&mut out, at, name.as_bytes());
     at = put(&mut out, at, &(functions.len() as u16).to_le_bytes());
@@ -407,15 +442,16 @@ const fn put(out: &mut [u8], at: usize, bytes: &[u8]) -> usize {
 }
 
 /// Records one table: what `#[driver_table]` emits once per table, as
-/// `<crate path>::__private::record! { Table; Default; Legacy }` (the backend as a
-/// [`RecordedBackend`] variant, the declared [`StreamMode`]), after the table's `bind!`.
+/// `<crate path>::__private::record! { Table; Default; Legacy; Version(12000) }` (the backend
+/// as a [`RecordedBackend`] variant, the declared [`StreamMode`], the `driver` option as a
+/// [`DeclaredDriver`]), after the table's `bind!`.
 ///
 /// It writes a constant byte array into the records section ([`ELF_SECTION`] or `.cdtab$m`): data
 /// only, which nothing in this crate acts on (see the module docs).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_record {
-    ($table:ident; $backend:ident; $mode:ident) => {
+    ($table:ident; $backend:ident; $mode:ident; $declared:ident($driver:literal)) => {
         const _: () = {
             const NAME: &::core::primitive::str =
                 ::core::concat!(::core::module_path!(), "::", ::core::stringify!($table));
@@ -435,6 +471,7 @@ macro_rules! __cdt_record {
                 NAME,
                 $crate::__private::RecordedBackend::$backend,
                 $crate::StreamMode::$mode,
+                $crate::__private::DeclaredDriver::$declared($driver),
                 FUNCTIONS,
             );
             impl $crate::__private::Recorded for $table {

@@ -26,7 +26,7 @@ crate::__cdt_bind! {
     0 "cuCtxSetCurrent\0" PFN_cuCtxSetCurrent_v4000 ["cuCtxSetCurrent"] [];
     1 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 ["cuLaunchKernel"] [PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz"];
 }
-crate::__cdt_record! { Table; Default; Legacy }
+crate::__cdt_record! { Table; Default; Legacy; Version(12000) }
 
 type Core = TableCore<Table, 2>;
 

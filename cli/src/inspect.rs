@@ -312,8 +312,9 @@ fn records_at(
         })
 }
 
-/// An ELF file's records and read-only data: every section named [`ELF_SECTION`] (a relocatable
-/// object may have several), and every allocated, read-only section of program bits. A file
+/// An ELF file's records and read-only data: every records section (one per table, named
+/// [`ELF_SECTION`] and a dot and more, [`registry::is_elf_section`]; one named [`ELF_SECTION`]
+/// from an earlier version of the crate; a relocatable object may have several), and every allocated, read-only section of program bits. A file
 /// without section headers (`sstrip` removes them; the loader never needs them) is read through
 /// its loaded segments: records where a loaded segment holds them, PTX in the read-only ones.
 fn elf<Elf: FileHeader<Endian = Endianness>>(
@@ -355,7 +356,7 @@ fn elf<Elf: FileHeader<Endian = Endianness>>(
             continue;
         };
         let name = String::from_utf8_lossy(name).into_owned();
-        if name == ELF_SECTION {
+        if registry::is_elf_section(name.as_bytes()) {
             let place = format!("section {name} at {start:#x}");
             let bytes = records_at(cache, path, &place, start, size)?;
             layout.records.push((place, bytes));
@@ -659,14 +660,20 @@ pub fn human(i: &Inspection) -> String {
                 writeln!(
                 out,
                 "{file} records no table and embeds no PTX: it was built without cuda-driver-table, \
-                 with a version that records nothing, or its section {} was removed.",
-                if i.format == "elf" { ELF_SECTION } else { PE_SECTION }
+                 with a version that records nothing, uses none of its tables, or its section{} \
+                 {} removed.",
+                if i.format == "elf" { "s" } else { "" },
+                if i.format == "elf" {
+                    format!("{ELF_SECTION}.* were")
+                } else {
+                    format!("{PE_SECTION} was")
+                }
             );
         }
     }
     let _ = writeln!(out, "\nTables ({}):", i.tables.len());
     if !i.tables.is_empty() {
-        let _ = writeln!(out, "{}", linked_note(i.format));
+        let _ = writeln!(out, "{}", linked_note(i));
         let _ = writeln!(
             out,
             "  A table's floor is what its pinned ABIs need, or the lookup's own 11.3. It can be \
@@ -754,16 +761,19 @@ pub fn human(i: &Inspection) -> String {
     out
 }
 
-/// What the tables listed are: every table linked into the file, used or not (ELF), or those the
-/// program creates (PE, whose linker drops the rest).
-fn linked_note(format: &str) -> &'static str {
-    if format == "elf" {
-        "  Every table linked into the file is recorded, whether the program uses it or not: a \
-         table a linked library declares counts toward the floor even if this program never \
-         calls it."
+/// What the tables listed are: those the program creates, whose records its linker kept; or, in
+/// an ELF file built with an earlier version of the crate (its records in one section named
+/// [`ELF_SECTION`]), every table linked into it.
+fn linked_note(i: &Inspection) -> &'static str {
+    let earlier = format!("section {ELF_SECTION} at ");
+    if i.format == "elf" && i.records_found_in.iter().any(|p| p.starts_with(&earlier)) {
+        "  Every table linked into the file is recorded (an earlier cuda-driver-table wrote its \
+         records), whether the program uses it or not: a table a linked library declares counts \
+         toward the floor even if this program never calls it."
     } else {
-        "  The tables the program creates are recorded (a PE file's linker drops the records of \
-         tables only declared), whether or not it calls them."
+        "  The tables the program creates are recorded, whether or not it calls them: the linker \
+         drops the record of a table a linked library declares and the program never creates \
+         (without garbage collection of sections, every table linked in is recorded)."
     }
 }
 

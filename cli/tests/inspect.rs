@@ -209,6 +209,42 @@ fn a_newest_table_names_the_release_of_its_bindings() {
     );
 }
 
+/// A program that links a library of two tables and uses one records that one only: the other's
+/// record goes with its code, which the linker drops. The report says which tables are listed.
+#[test]
+fn a_table_a_program_never_uses_is_not_recorded() {
+    let program = common::example("uses_one");
+    let json = inspect_json(&program);
+    let names: Vec<&str> = json["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| t["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(names, ["cuda_driver_table_two_tables::Used"], "{json:#}");
+    // The running program lists the same.
+    let out = Command::new(&program).output().expect("the example runs");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "cuda_driver_table_two_tables::Used\n"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"))
+        .arg("inspect")
+        .arg(&program)
+        .output()
+        .expect("the tool runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "\nTables (1):\n  The tables the program creates are recorded, whether or not it \
+             calls them: the linker drops the record of a table a linked library declares and the \
+             program never creates"
+        ),
+        "{text}"
+    );
+}
+
 /// The schema the README documents: every field, with its type.
 #[test]
 fn the_json_output_follows_its_schema() {
@@ -233,12 +269,13 @@ fn the_json_output_follows_its_schema() {
             "unreadable_records"
         ]
     );
+    // A section per table.
     let places = json["records_found_in"].as_array().expect("array");
-    assert_eq!(places.len(), 1, "{json:#}");
+    assert_eq!(places.len(), 3, "{json:#}");
     assert!(places[0]
         .as_str()
         .expect("a string")
-        .starts_with("section cuda_driver_table at 0x"));
+        .starts_with("section cuda_driver_table."));
     assert_eq!(json["schema"], cuda_driver_table_cli::INSPECT_SCHEMA);
     assert_eq!(json["schema"], "cuda-driver-table-inspect/1");
     assert!(json["file"].is_string());

@@ -14,8 +14,8 @@ struct Other;
 crate::__cdt_bind! { Other; 0 "cuInit\0" PFN_cuInit_v2000 ["cuInit"] []; }
 crate::__cdt_record! { Other; Default; Legacy; Newest(13000) }
 
-/// The two tables, as a program holds them: where the GNU linker writes a PE file, only the
-/// records of tables a program creates are kept (the module's docs).
+/// The two tables, as a program holds them: only the records of tables a program creates are
+/// kept (the module's docs).
 static HELD: (TableCore<Recorded, 2>, TableCore<Other, 1>) = (
     TableCore::new(Config::driver()),
     TableCore::new(Config::new()),
@@ -33,7 +33,7 @@ fn recorded(name: &str) -> RecordedTable<'static> {
 #[test]
 #[cfg_attr(
     miri,
-    ignore = "Miri has no linker: the section's bounds (`__start_`, `__stop_`) do not exist there"
+    ignore = "Miri has no linker and no `dl_iterate_phdr`: the program has no records there"
 )]
 fn a_table_s_record_is_read_back_in_process() {
     let table = recorded("::registry::tests::Recorded");

@@ -681,7 +681,11 @@ pub fn human(i: &Inspection) -> String {
              newest ABI a driver of N has, which may be older than N."
         );
     }
-    if i.records_found_in.len() > 1
+    // Where the records were is worth a line when it is not the usual one section per table: a
+    // file without section headers, or several sections of one name (a relocatable object).
+    let per_table = format!("section {ELF_SECTION}.");
+    if (i.records_found_in.len() > 1
+        && !i.records_found_in.iter().all(|p| p.starts_with(&per_table)))
         || i.records_found_in
             .iter()
             .any(|place| place.contains("no section headers"))

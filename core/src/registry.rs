@@ -494,8 +494,9 @@ const fn put(out: &mut [u8], at: usize, bytes: &[u8]) -> usize {
 /// [`DeclaredDriver`]), after the table's `bind!`.
 ///
 /// It writes a constant byte array into the table's records section
-/// (`cuda_driver_table.module::path::Table` or `.cdtab$m`), which the table's values refer to ([`Recorded`](crate::__private::Recorded)):
-/// data only, which nothing in this crate acts on (see the module docs).
+/// (`cuda_driver_table.module::path::Table` or `.cdtab$m`), which the table's values refer to
+/// ([`Recorded`](crate::__private::Recorded)): data only, which nothing in this crate acts on
+/// (see the module docs).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_record {
@@ -506,32 +507,43 @@ macro_rules! __cdt_record {
             const FUNCTIONS: &[$crate::FunctionSpec] =
                 <$table as $crate::__private::Functions>::FUNCTIONS;
             const LEN: ::core::primitive::usize = $crate::__private::record_len(NAME, FUNCTIONS);
-            // `link_section` is unsafe where a section means something to the linker or the
-            // loader (`.init_array` runs code); these sections mean nothing to either, and the
-            // bytes are only ever read as data. On ELF the record is kept where the table's
-            // value is (no `#[used]`): see the module docs.
-            #[cfg_attr(windows, used)]
-            #[cfg_attr(
-                        all(unix, not(target_vendor = "apple")),
-                        unsafe(link_section = ::core::concat!(
-                            "cuda_driver_table.",
-                            ::core::module_path!(),
-                            "::",
-                            ::core::stringify!($table)
-                        ))
-                    )]
-            #[cfg_attr(windows, unsafe(link_section = ".cdtab$m"))]
-            static RECORD: [::core::primitive::u8; LEN] = $crate::__private::record_bytes::<LEN>(
+            const BYTES: [::core::primitive::u8; LEN] = $crate::__private::record_bytes::<LEN>(
                 NAME,
                 $crate::__private::RecordedBackend::$backend,
                 $crate::StreamMode::$mode,
                 $crate::__private::DeclaredDriver::$declared($driver),
                 FUNCTIONS,
             );
+            // `link_section` is unsafe where a section means something to the linker or the
+            // loader (`.init_array` runs code); these sections mean nothing to either, and the
+            // bytes are only ever read as data. On ELF the record is kept where the table's
+            // value is (no `#[used]`): see the module docs.
+            #[cfg(all(unix, not(target_vendor = "apple")))]
+            #[unsafe(link_section = $crate::__cdt_record_section!($table))]
+            static RECORD: [::core::primitive::u8; LEN] = BYTES;
+            #[cfg(not(all(unix, not(target_vendor = "apple"))))]
+            #[cfg_attr(windows, used)]
+            #[cfg_attr(windows, unsafe(link_section = ".cdtab$m"))]
+            static RECORD: [::core::primitive::u8; LEN] = BYTES;
             impl $crate::__private::Recorded for $table {
                 const RECORD: &'static [::core::primitive::u8] = &RECORD;
             }
         };
+    };
+}
+
+/// The name of `$table`'s records section in an ELF file: `cuda_driver_table.` and its path (see
+/// the module docs). A macro, for `link_section` takes a literal or a macro that expands to one.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_record_section {
+    ($table:ident) => {
+        ::core::concat!(
+            "cuda_driver_table.",
+            ::core::module_path!(),
+            "::",
+            ::core::stringify!($table)
+        )
     };
 }
 

@@ -199,3 +199,33 @@ fn the_driver_option_is_read_back_and_an_unknown_one_refused() {
     let error = parse(&unknown).next().expect("one").expect_err("refused");
     assert!(error.why.contains("driver option 3"), "{}", error.why);
 }
+
+#[test]
+fn records_among_other_bytes_are_found_and_false_starts_passed_over() {
+    let one: [u8; LEN] = bytes("t", SPECS);
+    let mut segment = b"data cdtR that is no record ".to_vec();
+    segment.extend_from_slice(&one);
+    // A record's header alone, whose length runs into what follows.
+    segment.extend_from_slice(&one[..20]);
+    segment.extend_from_slice(b"more");
+    segment.extend_from_slice(&version_1(&one));
+    let found: Vec<(usize, Option<DeclaredDriver>)> = find(&segment)
+        .into_iter()
+        .map(|(at, t)| (at, t.declared))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (28, Some(DeclaredDriver::Version(12000))),
+            (28 + LEN + 20 + 4, None)
+        ]
+    );
+}
+
+#[test]
+fn records_sections_are_the_old_one_and_one_per_table() {
+    assert!(is_elf_section(b"cuda_driver_table"));
+    assert!(is_elf_section(b"cuda_driver_table.app::gpu::Cuda"));
+    assert!(!is_elf_section(b"cuda_driver_tables"));
+    assert!(!is_elf_section(b".cuda_driver_table"));
+}

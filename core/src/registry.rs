@@ -31,8 +31,10 @@
 //!   read-only segments of the program's own file (`dl_iterate_phdr`), by their magic.
 //! - PE (Windows): the section [`PE_SECTION`], which the linker makes out of `.cdtab$a` (an empty
 //!   start marker), `.cdtab$m` (the records) and `.cdtab$z` (an empty end marker), sorted by the
-//!   text after the `$`. The GNU linker of the `windows-gnu` targets keeps the records of the
-//!   tables a program creates, as on ELF; Microsoft's linker keeps every record (`#[used]`).
+//!   text after the `$`. The GNU linker of the `windows-gnu` targets keeps the records that the
+//!   data it keeps refers to; there the compiler puts all the data of a codegen unit (a module,
+//!   mostly) in one section, so a program records the tables of each codegen unit it uses any
+//!   data of. Microsoft's linker keeps every record (`#[used]`).
 //!
 //! Other targets record nothing and [`tables`] is empty there. A linker may pad between two
 //! records with zero bytes; the records are aligned to one byte, so none is expected, and

@@ -417,11 +417,18 @@ fn the_samples_and_examples_report_their_tables_and_their_ptx() {
                 .max()
                 .unwrap_or(0);
             assert_eq!(min, asked.max(11030), "{}: {t:#}", program.display());
-            // A binary links every table of the samples library: those are declared in its
-            // modules, not in this program's source, whose `driver` option does not bind them.
-            let foreign = t["name"]
-                .as_str()
-                .is_some_and(|n| n.starts_with("cuda_driver_table_samples::"));
+            // A sample's table is declared in its module of the samples library, not in this
+            // program's source, whose `driver` option does not bind it. The library holds every
+            // sample's table; a program records only those of the modules it uses.
+            let name = t["name"].as_str().expect("a name");
+            let foreign = name.starts_with("cuda_driver_table_samples::");
+            if let Some(module) = name.rsplit_once("::").filter(|_| foreign) {
+                assert!(
+                    source.contains(module.0),
+                    "{}: records {name}, of a module it does not use",
+                    program.display()
+                );
+            }
             if let Some(option) = source.split("driver = ").nth(1).filter(|_| !foreign) {
                 let option: u64 = option
                     .split(|c: char| !c.is_ascii_digit())

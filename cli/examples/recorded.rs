@@ -1,6 +1,6 @@
 //! A program for the tool's tests: three tables and a PTX module, which it describes itself when
-//! run (each table's `MIN_DRIVER_VERSION`, the PTX's `.version`, and what `tables()` lists), for
-//! `inspect` to be compared with. It needs no GPU and calls nothing.
+//! run (each table's `MIN_DRIVER_VERSION`, the CUDA release of its bindings, the PTX's `.version`,
+//! and what `tables()` lists), for `inspect` to be compared with. It needs no GPU and calls nothing.
 
 use cuda_driver_table::driver_table;
 
@@ -29,6 +29,7 @@ fn main() {
     println!("table Driver {}", Driver::MIN_DRIVER_VERSION);
     println!("table PerThread {}", PerThread::MIN_DRIVER_VERSION);
     println!("table Runtime {}", Runtime::MIN_DRIVER_VERSION);
+    println!("release {}", cuda_driver_table::sys::RELEASE);
     let version = PTX.lines().find_map(|l| l.strip_prefix(".version "));
     println!("ptx {}", version.unwrap_or("?"));
     for t in cuda_driver_table::tables() {

@@ -8,7 +8,9 @@ use std::ops::Range;
 use std::path::Path;
 
 use cuda_driver_table_core::ptx;
-use cuda_driver_table_core::registry::{self, RecordedTable, ELF_SECTION, PE_SECTION};
+use cuda_driver_table_core::registry::{
+    self, DeclaredDriver, RecordedTable, ELF_SECTION, PE_SECTION,
+};
 use cuda_driver_table_core::{CudaVersion, StreamMode};
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
 use object::{Endianness, FileKind, Object, ObjectSection, ReadCache, ReadRef, SectionKind};
@@ -57,7 +59,21 @@ pub struct Table {
     /// `legacy` or `per-thread`.
     pub stream_mode: &'static str,
     pub min_driver_version: u32,
+    /// The `driver` option of its source: `{"driver": 12000}` for `driver = 12000`,
+    /// `{"newest": 13000}` for `driver = newest` (with the CUDA release of the bindings whose
+    /// newest ABIs it took); `null` when the record does not keep it (format version 1).
+    pub declared: Option<Declared>,
     pub functions: Vec<Function>,
+}
+
+/// A table's `driver` option, as its record keeps it.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Declared {
+    /// `driver = N`.
+    Driver(u32),
+    /// `driver = newest`, with the CUDA release of the bindings.
+    Newest(u32),
 }
 
 /// A recorded function and what its table asks the driver for.
@@ -296,8 +312,9 @@ fn records_at(
         })
 }
 
-/// An ELF file's records and read-only data: every section named [`ELF_SECTION`] (a relocatable
-/// object may have several), and every allocated, read-only section of program bits. A file
+/// An ELF file's records and read-only data: every records section (one per table, named
+/// [`ELF_SECTION`] and a dot and more, [`registry::is_elf_section`]; one named [`ELF_SECTION`]
+/// from an earlier version of the crate; a relocatable object may have several), and every allocated, read-only section of program bits. A file
 /// without section headers (`sstrip` removes them; the loader never needs them) is read through
 /// its loaded segments: records where a loaded segment holds them, PTX in the read-only ones.
 fn elf<Elf: FileHeader<Endian = Endianness>>(
@@ -339,7 +356,7 @@ fn elf<Elf: FileHeader<Endian = Endianness>>(
             continue;
         };
         let name = String::from_utf8_lossy(name).into_owned();
-        if name == ELF_SECTION {
+        if registry::is_elf_section(name.as_bytes()) {
             let place = format!("section {name} at {start:#x}");
             let bytes = records_at(cache, path, &place, start, size)?;
             layout.records.push((place, bytes));
@@ -505,6 +522,10 @@ fn table_of(table: &RecordedTable<'_>) -> Table {
         backend: table.backend.name(),
         stream_mode: mode_name(table.stream_mode),
         min_driver_version: table.min_driver_version,
+        declared: table.declared.map(|d| match d {
+            DeclaredDriver::Version(v) => Declared::Driver(v),
+            DeclaredDriver::Newest(release) => Declared::Newest(release),
+        }),
         functions: table
             .functions
             .iter()
@@ -639,22 +660,32 @@ pub fn human(i: &Inspection) -> String {
                 writeln!(
                 out,
                 "{file} records no table and embeds no PTX: it was built without cuda-driver-table, \
-                 with a version that records nothing, or its section {} was removed.",
-                if i.format == "elf" { ELF_SECTION } else { PE_SECTION }
+                 with a version that records nothing, uses none of its tables, or its section{} \
+                 {} removed.",
+                if i.format == "elf" { "s" } else { "" },
+                if i.format == "elf" {
+                    format!("{ELF_SECTION}.* were")
+                } else {
+                    format!("{PE_SECTION} was")
+                }
             );
         }
     }
     let _ = writeln!(out, "\nTables ({}):", i.tables.len());
     if !i.tables.is_empty() {
-        let _ = writeln!(out, "{}", linked_note(i.format));
+        let _ = writeln!(out, "{}", linked_note(i));
         let _ = writeln!(
             out,
             "  A table's floor is what its pinned ABIs need, or the lookup's own 11.3. It can be \
              below the `driver = N` its source declares: that option picks for each function the \
-             newest ABI a driver of N has, and the record keeps those ABIs, not N."
+             newest ABI a driver of N has, which may be older than N."
         );
     }
-    if i.records_found_in.len() > 1
+    // Where the records were is worth a line when it is not the usual one section per table: a
+    // file without section headers, or several sections of one name (a relocatable object).
+    let per_table = format!("section {ELF_SECTION}.");
+    if (i.records_found_in.len() > 1
+        && !i.records_found_in.iter().all(|p| p.starts_with(&per_table)))
         || i.records_found_in
             .iter()
             .any(|place| place.contains("no section headers"))
@@ -682,6 +713,7 @@ pub fn human(i: &Inspection) -> String {
             crate::plural(t.functions.len())
         );
         let _ = writeln!(out, "    {}", table_floor(t));
+        let _ = writeln!(out, "    {}", declared(t));
         for f in &t.functions {
             let twin = f
                 .per_thread_abi
@@ -733,24 +765,25 @@ pub fn human(i: &Inspection) -> String {
     out
 }
 
-/// What the tables listed are: every table linked into the file, used or not (ELF), or those the
-/// program creates (PE, whose linker drops the rest).
-fn linked_note(format: &str) -> &'static str {
-    if format == "elf" {
-        "  Every table linked into the file is recorded, whether the program uses it or not: a \
-         table a linked library declares counts toward the floor even if this program never \
-         calls it."
+/// What the tables listed are: those the program creates, whose records its linker kept; or, in
+/// an ELF file built with an earlier version of the crate (its records in one section named
+/// [`ELF_SECTION`]), every table linked into it.
+fn linked_note(i: &Inspection) -> &'static str {
+    let earlier = format!("section {ELF_SECTION} at ");
+    if i.format == "elf" && i.records_found_in.iter().any(|p| p.starts_with(&earlier)) {
+        "  Every table linked into the file is recorded (an earlier cuda-driver-table wrote its \
+         records), whether the program uses it or not: a table a linked library declares counts \
+         toward the floor even if this program never calls it."
     } else {
-        "  The tables the program creates are recorded (a PE file's linker drops the records of \
-         tables only declared), whether or not it calls them."
+        "  The tables the program creates are recorded, whether or not it calls them: the linker \
+         drops the record of a table a linked library declares and the program never creates \
+         (without garbage collection of sections, every table linked in is recorded)."
     }
 }
 
 /// Why a table's floor (its record's `MIN_DRIVER_VERSION`) is what it is: the functions whose
-/// ABIs need exactly that, or the lookup function itself. A table declares `driver = N` in its
-/// source, which picks for each function the newest ABI a driver of N has; the record keeps the
-/// ABIs, not N, and the floor they set may be below N (a `driver = 12000` table of functions
-/// whose newest ABIs are older needs only what those ABIs need).
+/// ABIs need exactly that, or the lookup function itself. The floor may be below the
+/// `driver = N` the table declares ([`declared`] says both).
 fn table_floor(t: &Table) -> String {
     let floor = t.min_driver_version;
     let by: Vec<String> = t
@@ -768,6 +801,40 @@ fn table_floor(t: &Table) -> String {
         format!("{} at {floor}", by.join(", "))
     };
     format!("floor {} set by {why}", CudaVersion(floor))
+}
+
+/// The `driver` option the table's source declares, against the floor its ABIs set.
+fn declared(t: &Table) -> String {
+    let floor = t.min_driver_version;
+    match t.declared {
+        Some(Declared::Driver(n)) if n == floor => {
+            format!(
+                "declared `driver = {n}` ({}), which its ABIs need",
+                CudaVersion(n)
+            )
+        }
+        Some(Declared::Driver(n)) if floor < n => format!(
+            "declared `driver = {n}` ({}); its functions' ABIs need only {}: the newest ABIs a \
+             {} driver has of these functions are older",
+            CudaVersion(n),
+            CudaVersion(floor),
+            CudaVersion(n)
+        ),
+        Some(Declared::Driver(n)) => format!(
+            "declared `driver = {n}` ({}), yet its ABIs need {}: the record contradicts its \
+             declaration (a build refuses such a table)",
+            CudaVersion(n),
+            CudaVersion(floor)
+        ),
+        Some(Declared::Newest(release)) => format!(
+            "declared `driver = newest`: the newest ABIs of the CUDA {} bindings, which need {}",
+            CudaVersion(release),
+            CudaVersion(floor)
+        ),
+        None => "declared `driver` option unknown: the record was written by an earlier \
+                 cuda-driver-table (format version 1), which does not keep it"
+            .to_owned(),
+    }
 }
 
 /// `requirements` in words, joined.

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use craft::{folder, library, record, tool};
+use craft::{folder, library, record, record_v2, tool};
 
 /// A table name with terminal escapes that would, printed raw, erase the verdict line and write
 /// another; a function name with a newline that would forge a line of the report; a PTX target
@@ -310,7 +310,8 @@ fn a_floor_below_the_declared_driver_is_explained() {
     );
     assert!(
         out.contains(
-            "Every table linked into the file is recorded, whether the program uses it or not"
+            "Every table linked into the file is recorded (an earlier cuda-driver-table wrote its \
+             records), whether the program uses it or not"
         ),
         "{out}"
     );
@@ -361,5 +362,60 @@ fn ptx_of_an_unknown_isa_makes_the_floor_unknown() {
             .next()
             .is_some_and(|l| l.ends_with("; what it knows needs 12.5 or newer (12050).")),
         "{out}"
+    );
+}
+
+/// A file holding a record of each format version, as a program linking code built with this
+/// version and with an earlier one has: both are read; the earlier one's `driver` option, which
+/// it does not keep, is reported unknown, and the later one's beside the floor its ABIs set.
+#[test]
+fn records_of_the_earlier_format_are_read_and_their_driver_option_unknown() {
+    let dir = folder("formats");
+    let lib = library(
+        &dir,
+        "libformats.so",
+        &[
+            record("app::Old", 2, 1, 11030, &[("cuInit", 2000, 0)]),
+            record_v2("app::New", 11030, (1, 12000), &[("cuInit", 2000, 0)]),
+            record_v2(
+                "app::Newest",
+                12050,
+                (2, 13000),
+                &[("cuCtxCreate", 12050, 0)],
+            ),
+        ],
+        &[],
+        &[],
+    );
+    let (out, err, code) = tool(&[OsStr::new("inspect"), lib.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("warning"), "{out}");
+    for line in [
+        "  app::Old: backend driver, legacy stream, MIN_DRIVER_VERSION 11030 (11.3), 1 function\n",
+        "    declared `driver` option unknown: the record was written by an earlier \
+         cuda-driver-table (format version 1), which does not keep it\n",
+        "    declared `driver = 12000` (12.0); its functions' ABIs need only 11.3: the newest ABIs \
+         a 12.0 driver has of these functions are older\n",
+        "    declared `driver = newest`: the newest ABIs of the CUDA 13.0 bindings, which need \
+         12.5\n",
+    ] {
+        assert!(out.contains(line), "{line:?} not in:\n{out}");
+    }
+    let (json, err, code) = tool(&[OsStr::new("inspect"), OsStr::new("--json"), lib.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let declared: Vec<(&str, &serde_json::Value)> = json["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| (t["name"].as_str().expect("a name"), &t["declared"]))
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            ("app::New", &serde_json::json!({"driver": 12000})),
+            ("app::Newest", &serde_json::json!({"newest": 13000})),
+            ("app::Old", &serde_json::Value::Null),
+        ]
     );
 }

@@ -33,6 +33,18 @@ fn self_description() -> (BTreeMap<String, u64>, String, BTreeMap<String, u64>) 
     describe(&mut Command::new(common::recorded()))
 }
 
+/// The CUDA release of the bindings `recorded` was built with, as it says.
+fn release() -> u64 {
+    let out = Command::new(common::recorded())
+        .output()
+        .expect("the example runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("release "))
+        .and_then(|r| r.parse().ok())
+        .expect("a release line")
+}
+
 /// What the `recorded` program that `command` runs says of itself (see [`self_description`]).
 fn describe(command: &mut Command) -> (BTreeMap<String, u64>, String, BTreeMap<String, u64>) {
     let out = command.output().expect("the example runs");
@@ -46,6 +58,7 @@ fn describe(command: &mut Command) -> (BTreeMap<String, u64>, String, BTreeMap<S
                 tables.insert(format!("recorded::{name}"), min.parse().expect("a number"));
             }
             ["ptx", isa] => ptx = (*isa).to_owned(),
+            ["release", _] => {}
             ["recorded", name, min] => {
                 recorded.insert((*name).to_owned(), min.parse().expect("a number"));
             }
@@ -162,6 +175,76 @@ fn the_human_report_says_the_verdict_first() {
     );
 }
 
+/// A `driver = newest` table's record names the release of the bindings it took the newest ABIs
+/// of, and the report says it beside the floor they set (a `driver = N` table's report is tested
+/// on crafted records, in `hostile.rs`).
+#[test]
+fn a_newest_table_names_the_release_of_its_bindings() {
+    let release = release();
+    let json = inspect_json(&common::recorded());
+    for table in json["tables"].as_array().expect("tables") {
+        assert_eq!(
+            table["declared"],
+            serde_json::json!({"newest": release}),
+            "{table:#}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"))
+        .arg("inspect")
+        .arg(common::recorded())
+        .output()
+        .expect("the tool runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let bindings = format!("{}.{}", release / 1000, release % 1000 / 10);
+    let driver = text
+        .split("  recorded::Driver: ")
+        .nth(1)
+        .expect("the table is listed");
+    assert!(
+        driver.contains(&format!(
+            "\n    declared `driver = newest`: the newest ABIs of the CUDA {bindings} bindings, \
+             which need 12.5\n"
+        )),
+        "{text}"
+    );
+}
+
+/// A program that links a library of two tables and uses one records that one only: the other's
+/// record goes with its code, which the linker drops. The report says which tables are listed.
+#[test]
+fn a_table_a_program_never_uses_is_not_recorded() {
+    let program = common::example("uses_one");
+    let json = inspect_json(&program);
+    let names: Vec<&str> = json["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| t["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(names, ["cuda_driver_table_two_tables::Used"], "{json:#}");
+    // The running program lists the same.
+    let out = Command::new(&program).output().expect("the example runs");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "cuda_driver_table_two_tables::Used\n"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-driver-table"))
+        .arg("inspect")
+        .arg(&program)
+        .output()
+        .expect("the tool runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "\nTables (1):\n  The tables the program creates are recorded, whether or not it \
+             calls them: the linker drops the record of a table a linked library declares and the \
+             program never creates"
+        ),
+        "{text}"
+    );
+}
+
 /// The schema the README documents: every field, with its type.
 #[test]
 fn the_json_output_follows_its_schema() {
@@ -186,12 +269,13 @@ fn the_json_output_follows_its_schema() {
             "unreadable_records"
         ]
     );
+    // A section per table.
     let places = json["records_found_in"].as_array().expect("array");
-    assert_eq!(places.len(), 1, "{json:#}");
+    assert_eq!(places.len(), 3, "{json:#}");
     assert!(places[0]
         .as_str()
         .expect("a string")
-        .starts_with("section cuda_driver_table at 0x"));
+        .starts_with("section cuda_driver_table."));
     assert_eq!(json["schema"], cuda_driver_table_cli::INSPECT_SCHEMA);
     assert_eq!(json["schema"], "cuda-driver-table-inspect/1");
     assert!(json["file"].is_string());
@@ -206,6 +290,7 @@ fn the_json_output_follows_its_schema() {
             keys(table),
             [
                 "backend",
+                "declared",
                 "functions",
                 "min_driver_version",
                 "name",
@@ -216,6 +301,14 @@ fn the_json_output_follows_its_schema() {
             ["default", "runtime", "driver"].contains(&table["backend"].as_str().expect("backend"))
         );
         assert!(["legacy", "per-thread"].contains(&table["stream_mode"].as_str().expect("mode")));
+        let declared = table["declared"].as_object().expect("an object");
+        assert_eq!(declared.len(), 1, "{table:#}");
+        assert!(
+            ["driver", "newest"]
+                .iter()
+                .any(|k| declared.get(*k).is_some_and(Value::is_u64)),
+            "{table:#}"
+        );
         for f in table["functions"].as_array().expect("functions") {
             assert_eq!(
                 keys(f),
@@ -324,11 +417,18 @@ fn the_samples_and_examples_report_their_tables_and_their_ptx() {
                 .max()
                 .unwrap_or(0);
             assert_eq!(min, asked.max(11030), "{}: {t:#}", program.display());
-            // A binary links every table of the samples library: those are declared in its
-            // modules, not in this program's source, whose `driver` option does not bind them.
-            let foreign = t["name"]
-                .as_str()
-                .is_some_and(|n| n.starts_with("cuda_driver_table_samples::"));
+            // A sample's table is declared in its module of the samples library, not in this
+            // program's source, whose `driver` option does not bind it. The library holds every
+            // sample's table; a program records only those of the modules it uses.
+            let name = t["name"].as_str().expect("a name");
+            let foreign = name.starts_with("cuda_driver_table_samples::");
+            if let Some(module) = name.rsplit_once("::").filter(|_| foreign) {
+                assert!(
+                    source.contains(module.0),
+                    "{}: records {name}, of a module it does not use",
+                    program.display()
+                );
+            }
             if let Some(option) = source.split("driver = ").nth(1).filter(|_| !foreign) {
                 let option: u64 = option
                     .split(|c: char| !c.is_ascii_digit())

@@ -10,7 +10,7 @@ pub use crate::__cdt_ptx_image as ptx_image;
 pub use crate::__cdt_record as record;
 pub use crate::call::Hex;
 pub use crate::ffi::Pfn;
-pub use crate::registry::{record_bytes, record_len, RecordedBackend};
+pub use crate::registry::{record_bytes, record_len, DeclaredDriver, RecordedBackend};
 pub use crate::table::{
     check, count_up, functions, min_driver_version, spec, with_ptx_image, Field, Functions,
     PtxImage, Recorded, TableCore, LOOKUP_DRIVER_FLOOR,

@@ -8,44 +8,61 @@
 //!
 //! A record is a constant byte array that the compiler writes at build time into a section of
 //! its own; nothing reads it unless [`tables`] is called. It adds no code to a call, to a
-//! table's first call or to the program's start.
+//! table's first call or to the program's start; a table's value holds one pointer to it (ELF,
+//! and PE files of the GNU linker), which is what keeps the record in the program.
+//!
+//! # Which tables a program records
+//!
+//! Those it uses: a record is kept exactly where its table's value is (a `static`, a `new()`
+//! anywhere in the program's code). The linker's garbage collection (`--gc-sections`, which Rust
+//! passes it for executables and `cdylib`s) drops the record of a table that a linked library
+//! declares and the program never creates, with the table's code. Without garbage collection (a
+//! Rust `dylib`, `-C link-dead-code`) every record linked in is kept.
 //!
 //! # Where the records are
 //!
-//! - ELF (Linux and the other Unix systems but Apple's): the section [`ELF_SECTION`], whose bounds the linker names
-//!   `__start_cuda_driver_table` and `__stop_cuda_driver_table`.
+//! - ELF (Linux and the other Unix systems but Apple's): a section per table,
+//!   `cuda_driver_table.app::gpu::Cuda` ([`ELF_SECTION`], a dot and the table's path;
+//!   [`is_elf_section`]). A section of its own, named after its table, so that the linker drops
+//!   it alone (the compiler puts the data of one name together, per codegen unit); a name that is
+//!   not a C identifier, so that no linker keeps every such section for a `__start_`/`__stop_`
+//!   symbol. Earlier versions of this crate wrote every record into one
+//!   section named [`ELF_SECTION`]. In the running program, [`tables`] finds the records in the
+//!   read-only segments of the program's own file (`dl_iterate_phdr`), by their magic.
 //! - PE (Windows): the section [`PE_SECTION`], which the linker makes out of `.cdtab$a` (an empty
 //!   start marker), `.cdtab$m` (the records) and `.cdtab$z` (an empty end marker), sorted by the
-//!   text after the `$`.
-//!
-//! The GNU linker of the `windows-gnu` targets drops every section of a PE file that nothing kept
-//! refers to (`#[used]` does not count there): there a table's value refers to its record (one
-//! pointer more in the table), so the tables a program creates (a `static`, a `new()` anywhere in
-//! its code) are recorded and those it only declares are not. In an ELF file every table
-//! declared is recorded.
+//!   text after the `$`. The GNU linker of the `windows-gnu` targets keeps the records that the
+//!   data it keeps refers to; there the compiler puts all the data of a codegen unit (a module,
+//!   mostly) in one section, so a program records the tables of each codegen unit it uses any
+//!   data of. Microsoft's linker keeps every record (`#[used]`).
 //!
 //! Other targets record nothing and [`tables`] is empty there. A linker may pad between two
 //! records with zero bytes; the records are aligned to one byte, so none is expected, and
 //! [`parse`] skips them.
 //!
-//! # Byte format (version 1)
+//! # Byte format (version 2)
 //!
 //! Integers are little-endian. A record:
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 4 | the magic `cdtR` |
-//! | 1 | the format version, 1 |
+//! | 1 | the format version, 2 |
 //! | 1 | the backend: 0 the default (libcudart, else libcuda), 1 `runtime`, 2 `driver` |
 //! | 1 | the stream mode the table is declared with, as the lookup's flag: 1 legacy, 2 per-thread |
-//! | 1 | 0 |
-//! | 4 | the record's length in bytes, these 16 included |
+//! | 1 | its `driver` option: 1 `driver = N`, 2 `driver = newest` |
+//! | 4 | the record's length in bytes, these 20 included |
 //! | 4 | `MIN_DRIVER_VERSION` (`1000 * major + 10 * minor`) |
+//! | 4 | N of `driver = N`; for `driver = newest`, the CUDA release of the bindings it took the newest ABIs of |
 //! | 2, n | the table's name (`module::path::Table`, UTF-8): its length n, then its bytes |
 //! | 2 | the number of functions, then for each: |
 //! | 1, m | its C name: its length m, then its bytes |
 //! | 4 | the version of its pinned ABI (`PFN_cuMemAlloc_v3020`: 3020) |
 //! | 4 | the version of that ABI's per-thread twin (`_ptds`/`_ptsz`), 0 for none |
+//!
+//! Version 1, which earlier versions of this crate write, is version 2 without the `driver`
+//! option: byte 7 is 0 and the 4 bytes of N are not there. [`parse`] reads it, with
+//! [`RecordedTable::declared`] `None`.
 //!
 //! What each function asks the driver for in a stream mode is [`Abi::request`] of its ABI.
 //!
@@ -65,18 +82,30 @@ use crate::manifest::{Abi, PerThread};
 use crate::stream::StreamMode;
 use crate::table::{min_driver_version, FunctionSpec};
 
-/// The name of the section holding the records in an ELF file.
+/// The name of the section that held every record in an ELF file written with an earlier version
+/// of this crate; now each table's record is in a section of its own, whose name is this, a dot
+/// and the table's path ([`is_elf_section`]).
 pub const ELF_SECTION: &str = "cuda_driver_table";
+
+/// Whether an ELF section of this name holds records: [`ELF_SECTION`], or it followed by a dot
+/// and more (`cuda_driver_table.app::gpu::Cuda`).
+pub fn is_elf_section(name: &[u8]) -> bool {
+    name.strip_prefix(ELF_SECTION.as_bytes())
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"."))
+}
 /// The name of the section holding the records in a PE file (`.cdtab$m` in the objects).
 pub const PE_SECTION: &str = ".cdtab";
 
 /// The first bytes of every record.
 pub const MAGIC: [u8; 4] = *b"cdtR";
-/// The format version this crate writes and reads.
-pub const FORMAT_VERSION: u8 = 1;
+/// The format version this crate writes; it reads this one and version 1.
+pub const FORMAT_VERSION: u8 = 2;
 
-/// The length of a record's fixed header.
-const HEADER: usize = 16;
+/// The bytes every format version starts with: the magic, the version, three bytes and the
+/// record's length, then `MIN_DRIVER_VERSION`.
+const FRAME: usize = 16;
+/// The length of a version-2 record's fixed header: the frame and the `driver` option.
+const HEADER: usize = FRAME + 4;
 
 /// The backend a table was declared with (its `backend` option).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +130,16 @@ impl RecordedBackend {
     }
 }
 
+/// The `driver` option a table was declared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclaredDriver {
+    /// `driver = N`: the oldest driver the table must work on (`12000` for CUDA 12.0). Each
+    /// function took the newest ABI such a driver has, which may need less than N.
+    Version(u32),
+    /// `driver = newest`: the newest ABIs of the bindings of this CUDA release (`13000`).
+    Newest(u32),
+}
+
 /// One table as its record describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordedTable<'a> {
@@ -114,6 +153,9 @@ pub struct RecordedTable<'a> {
     /// Its `MIN_DRIVER_VERSION`: the oldest driver that hands out all its functions in its
     /// declared stream mode.
     pub min_driver_version: u32,
+    /// The `driver` option of its declaration; `None` in a record of format version 1, which
+    /// does not keep it.
+    pub declared: Option<DeclaredDriver>,
     /// Its functions, in the table's order.
     pub functions: Vec<RecordedFunction<'a>>,
 }
@@ -197,30 +239,58 @@ impl<'a> Iterator for Records<'a> {
             }
         };
         self.at += len;
-        if version != FORMAT_VERSION {
+        if version != 1 && version != FORMAT_VERSION {
             return Some(Err(error(format!(
                 "format version {version}, written by another version of cuda-driver-table (this \
-                 one reads version {FORMAT_VERSION}); read it with a matching \
+                 one reads versions 1 and {FORMAT_VERSION}); read it with a matching \
                  cuda-driver-table tool"
             ))));
         }
-        Some(read(&rest[..len]).map_err(|why| {
+        Some(read(&rest[..len], version).map_err(|why| {
             // The frame said where the next record starts: a bad body spoils only this one.
             error(why)
         }))
     }
 }
 
+/// The records in `bytes` that hold other data too (a loaded segment), found by their magic:
+/// each one that reads as a whole record of a version this crate reads, with its offset. Bytes
+/// that only begin like a record are passed over.
+pub fn find(bytes: &[u8]) -> Vec<(usize, RecordedTable<'_>)> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(i) = bytes
+        .get(at..)
+        .and_then(|rest| rest.windows(MAGIC.len()).position(|w| w == MAGIC))
+    {
+        let start = at + i;
+        let record = frame(&bytes[start..])
+            .ok()
+            .filter(|(_, version)| *version == 1 || *version == FORMAT_VERSION)
+            .and_then(|(len, version)| {
+                Some((len, read(&bytes[start..start + len], version).ok()?))
+            });
+        match record {
+            Some((len, table)) => {
+                found.push((start, table));
+                at = start + len;
+            }
+            None => at = start + 1,
+        }
+    }
+    found
+}
+
 /// The length and format version of the record `bytes` starts with.
 fn frame(bytes: &[u8]) -> Result<(usize, u8), String> {
-    if bytes.len() < HEADER || bytes[..4] != MAGIC {
+    if bytes.len() < FRAME || bytes[..4] != MAGIC {
         return Err(format!(
-            "no record starts here (a record starts with {:?} and has at least {HEADER} bytes)",
+            "no record starts here (a record starts with {:?} and has at least {FRAME} bytes)",
             String::from_utf8_lossy(&MAGIC)
         ));
     }
     let len = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
-    if len < HEADER || len > bytes.len() {
+    if len < FRAME || len > bytes.len() {
         return Err(format!(
             "the record says it is {len} bytes long, and {} bytes are left in the section",
             bytes.len()
@@ -229,11 +299,11 @@ fn frame(bytes: &[u8]) -> Result<(usize, u8), String> {
     Ok((len, bytes[4]))
 }
 
-/// Reads the body of one version-1 record (`record`, exactly its bytes).
-fn read(record: &[u8]) -> Result<RecordedTable<'_>, String> {
+/// Reads one record of format `version` (1 or 2; `record`, exactly its bytes).
+fn read(record: &[u8], version: u8) -> Result<RecordedTable<'_>, String> {
     let mut r = Reader {
         bytes: record,
-        at: HEADER,
+        at: FRAME,
     };
     let backend = match record[5] {
         0 => RecordedBackend::Default,
@@ -247,6 +317,12 @@ fn read(record: &[u8]) -> Result<RecordedTable<'_>, String> {
         other => return Err(format!("stream flag {other} is neither 1 nor 2")),
     };
     let min_driver_version = u32::from_le_bytes([record[12], record[13], record[14], record[15]]);
+    let declared = match (version, record[7]) {
+        (1, _) => None,
+        (_, 1) => Some(DeclaredDriver::Version(r.u32()?)),
+        (_, 2) => Some(DeclaredDriver::Newest(r.u32()?)),
+        (_, other) => return Err(format!("driver option {other} is neither 1 nor 2")),
+    };
     let name_len = usize::from(r.u16()?);
     let name = r.str(name_len)?;
     let count = r.u16()?;
@@ -279,6 +355,7 @@ fn read(record: &[u8]) -> Result<RecordedTable<'_>, String> {
         backend,
         stream_mode,
         min_driver_version,
+        declared,
         functions,
     })
 }
@@ -346,8 +423,8 @@ pub const fn record_len(name: &str, functions: &[FunctionSpec]) -> usize {
     len
 }
 
-/// The record of a table named `name`, declared with `backend` and `mode`, with `functions`
-/// (its `FUNCTIONS`); `N` is [`record_len`]. Evaluated at compile time by
+/// The record of a table named `name`, declared with `backend`, `mode` and `declared`, with
+/// `functions` (its `FUNCTIONS`); `N` is [`record_len`]. Evaluated at compile time by
 /// [`__cdt_record!`](crate::__cdt_record). Its `MIN_DRIVER_VERSION` is computed here by the
 /// table's own rule ([`min_driver_version`]).
 ///
@@ -358,6 +435,7 @@ pub const fn record_bytes<const N: usize>(
     name: &str,
     backend: RecordedBackend,
     mode: StreamMode,
+    declared: DeclaredDriver,
     functions: &[FunctionSpec],
 ) -> [u8; N] {
     assert!(
@@ -369,6 +447,11 @@ pub const fn record_bytes<const N: usize>(
     out[at] = FORMAT_VERSION;
     out[at + 1] = backend as u8;
     out[at + 2] = mode.flag() as u8;
+    let (option, driver) = match declared {
+        DeclaredDriver::Version(driver) => (1, driver),
+        DeclaredDriver::Newest(release) => (2, release),
+    };
+    out[at + 3] = option;
     at += 4;
     at = put(&mut out, at, &(N as u32).to_le_bytes());
     at = put(
@@ -376,6 +459,7 @@ pub const fn record_bytes<const N: usize>(
         at,
         &min_driver_version(functions, mode).to_le_bytes(),
     );
+    at = put(&mut out, at, &driver.to_le_bytes());
     at = put(&mut out, at, &(name.len() as u16).to_le_bytes());
     at = put(&mut out, at, name.as_bytes());
     at = put(&mut out, at, &(functions.len() as u16).to_le_bytes());
@@ -407,36 +491,42 @@ const fn put(out: &mut [u8], at: usize, bytes: &[u8]) -> usize {
 }
 
 /// Records one table: what `#[driver_table]` emits once per table, as
-/// `<crate path>::__private::record! { Table; Default; Legacy }` (the backend as a
-/// [`RecordedBackend`] variant, the declared [`StreamMode`]), after the table's `bind!`.
+/// `<crate path>::__private::record! { Table; Default; Legacy; Version(12000) }` (the backend
+/// as a [`RecordedBackend`] variant, the declared [`StreamMode`], the `driver` option as a
+/// [`DeclaredDriver`]), after the table's `bind!`.
 ///
-/// It writes a constant byte array into the records section ([`ELF_SECTION`] or `.cdtab$m`): data
-/// only, which nothing in this crate acts on (see the module docs).
+/// It writes a constant byte array into the table's records section
+/// (`cuda_driver_table.module::path::Table` or `.cdtab$m`), which the table's values refer to
+/// ([`Recorded`](crate::__private::Recorded)): data only, which nothing in this crate acts on
+/// (see the module docs).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cdt_record {
-    ($table:ident; $backend:ident; $mode:ident) => {
+    ($table:ident; $backend:ident; $mode:ident; $declared:ident($driver:literal)) => {
         const _: () = {
             const NAME: &::core::primitive::str =
                 ::core::concat!(::core::module_path!(), "::", ::core::stringify!($table));
             const FUNCTIONS: &[$crate::FunctionSpec] =
                 <$table as $crate::__private::Functions>::FUNCTIONS;
             const LEN: ::core::primitive::usize = $crate::__private::record_len(NAME, FUNCTIONS);
-            // `link_section` is unsafe where a section means something to the linker or the
-            // loader (`.init_array` runs code); these sections mean nothing to either, and the
-            // bytes are only ever read as data.
-            #[used]
-            #[cfg_attr(
-                all(unix, not(target_vendor = "apple")),
-                unsafe(link_section = "cuda_driver_table")
-            )]
-            #[cfg_attr(windows, unsafe(link_section = ".cdtab$m"))]
-            static RECORD: [::core::primitive::u8; LEN] = $crate::__private::record_bytes::<LEN>(
+            const BYTES: [::core::primitive::u8; LEN] = $crate::__private::record_bytes::<LEN>(
                 NAME,
                 $crate::__private::RecordedBackend::$backend,
                 $crate::StreamMode::$mode,
+                $crate::__private::DeclaredDriver::$declared($driver),
                 FUNCTIONS,
             );
+            // `link_section` is unsafe where a section means something to the linker or the
+            // loader (`.init_array` runs code); these sections mean nothing to either, and the
+            // bytes are only ever read as data. On ELF the record is kept where the table's
+            // value is (no `#[used]`): see the module docs.
+            #[cfg(all(unix, not(target_vendor = "apple")))]
+            #[unsafe(link_section = $crate::__cdt_record_section!($table))]
+            static RECORD: [::core::primitive::u8; LEN] = BYTES;
+            #[cfg(not(all(unix, not(target_vendor = "apple"))))]
+            #[cfg_attr(windows, used)]
+            #[cfg_attr(windows, unsafe(link_section = ".cdtab$m"))]
+            static RECORD: [::core::primitive::u8; LEN] = BYTES;
             impl $crate::__private::Recorded for $table {
                 const RECORD: &'static [::core::primitive::u8] = &RECORD;
             }
@@ -444,45 +534,154 @@ macro_rules! __cdt_record {
     };
 }
 
+/// The name of `$table`'s records section in an ELF file: `cuda_driver_table.` and its path (see
+/// the module docs). A macro, for `link_section` takes a literal or a macro that expands to one.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cdt_record_section {
+    ($table:ident) => {
+        ::core::concat!(
+            "cuda_driver_table.",
+            ::core::module_path!(),
+            "::",
+            ::core::stringify!($table)
+        )
+    };
+}
+
 /// Every table of the running program (of the executable or library this crate is linked into),
 /// as recorded, sorted by name (linkers place the records in different orders). Records this
-/// version cannot read (see [`parse`]) are left out. Reads the program's own bytes; nothing is
-/// resolved or loaded.
+/// version cannot read (see [`parse`]) are left out. Reads the program's own bytes (on ELF, every
+/// read-only segment of its file, searched for records); nothing is resolved or loaded.
 pub fn tables() -> Vec<RecordedTable<'static>> {
-    let mut tables: Vec<_> = parse(section::bytes()).filter_map(Result::ok).collect();
+    let mut tables = section::tables();
     tables.sort_by(|a, b| a.name.cmp(b.name));
     tables
 }
 
 #[cfg(all(unix, not(target_vendor = "apple")))]
 mod section {
-    // An empty record, so that the section and its bounds exist in a program without tables.
-    #[used]
-    #[unsafe(link_section = "cuda_driver_table")]
-    static ANCHOR: [u8; 0] = [];
+    use std::ffi::{c_char, c_int, c_void};
 
-    extern "C" {
-        // Defined by the linker for every section whose name is a C identifier.
-        #[link_name = "__start_cuda_driver_table"]
-        static START: u8;
-        #[link_name = "__stop_cuda_driver_table"]
-        static STOP: u8;
+    use super::{find, RecordedTable};
+
+    /// `struct dl_phdr_info`: its first four fields, which every system that has
+    /// `dl_iterate_phdr` lays out so (the size the callback is given covers them).
+    #[repr(C)]
+    struct DlPhdrInfo {
+        addr: usize,
+        name: *const c_char,
+        phdr: *const Phdr,
+        phnum: u16,
     }
 
-    /// The records section of this program.
-    pub(super) fn bytes() -> &'static [u8] {
-        let start = &raw const START;
-        let stop = &raw const STOP;
-        let len = (stop as usize).saturating_sub(start as usize);
-        // SAFETY: the linker places every input section named `cuda_driver_table` (the anchor,
-        // the records) between the two symbols, in this file's read-only data, which stays
-        // mapped for the rest of the process and is never written.
-        unsafe { std::slice::from_raw_parts(start, len) }
+    /// `Elf64_Phdr`.
+    #[cfg(target_pointer_width = "64")]
+    #[repr(C)]
+    struct Phdr {
+        kind: u32,
+        flags: u32,
+        offset: u64,
+        vaddr: u64,
+        paddr: u64,
+        filesz: u64,
+        memsz: u64,
+        align: u64,
+    }
+
+    /// `Elf32_Phdr`.
+    #[cfg(target_pointer_width = "32")]
+    #[repr(C)]
+    struct Phdr {
+        kind: u32,
+        offset: u32,
+        vaddr: u32,
+        paddr: u32,
+        filesz: u32,
+        memsz: u32,
+        flags: u32,
+        align: u32,
+    }
+
+    const PT_LOAD: u32 = 1;
+    const PF_W: u32 = 2;
+    const PF_R: u32 = 4;
+
+    extern "C" {
+        fn dl_iterate_phdr(
+            callback: unsafe extern "C" fn(*mut DlPhdrInfo, usize, *mut c_void) -> c_int,
+            data: *mut c_void,
+        ) -> c_int;
+    }
+
+    /// A byte of this file's read-only data: the file whose segments hold it is this program's.
+    static OWN: u8 = 0;
+
+    /// What the search carries: the address to find, and the read-only segments of the file
+    /// that holds it (start, length), once found.
+    struct Search {
+        own: usize,
+        segments: Vec<(usize, usize)>,
+    }
+
+    /// Called by `dl_iterate_phdr` for each loaded file; stops (1) at the one holding `OWN`.
+    unsafe extern "C" fn each(info: *mut DlPhdrInfo, size: usize, data: *mut c_void) -> c_int {
+        if size < std::mem::size_of::<DlPhdrInfo>() {
+            return 0;
+        }
+        // SAFETY: `dl_iterate_phdr` passes a valid `dl_phdr_info` of `size` bytes (checked to
+        // cover the fields read) and the `data` `tables` gave it, a `Search` it holds exclusively.
+        let (info, search) = unsafe { (&*info, &mut *data.cast::<Search>()) };
+        let headers: &[Phdr] = if info.phdr.is_null() {
+            &[]
+        } else {
+            // SAFETY: the loader's program headers of this file: `phnum` entries, mapped for as
+            // long as the file is loaded.
+            unsafe { std::slice::from_raw_parts(info.phdr, usize::from(info.phnum)) }
+        };
+        let load = headers.iter().filter(|h| h.kind == PT_LOAD);
+        let holds_own = load.clone().any(|h| {
+            let start = info.addr.wrapping_add(h.vaddr as usize);
+            (start..start.wrapping_add(h.memsz as usize)).contains(&search.own)
+        });
+        if !holds_own {
+            return 0;
+        }
+        search.segments = load
+            .filter(|h| h.flags & PF_R != 0 && h.flags & PF_W == 0)
+            .map(|h| (info.addr.wrapping_add(h.vaddr as usize), h.filesz as usize))
+            .collect();
+        1
+    }
+
+    /// The records in this program's read-only segments.
+    pub(super) fn tables() -> Vec<RecordedTable<'static>> {
+        let mut search = Search {
+            own: (&raw const OWN) as usize,
+            segments: Vec::new(),
+        };
+        // SAFETY: `each` is a callback of the type `dl_iterate_phdr` takes, and reads `data` only
+        // as the `Search` passed here, which outlives the call.
+        unsafe { dl_iterate_phdr(each, (&raw mut search).cast()) };
+        search
+            .segments
+            .into_iter()
+            .flat_map(|(start, len)| {
+                // SAFETY: a loaded segment of this program's file, readable and never written
+                // (`PF_R`, not `PF_W`): its first `filesz` bytes are the file's, mapped for as long
+                // as the file is loaded, which is as long as this code is.
+                let bytes: &'static [u8] =
+                    unsafe { std::slice::from_raw_parts(start as *const u8, len) };
+                find(bytes).into_iter().map(|(_, table)| table)
+            })
+            .collect()
     }
 }
 
 #[cfg(windows)]
 mod section {
+    use super::{parse, RecordedTable};
+
     // The linker merges `.cdtab$a`, `.cdtab$m` and `.cdtab$z` into `.cdtab`, sorted by the text
     // after the `$`: the records lie between these two empty markers.
     #[used]
@@ -492,22 +691,23 @@ mod section {
     #[unsafe(link_section = ".cdtab$z")]
     static STOP: [u8; 0] = [];
 
-    /// The records section of this program.
-    pub(super) fn bytes() -> &'static [u8] {
+    /// The records of this program's records section.
+    pub(super) fn tables() -> Vec<RecordedTable<'static>> {
         let start = START.as_ptr();
         let len = (STOP.as_ptr() as usize).saturating_sub(start as usize);
         // SAFETY: the linker places every `.cdtab$m` contribution (the records) between the two
         // markers in one section of this image, which stays mapped for the rest of the process
         // and is never written.
-        unsafe { std::slice::from_raw_parts(start, len) }
+        let bytes = unsafe { std::slice::from_raw_parts(start, len) };
+        parse(bytes).filter_map(Result::ok).collect()
     }
 }
 
 #[cfg(not(any(windows, all(unix, not(target_vendor = "apple")))))]
 mod section {
     /// Nothing is recorded on this target.
-    pub(super) fn bytes() -> &'static [u8] {
-        &[]
+    pub(super) fn tables() -> Vec<super::RecordedTable<'static>> {
+        Vec::new()
     }
 }
 

@@ -26,10 +26,10 @@ use crate::resolve::{found, resolve_request};
 use crate::stream::StreamMode;
 use crate::sys::CUresult;
 
-/// A table's record, which every value of the table refers to: the GNU linker (`--gc-sections`,
-/// which Rust passes it) keeps a PE file's sections only as far as something kept refers to
-/// them, and `#[used]` does not count there, so a record nothing referred to would be dropped
-/// from a `x86_64-pc-windows-gnu` program. [`__cdt_record!`](crate::__cdt_record) (in
+/// A table's record, which every value of the table refers to: the linker's garbage collection
+/// (`--gc-sections`, which Rust passes it) keeps a record, in a section of its own, only as far
+/// as something kept refers to it, so a program records the tables it uses and not those a
+/// linked library merely declares (`registry`). [`__cdt_record!`](crate::__cdt_record) (in
 /// `registry`, which reads the records) implements it for the table it records.
 #[doc(hidden)]
 pub trait Recorded {
@@ -274,9 +274,12 @@ pub struct TableCore<T, const N: usize> {
     config: Config,
     slots: [AtomicPtr<c_void>; N],
     /// The first byte of the table's record (`registry`), never read: the reference keeps the
-    /// record in a program wherever the table is, which the GNU linker of a PE file needs (see
-    /// `Recorded`). Other targets keep every record without it.
-    #[cfg(all(windows, target_env = "gnu"))]
+    /// record in a program exactly where the table is (see `Recorded`). Targets without it
+    /// record nothing (Apple's) or keep every record (Microsoft's linker, `#[used]`).
+    #[cfg(any(
+        all(windows, target_env = "gnu"),
+        all(unix, not(target_vendor = "apple"))
+    ))]
     _record: &'static u8,
     _table: PhantomData<fn() -> T>,
 }
@@ -293,7 +296,10 @@ impl<T: Functions, const N: usize> TableCore<T, N> {
         Self {
             config,
             slots: [const { AtomicPtr::new(null_mut()) }; N],
-            #[cfg(all(windows, target_env = "gnu"))]
+            #[cfg(any(
+                all(windows, target_env = "gnu"),
+                all(unix, not(target_vendor = "apple"))
+            ))]
             _record: &T::RECORD[0],
             _table: PhantomData,
         }

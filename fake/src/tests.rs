@@ -20,7 +20,7 @@ cuda_driver_table_core::__cdt_bind! {
     1 "cuLaunchKernel\0" PFN_cuLaunchKernel_v4000 ["cuLaunchKernel"] [PFN_cuLaunchKernel_v7000_ptsz "cuLaunchKernel_ptsz"];
     2 "cuMemAlloc\0" PFN_cuMemAlloc_v3020 ["cuMemAlloc_v2"] [];
 }
-cuda_driver_table_core::__cdt_record! { Table; Default; Legacy }
+cuda_driver_table_core::__cdt_record! { Table; Default; Legacy; Version(12000) }
 
 type Core = TableCore<Table, 3>;
 

@@ -434,14 +434,25 @@ pub fn expand(table: &Table, errors: &mut Errors) -> TokenStream {
             );
         }
     });
-    // The table's record in the built file (the runtime's `registry`): its name, backend and
-    // declared stream mode; the runtime's `record!` reads the functions off the binding.
+    // The table's record in the built file (the runtime's `registry`): its name, backend,
+    // declared stream mode and `driver` option (`newest` with the release of the bindings); the
+    // runtime's `record!` reads the functions off the binding.
     let backend = match table.backend {
         Some(Backend::Driver) => quote!(Driver),
         Some(Backend::Runtime) => quote!(Runtime),
         None => quote!(Default),
     };
-    let record = quote!(#p::record! { #ident; #backend; #mode });
+    let declared = match table.driver {
+        Some(driver) => {
+            let driver = Literal::u32_unsuffixed(driver);
+            quote!(Version(#driver))
+        }
+        None => {
+            let release = Literal::u32_unsuffixed(crate::manifest::RELEASE);
+            quote!(Newest(#release))
+        }
+    };
+    let record = quote!(#p::record! { #ident; #backend; #mode; #declared });
     let d = docs.items();
     let (table_doc, field_doc, functions_doc) = (&d.table, &d.field, &d.functions);
     let (min_doc, min_fn_doc, new_doc) = (&d.min_driver_version, &d.min_driver_version_fn, &d.new);

@@ -1337,3 +1337,22 @@ fn module_loads_keep_their_image_for_the_error() {
         assert_has(&out, "self . __cdt_table , data , size)");
     }
 }
+
+/// The record keeps the `driver` option: N of `driver = N`, and for `driver = newest` the
+/// release of the bindings it took the newest ABIs of.
+#[test]
+fn the_record_keeps_the_driver_option() {
+    let out = table(quote!(cuInit, driver = 12000));
+    assert_has(
+        &out,
+        "record ! { Cuda ; Default ; Legacy ; Version (12000) }",
+    );
+    let out = table(quote!(cuInit, backend = driver, per_thread));
+    assert_has(
+        &out,
+        &format!(
+            "record ! {{ Cuda ; Driver ; PerThread ; Newest ({}) }}",
+            manifest::RELEASE
+        ),
+    );
+}

@@ -37,6 +37,25 @@ pub fn record(
     out
 }
 
+/// A version-2 record: [`record`] with the table's `driver` option, `option` 1 for
+/// `driver = N` and 2 for `driver = newest`, `driver` N or the release of the bindings.
+pub fn record_v2(
+    name: &str,
+    min: u32,
+    (option, driver): (u8, u32),
+    functions: &[(&str, u32, u32)],
+) -> Vec<u8> {
+    let old = record(name, 2, 1, min, functions);
+    let mut out = old[..16].to_vec();
+    out[4] = 2;
+    out[7] = option;
+    out.extend(driver.to_le_bytes());
+    out.extend(&old[16..]);
+    let len = u32::try_from(out.len()).expect("small").to_le_bytes();
+    out[8..12].copy_from_slice(&len);
+    out
+}
+
 /// A fresh folder for the test `name`.
 pub fn folder(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cdt-craft-{}-{name}", std::process::id()));

@@ -253,7 +253,7 @@ impl State {
             return None;
         }
         let verb = if write { "writes" } else { "reads" };
-        let hazard = h.uses.touch(issued, write, verb)?;
+        let hazard = h.uses.touch(addr - base, n, issued, write, verb)?;
         let kind = FindingKind::Hazard;
         let earlier = hazard.earlier_verb;
         let message = format!(

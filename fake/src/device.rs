@@ -34,12 +34,14 @@ use crate::kernel::{self, Dim3, KernelFn, KernelParams, Launch, RawParams};
 use crate::memory::{device_of, window_of, Access, Doing, Freed, HostAlloc, Memory};
 use crate::order::{Clock, Issued, Uses};
 use crate::profile::Profile;
+use graphs::{GraphRun, Graphs, Node};
 use ordering::{Agents, InHostFunction};
 
 mod allocations;
 mod contexts;
 mod copies;
 mod functions;
+mod graphs;
 mod modules;
 mod ordering;
 mod streams;
@@ -620,47 +622,69 @@ impl Shared {
             );
             return Some(CUresult::CUDA_ERROR_DEINITIALIZED);
         }
-        let mut state = self.state();
-        state.calls += 1;
-        state.memory.seen.get_mut().clear();
-        let call = CallRef {
-            function: name,
-            index: state.calls,
+        let call = {
+            let mut state = self.state();
+            state.calls += 1;
+            CallRef {
+                function: name,
+                index: state.calls,
+            }
         };
+        let per_thread = mode == StreamMode::PerThread;
+        let mut graph = None;
+        let result = self.step(call, per_thread, |cx| {
+            // SAFETY: the caller's contract.
+            let answer = unsafe { handler(cx, args) };
+            graph = cx.graph_run.take();
+            answer.unwrap_or_else(|| {
+                Err(Fail::error(
+                    CUresult::CUDA_ERROR_NOT_SUPPORTED,
+                    format!(
+                        "the fake device implements {name} at other ABIs than the one this \
+                         table calls; pin the table to one it implements, or fake it with \
+                         `Fake::on`"
+                    ),
+                ))
+            })
+        });
+        Some(match graph {
+            Some(run) if result == CUresult::CUDA_SUCCESS => self.run_graph(call, per_thread, run),
+            _ => result,
+        })
+    }
+
+    /// One step of the call `call`: `f` with the device locked, what it found noted and its
+    /// failure reported, then, unlocked, the host function it issued.
+    fn step(&self, call: CallRef, per_thread: bool, f: impl FnOnce(&mut Cx) -> Answer) -> CUresult {
+        let mut state = self.state();
+        state.memory.seen.get_mut().clear();
         let mut cx = Cx {
             state: &mut state,
             shared: self,
             call,
             host_func: None,
-            per_thread: mode == StreamMode::PerThread,
+            graph_run: None,
+            per_thread,
         };
-        // SAFETY: the caller's contract.
-        let answer = unsafe { handler(&mut cx, args) };
+        let result = f(&mut cx);
         let host_func = cx.host_func.take();
-        let result = match answer {
-            Some(result) => result,
-            None => Err(Fail::error(
-                CUresult::CUDA_ERROR_NOT_SUPPORTED,
-                format!(
-                    "the fake device implements {name} at other ABIs than the one this table \
-                     calls; pin the table to one it implements, or fake it with `Fake::on`"
-                ),
-            )),
-        };
         self.0.used.store(state.memory.used, Ordering::Relaxed);
         let notes = state.memory.notes.take();
         state.findings.extend(notes);
-        if let (Ok(()), Some((f, data, issued))) = (&result, host_func) {
-            drop(state);
-            // What the function's host code does is work of its stream (`host_reads` in it).
-            let _in_stream = InHostFunction::start(self.0.id, issued);
-            // SAFETY: `f` is a host function to be called with `data` (the C contract of
-            // `cuLaunchHostFunc`); the device is unlocked, so it may call the driver.
-            unsafe { f(data) };
-            return Some(CUresult::CUDA_SUCCESS);
-        }
-        Some(match result {
-            Ok(()) => CUresult::CUDA_SUCCESS,
+        match result {
+            Ok(()) => {
+                if let Some((f, data, issued)) = host_func {
+                    drop(state);
+                    // What the function's host code does is work of its stream (`host_reads`
+                    // in it).
+                    let _in_stream = InHostFunction::start(self.0.id, issued);
+                    // SAFETY: `f` is a host function to be called with `data` (the C contract
+                    // of `cuLaunchHostFunc`, or of the graph's launch that holds it); the device
+                    // is unlocked, so it may call the driver.
+                    unsafe { f(data) };
+                }
+                CUresult::CUDA_SUCCESS
+            }
             Err(fail) => {
                 failure::fail(fail.code.0, fail.why.clone());
                 state.last_failure = Some(format!("{} ({}): {}", call, fail.code.0, fail.why));
@@ -672,7 +696,7 @@ impl Shared {
                 }
                 fail.code
             }
-        })
+        }
     }
 }
 
@@ -746,6 +770,8 @@ struct State {
     agents: Agents,
     /// What each recorded event's work was ordered after, when it was recorded.
     event_clocks: HashMap<usize, Clock>,
+    /// Graphs, their instances, and the streams capturing.
+    graphs: Graphs,
 }
 
 impl State {
@@ -767,6 +793,7 @@ impl State {
             registered: BTreeMap::new(),
             agents: Agents::new(),
             event_clocks: HashMap::new(),
+            graphs: Graphs::default(),
         }
     }
 
@@ -854,6 +881,11 @@ impl State {
                 .map(|(h, m)| (*h, m.made_by))
                 .collect(),
         );
+        for (kind, destroy, handle, made_by) in self.graphs.live(|c| self.context_live(c)) {
+            findings.push(leak(format!(
+                "{kind} {handle:#x} that {made_by} created was never destroyed ({destroy})"
+            )));
+        }
         Report {
             findings,
             made_at: None,
@@ -900,6 +932,8 @@ struct Cx<'a> {
     call: CallRef,
     /// A host function to run once the device is unlocked (`cuLaunchHostFunc`).
     host_func: Option<(unsafe extern "C" fn(Ptr), Ptr, Arc<Issued>)>,
+    /// A graph launched, to run once the call has its answer (`cuGraphLaunch`).
+    graph_run: Option<GraphRun>,
     /// Whether the calling table's default stream is the per-thread one.
     per_thread: bool,
 }

@@ -184,23 +184,27 @@ unsafe extern "C" fn count(data: *mut c_void) {
 
 /// The work of the tests: `x` and `y` uploaded, `y = 1 + 3x` (a set, `axpy`), the result copied
 /// back into `back`, and a host function counting into `counter`: all on `s`.
-fn work(
+///
+/// # Safety
+///
+/// `back` is valid for writes of `N` values whenever the work runs (until `s` is synchronised
+/// after it, or after each launch of a graph it is captured into); so are `input` and `counter`.
+unsafe fn work(
     gpu: &Gpu,
     s: CUstream,
     (x, y): (CUdeviceptr, CUdeviceptr),
     input: &[u32],
-    back: &mut [u32],
+    back: *mut u32,
     counter: &AtomicUsize,
 ) -> Result {
-    // SAFETY: `input` and `back` hold `BYTES` bytes and outlive the work (the tests synchronise
-    // the stream before they are dropped); `counter` too.
+    // SAFETY: `input` holds `BYTES` bytes; `back` too (the caller's contract); each is valid
+    // whenever the work runs, as `counter` is.
     unsafe {
         gpu.cu
             .cuMemcpyHtoDAsync(x, input.as_ptr().cast(), BYTES, s)?;
         gpu.cu.cuMemsetD32Async(y, 1, N, s)?;
         gpu.axpy(y, x, 3, s)?;
-        gpu.cu
-            .cuMemcpyDtoHAsync(back.as_mut_ptr().cast(), y, BYTES, s)?;
+        gpu.cu.cuMemcpyDtoHAsync(back.cast(), y, BYTES, s)?;
         let counter: *const AtomicUsize = counter;
         gpu.cu
             .cuLaunchHostFunc(s, Some(count), counter.cast_mut().cast())?;
@@ -220,7 +224,8 @@ fn a_captured_graph_runs_when_launched_and_computes_what_the_stream_work_does() 
 
     // The work issued to the stream.
     let mut direct = vec![0_u32; N];
-    work(&gpu, s, (x, y), &input, &mut direct, &counter)?;
+    // SAFETY: `direct` is live until the synchronisation below, and not touched before it.
+    unsafe { work(&gpu, s, (x, y), &input, direct.as_mut_ptr(), &counter) }?;
     // SAFETY: a live stream.
     unsafe { gpu.cu.cuStreamSynchronize(s) }?;
     assert_eq!(direct, expected);
@@ -228,7 +233,9 @@ fn a_captured_graph_runs_when_launched_and_computes_what_the_stream_work_does() 
 
     // The same work captured: recorded, not run.
     let mut graph: CUgraph = null_mut();
-    let mut captured = vec![0_u32; N];
+    // What a graph writes into is reached only through the pointer it was given (the host's own
+    // accesses reborrow it), as the graph may write it at each launch.
+    let captured: *mut [u32] = Box::into_raw(vec![0_u32; N].into_boxed_slice());
     // SAFETY: a live stream; a valid place.
     unsafe {
         gpu.cu
@@ -238,7 +245,8 @@ fn a_captured_graph_runs_when_launched_and_computes_what_the_stream_work_does() 
         gpu.capture_status(s)?,
         CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE
     );
-    work(&gpu, s, (x, y), &input, &mut captured, &counter)?;
+    // SAFETY: `captured` lives until the graph is destroyed, and each launch is synchronised.
+    unsafe { work(&gpu, s, (x, y), &input, captured.cast(), &counter) }?;
     // SAFETY: as above.
     unsafe { gpu.cu.cuStreamEndCapture(s, &mut graph) }?;
     assert!(!graph.is_null());
@@ -246,25 +254,33 @@ fn a_captured_graph_runs_when_launched_and_computes_what_the_stream_work_does() 
         gpu.capture_status(s)?,
         CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
     );
-    assert_eq!(captured, vec![0; N], "nothing ran during the capture");
+    // SAFETY: `captured` is live, and nothing writes it now.
+    assert_eq!(
+        unsafe { &*captured },
+        [0; N],
+        "nothing ran during the capture"
+    );
     assert_eq!(counter.load(Ordering::Relaxed), 1);
 
     // Launched twice: the work runs each time, in its order.
     let exec = gpu.instantiate(graph)?;
     for launches in 2..4 {
-        captured.fill(0);
+        // SAFETY: as above.
+        unsafe { &mut *captured }.fill(0);
         // SAFETY: live handles; what the graph names outlives the launch (synchronised).
         unsafe {
             gpu.cu.cuGraphLaunch(exec, s)?;
             gpu.cu.cuStreamSynchronize(s)?;
         }
-        assert_eq!(captured, direct);
+        // SAFETY: as above.
+        assert_eq!(unsafe { &*captured }, &direct[..]);
         assert_eq!(counter.load(Ordering::Relaxed), launches);
     }
-    // SAFETY: each destroyed once.
+    // SAFETY: each destroyed once; `captured` freed once, the graph gone.
     unsafe {
         gpu.cu.cuGraphExecDestroy(exec)?;
         gpu.cu.cuGraphDestroy(graph)?;
+        drop(Box::from_raw(captured));
     }
     gpu.end(&[s], &[x, y])?;
     clean(device);

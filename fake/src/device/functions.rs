@@ -369,18 +369,28 @@ pub(super) static FUNCTIONS: &[(&str, Handler)] = &[
     ),
     ("cuGraphAddKernelNode", |cx, a| {
         type Deps = *const sys::CUgraphNode;
-        // SAFETY (`add_node`): the C contract: `deps` holds `n` nodes, `out` is writable.
         abis!(a,
             (*mut sys::CUgraphNode, sys::CUgraph, Deps, usize, *const sys::CUDA_KERNEL_NODE_PARAMS_v1)
-                => |(out, g, deps, n, p)| cx.kernel_node_v1(p).and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) }),
+                => |(out, g, deps, n, p)| {
+                    let node = cx.kernel_node_v1(p);
+                    // SAFETY: the C contract: `deps` holds `n` nodes, `out` is writable.
+                    node.and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) })
+                },
             (*mut sys::CUgraphNode, sys::CUgraph, Deps, usize, *const sys::CUDA_KERNEL_NODE_PARAMS_v2)
-                => |(out, g, deps, n, p)| cx.kernel_node_v2(p).and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) }),
+                => |(out, g, deps, n, p)| {
+                    let node = cx.kernel_node_v2(p);
+                    // SAFETY: as above.
+                    node.and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) })
+                },
         )
     }),
     ("cuGraphAddMemsetNode", |cx, a| {
-        // SAFETY (`add_node`): as above.
         abis!(a, (*mut sys::CUgraphNode, sys::CUgraph, *const sys::CUgraphNode, usize, *const sys::CUDA_MEMSET_NODE_PARAMS, CUcontext)
-            => |(out, g, deps, n, p, _)| cx.memset_params(p).and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) }))
+        => |(out, g, deps, n, p, _)| {
+            let node = cx.memset_params(p);
+            // SAFETY: the C contract: `deps` holds `n` nodes, `out` is writable.
+            node.and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) })
+        })
     }),
     ("cuGraphInstantiate", |cx, a| {
         abis!(a,

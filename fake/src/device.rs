@@ -5,8 +5,9 @@
 //! [`Device`] and its state are here; the calls it answers are in rooms by concern, each an
 //! `impl Cx` block: `contexts` (initialisation, devices, contexts), `allocations` (device and
 //! pinned host memory), `copies` (copies and sets, 1D and pitched 2D), `streams` (streams,
-//! events, the fake clock), `modules` (modules, functions, launches), and `functions`, the table
-//! of every function the device implements. The memory model is `crate::memory`, what the
+//! events, the fake clock), `modules` (modules, functions, launches), `graphs` (capture, graphs,
+//! their launches), `ordering` (what orders the work), and `functions`, the table of every
+//! function the device implements. The memory model is `crate::memory`, what the
 //! device finds `crate::findings`.
 
 use std::alloc::Layout;
@@ -117,26 +118,36 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 ///   copy or set is checked whole, from its first row's start to its last row's end, before a
 ///   byte moves, and a pitch narrower than a row is refused.
 /// - **Peer copies**: `cuMemcpyPeer`, `cuMemcpyPeerAsync`, between contexts of the one device.
+/// - **Graphs**: `cuStreamBeginCapture` (both ABIs), `cuStreamEndCapture`, `cuStreamIsCapturing`
+///   (a capture records the kernels, copies, sets and host functions issued to the stream, and
+///   runs none), `cuGraphCreate`, `cuGraphAddKernelNode` (both ABIs), `cuGraphAddMemsetNode`,
+///   `cuGraphInstantiate` (both ABIs), `cuGraphInstantiateWithFlags`, `cuGraphLaunch` (each node
+///   made again as its call, on the launching stream, in the graph's order: checked as the
+///   stream's work), `cuGraphExecDestroy`, `cuGraphDestroy`. Synchronising a capturing stream or
+///   its context, or the legacy default stream's work while a blocking stream captures, is the
+///   driver's error and invalidates the capture. Not modelled: captures joined across streams,
+///   events or stream-ordered allocation in a capture (`CUDA_ERROR_NOT_SUPPORTED`), other node
+///   kinds added by hand, graph updates; a node's arguments are checked when it runs.
 ///
-/// The checks, each naming the call, the pointer, the allocation's size and the call that made
-/// it (see [`FindingKind`]): a copy, set or kernel access outside an allocation, use after
-/// free, double free, freeing what was never allocated (or not its start), a host pointer that
-/// is a device pointer, a destroyed or unknown context, stream, event, module or function
+/// The checks, each naming the call, the pointer, the allocation's size and the call that made it
+/// (see [`FindingKind`]): a copy, set or kernel access outside an allocation, use after free,
+/// double free, freeing what was never allocated (or not its start), a host pointer that is a
+/// device pointer, a destroyed or unknown context, stream, event, module or function
 /// (`CUDA_ERROR_INVALID_CONTEXT`, `CUDA_ERROR_INVALID_HANDLE`), a launch whose
-/// [`kernel_args!`](cuda_driver_table_core::kernel_args!) are not its kernel's parameters (another number of
-/// values, or a value of another type: a `usize` for a `u32`, a `u8` for a `bool`), and leaks:
-/// device memory, streams, events and modules still live when their context is destroyed (as
-/// the leak check reports memory), and, when checked, every allocation, pinned host allocation,
-/// context, stream, event and module still live. Two findings fail no call (a GPU would run it, on
-/// what happens to be there): a [`FindingKind::Hazard`], a use of an allocation (device
-/// or pinned host memory) by one stream, or the host, that an earlier use by another, one of them
-/// a write, is not ordered before (no event waited for, no synchronisation; the legacy default
-/// stream's implicit synchronisation with blocking streams counts; a host read of pinned memory is
-/// stated with [`host_reads`](Self::host_reads)); and a [`FindingKind::UninitializedRead`], a copy
-/// or kernel reading bytes never written since they were allocated (unless the test asks for
+/// [`kernel_args!`](cuda_driver_table_core::kernel_args!) are not its kernel's parameters (another
+/// number of values, or a value of another type: a `usize` for a `u32`, a `u8` for a `bool`), and
+/// leaks: device memory, streams, events, modules, graphs and graph execs still live when their
+/// context is destroyed (as the leak check reports memory), and, when checked, every allocation,
+/// pinned host allocation, context, stream, event, module, graph and graph exec still live. Two
+/// findings fail no call (a GPU would run it, on what happens to be there): a
+/// [`FindingKind::Hazard`], a use of an allocation (device or pinned host memory) by one stream, or
+/// the host, that an earlier use by another, one of them a write, is not ordered before (on the
+/// same bytes; no event waited for, no synchronisation; the legacy default stream's implicit
+/// synchronisation with blocking streams counts; a host read of pinned memory is stated with
+/// [`host_reads`](Self::host_reads)); and a [`FindingKind::UninitializedRead`], a copy or kernel
+/// reading bytes never written since they were allocated (unless the test asks for
 /// [`with_zeroed_memory`](Self::with_zeroed_memory)). The guide's "Testing without a GPU" says what
-/// the device does not check. The error of a failing call carries its finding
-/// as its description.
+/// the device does not check. The error of a failing call carries its finding as its description.
 ///
 /// **Profiles**: [`with_profile`](Self::with_profile) makes the device imitate a machine users
 /// deploy to, a [`Profile`]: its driver's version (`cuDriverGetVersion`, and lookups of newer

@@ -189,9 +189,9 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// The failure of work on `stream` the fake does not capture, or of work on the legacy
-    /// default stream while a blocking stream of its context captures (which the driver refuses
-    /// and which invalidates that capture); `None` when neither is so.
+    /// Fails work on `stream` the fake does not capture, and work on the legacy default stream
+    /// while a blocking stream of its context captures (which the driver refuses, invalidating
+    /// that capture).
     pub(super) fn capture_conflict(&mut self, stream: Option<CUstream>) -> Answer {
         if self.state.graphs.capturing.is_empty() {
             return Ok(());

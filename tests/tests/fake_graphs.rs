@@ -1,11 +1,11 @@
-//! CUDA graphs on the fake device (`--features fake`): a stream's work captured into a graph
-//! runs when the graph is launched, not before, and computes what the same work issued to the
-//! stream computes; a graph built node by node runs its nodes in their order; a graph's launch
-//! is work of its stream, so a launch that reads what another stream wrote without an event is a
-//! hazard and the same launch after `cuStreamWaitEvent` is clean; a graph or graph exec left when
-//! its context ends is a leak named by the call that made it; synchronising a capturing stream,
-//! or work on the legacy default stream while a blocking stream captures, fails as the driver's
-//! error and invalidates the capture.
+//! CUDA graphs on the fake device (`--features fake`): a stream's work captured into a graph runs
+//! when the graph is launched, not before, and computes what the same work issued to the stream
+//! computes; a graph built node by node runs its nodes in their order; a graph's launch is work of
+//! its stream, so a launch that reads what another stream wrote without an event is a hazard and
+//! the same launch after `cuStreamWaitEvent` is clean; a node is checked when its graph runs, as
+//! the call it was made from; a graph or graph exec left when its context ends is a leak named by
+//! the call that made it; synchronising a capturing stream, or work on the legacy default stream
+//! while a blocking stream captures, fails as the driver's error and invalidates the capture.
 #![cfg(feature = "fake")]
 
 use std::ffi::c_void;
@@ -532,5 +532,41 @@ fn synchronising_during_a_capture_is_the_drivers_error_and_invalidates_it() -> R
     unsafe { gpu.cu.cuMemcpyHtoD(x, input.as_ptr().cast(), BYTES) }?;
     gpu.end(&[s, blocking], &[x])?;
     clean(device);
+    Ok(())
+}
+
+#[test]
+fn a_node_is_checked_when_its_graph_runs() -> Result {
+    let device = device();
+    let gpu = Gpu::new(&device)?;
+    let s = gpu.stream(NON_BLOCKING)?;
+    let y = gpu.alloc()?;
+    let mut graph: CUgraph = null_mut();
+    let mode = CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL;
+    // SAFETY: a live stream, a valid place.
+    unsafe {
+        gpu.cu.cuStreamBeginCapture(s, mode)?;
+        gpu.cu.cuMemsetD32Async(y, 1, N, s)?;
+        gpu.cu.cuStreamEndCapture(s, &mut graph)?;
+    }
+    let exec = gpu.instantiate(graph)?;
+    // The memory the set node names is freed before the graph runs.
+    // SAFETY: freed once.
+    unsafe { gpu.cu.cuMemFree(y) }?;
+    // SAFETY: live handles.
+    let error = unsafe { gpu.cu.cuGraphLaunch(exec, s) }.unwrap_err();
+    assert_eq!(error.code(), Some(CUresult::CUDA_ERROR_INVALID_VALUE.0));
+    let message = error.to_string();
+    assert!(message.contains("cuGraphLaunch (call "), "{message}");
+    assert!(message.contains("the graph's set node 1"), "{message}");
+    // SAFETY: each destroyed once.
+    unsafe {
+        gpu.cu.cuGraphExecDestroy(exec)?;
+        gpu.cu.cuGraphDestroy(graph)?;
+    }
+    gpu.end(&[s], &[])?;
+    let report = device.finish().unwrap_err();
+    assert_eq!(report.findings().len(), 1, "{report}");
+    assert_eq!(report.findings()[0].kind(), FindingKind::UseAfterFree);
     Ok(())
 }

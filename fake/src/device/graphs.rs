@@ -63,13 +63,13 @@ unsafe impl Send for Node {}
 unsafe impl Sync for Node {}
 
 impl Node {
-    /// What the node does, for a finding.
-    fn what(&self) -> &'static str {
+    /// What kind of node it is, for a failure.
+    fn kind(&self) -> &'static str {
         match self {
-            Node::Kernel { .. } => "a kernel",
-            Node::Copy { .. } | Node::Copy2d(_) => "a copy",
-            Node::Set { .. } | Node::Set2d { .. } => "a set",
-            Node::Host { .. } => "a host function",
+            Node::Kernel { .. } => "kernel",
+            Node::Copy { .. } | Node::Copy2d(_) => "copy",
+            Node::Set { .. } | Node::Set2d { .. } => "set",
+            Node::Host { .. } => "host function",
         }
     }
 }
@@ -202,8 +202,8 @@ impl Cx<'_> {
                 CUresult::CUDA_ERROR_NOT_SUPPORTED,
                 format!(
                     "{call} is issued to stream {:#x}, which is capturing: the fake device \
-                     captures kernels, copies, sets and host functions only (not events or \
-                     stream-ordered allocation); issue it outside the capture",
+                     captures kernels, copies, sets and host functions only (not events, \
+                     stream-ordered allocation or graph launches); issue it outside the capture",
                     s as usize
                 ),
             ));
@@ -727,10 +727,10 @@ impl Shared {
     /// fails is the launch's answer.
     pub(super) fn run_graph(&self, call: CallRef, per_thread: bool, run: GraphRun) -> CUresult {
         let (nodes, stream) = run;
-        for node in nodes.iter() {
+        for (i, node) in nodes.iter().enumerate() {
             let result = self.step(call, per_thread, |cx| {
                 cx.replay(node, stream).map_err(|mut fail| {
-                    fail.why = format!("{} (in the graph, {})", fail.why, node.what());
+                    fail.why = format!("{} (the graph's {} node {})", fail.why, node.kind(), i + 1);
                     fail
                 })
             });

@@ -78,8 +78,9 @@ struct Graph {
     context: usize,
     made_by: CallRef,
     destroyed: Option<CallRef>,
-    /// Each node, with the indices of the nodes it depends on.
-    nodes: Vec<(Arc<Node>, Vec<usize>)>,
+    /// Its nodes, each after the nodes it depends on (a node is added after those it depends
+    /// on, so the order they were added in is an order the graph may run in).
+    nodes: Vec<Arc<Node>>,
 }
 
 struct Exec {
@@ -103,8 +104,8 @@ struct Capture {
 pub(super) struct Graphs {
     graphs: BTreeMap<usize, Graph>,
     execs: BTreeMap<usize, Exec>,
-    /// A node handle: its graph and its index there.
-    nodes: HashMap<usize, (usize, usize)>,
+    /// The graph of each node handle.
+    nodes: HashMap<usize, usize>,
     /// The streams capturing, by handle.
     capturing: HashMap<usize, Capture>,
 }
@@ -321,13 +322,7 @@ impl Cx<'_> {
             ));
         }
         // Captured on one stream, each node depends on the one before it.
-        let nodes = capture
-            .nodes
-            .into_iter()
-            .enumerate()
-            .map(|(i, node)| (node, i.checked_sub(1).into_iter().collect()))
-            .collect();
-        let h = self.new_graph(nodes)?;
+        let h = self.new_graph(capture.nodes)?;
         // SAFETY: as above.
         unsafe { put(call, graph, handle(h)) }
     }
@@ -349,7 +344,7 @@ impl Cx<'_> {
         unsafe { put(self.call, status, answer) }
     }
 
-    fn new_graph(&mut self, nodes: Vec<(Arc<Node>, Vec<usize>)>) -> Result<usize, Fail> {
+    fn new_graph(&mut self, nodes: Vec<Arc<Node>>) -> Result<usize, Fail> {
         let context = self.current()?;
         let h = self.shared.token();
         self.state.graphs.graphs.insert(
@@ -440,27 +435,25 @@ impl Cx<'_> {
             // SAFETY: the caller's contract (not null, checked above).
             unsafe { std::slice::from_raw_parts(deps, n) }
         };
-        let mut after = Vec::with_capacity(n);
+        // Each dependency is a node of this graph, added before: the graph runs its nodes in
+        // the order they were added.
         for &d in deps {
-            match self.state.graphs.nodes.get(&(d as usize)) {
-                Some(&(graph, index)) if graph == key => after.push(index),
-                _ => {
-                    return Err(Fail::error(
-                        CUresult::CUDA_ERROR_INVALID_VALUE,
-                        format!(
-                            "{} adds a node after {:#x}, which is no node of graph {key:#x}",
-                            self.call, d as usize
-                        ),
-                    ))
-                }
+            if self.state.graphs.nodes.get(&(d as usize)) != Some(&key) {
+                return Err(Fail::error(
+                    CUresult::CUDA_ERROR_INVALID_VALUE,
+                    format!(
+                        "{} adds a node after {:#x}, which is no node of graph {key:#x}",
+                        self.call, d as usize
+                    ),
+                ));
             }
         }
         let h = self.shared.token();
         let Some(graph) = self.state.graphs.graphs.get_mut(&key) else {
             return Ok(());
         };
-        self.state.graphs.nodes.insert(h, (key, graph.nodes.len()));
-        graph.nodes.push((Arc::new(node), after));
+        self.state.graphs.nodes.insert(h, key);
+        graph.nodes.push(Arc::new(node));
         // SAFETY: `out` is valid for writes (the caller's contract; not null, checked above).
         unsafe { put(self.call, out, handle(h)) }
     }
@@ -615,24 +608,7 @@ impl Cx<'_> {
             return Err(null_out(self.call, "pointer to write the graph exec to"));
         }
         let context = self.current()?;
-        let nodes = &self.state.graphs.graphs[&key].nodes;
-        // Kahn's order: each node once every node it depends on has run, the earliest added
-        // first.
-        let mut waiting: Vec<usize> = nodes.iter().map(|(_, deps)| deps.len()).collect();
-        let mut order = Vec::with_capacity(nodes.len());
-        let mut ready: std::collections::BTreeSet<usize> =
-            (0..nodes.len()).filter(|&i| waiting[i] == 0).collect();
-        while let Some(i) = ready.pop_first() {
-            order.push(nodes[i].0.clone());
-            for (j, (_, deps)) in nodes.iter().enumerate() {
-                for _ in deps.iter().filter(|&&d| d == i) {
-                    waiting[j] -= 1;
-                    if waiting[j] == 0 {
-                        ready.insert(j);
-                    }
-                }
-            }
-        }
+        let order = self.state.graphs.graphs[&key].nodes.clone().into();
         let h = self.shared.token();
         self.state.graphs.execs.insert(
             h,
@@ -640,7 +616,7 @@ impl Cx<'_> {
                 context,
                 made_by: self.call,
                 destroyed: None,
-                order: order.into(),
+                order,
             },
         );
         // SAFETY: `exec` is valid for writes (the C contract; not null, checked above).

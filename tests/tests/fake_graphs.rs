@@ -255,11 +255,8 @@ fn a_captured_graph_runs_when_launched_and_computes_what_the_stream_work_does() 
         CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
     );
     // SAFETY: `captured` is live, and nothing writes it now.
-    assert_eq!(
-        unsafe { &*captured },
-        [0; N],
-        "nothing ran during the capture"
-    );
+    let before = unsafe { &*captured };
+    assert_eq!(before, [0; N], "nothing ran during the capture");
     assert_eq!(counter.load(Ordering::Relaxed), 1);
 
     // Launched twice: the work runs each time, in its order.

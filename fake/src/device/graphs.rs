@@ -225,7 +225,7 @@ impl Cx<'_> {
             return Ok(());
         };
         let why = format!(
-            "{call} ran on the legacy default stream, which synchronises with stream \
+            "{call} was issued to the legacy default stream, which synchronises with stream \
              {capturing:#x}"
         );
         self.invalidate(capturing, &why);
@@ -252,7 +252,7 @@ impl Cx<'_> {
         let Some(s) = self.state.graphs.any_capturing(streams.iter().copied()) else {
             return Ok(());
         };
-        let why = format!("{} synchronised it", self.call);
+        let why = format!("{} asked to synchronise it", self.call);
         self.invalidate(s, &why);
         Err(Fail::error(
             CUresult::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,

@@ -157,7 +157,7 @@ cargo test -p cuda-driver-table-tests --features fake,tracing --test fake
 # The fake device: its checks (each planted as the bug it catches), kernels as closures, streams
 # and events; its platform profiles (each named one's missing functions, the code's fallbacks);
 # its docs, the module's and the guide page's, as doctests.
-cargo test -p cuda-driver-table-tests --features fake --test fake_device --test fake_soundness --test fake_order --test fake_profiles
+cargo test -p cuda-driver-table-tests --features fake --test fake_device --test fake_soundness --test fake_order --test fake_profiles --test fake_graphs
 cargo test -p cuda-driver-table-fake --doc
 cargo test -p cuda-driver-table --features fake --doc guide
 # The vector_add example on the fake device: its kernel as a closure, its own check, no leak (also
@@ -266,8 +266,9 @@ if command -v rustup >/dev/null && rustup toolchain install nightly --profile mi
   # an array of its pointers and the sizes beside it (the `kernel_args` test, once more).
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_device --test kernel_args
   # Two devices in one process, pinned host memory, kernel_args! lent to another thread; the
-  # order and initialisation checks (a host function reading pinned memory).
-  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_soundness --test fake_order
+  # order and initialisation checks (a host function reading pinned memory); graphs (a kernel's
+  # parameters copied when captured, host memory and functions reached when launched).
+  cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_soundness --test fake_order --test fake_graphs
   # Platform profiles: pinned memory on 64 KiB pages, host memory registered by the program.
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake --test fake_profiles
   cargo +nightly miri test -q -p cuda-driver-table-tests --features fake,tracing --test fake

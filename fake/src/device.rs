@@ -5,8 +5,9 @@
 //! [`Device`] and its state are here; the calls it answers are in rooms by concern, each an
 //! `impl Cx` block: `contexts` (initialisation, devices, contexts), `allocations` (device and
 //! pinned host memory), `copies` (copies and sets, 1D and pitched 2D), `streams` (streams,
-//! events, the fake clock), `modules` (modules, functions, launches), and `functions`, the table
-//! of every function the device implements. The memory model is `crate::memory`, what the
+//! events, the fake clock), `modules` (modules, functions, launches), `graphs` (capture, graphs,
+//! their launches), `ordering` (what orders the work), and `functions`, the table of every
+//! function the device implements. The memory model is `crate::memory`, what the
 //! device finds `crate::findings`.
 
 use std::alloc::Layout;
@@ -34,12 +35,14 @@ use crate::kernel::{self, Dim3, KernelFn, KernelParams, Launch, RawParams};
 use crate::memory::{device_of, window_of, Access, Doing, Freed, HostAlloc, Memory};
 use crate::order::{Clock, Issued, Uses};
 use crate::profile::Profile;
+use graphs::{GraphRun, Graphs, Node};
 use ordering::{Agents, InHostFunction};
 
 mod allocations;
 mod contexts;
 mod copies;
 mod functions;
+mod graphs;
 mod modules;
 mod ordering;
 mod streams;
@@ -115,26 +118,36 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 ///   copy or set is checked whole, from its first row's start to its last row's end, before a
 ///   byte moves, and a pitch narrower than a row is refused.
 /// - **Peer copies**: `cuMemcpyPeer`, `cuMemcpyPeerAsync`, between contexts of the one device.
+/// - **Graphs**: `cuStreamBeginCapture` (both ABIs), `cuStreamEndCapture`, `cuStreamIsCapturing`
+///   (a capture records the kernels, copies, sets and host functions issued to the stream, and
+///   runs none), `cuGraphCreate`, `cuGraphAddKernelNode` (both ABIs), `cuGraphAddMemsetNode`,
+///   `cuGraphInstantiate` (both ABIs), `cuGraphInstantiateWithFlags`, `cuGraphLaunch` (each node
+///   made again as its call, on the launching stream, in the graph's order: checked as the
+///   stream's work), `cuGraphExecDestroy`, `cuGraphDestroy`. Synchronising a capturing stream or
+///   its context, or the legacy default stream's work while a blocking stream captures, is the
+///   driver's error and invalidates the capture. Not modelled: captures joined across streams,
+///   events or stream-ordered allocation in a capture (`CUDA_ERROR_NOT_SUPPORTED`), other node
+///   kinds added by hand, graph updates; a node's arguments are checked when it runs.
 ///
-/// The checks, each naming the call, the pointer, the allocation's size and the call that made
-/// it (see [`FindingKind`]): a copy, set or kernel access outside an allocation, use after
-/// free, double free, freeing what was never allocated (or not its start), a host pointer that
-/// is a device pointer, a destroyed or unknown context, stream, event, module or function
+/// The checks, each naming the call, the pointer, the allocation's size and the call that made it
+/// (see [`FindingKind`]): a copy, set or kernel access outside an allocation, use after free,
+/// double free, freeing what was never allocated (or not its start), a host pointer that is a
+/// device pointer, a destroyed or unknown context, stream, event, module or function
 /// (`CUDA_ERROR_INVALID_CONTEXT`, `CUDA_ERROR_INVALID_HANDLE`), a launch whose
-/// [`kernel_args!`](cuda_driver_table_core::kernel_args!) are not its kernel's parameters (another number of
-/// values, or a value of another type: a `usize` for a `u32`, a `u8` for a `bool`), and leaks:
-/// device memory, streams, events and modules still live when their context is destroyed (as
-/// the leak check reports memory), and, when checked, every allocation, pinned host allocation,
-/// context, stream, event and module still live. Two findings fail no call (a GPU would run it, on
-/// what happens to be there): a [`FindingKind::Hazard`], a use of an allocation (device
-/// or pinned host memory) by one stream, or the host, that an earlier use by another, one of them
-/// a write, is not ordered before (no event waited for, no synchronisation; the legacy default
-/// stream's implicit synchronisation with blocking streams counts; a host read of pinned memory is
-/// stated with [`host_reads`](Self::host_reads)); and a [`FindingKind::UninitializedRead`], a copy
-/// or kernel reading bytes never written since they were allocated (unless the test asks for
+/// [`kernel_args!`](cuda_driver_table_core::kernel_args!) are not its kernel's parameters (another
+/// number of values, or a value of another type: a `usize` for a `u32`, a `u8` for a `bool`), and
+/// leaks: device memory, streams, events, modules, graphs and graph execs still live when their
+/// context is destroyed (as the leak check reports memory), and, when checked, every allocation,
+/// pinned host allocation, context, stream, event, module, graph and graph exec still live. Two
+/// findings fail no call (a GPU would run it, on what happens to be there): a
+/// [`FindingKind::Hazard`], a use of an allocation (device or pinned host memory) by one stream, or
+/// the host, that an earlier use by another, one of them a write, is not ordered before (on the
+/// same bytes; no event waited for, no synchronisation; the legacy default stream's implicit
+/// synchronisation with blocking streams counts; a host read of pinned memory is stated with
+/// [`host_reads`](Self::host_reads)); and a [`FindingKind::UninitializedRead`], a copy or kernel
+/// reading bytes never written since they were allocated (unless the test asks for
 /// [`with_zeroed_memory`](Self::with_zeroed_memory)). The guide's "Testing without a GPU" says what
-/// the device does not check. The error of a failing call carries its finding
-/// as its description.
+/// the device does not check. The error of a failing call carries its finding as its description.
 ///
 /// **Profiles**: [`with_profile`](Self::with_profile) makes the device imitate a machine users
 /// deploy to, a [`Profile`]: its driver's version (`cuDriverGetVersion`, and lookups of newer
@@ -620,47 +633,69 @@ impl Shared {
             );
             return Some(CUresult::CUDA_ERROR_DEINITIALIZED);
         }
-        let mut state = self.state();
-        state.calls += 1;
-        state.memory.seen.get_mut().clear();
-        let call = CallRef {
-            function: name,
-            index: state.calls,
+        let call = {
+            let mut state = self.state();
+            state.calls += 1;
+            CallRef {
+                function: name,
+                index: state.calls,
+            }
         };
+        let per_thread = mode == StreamMode::PerThread;
+        let mut graph = None;
+        let result = self.step(call, per_thread, |cx| {
+            // SAFETY: the caller's contract.
+            let answer = unsafe { handler(cx, args) };
+            graph = cx.graph_run.take();
+            answer.unwrap_or_else(|| {
+                Err(Fail::error(
+                    CUresult::CUDA_ERROR_NOT_SUPPORTED,
+                    format!(
+                        "the fake device implements {name} at other ABIs than the one this \
+                         table calls; pin the table to one it implements, or fake it with \
+                         `Fake::on`"
+                    ),
+                ))
+            })
+        });
+        Some(match graph {
+            Some(run) if result == CUresult::CUDA_SUCCESS => self.run_graph(call, per_thread, run),
+            _ => result,
+        })
+    }
+
+    /// One step of the call `call`: `f` with the device locked, what it found noted and its
+    /// failure reported, then, unlocked, the host function it issued.
+    fn step(&self, call: CallRef, per_thread: bool, f: impl FnOnce(&mut Cx) -> Answer) -> CUresult {
+        let mut state = self.state();
+        state.memory.seen.get_mut().clear();
         let mut cx = Cx {
             state: &mut state,
             shared: self,
             call,
             host_func: None,
-            per_thread: mode == StreamMode::PerThread,
+            graph_run: None,
+            per_thread,
         };
-        // SAFETY: the caller's contract.
-        let answer = unsafe { handler(&mut cx, args) };
+        let result = f(&mut cx);
         let host_func = cx.host_func.take();
-        let result = match answer {
-            Some(result) => result,
-            None => Err(Fail::error(
-                CUresult::CUDA_ERROR_NOT_SUPPORTED,
-                format!(
-                    "the fake device implements {name} at other ABIs than the one this table \
-                     calls; pin the table to one it implements, or fake it with `Fake::on`"
-                ),
-            )),
-        };
         self.0.used.store(state.memory.used, Ordering::Relaxed);
         let notes = state.memory.notes.take();
         state.findings.extend(notes);
-        if let (Ok(()), Some((f, data, issued))) = (&result, host_func) {
-            drop(state);
-            // What the function's host code does is work of its stream (`host_reads` in it).
-            let _in_stream = InHostFunction::start(self.0.id, issued);
-            // SAFETY: `f` is a host function to be called with `data` (the C contract of
-            // `cuLaunchHostFunc`); the device is unlocked, so it may call the driver.
-            unsafe { f(data) };
-            return Some(CUresult::CUDA_SUCCESS);
-        }
-        Some(match result {
-            Ok(()) => CUresult::CUDA_SUCCESS,
+        match result {
+            Ok(()) => {
+                if let Some((f, data, issued)) = host_func {
+                    drop(state);
+                    // What the function's host code does is work of its stream (`host_reads`
+                    // in it).
+                    let _in_stream = InHostFunction::start(self.0.id, issued);
+                    // SAFETY: `f` is a host function to be called with `data` (the C contract
+                    // of `cuLaunchHostFunc`, or of the graph's launch that holds it); the device
+                    // is unlocked, so it may call the driver.
+                    unsafe { f(data) };
+                }
+                CUresult::CUDA_SUCCESS
+            }
             Err(fail) => {
                 failure::fail(fail.code.0, fail.why.clone());
                 state.last_failure = Some(format!("{} ({}): {}", call, fail.code.0, fail.why));
@@ -672,7 +707,7 @@ impl Shared {
                 }
                 fail.code
             }
-        })
+        }
     }
 }
 
@@ -746,6 +781,8 @@ struct State {
     agents: Agents,
     /// What each recorded event's work was ordered after, when it was recorded.
     event_clocks: HashMap<usize, Clock>,
+    /// Graphs, their instances, and the streams capturing.
+    graphs: Graphs,
 }
 
 impl State {
@@ -767,6 +804,7 @@ impl State {
             registered: BTreeMap::new(),
             agents: Agents::new(),
             event_clocks: HashMap::new(),
+            graphs: Graphs::default(),
         }
     }
 
@@ -854,6 +892,11 @@ impl State {
                 .map(|(h, m)| (*h, m.made_by))
                 .collect(),
         );
+        for (kind, destroy, handle, made_by) in self.graphs.live(|c| self.context_live(c)) {
+            findings.push(leak(format!(
+                "{kind} {handle:#x} that {made_by} created was never destroyed ({destroy})"
+            )));
+        }
         Report {
             findings,
             made_at: None,
@@ -900,6 +943,8 @@ struct Cx<'a> {
     call: CallRef,
     /// A host function to run once the device is unlocked (`cuLaunchHostFunc`).
     host_func: Option<(unsafe extern "C" fn(Ptr), Ptr, Arc<Issued>)>,
+    /// A graph launched, to run once the call has its answer (`cuGraphLaunch`).
+    graph_run: Option<GraphRun>,
     /// Whether the calling table's default stream is the per-thread one.
     per_thread: bool,
 }

@@ -83,8 +83,9 @@ pub enum FindingKind {
     /// A call the device cannot answer now: from a kernel's closure while the device runs it,
     /// or after the device was finished.
     Misuse,
-    /// Two uses of an allocation by different streams (or a stream and the host), one of them a
-    /// write, that no synchronisation orders: on a GPU they may run at once, or in either order.
+    /// Two uses of the same bytes of an allocation by different streams (or a stream and the
+    /// host), one of them a write, that no synchronisation orders: on a GPU they may run at
+    /// once, or in either order.
     Hazard,
     /// A read of device memory never written since it was allocated (compute-sanitizer's
     /// initcheck).

@@ -287,7 +287,7 @@ impl Memory {
                 Written::default()
             },
         };
-        track.uses.touch(issued, true, "allocates");
+        track.uses.touch(0, size, issued, true, "allocates");
         self.allocs.insert(
             addr,
             Alloc {
@@ -545,8 +545,8 @@ impl Memory {
     /// The order check of [`note_use`](Self::note_use), for a use `verb` names.
     fn note_order(
         &self,
-        (base, _): (u64, usize),
-        _len: usize,
+        (base, offset): (u64, usize),
+        len: usize,
         doing: &Doing<'_>,
         verb: &'static str,
     ) {
@@ -556,27 +556,33 @@ impl Memory {
         if !self.checks.order {
             return;
         }
+        let Some(a) = self.allocs.get(&base) else {
+            return;
+        };
+        let hazard = a
+            .track
+            .borrow_mut()
+            .uses
+            .touch(offset, len, issued, doing.write, verb);
+        let Some(hazard) = hazard else {
+            return;
+        };
         let seen = if doing.write { Seen::Write } else { Seen::Read };
         if !self.seen.borrow_mut().insert((base, seen)) {
             return;
         }
-        let Some(a) = self.allocs.get(&base) else {
-            return;
-        };
-        let Some(hazard) = a.track.borrow_mut().uses.touch(issued, doing.write, verb) else {
-            return;
-        };
         let kind = FindingKind::Hazard;
         let earlier = hazard.earlier_verb;
         self.notes.borrow_mut().push(Finding {
             kind,
             message: format!(
-                "{}: {} {verb} the {}-byte allocation at {base:#x} that {} made, which {} {earlier}, \
-                 and nothing orders the two: {}",
+                "{}: {} {verb} the {}-byte allocation at {base:#x} that {} made (its bytes {offset} \
+                 to {}), which {} {earlier}, and nothing orders the two: {}",
                 kind.name(),
                 doing.who(),
                 a.size,
                 a.made_by,
+                offset.saturating_add(len),
                 hazard.earlier,
                 hazard.advice
             ),

@@ -5,7 +5,8 @@
 //! memory another stream still uses, stream-ordered memory used on another stream before an
 //! event orders it, an upload forgotten before a kernel reads, and the default streams: the
 //! legacy one synchronises with blocking streams (not with non-blocking ones), the per-thread
-//! one with none.
+//! one with none. Order is kept per byte: two streams on disjoint halves of one allocation
+//! need no order, overlapping ranges do.
 #![cfg(feature = "fake")]
 
 use std::ffi::c_void;
@@ -29,6 +30,7 @@ use cuda_driver_table::{driver_table, kernel_args, Error};
     cuMemcpyHtoD,
     cuMemcpyDtoH,
     cuMemcpyDtoHAsync,
+    cuMemsetD32Async,
     cuStreamCreate,
     cuStreamDestroy,
     cuStreamSynchronize,
@@ -486,5 +488,62 @@ fn a_host_function_is_work_of_its_stream() -> Result {
     }
     gpu.end(&[s], &[d])?;
     assert_eq!(found(device, FindingKind::Hazard).len(), 1);
+    Ok(())
+}
+
+/// Two streams each set one half of one allocation (`overlap`: the second's half starts one
+/// value early, on the first's last value, and leaves the last unset), then the first joins the
+/// second and copies back what they set.
+fn halves(overlap: bool) -> Result<Vec<String>> {
+    let device = device();
+    let gpu = Gpu::new(Cuda::with_config(device.config()))?;
+    let (s1, s2) = (gpu.stream(NON_BLOCKING)?, gpu.stream(NON_BLOCKING)?);
+    let d = gpu.alloc()?;
+    let half = N as usize / 2;
+    let second = d + (BYTES / 2) as u64 - if overlap { 4 } else { 0 };
+    let set = BYTES - if overlap { 4 } else { 0 };
+    let mut back = vec![0_u32; N as usize];
+    // SAFETY: both ranges lie in the allocation; `back` holds `BYTES` bytes and outlives the
+    // copy, which the synchronisation ends.
+    unsafe {
+        gpu.cu.cuMemsetD32Async(d, 1, half, s1)?;
+        gpu.cu.cuMemsetD32Async(second, 2, half, s2)?;
+    }
+    gpu.wait(s1, s2)?; // the join
+                       // SAFETY: as above.
+    unsafe {
+        gpu.cu
+            .cuMemcpyDtoHAsync(back.as_mut_ptr().cast(), d, set, s1)?;
+        gpu.cu.cuStreamSynchronize(s1)?;
+    }
+    assert_eq!(back[..half - 1], vec![1; half - 1]);
+    assert_eq!(back[half..set / 4], vec![2; set / 4 - half]);
+    gpu.end(&[s1, s2], &[d])?;
+    Ok(found(device, FindingKind::Hazard))
+}
+
+#[test]
+fn streams_on_disjoint_ranges_of_one_allocation_need_no_order_and_overlapping_ones_do() -> Result {
+    assert_eq!(halves(false)?, Vec::<String>::new(), "disjoint halves");
+    let hazards = halves(true)?;
+    assert_eq!(hazards.len(), 1, "{hazards:#?}");
+    let hazard = &hazards[0];
+    assert!(
+        hazard.starts_with("hazard: cuMemsetD32Async (call "),
+        "{hazard}"
+    );
+    assert!(
+        hazard.contains(" writes the 256-byte allocation at "),
+        "{hazard}"
+    );
+    assert!(
+        hazard.contains("(its bytes 124 to 252), which cuMemsetD32Async (call "),
+        "{hazard}"
+    );
+    assert_eq!(
+        hazard.matches("cuMemsetD32Async (call ").count(),
+        2,
+        "{hazard}"
+    );
     Ok(())
 }

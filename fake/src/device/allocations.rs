@@ -50,7 +50,7 @@ impl Cx<'_> {
             Some(_) => self.ordered_work(stream)?,
             None => {
                 let ctx = self.current()?;
-                self.ctx_synchronize(ctx);
+                self.ctx_synchronize(ctx)?;
                 self.host_work()
             }
         };
@@ -136,7 +136,7 @@ impl Cx<'_> {
         // `cuMemFreeHost` synchronises as `cuMemFree` does: the host waits for the context's
         // work first.
         let ctx = self.current()?;
-        self.ctx_synchronize(ctx);
+        self.ctx_synchronize(ctx)?;
         let Some(h) = self.state.host.remove(&addr) else {
             let invalid = CUresult::CUDA_ERROR_INVALID_VALUE;
             return Err(match self.state.host_freed.get(&addr) {

@@ -305,6 +305,13 @@ impl Cx<'_> {
                 leaks.push(handle("module", "cuModuleUnload", h, m.made_by));
             }
         }
+        leaks.extend(
+            state
+                .graphs
+                .end_context(ctx, call, |kind, destroy, h, made_by| {
+                    handle(kind, destroy, h, made_by)
+                }),
+        );
         self.state.findings.extend(leaks);
         let id = self.id();
         with_stack(id, |stack| stack.retain(|&c| c != ctx));

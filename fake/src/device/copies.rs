@@ -152,6 +152,9 @@ impl Cx<'_> {
         self.current()?;
         if let Some(s) = stream {
             self.stream(s)?;
+            if self.captures(stream) {
+                return self.capture(s, Node::Copy { dst, src, n });
+            }
         }
         if n == 0 {
             return Ok(());
@@ -251,6 +254,10 @@ impl Cx<'_> {
         self.current()?;
         if let Some(s) = stream {
             self.stream(s)?;
+            if self.captures(stream) {
+                let value = value.to_vec();
+                return self.capture(s, Node::Set { dst, value, count });
+            }
         }
         let size = value.len();
         if !dst.is_multiple_of(size as u64) {
@@ -456,6 +463,9 @@ impl Cx<'_> {
         // SAFETY: `p` is valid for reads of a `CUDA_MEMCPY2D` (the C contract; not null, checked
         // above).
         let c = unsafe { p.read() };
+        if let Some(s) = stream.filter(|_| self.captures(stream)) {
+            return self.capture(s, Node::Copy2d(c));
+        }
         let (width, height) = (c.WidthInBytes, c.Height);
         if width == 0 || height == 0 {
             return Ok(());
@@ -552,6 +562,18 @@ impl Cx<'_> {
         self.current()?;
         if let Some(s) = stream {
             self.stream(s)?;
+            if self.captures(stream) {
+                let (value, size) = (value.to_vec(), (width, height));
+                return self.capture(
+                    s,
+                    Node::Set2d {
+                        dst,
+                        pitch,
+                        value,
+                        size,
+                    },
+                );
+            }
         }
         let size = value.len();
         let rows = Rows {

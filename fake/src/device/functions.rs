@@ -99,8 +99,8 @@ pub(super) static FUNCTIONS: &[(&str, Handler)] = &[
     }),
     ("cuCtxSynchronize", |cx, a| {
         abis!(a,
-            () => |()| cx.current().map(|ctx| cx.ctx_synchronize(ctx)),
-            (CUcontext,) => |(ctx,)| cx.ctx_or_current(ctx).map(|ctx| cx.ctx_synchronize(ctx)),
+            () => |()| cx.current().and_then(|ctx| cx.ctx_synchronize(ctx)),
+            (CUcontext,) => |(ctx,)| cx.ctx_or_current(ctx).and_then(|ctx| cx.ctx_synchronize(ctx)),
         )
     }),
     (
@@ -349,6 +349,71 @@ pub(super) static FUNCTIONS: &[(&str, Handler)] = &[
             (CUstream, sys::CUhostFn, Ptr, c_uint) => |(s, f, data, _)| cx.host_func(s, f, data),
         )
     }),
+    ("cuStreamBeginCapture", |cx, a| {
+        abis!(a,
+            (CUstream,) => |(s,)| cx.begin_capture(s),
+            (CUstream, sys::CUstreamCaptureMode) => |(s, _)| cx.begin_capture(s),
+        )
+    }),
+    (
+        "cuStreamEndCapture",
+        |cx, a| abis!(a, (CUstream, *mut sys::CUgraph) => |(s, g)| cx.end_capture(s, g)),
+    ),
+    (
+        "cuStreamIsCapturing",
+        |cx, a| abis!(a, (CUstream, *mut sys::CUstreamCaptureStatus) => |(s, st)| cx.is_capturing(s, st)),
+    ),
+    (
+        "cuGraphCreate",
+        |cx, a| abis!(a, (*mut sys::CUgraph, c_uint) => |(g, _)| cx.graph_create(g)),
+    ),
+    ("cuGraphAddKernelNode", |cx, a| {
+        type Deps = *const sys::CUgraphNode;
+        abis!(a,
+            (*mut sys::CUgraphNode, sys::CUgraph, Deps, usize, *const sys::CUDA_KERNEL_NODE_PARAMS_v1)
+                => |(out, g, deps, n, p)| {
+                    let node = cx.kernel_node_v1(p);
+                    // SAFETY: the C contract: `deps` holds `n` nodes, `out` is writable.
+                    node.and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) })
+                },
+            (*mut sys::CUgraphNode, sys::CUgraph, Deps, usize, *const sys::CUDA_KERNEL_NODE_PARAMS_v2)
+                => |(out, g, deps, n, p)| {
+                    let node = cx.kernel_node_v2(p);
+                    // SAFETY: as above.
+                    node.and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) })
+                },
+        )
+    }),
+    ("cuGraphAddMemsetNode", |cx, a| {
+        abis!(a, (*mut sys::CUgraphNode, sys::CUgraph, *const sys::CUgraphNode, usize, *const sys::CUDA_MEMSET_NODE_PARAMS, CUcontext)
+        => |(out, g, deps, n, p, _)| {
+            let node = cx.memset_params(p);
+            // SAFETY: the C contract: `deps` holds `n` nodes, `out` is writable.
+            node.and_then(|node| unsafe { cx.add_node(out, g, deps, n, node) })
+        })
+    }),
+    ("cuGraphInstantiate", |cx, a| {
+        abis!(a,
+            (*mut sys::CUgraphExec, sys::CUgraph, *mut sys::CUgraphNode, *mut c_char, usize) => |(e, g, _, _, _)| cx.instantiate(e, g),
+            (*mut sys::CUgraphExec, sys::CUgraph, u64) => |(e, g, _)| cx.instantiate(e, g),
+        )
+    }),
+    (
+        "cuGraphInstantiateWithFlags",
+        |cx, a| abis!(a, (*mut sys::CUgraphExec, sys::CUgraph, u64) => |(e, g, _)| cx.instantiate(e, g)),
+    ),
+    (
+        "cuGraphLaunch",
+        |cx, a| abis!(a, (sys::CUgraphExec, CUstream) => |(e, s)| cx.graph_launch(e, s)),
+    ),
+    (
+        "cuGraphExecDestroy",
+        |cx, a| abis!(a, (sys::CUgraphExec,) => |(e,)| cx.exec_destroy(e)),
+    ),
+    (
+        "cuGraphDestroy",
+        |cx, a| abis!(a, (sys::CUgraph,) => |(g,)| cx.graph_destroy(g)),
+    ),
     (
         "cuOccupancyMaxActiveBlocksPerMultiprocessor",
         |cx, a| abis!(a, (*mut c_int, CUfunction, c_int, usize) => |(n, f, block, _)| cx.occupancy_blocks(n, f, block)),

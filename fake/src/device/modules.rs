@@ -240,6 +240,10 @@ impl Cx<'_> {
         let Some(f) = f else {
             return Err(null_out(self.call, "host function"));
         };
+        self.stream(stream)?;
+        if self.captures(Some(stream)) {
+            return self.capture(stream, Node::Host { f, data });
+        }
         let issued = self.ordered_work(Some(stream))?;
         self.issue(Some(stream), "runs a host function".to_owned(), OP_NS)?;
         self.host_func = Some((f, data, issued));
@@ -291,8 +295,37 @@ impl Cx<'_> {
         extra: *mut Ptr,
     ) -> Answer {
         self.current()?;
-        let name = self.function(f)?;
         self.stream(stream)?;
+        if self.captures(Some(stream)) {
+            let node = self.kernel_node(f, (grid, block), shared_mem_bytes, params, extra)?;
+            return self.capture(stream, node);
+        }
+        let (name, kernel) = self.launchable(f, grid, block, params, extra)?;
+        // SAFETY: `params` holds one pointer per parameter of the kernel (the C contract of the
+        // launch), whose signature `launchable` checked.
+        unsafe {
+            self.run_kernel(
+                &name,
+                &*kernel.body,
+                (grid, block),
+                shared_mem_bytes,
+                stream,
+                params,
+            )
+        }
+    }
+
+    /// Whether `f` can be launched with this geometry and these parameters (checked against
+    /// its kernel's signature): its kernel's name, and the kernel.
+    pub(super) fn launchable(
+        &self,
+        f: CUfunction,
+        grid: Dim3,
+        block: Dim3,
+        params: *mut Ptr,
+        extra: *mut Ptr,
+    ) -> Result<(String, Kernel), Fail> {
+        let name = self.function(f)?;
         let invalid = |why: String| Fail::error(CUresult::CUDA_ERROR_INVALID_VALUE, why);
         if grid.count() == 0 || block.count() == 0 {
             return Err(invalid(format!(
@@ -316,24 +349,8 @@ impl Cx<'_> {
                 ),
             ));
         }
-        let kernel = self
-            .shared
-            .0
-            .kernels
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&name)
-            .cloned();
-        let Some(Kernel { body, sizes, types }) = kernel else {
-            return Err(Fail::error(
-                CUresult::CUDA_ERROR_NOT_FOUND,
-                format!(
-                    "{} launches {name}, which is no longer registered",
-                    self.call
-                ),
-            ));
-        };
-        let len = sizes.len();
+        let kernel = self.kernel_of(&name)?;
+        let (sizes, len) = (kernel.sizes, kernel.sizes.len());
         if len > 0 && params.is_null() {
             return Err(invalid(format!(
                 "{} launches {name}, which takes {len} parameter{}, with null kernelParams",
@@ -343,14 +360,54 @@ impl Cx<'_> {
         }
         let passed = lent::types(params);
         if len > 0 || passed.is_some() {
-            self.parameters_match(&name, sizes, types, passed)?;
+            self.parameters_match(&name, sizes, kernel.types, passed)?;
         }
+        Ok((name, kernel))
+    }
+
+    /// The kernel registered as `name`.
+    fn kernel_of(&self, name: &str) -> Result<Kernel, Fail> {
+        let kernel = self
+            .shared
+            .0
+            .kernels
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned();
+        kernel.ok_or_else(|| {
+            Fail::error(
+                CUresult::CUDA_ERROR_NOT_FOUND,
+                format!(
+                    "{} launches {name}, which is no longer registered",
+                    self.call
+                ),
+            )
+        })
+    }
+
+    /// Runs the kernel `name`, whose closure is `body`, on `stream`, with `params` as its
+    /// parameters.
+    ///
+    /// # Safety
+    ///
+    /// `params` holds one pointer per parameter of `body`'s signature, each valid for reads of
+    /// its type.
+    pub(super) unsafe fn run_kernel(
+        &mut self,
+        name: &str,
+        body: &KernelFn,
+        (grid, block): (Dim3, Dim3),
+        shared_mem_bytes: c_uint,
+        stream: CUstream,
+        params: *mut Ptr,
+    ) -> Answer {
         let call = self.call;
         let id = self.id();
         let issued = self.ordered_work(Some(stream))?;
         let result = {
             let mut launch = Launch {
-                kernel: &name,
+                kernel: name,
                 grid,
                 block,
                 shared_mem_bytes,
@@ -362,10 +419,9 @@ impl Cx<'_> {
             };
             // The device is locked while the closure runs: what it asks of the device or its
             // tables is refused as a finding (`Shared::inside_kernel`), never waited for.
-            let _running = Running::start(id, &name);
-            // SAFETY: `params` holds one pointer per parameter of the kernel `f` is (the C
-            // contract of the launch), and the kernel is this closure, whose parameters `P`
-            // are the kernel's signature.
+            let _running = Running::start(id, name);
+            // SAFETY: `params` holds one pointer per parameter of `body`'s signature (the
+            // caller's contract).
             body(&mut launch, unsafe { RawParams::new(params) })
         };
         let faults: Vec<Finding> = self.state.memory.faults.borrow_mut().drain(..).collect();

@@ -136,6 +136,7 @@ impl Cx<'_> {
     /// work (and on those, after the legacy default stream's): the implicit synchronisation.
     pub(super) fn ordered_work(&mut self, stream: Option<CUstream>) -> Result<Arc<Issued>, Fail> {
         let ctx = self.current()?;
+        self.capture_conflict(stream)?;
         let agent = self.agent(stream)?;
         let legacy = self.state.agents.get(AgentKey::Legacy(ctx), || {
             "the legacy default stream".to_owned()
@@ -192,12 +193,21 @@ impl Cx<'_> {
     /// does): the host is ordered after the stream's work.
     pub(super) fn stream_synchronize(&mut self, stream: CUstream) -> Answer {
         let agent = self.agent(Some(stream))?;
+        self.sync_during_capture(&[stream as usize])?;
         self.host_waits_for(agent);
         Ok(())
     }
 
     /// `cuCtxSynchronize`: the host is ordered after every stream of the context.
-    pub(super) fn ctx_synchronize(&mut self, ctx: usize) {
+    pub(super) fn ctx_synchronize(&mut self, ctx: usize) -> Answer {
+        let streams: Vec<usize> = self
+            .state
+            .streams
+            .iter()
+            .filter(|(_, s)| s.context == ctx)
+            .map(|(&h, _)| h)
+            .collect();
+        self.sync_during_capture(&streams)?;
         let agents: Vec<usize> = self
             .state
             .agents
@@ -212,6 +222,7 @@ impl Cx<'_> {
         for agent in agents {
             self.host_waits_for(agent);
         }
+        Ok(())
     }
 
     /// `cuEventSynchronize` (and a `cuEventQuery` that answers done): the host is ordered after
@@ -253,7 +264,7 @@ impl State {
             return None;
         }
         let verb = if write { "writes" } else { "reads" };
-        let hazard = h.uses.touch(issued, write, verb)?;
+        let hazard = h.uses.touch(addr - base, n, issued, write, verb)?;
         let kind = FindingKind::Hazard;
         let earlier = hazard.earlier_verb;
         let message = format!(

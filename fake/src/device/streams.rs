@@ -201,6 +201,9 @@ impl Cx<'_> {
     pub(super) fn stream_wait_event(&mut self, s: CUstream, e: CUevent) -> Answer {
         let key = self.event(e)?;
         let stream = self.stream(s)?;
+        if self.captures(Some(s)) {
+            self.capture_conflict(Some(s))?;
+        }
         // The stream's later work is ordered after what the event was recorded after.
         if let Some(clock) = self.state.event_clocks.get(&key).cloned() {
             let agent = self.agent(Some(s))?;

@@ -125,7 +125,7 @@ fn from_proc() -> Option<&'static [Option<OsString>]> {
                 if secure_execution() {
                     return None;
                 }
-                std::fs::read(PROC_ENVIRON)
+                read_whole(PROC_ENVIRON)
                     .ok()
                     .map(|block| values_in_block(&block))
             })
@@ -135,27 +135,33 @@ fn from_proc() -> Option<&'static [Option<OsString>]> {
     None
 }
 
+/// A file of `/proc`, read in one go: `/proc` files say their size is 0, so `fs::read` would
+/// start with a small buffer and read a few bytes a call (each call of `/proc/self/environ`
+/// copies from the process's memory again, and this runs in every program's first call).
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(miri)))]
+fn read_whole(path: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(64 * 1024);
+    std::fs::File::open(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Whether the process runs in secure-execution mode (a set-user-ID or set-group-ID program, or
 /// one with file capabilities), where the loader ignores `LD_LIBRARY_PATH` and the C library
 /// removes it from the environment before any constructor runs: `/proc/self/environ` still holds
-/// it, so the snapshot is used instead. True where `/proc/self/auxv` cannot be read.
+/// it, so the snapshot is used instead. Read off the auxiliary vector's `AT_SECURE`, which the
+/// kernel always gives.
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(miri)))]
 fn secure_execution() -> bool {
-    std::fs::read("/proc/self/auxv").map_or(true, |auxv| at_secure(&auxv))
-}
-
-/// Whether an auxiliary vector (`(key, value)` pairs of native words, ended by key 0) sets
-/// `AT_SECURE`.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-#[cfg_attr(miri, allow(dead_code))]
-fn at_secure(auxv: &[u8]) -> bool {
-    const AT_SECURE: usize = 23;
-    const WORD: usize = std::mem::size_of::<usize>();
-    let word = |bytes: &[u8]| bytes.try_into().map_or(0, usize::from_ne_bytes);
-    auxv.chunks_exact(2 * WORD)
-        .map(|pair| (word(&pair[..WORD]), word(&pair[WORD..])))
-        .take_while(|&(key, _)| key != 0)
-        .any(|(key, value)| key == AT_SECURE && value != 0)
+    use std::ffi::c_ulong;
+    extern "C" {
+        // glibc 2.16, musl and bionic (Android API 18) have it.
+        fn getauxval(kind: c_ulong) -> c_ulong;
+    }
+    const AT_SECURE: c_ulong = 23;
+    // SAFETY: `getauxval` reads the auxiliary vector the kernel gave the process, for any key; it
+    // answers 0 for a key that is not there.
+    unsafe { getauxval(AT_SECURE) != 0 }
 }
 
 /// The values of [`VARIABLES`] in an environment block: `NAME=value` entries, each ended by a NUL.
@@ -261,22 +267,15 @@ mod tests {
     }
 
     #[test]
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn secure_execution_is_read_off_the_auxiliary_vector() {
-        let auxv = |pairs: &[(usize, usize)]| -> Vec<u8> {
-            pairs
-                .iter()
-                .flat_map(|&(k, v)| [k.to_ne_bytes(), v.to_ne_bytes()].concat())
-                .collect()
-        };
-        assert!(at_secure(&auxv(&[(6, 4096), (23, 1), (0, 0)])));
-        assert!(!at_secure(&auxv(&[(6, 4096), (23, 0), (0, 0)])));
-        // Nothing after the end (key 0), nor a pair cut short.
-        assert!(!at_secure(&auxv(&[(0, 0), (23, 1)])));
-        assert!(!at_secure(&auxv(&[(23, 1)])[..10]));
-        // This test program is no set-user-ID program.
-        #[cfg(not(miri))]
+    #[cfg(all(any(target_os = "linux", target_os = "android"), not(miri)))]
+    fn this_test_program_is_not_in_secure_execution_mode_and_proc_reads_whole() {
+        // No set-user-ID program: the start values come from `/proc`.
         assert!(!secure_execution());
+        // A `/proc` file read in one go is the same as one read a few bytes at a time.
+        assert_eq!(
+            read_whole(PROC_ENVIRON).expect("readable"),
+            std::fs::read(PROC_ENVIRON).expect("readable")
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ use crate::diagnostics::Errors;
 use crate::docs;
 use crate::manifest::Abi;
 use crate::model::Backend;
-use crate::parse::FIELD;
+use crate::model::FIELD;
 use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use std::iter;

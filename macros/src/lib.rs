@@ -19,6 +19,7 @@ mod expand;
 mod fuzz;
 mod manifest;
 mod model;
+mod options;
 mod parse;
 mod renamed;
 #[cfg(test)]

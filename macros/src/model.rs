@@ -4,6 +4,10 @@
 use proc_macro2::{Span, TokenStream};
 use syn::{Attribute, Ident, Path, Visibility};
 
+/// The name of a table's one field: also how a second `#[driver_table]` on the same struct,
+/// under any name, sees that the struct is a table already.
+pub const FIELD: &str = "__cdt_table";
+
 /// One listed function, with its ABI pin if any (`cuCtxCreate = 3020`).
 pub struct Entry {
     /// As written (without `r#`): a C name (`cuCtxCreate`) or an exported symbol naming one of

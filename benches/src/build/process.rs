@@ -55,8 +55,9 @@ pub(super) fn target_directory(root: &Path) -> Result<PathBuf, String> {
 }
 
 /// `cargo` in `dir`, without the settings of the calling environment that would change what is
-/// measured (a wrapper such as sccache, a shared target folder, incremental builds, and the make
-/// jobserver of a calling cargo).
+/// measured (a wrapper such as sccache, a shared target folder, incremental builds, profile
+/// settings such as `CARGO_PROFILE_DEV_DEBUG`, compiler flags, and the make jobserver of a
+/// calling cargo): the build a user's `cargo build` makes.
 pub(super) fn cargo(dir: &Path) -> Command {
     cargo_of(
         Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())),
@@ -72,7 +73,19 @@ pub(super) fn nightly_cargo(dir: &Path) -> Command {
 }
 
 fn cargo_of(mut c: Command, dir: &Path) -> Command {
+    for (name, _) in std::env::vars_os() {
+        if name
+            .to_str()
+            .is_some_and(|n| n.starts_with("CARGO_PROFILE_"))
+        {
+            c.env_remove(name);
+        }
+    }
     c.current_dir(dir)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_BUILD_RUSTFLAGS")
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
         .env("CARGO_INCREMENTAL", "0")
         .env_remove("RUSTC_WRAPPER")
         .env_remove("CARGO_BUILD_RUSTC_WRAPPER")
@@ -211,6 +224,37 @@ impl Drop for TempDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_measured_cargo_drops_the_caller_s_build_settings() {
+        let c = cargo(Path::new("."));
+        let removed: Vec<_> = c
+            .get_envs()
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        for name in [
+            "RUSTC_WRAPPER",
+            "CARGO_TARGET_DIR",
+            "RUSTFLAGS",
+            "CARGO_MAKEFLAGS",
+        ] {
+            assert!(removed.iter().any(|r| r == name), "{name} is passed on");
+        }
+        // Every profile setting of this process, e.g. the test command's CARGO_PROFILE_DEV_DEBUG.
+        for (name, _) in std::env::vars() {
+            if name.starts_with("CARGO_PROFILE_") {
+                assert!(removed.contains(&name), "{name} is passed on");
+            }
+        }
+        assert_eq!(
+            c.get_envs().find(|(k, _)| *k == "CARGO_INCREMENTAL"),
+            Some((
+                std::ffi::OsStr::new("CARGO_INCREMENTAL"),
+                Some(std::ffi::OsStr::new("0"))
+            ))
+        );
+    }
 
     #[test]
     fn a_failing_command_s_stderr_is_in_the_error() {

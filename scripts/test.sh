@@ -8,7 +8,8 @@
 # tracing and fake-driver tests, the Windows build compiled and run under Wine (scripts/windows.sh,
 # which installs Wine and mingw), Miri over the runtime's unit tests and the
 # in-process integration tests, the packaging of the published crates (verify, publish dry
-# run, size, rust-version), clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests
+# run, size, rust-version), clippy -D warnings, rustfmt --check and rustdoc -D warnings. The checks
+# that read what cargo says about the workspace are Rust, in xtask/ (`cargo xtask --help`). GPU tests
 # are compiled, not run (they need `--features gpu` on a machine with a driver; see
 # tests/README.md).
 set -euo pipefail
@@ -71,10 +72,7 @@ cargo test --workspace --doc
 step "a plain \`cargo test\` at the root: the workspace's default members, which need no libclang"
 # The root Cargo.toml's default-members: what someone in a fresh clone runs first. Every other step
 # names --workspace or its packages.
-if cargo tree -q -e normal,build,dev --prefix none | grep -Eq '^(bindgen|clang-sys) '; then
-  echo "a plain cargo test at the root builds bindgen: keep the generator out of default-members in Cargo.toml" >&2
-  exit 1
-fi
+cargo xtask default-members
 
 step "the README's quick check, as the README writes it"
 quick=$(sed -n 's/^| the quick check[^|]*| `\([^`]*\)` |$/\1/p' README.md)
@@ -160,10 +158,7 @@ cargo test -p cuda-driver-table --features fake --doc guide
 # on a failed launch). fastsum's and the samples' tests on the device run in `cargo test --workspace`.
 cargo test -p cuda-driver-table --features fake --example vector_add
 # The example library gets the feature from its dev-dependencies only: its own build has none of it.
-if cargo tree -q -p fastsum -e normal,build -f '{p} [{f}]' | grep 'cuda-driver-table v' | grep -q fake; then
-  echo "a normal build of fastsum enables the fake feature: it must come from [dev-dependencies] only" >&2
-  exit 1
-fi
+cargo xtask fake-dev-only
 
 step "a library set up as the README says (tests/library): tested, documented as docs.rs documents it, and without a release one error line that says how"
 cargo test -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library"
@@ -187,23 +182,9 @@ cargo fmt --manifest-path tests/library/Cargo.toml --check
 step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
 include13=$(cargo run -q -p cuda-driver-table-codegen --release -- fetch --release 13.0 | sed -n 's/^CUDA 13.0: //p')
 # The codegen (and bindgen) is built only under cuda-local, by cuda-driver-table-local: a default
-# build stays light, and compiles no build script of ours.
-if cargo tree -q -p cuda-driver-table -e normal,build | grep -q bindgen; then
-  echo "a default build of cuda-driver-table compiles bindgen: the codegen must stay an optional build-dependency" >&2
-  exit 1
-fi
-if cargo tree -q -p cuda-driver-table -e normal,build --prefix none | grep -q cuda-driver-table-local; then
-  echo "a default build of cuda-driver-table depends on cuda-driver-table-local: it must stay an optional dependency" >&2
-  exit 1
-fi
-# The macro is written on syn, quote and proc-macro2 (CONTRIBUTING.md): a default build compiles
-# syn with the features the macro needs and no more, so an application's own syn gains no code
-# from it (`full`, `visit`, `fold`, `extra-traits` stay off).
-syn_features=$(cargo tree -q -p cuda-driver-table -e normal,build,features -i syn --prefix none | sed -n 's/^syn feature "\(.*\)"$/\1/p' | sort -u | tr '\n' ' ')
-if [ "$syn_features" != "derive parsing printing proc-macro " ]; then
-  echo "a default build of cuda-driver-table compiles syn with the features: $syn_features(expected: derive parsing printing proc-macro)" >&2
-  exit 1
-fi
+# build stays light, and compiles no build script of ours; and syn with the features the macro
+# needs and no more (xtask/src/main.rs).
+cargo xtask default-build
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo clippy -q -p cuda-driver-table --no-default-features --features cuda-local --all-targets -- -D warnings
 # The runtime's code itself, linted under cuda-local (its library alone: its doc examples' dev-dependency,
@@ -296,11 +277,7 @@ cargo package -q "${published[@]}" "${local_crates[@]}" --allow-dirty
 cargo publish -q --dry-run "${published[@]}" "${local_crates[@]}" --allow-dirty
 ls -l "$target"/package/cuda-driver-table-codegen-*.crate "$target"/package/cuda-driver-table-local-*.crate \
   "$target"/package/cuda-driver-table-fake-*.crate
-crates=("$target"/package/cuda-driver-table-sys-*.crate "$target"/package/cuda-driver-table-core-*.crate "$target"/package/cuda-driver-table-macros-*.crate "$target"/package/cuda-driver-table-[0-9]*.crate)
-total=$(cat "${crates[@]}" | wc -c)
-ls -l "${crates[@]}"
-echo "together: $total bytes"
-(( total < 595357 )) || { echo "the four .crate files take $total bytes, not less than cudarc 0.19.10's one crate (595,357 bytes): store each fact once (CONTRIBUTING.md, generated code)" >&2; exit 1; }
+cargo xtask package-size --target "$target"
 
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 step "the published crates (and the local crate and the codegen, for cuda-local) build with their rust-version, Rust $msrv"

@@ -1,0 +1,288 @@
+//! The checks of the test command (`scripts/test.sh`) that read what cargo says about the
+//! workspace: `cargo xtask <check>` (an alias in `.cargo/config.toml`). Each runs one cargo
+//! command, reads its output with a function of its own (unit-tested below on outputs where the
+//! check must fail), and exits with 1 and a message that says what to change when it does not
+//! hold. `scripts/test.sh` installs what is missing and calls them in order, among its steps.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "xtask",
+    about = "The checks of the test command (scripts/test.sh)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    check: Check,
+}
+
+#[derive(Debug, Subcommand)]
+enum Check {
+    /// A plain `cargo test` at the root (the default members) builds neither bindgen nor clang-sys.
+    DefaultMembers,
+    /// A default build of cuda-driver-table compiles no bindgen, no cuda-driver-table-local, and
+    /// syn with `derive parsing printing proc-macro` only.
+    DefaultBuild,
+    /// The example library's normal build has no `fake` feature (it comes from
+    /// [dev-dependencies] only).
+    FakeDevOnly,
+    /// The four `.crate` files of the published crates, in TARGET/package, take less than
+    /// cudarc 0.19.10's one crate (run after `cargo package`).
+    PackageSize {
+        /// cargo's target folder.
+        #[arg(long, value_name = "DIR")]
+        target: PathBuf,
+    },
+}
+
+/// The four crates users download.
+const PUBLISHED: [&str; 4] = [
+    "cuda-driver-table-sys",
+    "cuda-driver-table-core",
+    "cuda-driver-table-macros",
+    "cuda-driver-table",
+];
+
+/// `cudarc-0.19.10.crate`, in bytes.
+const CUDARC_CRATE: u64 = 595_357;
+
+/// The features of syn a default build may enable.
+const SYN_FEATURES: [&str; 4] = ["derive", "parsing", "printing", "proc-macro"];
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.check {
+        Check::DefaultMembers => cargo_tree(&["-e", "normal,build,dev", "--prefix", "none"])
+            .and_then(|tree| default_members(&tree)),
+        Check::DefaultBuild => default_build(),
+        Check::FakeDevOnly => {
+            cargo_tree(&["-p", "fastsum", "-e", "normal,build", "-f", "{p} [{f}]"])
+                .and_then(|tree| fake_dev_only(&tree))
+        }
+        Check::PackageSize { target } => package_size(&target.join("package")),
+    };
+    match result {
+        Ok(said) => {
+            println!("{said}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The output of `cargo tree -q ARGS`, at the workspace's root.
+fn cargo_tree(args: &[&str]) -> Result<String, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("the xtask crate has no parent folder")?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["tree", "-q"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree {} failed ({}): {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|e| format!("cargo tree printed no UTF-8: {e}"))
+}
+
+/// `cargo tree -e normal,build,dev --prefix none` of the default members names no bindgen or
+/// clang-sys.
+fn default_members(tree: &str) -> Result<String, String> {
+    if tree
+        .lines()
+        .any(|l| l.starts_with("bindgen ") || l.starts_with("clang-sys "))
+    {
+        return Err("a plain cargo test at the root builds bindgen: keep the generator out of default-members in Cargo.toml".to_owned());
+    }
+    Ok("the default members build no bindgen: ok".to_owned())
+}
+
+fn default_build() -> Result<String, String> {
+    let tree = cargo_tree(&[
+        "-p",
+        "cuda-driver-table",
+        "-e",
+        "normal,build",
+        "--prefix",
+        "none",
+    ])?;
+    let features = cargo_tree(&[
+        "-p",
+        "cuda-driver-table",
+        "-e",
+        "normal,build,features",
+        "-i",
+        "syn",
+        "--prefix",
+        "none",
+    ])?;
+    default_build_of(&tree, &features)
+}
+
+/// The default build's tree (`cargo tree -p cuda-driver-table -e normal,build --prefix none`)
+/// has no bindgen and no cuda-driver-table-local, and the features of syn in it (`cargo tree ...
+/// -e normal,build,features -i syn --prefix none`) are [`SYN_FEATURES`].
+fn default_build_of(tree: &str, syn_tree: &str) -> Result<String, String> {
+    let has = |name: &str| tree.lines().any(|l| l.starts_with(&format!("{name} ")));
+    if has("bindgen") {
+        return Err("a default build of cuda-driver-table compiles bindgen: the codegen must stay an optional build-dependency".to_owned());
+    }
+    if has("cuda-driver-table-local") {
+        return Err("a default build of cuda-driver-table depends on cuda-driver-table-local: it must stay an optional dependency".to_owned());
+    }
+    let mut features: Vec<&str> = syn_tree
+        .lines()
+        .filter_map(|l| l.strip_prefix("syn feature \"")?.strip_suffix('"'))
+        .collect();
+    features.sort_unstable();
+    features.dedup();
+    // The macro is written on syn, quote and proc-macro2 (CONTRIBUTING.md): a default build
+    // compiles syn with the features the macro needs and no more, so an application's own syn
+    // gains no code from it (`full`, `visit`, `fold`, `extra-traits` stay off).
+    if features != SYN_FEATURES {
+        return Err(format!(
+            "a default build of cuda-driver-table compiles syn with the features: {} (expected: {})",
+            features.join(" "),
+            SYN_FEATURES.join(" ")
+        ));
+    }
+    Ok("a default build compiles no bindgen, no cuda-driver-table-local, and syn with derive parsing printing proc-macro: ok".to_owned())
+}
+
+/// `cargo tree -p fastsum -e normal,build -f '{p} [{f}]'`: the line of cuda-driver-table has no
+/// `fake` among its features.
+fn fake_dev_only(tree: &str) -> Result<String, String> {
+    let fake = tree.lines().any(|l| {
+        l.contains("cuda-driver-table v")
+            && l.rsplit_once('[')
+                .is_some_and(|(_, f)| f.trim_end_matches(']').split(',').any(|f| f == "fake"))
+    });
+    if fake {
+        return Err("a normal build of fastsum enables the fake feature: it must come from [dev-dependencies] only".to_owned());
+    }
+    Ok("fastsum's normal build has no fake feature: ok".to_owned())
+}
+
+/// The four `.crate` files of [`PUBLISHED`] in `dir` take less than [`CUDARC_CRATE`] together.
+fn package_size(dir: &Path) -> Result<String, String> {
+    let entries: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .map_err(|e| {
+            format!(
+                "cannot list {} (run cargo package first): {e}",
+                dir.display()
+            )
+        })?
+        .flatten()
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.metadata().ok()?.len())))
+        .collect();
+    four_crates(&entries)
+}
+
+/// The check of [`package_size`] over (file name, bytes) of a package folder.
+fn four_crates(files: &[(String, u64)]) -> Result<String, String> {
+    let mut lines = Vec::new();
+    let mut total = 0;
+    for name in PUBLISHED {
+        let mut found = files.iter().filter(|(file, _)| {
+            file.strip_prefix(name)
+                .and_then(|v| v.strip_prefix('-'))
+                .and_then(|v| v.strip_suffix(".crate"))
+                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+        });
+        let (Some((file, size)), None) = (found.next(), found.next()) else {
+            return Err(format!(
+                "expected one {name}-VERSION.crate in the package folder"
+            ));
+        };
+        lines.push(format!("{file}: {size} bytes"));
+        total += size;
+    }
+    lines.push(format!("together: {total} bytes"));
+    if total >= CUDARC_CRATE {
+        return Err(format!(
+            "{}\nthe four .crate files take {total} bytes, not less than cudarc 0.19.10's one crate ({CUDARC_CRATE} bytes): store each fact once (CONTRIBUTING.md, generated code)",
+            lines.join("\n")
+        ));
+    }
+    Ok(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_arguments_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn bindgen_in_the_default_members_fails() {
+        assert!(default_members("cuda-driver-table v0.1.0\nsyn v2.0.1\n").is_ok());
+        let err = default_members("cuda-driver-table v0.1.0\nbindgen v0.73.2\n").unwrap_err();
+        assert!(err.contains("default-members"), "{err}");
+        assert!(default_members("clang-sys v1.8.1\n").is_err());
+        // A crate whose name only starts alike is not bindgen.
+        assert!(default_members("bindgen-helper v1.0.0\n").is_ok());
+    }
+
+    #[test]
+    fn the_default_build_fails_on_bindgen_the_local_crate_or_more_of_syn() {
+        let tree = "cuda-driver-table v0.1.0\nsyn v2.0.1\n";
+        let syn = "syn feature \"derive\"\nsyn feature \"parsing\"\nsyn feature \"printing\"\nsyn feature \"proc-macro\"\nsyn feature \"parsing\"\n";
+        assert!(default_build_of(tree, syn).is_ok());
+        let err = default_build_of("bindgen v0.73.2 (*)\n", syn).unwrap_err();
+        assert!(err.contains("compiles bindgen"), "{err}");
+        let err = default_build_of("cuda-driver-table-local v0.1.0\n", syn).unwrap_err();
+        assert!(err.contains("cuda-driver-table-local"), "{err}");
+        let err = default_build_of(tree, &format!("{syn}syn feature \"full\"\n")).unwrap_err();
+        assert!(
+            err.ends_with("features: derive full parsing printing proc-macro (expected: derive parsing printing proc-macro)"),
+            "{err}"
+        );
+        assert!(default_build_of(tree, "syn feature \"derive\"\n").is_err());
+    }
+
+    #[test]
+    fn the_fake_feature_in_fastsum_s_normal_build_fails() {
+        let ok = "fastsum v0.1.0 [default]\ncuda-driver-table v0.1.0 [cuda-12000,default]\n";
+        assert!(fake_dev_only(ok).is_ok());
+        let bad = "fastsum v0.1.0 []\ncuda-driver-table v0.1.0 (/w/runtime) [cuda-12000,fake]\n";
+        assert!(fake_dev_only(bad).is_err());
+        // The fake's own crate is not the feature.
+        assert!(fake_dev_only("cuda-driver-table-fake v0.1.0 [fake]\n").is_ok());
+    }
+
+    #[test]
+    fn four_crates_as_large_as_cudarc_s_fail() {
+        let files = |sizes: [u64; 4]| -> Vec<(String, u64)> {
+            let mut files: Vec<(String, u64)> = PUBLISHED
+                .iter()
+                .zip(sizes)
+                .map(|(n, s)| (format!("{n}-0.1.0.crate"), s))
+                .collect();
+            files.push(("cuda-driver-table-fake-0.1.0.crate".to_owned(), 500_000));
+            files
+        };
+        let said = four_crates(&files([111_015, 142_734, 270_961, 47_271])).unwrap();
+        assert!(said.ends_with("together: 571981 bytes"), "{said}");
+        let err = four_crates(&files([111_015, 142_734, 270_961, 70_647])).unwrap_err();
+        assert!(err.contains("take 595357 bytes, not less than"), "{err}");
+        assert!(four_crates(&files([1, 1, 1, 1])[1..]).is_err());
+    }
+}

@@ -75,10 +75,7 @@ step "a plain \`cargo test\` at the root: the workspace's default members, which
 cargo xtask default-members
 
 step "the README's quick check, as the README writes it"
-quick=$(sed -n 's/^| the quick check[^|]*| `\([^`]*\)` |$/\1/p' README.md)
-[[ $quick == "cargo test "* ]] || { echo "README.md: no quick check (| the quick check ... | \`cargo test ...\` |) found" >&2; exit 1; }
-read -ra quick_command <<<"$quick"
-"${quick_command[@]}" -q
+cargo xtask quick-check
 
 step "the cuda-driver-table tool: inspect the samples and examples built above"
 CUDA_DRIVER_TABLE_TEST_PROGRAMS="$target/debug" cargo test -p cuda-driver-table-cli --test inspect
@@ -88,39 +85,14 @@ step "the cuda-driver-table tool installs with cargo install (the lock file as c
 # not the optimiser; its own target folder is kept under ours for the next run.
 root=$(mktemp -d)
 cargo install -q --locked --debug --path cli --root "$root" --target-dir "$target/install"
-"$root/bin/cuda-driver-table" --help | grep -q "^Usage: cuda-driver-table inspect" ||
-  { echo "the installed cuda-driver-table does not print its usage with --help" >&2; exit 1; }
+cargo xtask cli-help --bin "$root/bin/cuda-driver-table"
 rm -rf "$root"
 echo "cargo install --path cli: ok"
 
 step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
-if [[ ! -e /dev/nvidiactl ]]; then
-  set +e
-  err=$(env -u CUDA_DRIVER_TABLE_CUDART -u CUDA_DRIVER_TABLE_LIBCUDA cargo run -q -p cuda-driver-table --example vector_add 2>&1 >/dev/null)
-  rc=$?
-  set -e
-  printf '%s\n' "$err"
-  lines=$(printf '%s\n' "$err" | wc -l)
-  if [[ $rc -ne 1 || $lines -gt 2 ]] || grep -q panicked <<<"$err"; then
-    echo "vector_add without a driver: expected exit 1 and at most two lines, got exit $rc and $lines lines" >&2
-    exit 1
-  fi
-  # With --driver only libcuda is needed: the advice is the driver's, with no CUDA runtime in it.
-  set +e
-  err=$(env -u CUDA_DRIVER_TABLE_CUDART -u CUDA_DRIVER_TABLE_LIBCUDA cargo run -q -p cuda-driver-table --example vector_add -- --driver 2>&1 >/dev/null)
-  set -e
-  printf '%s\n' "$err"
-  if ! grep -q 'install the NVIDIA driver' <<<"$err" || grep -qi 'runtime' <<<"$err"; then
-    echo "vector_add --driver without a driver: the advice is not the driver's alone" >&2
-    exit 1
-  fi
-fi
-# --help prints the usage and exits with 0 without loading anything (the libraries named here do not exist).
-help=$(CUDA_DRIVER_TABLE_CUDART=/nonexistent/libcudart.so CUDA_DRIVER_TABLE_LIBCUDA=/nonexistent/libcuda.so.1 cargo run -q -p cuda-driver-table --example vector_add -- --help)
-if ! grep -q '^usage: vector_add' <<<"$help"; then
-  echo "vector_add --help: expected the usage, got: $help" >&2
-  exit 1
-fi
+# Without a driver (where this machine has none), and --help, which loads nothing; with --driver
+# only libcuda is needed: the advice is the driver's, with no CUDA runtime in it.
+cargo xtask vector-add
 
 step "the samples without a driver: each exits with 1 and one line naming what it looked for; their PTX matches their kernels"
 # The workspace build above built the samples (samples/src/bin/) and `cargo test --workspace` ran
@@ -169,14 +141,7 @@ docs_rs_features=$(cargo metadata -q --format-version 1 --no-deps --manifest-pat
 RUSTDOCFLAGS=-Dwarnings cargo doc -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library" \
   --features "$docs_rs_features"
 python3 scripts/doc_links.py "$target/library/doc/cuda_driver_table_library_test"
-set +e
-err=$(cargo build -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library" 2>&1)
-set -e
-if [[ $(grep -c '^error: cuda-driver-table: no CUDA release feature is enabled\..*A library enables none.*\[package.metadata.docs.rs\]' <<<"$err") -ne 1 ]]; then
-  printf '%s\n' "$err" >&2
-  echo "tests/library without a release: expected one error line saying what a library enables" >&2
-  exit 1
-fi
+cargo xtask library-without-release --target "$target"
 cargo fmt --manifest-path tests/library/Cargo.toml --check
 
 step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
@@ -197,15 +162,7 @@ CUDA_DRIVER_TABLE_INCLUDE="$include13" CUDA_DRIVER_TABLE_EXPECT=13000 \
   cargo test -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local"
 # cuda-local with a release feature as well: cuda-driver-table-local (which gets the release features
 # from sys and macros) says so before it looks for headers, even where there are none.
-set +e
-err=$(env -u CUDA_DRIVER_TABLE_INCLUDE CUDA_PATH=/nonexistent cargo build -q --manifest-path tests/local/Cargo.toml \
-  --target-dir "$target/local" --features cuda-driver-table/cuda-13000 2>&1)
-set -e
-if ! grep -q "the features cuda-local and cuda-13000 are enabled together" <<<"$err"; then
-  printf '%s\n' "$err" >&2
-  echo "cuda-local with cuda-13000: expected the error naming both features" >&2
-  exit 1
-fi
+cargo xtask local-with-release --target "$target"
 # Its GPU test compiles (it runs on a GPU machine: tests/README.md); its own workspace is formatted.
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo build -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local" --tests --features gpu
@@ -309,11 +266,7 @@ python3 scripts/doc_links.py "$target/doc/cuda_driver_table"
 # rustdoc shows a type re-exported with `pub use` by its definition's name in another crate's
 # pages: the generator names each newtype enum by its typedef (`pub struct CUresult`, with
 # `pub use self::CUresult as cudaError_enum;`), so the signatures read what their code writes.
-fake_page="$target/doc/cuda_driver_table/fake/struct.Fake.html"
-if ! grep -q 'CUresult' "$fake_page" || grep -q 'cudaError_enum' "$fake_page"; then
-  echo "$fake_page: the fake's signatures should show CUresult, not the C tag cudaError_enum" >&2
-  exit 1
-fi
+cargo xtask fake-page --target "$target"
 # The check finds each kind when one is planted in those pages.
 planted=$(mktemp -d)
 for entry in "$target"/doc/*; do ln -s "$(realpath "$entry")" "$planted/"; done
@@ -338,11 +291,7 @@ done
 if cargo +nightly --version >/dev/null 2>&1; then
   RUSTDOCFLAGS="--cfg docsrs -Dwarnings" cargo +nightly doc -q -p cuda-driver-table --features fake --no-deps \
     --target-dir "$target/docsrs"
-  if ! grep -q 'Available on <strong>crate feature <code>fake</code></strong> only' \
-    "$target/docsrs/doc/cuda_driver_table/fake/index.html"; then
-    echo "the docs built as docs.rs builds them show no feature badge on the fake module" >&2
-    exit 1
-  fi
+  cargo xtask feature-badge --target "$target"
 else
   echo "no nightly toolchain: the docs.rs build (feature badges, --cfg docsrs) is skipped"
 fi

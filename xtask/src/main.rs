@@ -1,13 +1,16 @@
-//! The checks of the test command (`scripts/test.sh`) that read what cargo says about the
-//! workspace: `cargo xtask <check>` (an alias in `.cargo/config.toml`). Each runs one cargo
-//! command, reads its output with a function of its own (unit-tested below on outputs where the
-//! check must fail), and exits with 1 and a message that says what to change when it does not
-//! hold. `scripts/test.sh` installs what is missing and calls them in order, among its steps.
+//! The checks of the test command (`scripts/test.sh`): `cargo xtask <check>` (an alias in
+//! `.cargo/config.toml`). Each runs a command (cargo's, or a program of the workspace) or reads
+//! a page cargo wrote, reads the result with a function of its own (unit-tested, here and in
+//! `outputs.rs`, on results where the check must fail), and exits with 1 and a message that says
+//! what to change when it does not hold. `scripts/test.sh` installs what is missing and calls
+//! them in order, among its steps.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::{Parser, Subcommand};
+
+mod outputs;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -16,11 +19,11 @@ use clap::{Parser, Subcommand};
 )]
 struct Cli {
     #[command(subcommand)]
-    check: Check,
+    task: Task,
 }
 
 #[derive(Debug, Subcommand)]
-enum Check {
+enum Task {
     /// A plain `cargo test` at the root (the default members) builds neither bindgen nor clang-sys.
     DefaultMembers,
     /// A default build of cuda-driver-table compiles no bindgen, no cuda-driver-table-local, and
@@ -29,6 +32,41 @@ enum Check {
     /// The example library's normal build has no `fake` feature (it comes from
     /// [dev-dependencies] only).
     FakeDevOnly,
+    /// The README's quick check, run as the README writes it.
+    QuickCheck,
+    /// The installed tool prints its usage with --help.
+    CliHelp {
+        /// The installed `cuda-driver-table`.
+        #[arg(long, value_name = "FILE")]
+        bin: PathBuf,
+    },
+    /// The vector_add example: without a driver (unless this machine has one) it fails in at most
+    /// two lines with the driver's advice, and `--help` loads nothing.
+    VectorAdd,
+    /// tests/library without a release feature: one error line that says what a library enables.
+    LibraryWithoutRelease {
+        /// cargo's target folder (the build goes to DIR/library).
+        #[arg(long, value_name = "DIR")]
+        target: PathBuf,
+    },
+    /// tests/local with cuda-local and cuda-13000 together: the error names both.
+    LocalWithRelease {
+        /// cargo's target folder (the build goes to DIR/local).
+        #[arg(long, value_name = "DIR")]
+        target: PathBuf,
+    },
+    /// The fake's page (cargo doc) shows CUresult, not the C tag cudaError_enum.
+    FakePage {
+        /// cargo's target folder.
+        #[arg(long, value_name = "DIR")]
+        target: PathBuf,
+    },
+    /// The fake module's page, as docs.rs builds it (in DIR/docsrs), carries the feature badge.
+    FeatureBadge {
+        /// cargo's target folder.
+        #[arg(long, value_name = "DIR")]
+        target: PathBuf,
+    },
     /// The four `.crate` files of the published crates, in TARGET/package, take less than
     /// cudarc 0.19.10's one crate (run after `cargo package`).
     PackageSize {
@@ -54,15 +92,57 @@ const SYN_FEATURES: [&str; 4] = ["derive", "parsing", "printing", "proc-macro"];
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match &cli.check {
-        Check::DefaultMembers => cargo_tree(&["-e", "normal,build,dev", "--prefix", "none"])
+    let result = match &cli.task {
+        Task::DefaultMembers => cargo_tree(&["-e", "normal,build,dev", "--prefix", "none"])
             .and_then(|tree| default_members(&tree)),
-        Check::DefaultBuild => default_build(),
-        Check::FakeDevOnly => {
+        Task::DefaultBuild => default_build(),
+        Task::FakeDevOnly => {
             cargo_tree(&["-p", "fastsum", "-e", "normal,build", "-f", "{p} [{f}]"])
                 .and_then(|tree| fake_dev_only(&tree))
         }
-        Check::PackageSize { target } => package_size(&target.join("package")),
+        Task::PackageSize { target } => package_size(&target.join("package")),
+        Task::QuickCheck => quick_check(),
+        Task::CliHelp { bin } => outputs::run(Command::new(bin).arg("--help"))
+            .and_then(|run| outputs::cli_help(&run))
+            .map(|()| format!("{} --help: ok", bin.display())),
+        Task::VectorAdd => vector_add(),
+        Task::LibraryWithoutRelease { target } => outputs::run(
+            cargo()
+                .args([
+                    "build",
+                    "-q",
+                    "--manifest-path",
+                    "tests/library/Cargo.toml",
+                    "--target-dir",
+                ])
+                .arg(target.join("library")),
+        )
+        .and_then(|run| outputs::library_without_release(&run))
+        .map(|()| "tests/library without a release: one error line: ok".to_owned()),
+        Task::LocalWithRelease { target } => outputs::run(
+            cargo()
+                .args([
+                    "build",
+                    "-q",
+                    "--manifest-path",
+                    "tests/local/Cargo.toml",
+                    "--target-dir",
+                ])
+                .arg(target.join("local"))
+                .args(["--features", "cuda-driver-table/cuda-13000"])
+                .env_remove("CUDA_DRIVER_TABLE_INCLUDE")
+                .env("CUDA_PATH", "/nonexistent"),
+        )
+        .and_then(|run| outputs::local_with_release(&run))
+        .map(|()| "cuda-local with cuda-13000: the error names both: ok".to_owned()),
+        Task::FakePage { target } => {
+            let page = target.join("doc/cuda_driver_table/fake/struct.Fake.html");
+            outputs::fake_page(&page).map(|()| format!("{}: CUresult: ok", page.display()))
+        }
+        Task::FeatureBadge { target } => {
+            let page = target.join("docsrs/doc/cuda_driver_table/fake/index.html");
+            outputs::feature_badge(&page).map(|()| format!("{}: the badge: ok", page.display()))
+        }
     };
     match result {
         Ok(said) => {
@@ -76,16 +156,98 @@ fn main() -> ExitCode {
     }
 }
 
+/// The workspace's root.
+fn root() -> &'static Path {
+    // The xtask crate is a folder of the root.
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// `cargo` at the workspace's root.
+fn cargo() -> Command {
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo.current_dir(root());
+    cargo
+}
+
+/// Runs the README's quick check with `-q`.
+fn quick_check() -> Result<String, String> {
+    let readme = root().join("README.md");
+    let text = std::fs::read_to_string(&readme)
+        .map_err(|e| format!("cannot read {}: {e}", readme.display()))?;
+    let command = outputs::quick_check(&text)?;
+    let status = cargo()
+        .args(&command[1..])
+        .arg("-q")
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", command.join(" ")))?;
+    if !status.success() {
+        return Err(format!(
+            "the README's quick check, {}, failed ({status})",
+            command.join(" ")
+        ));
+    }
+    Ok(format!(
+        "the README's quick check, {}: ok",
+        command.join(" ")
+    ))
+}
+
+/// The vector_add example without a driver (where this machine has none), and its `--help`.
+fn vector_add() -> Result<String, String> {
+    let example = || {
+        let mut c = cargo();
+        c.args([
+            "run",
+            "-q",
+            "-p",
+            "cuda-driver-table",
+            "--example",
+            "vector_add",
+        ]);
+        c
+    };
+    let mut said = Vec::new();
+    if Path::new("/dev/nvidiactl").exists() {
+        said.push("this machine has a driver: the runs without one are skipped".to_owned());
+    } else {
+        for (args, check) in [
+            (
+                &[][..],
+                outputs::vector_add_fails_cleanly as fn(&outputs::Run) -> Result<(), String>,
+            ),
+            (&["--", "--driver"][..], outputs::vector_add_driver_advice),
+        ] {
+            let run = outputs::run(
+                example()
+                    .args(args)
+                    .env_remove("CUDA_DRIVER_TABLE_CUDART")
+                    .env_remove("CUDA_DRIVER_TABLE_LIBCUDA"),
+            )?;
+            check(&run)?;
+            said.push(format!(
+                "vector_add {}: {}",
+                args.join(" "),
+                run.stderr.trim()
+            ));
+        }
+    }
+    // The libraries named here do not exist: --help loads nothing.
+    let run = outputs::run(
+        example()
+            .args(["--", "--help"])
+            .env("CUDA_DRIVER_TABLE_CUDART", "/nonexistent/libcudart.so")
+            .env("CUDA_DRIVER_TABLE_LIBCUDA", "/nonexistent/libcuda.so.1"),
+    )?;
+    outputs::vector_add_help(&run)?;
+    said.push("vector_add --help: ok".to_owned());
+    Ok(said.join("\n"))
+}
+
 /// The output of `cargo tree -q ARGS`, at the workspace's root.
 fn cargo_tree(args: &[&str]) -> Result<String, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .ok_or("the xtask crate has no parent folder")?;
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
+    let out = cargo()
         .args(["tree", "-q"])
         .args(args)
-        .current_dir(root)
         .output()
         .map_err(|e| format!("cannot run cargo tree: {e}"))?;
     if !out.status.success() {

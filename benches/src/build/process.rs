@@ -133,7 +133,7 @@ pub(super) fn children_peak_kib() -> u64 {
 }
 
 /// User + system seconds of every child process that has ended and been waited for.
-fn children_cpu() -> f64 {
+pub(super) fn children_cpu() -> f64 {
     // SAFETY: `rusage` is a plain C struct for which all zero bytes is a valid value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is a valid, writable `struct rusage`; RUSAGE_CHILDREN is a valid `who`.

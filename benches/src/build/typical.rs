@@ -1,9 +1,11 @@
 //! Row 4T, `bench-build typical`: the compile time a table and cudarc add to a typical
 //! application. Each round builds (a) the typical application alone, (b) with the 4-function
-//! table, (c) with cudarc, clean, with `cargo build -j1 --timings` so that no two compiler runs
-//! share a core; what (b) and (c) build beyond (a) (the program's own crate included: it holds
-//! the expansion) is what they add. The guard is on the median of the rounds' ratios: each round
-//! builds the three in turn, so a ratio compares builds that saw the same machine load.
+//! table, (c) with cudarc, clean, with this program as `RUSTC_WRAPPER` (`wrapper.rs`), which
+//! records each compiler run's CPU time and peak memory; the compiler runs of (b) and (c) that (a)
+//! does not have (the program's own crate included: it holds the expansion) are what they add.
+//! CPU time, not wall time: on cores that other builds share, a compiler run's wall time grows
+//! with their load, its CPU time hardly. The guard is on the median of the rounds' ratios: each
+//! round builds the three in turn, so a ratio compares builds of the same stretch of time.
 
 use std::path::Path;
 
@@ -13,7 +15,8 @@ use super::process::{cargo, load_average, timed};
 use super::programs::{
     cudarc_dependency, table_dep, typical_program, App, CUDARC_MAIN, TABLE_MAIN, TYPICAL_DEPS,
 };
-use super::wrapper::{peak_memory, Units};
+use super::wrapper::peak_memory;
+use super::wrapper::{cpu_units, UNIT_LOG_VAR};
 use super::{g, Guard};
 
 /// The guard: the table adds at most this share of what cudarc adds (median of the rounds).
@@ -22,11 +25,11 @@ pub(super) const TYPICAL_GUARD: f64 = 0.65;
 pub(super) struct Typical {
     /// (a), (b), (c).
     apps: [App; 3],
-    /// Per round, the seconds (b) and (c) add.
+    /// Per round, the CPU seconds (b) and (c) add.
     added: Vec<(f64, f64)>,
-    /// Per round, the seconds of (a)'s whole build (the sum of its units).
+    /// Per round, the CPU seconds of (a)'s compiler runs.
     alone: Vec<f64>,
-    /// The units (b) and (c) add, from the last round: `name version 1.23 s; ...`.
+    /// The compiler runs (b) and (c) add, from the last round: `name version 1.23 s; ...`.
     units: [String; 2],
     /// The largest peak memory of a compiler run that (b) and (c) add, in KiB, and its crate.
     peaks: [(u64, String); 2],
@@ -34,7 +37,7 @@ pub(super) struct Typical {
     syn: String,
 }
 
-/// One unit of a `--timings` build: `name version target mode`, and its seconds.
+/// One compiler run: `package version[ (build script)]`, and its CPU seconds.
 type Unit = (String, f64);
 
 impl Typical {
@@ -77,28 +80,34 @@ impl Typical {
         let mut added = Vec::new();
         let mut alone = Vec::new();
         let mut units = [String::new(), String::new()];
+        let me = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+        let mut logs = Vec::new();
         for i in 1..=runs {
             let mut built: Vec<Vec<Unit>> = Vec::new();
+            logs.clear();
             for app in &apps {
                 let target = app.target(i);
+                let log = target.with_extension("tsv");
                 let load = load_average(1);
                 let t = timed(
                     cargo(&app.dir)
-                        .args(["build", "-q", "--offline", "-j1", "--timings"])
-                        .env("CARGO_TARGET_DIR", &target),
+                        .args(["build", "-q", "--offline"])
+                        .env("CARGO_TARGET_DIR", &target)
+                        .env("RUSTC_WRAPPER", &me)
+                        .env(UNIT_LOG_VAR, &log),
                 )?;
-                let html = target.join("cargo-timings/cargo-timing.html");
-                let text = std::fs::read_to_string(&html)
-                    .map_err(|e| format!("cannot read {}: {e}", html.display()))?;
-                let these = timing_units(&text)?;
+                let text = std::fs::read_to_string(&log)
+                    .map_err(|e| format!("cannot read {}: {e}", log.display()))?;
+                let these = cpu_units(&text);
                 eprintln!(
-                    "bench-build: {} build {i}: {:.2} s wall, {:.2} s CPU, units {:.2} s (load average before: {load})",
+                    "bench-build: {} build {i}: {:.2} s wall, {:.2} s CPU, compiler runs {:.2} s CPU (load average before: {load})",
                     app.name,
                     t.0,
                     t.1,
                     these.iter().map(|u| u.1).sum::<f64>()
                 );
                 built.push(these);
+                logs.push(text);
                 let _ = std::fs::remove_dir_all(&target);
             }
             alone.push(built[0].iter().map(|u| u.1).sum());
@@ -120,12 +129,8 @@ impl Typical {
                     .join("; ");
             }
         }
-        // The peak memory of the compiler runs each adds: one more build each, through the
-        // wrapper, with (a)'s units left out.
-        let logs: Vec<String> = apps
-            .iter()
-            .map(|app| Units::log(app, work))
-            .collect::<Result<_, _>>()?;
+        // The peak memory of the compiler runs each adds, from the last round, with (a)'s runs
+        // left out.
         let names = |log: &str| -> Vec<String> {
             log.lines()
                 .filter_map(|l| l.split('\t').next())
@@ -180,10 +185,10 @@ impl Typical {
 
     pub(super) fn report(&self, runs: usize, line: &mut dyn FnMut(String)) {
         line(format!(
-            "## 4T. The compile time added to a typical application (clean debug builds, CARGO_INCREMENTAL=0, `cargo build -j1 --timings`, {runs} rounds, median)"
+            "## 4T. The compile time added to a typical application (clean debug builds, CARGO_INCREMENTAL=0, the CPU time of each compiler run through RUSTC_WRAPPER, {runs} rounds, median)"
         ));
         line(format!(
-            "{}: clap (derive), serde (derive) + serde_json, anyhow, thiserror, tracing + tracing-subscriber; its build: {}-> median {} s of compiler runs; syn versions: {}",
+            "{}: clap (derive), serde (derive) + serde_json, anyhow, thiserror, tracing + tracing-subscriber; its build: {}-> median {} s of CPU in compiler runs; syn versions: {}",
             self.apps[0].name,
             self.alone.iter().map(|a| format!("{a:.2} ")).collect::<String>(),
             g(median(&self.alone)),
@@ -192,7 +197,7 @@ impl Typical {
         let (b, c) = self.medians();
         for (k, median) in [(0, b), (1, c)] {
             line(format!(
-                "{} adds: {}-> median {} s; units (last round): {}",
+                "{} adds: {}-> median {} s of CPU; its compiler runs (last round): {}",
                 self.apps[k + 1].name,
                 self.added
                     .iter()
@@ -225,7 +230,7 @@ impl Typical {
         let (b, c) = self.medians();
         let ratio = self.ratio();
         line(format!(
-            "| 4T | compile time added to a typical application (clap, serde, serde_json, anyhow, thiserror, tracing; `-j1 --timings`, the units it adds): 4-function table | {} s | cudarc: {} s | **{ratio:.3}×** (median of {} rounds' ratios) | ≤ {TYPICAL_GUARD}× | {} |",
+            "| 4T | compile time added to a typical application (clap, serde, serde_json, anyhow, thiserror, tracing; CPU seconds of the compiler runs it adds): 4-function table | {} s | cudarc: {} s | **{ratio:.3}×** (median of {} rounds' ratios) | ≤ {TYPICAL_GUARD}× | {} |",
             g(b),
             g(c),
             self.added.len(),
@@ -239,54 +244,5 @@ impl Typical {
             self.peaks[1].1,
             self.peaks[0].0 as f64 / self.peaks[1].0 as f64,
         ));
-    }
-}
-
-/// The units of a `cargo build --timings` report (`cargo-timing.html`, whose `UNIT_DATA` is a
-/// JSON list): `name version target mode` and the seconds of each.
-fn timing_units(html: &str) -> Result<Vec<Unit>, String> {
-    let json = html
-        .split_once("const UNIT_DATA = ")
-        .and_then(|(_, rest)| rest.split_once(";\n"))
-        .map(|(json, _)| json)
-        .ok_or("the --timings report has no UNIT_DATA")?;
-    let units: Vec<serde_json::Value> =
-        serde_json::from_str(json).map_err(|e| format!("the --timings UNIT_DATA: {e}"))?;
-    Ok(units
-        .iter()
-        .map(|u| {
-            let field = |k: &str| u.get(k).and_then(|v| v.as_str()).unwrap_or("").trim();
-            let name = format!(
-                "{} {}{}",
-                field("name"),
-                field("version"),
-                match field("target") {
-                    "" => String::new(),
-                    t => format!(" ({t})"),
-                }
-            );
-            (
-                name,
-                u.get("duration").and_then(|d| d.as_f64()).unwrap_or(0.0),
-            )
-        })
-        .collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timing_units_read_the_report_s_unit_data() {
-        let html = "<script>\nconst UNIT_DATA = [{\"name\":\"syn\",\"version\":\"2.0.1\",\"target\":\"\",\"duration\":1.5},{\"name\":\"app\",\"version\":\"0.1.0\",\"target\":\" bin \\\"app\\\"\",\"duration\":0.25}];\nconst X = 1;";
-        assert_eq!(
-            timing_units(html).unwrap(),
-            vec![
-                ("syn 2.0.1".to_owned(), 1.5),
-                ("app 0.1.0 (bin \"app\")".to_owned(), 0.25)
-            ]
-        );
-        assert!(timing_units("<html></html>").is_err());
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-use super::process::{cargo, check, children_peak_kib};
+use super::process::{cargo, check, children_cpu, children_peak_kib};
 use super::programs::App;
 
 /// In wrapper mode (the timing build), the file each compiler run appends a line to.
@@ -77,6 +77,18 @@ pub(super) fn format_units(log: &str) -> String {
         .join("; ")
 }
 
+/// `name<TAB>seconds<TAB>peak KiB<TAB>CPU seconds` lines → each compiler run's name and CPU
+/// seconds.
+pub(super) fn cpu_units(log: &str) -> Vec<(String, f64)> {
+    log.lines()
+        .filter_map(|l| {
+            let mut fields = l.split('\t');
+            let name = fields.next()?;
+            Some((name.to_owned(), fields.nth(2)?.parse().ok()?))
+        })
+        .collect()
+}
+
 /// The largest peak memory of the log's lines, in KiB, and its crate: `(0, "none recorded")` when
 /// no line has one.
 pub(super) fn peak_memory(log: &str) -> (u64, String) {
@@ -92,9 +104,11 @@ pub(super) fn peak_memory(log: &str) -> (u64, String) {
 }
 
 /// Wrapper mode: `bench-build RUSTC ARGS...` as cargo calls a `RUSTC_WRAPPER`. Runs the compiler,
-/// then appends `package version[ (build script)]<TAB>seconds<TAB>peak KiB` to the log for a crate
-/// compile (not for cargo's `-vV` and `--print` probes). The peak is the compiler's resident set
-/// at its largest (`ru_maxrss` of this process's only child).
+/// then appends `package version[ (build script)]<TAB>seconds<TAB>peak KiB<TAB>CPU seconds` to
+/// the log for a crate compile (not for cargo's `-vV` and `--print` probes). The peak is the
+/// compiler's resident set at its largest (`ru_maxrss` of this process's only child), the CPU
+/// time its user + system time: unlike the wall time, it hardly grows when other work shares the
+/// cores.
 pub(super) fn wrap_rustc(log: &Path) -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let Some(rustc) = args.next() else {
@@ -119,8 +133,9 @@ pub(super) fn wrap_rustc(log: &Path) -> ExitCode {
                 ""
             };
             let line = format!(
-                "{package} {version}{what}\t{secs:.3}\t{}\n",
-                children_peak_kib()
+                "{package} {version}{what}\t{secs:.3}\t{}\t{:.3}\n",
+                children_peak_kib(),
+                children_cpu()
             );
             // One short append per compiler run: lines from parallel runs do not interleave.
             let appended = std::fs::OpenOptions::new()
@@ -162,5 +177,9 @@ mod tests {
             (204800, "cuda-driver-table 0.1.0".to_owned())
         );
         assert_eq!(peak_memory("x\t0.1\n"), (0, "none recorded".to_owned()));
+        assert_eq!(
+            cpu_units("syn 2.0.1\t3.2\t51200\t2.95\nold line\t0.3\t100\n"),
+            [("syn 2.0.1".to_owned(), 2.95)]
+        );
     }
 }

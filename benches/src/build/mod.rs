@@ -51,7 +51,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum What {
     /// Row 4T: the compile time a 4-function table and cudarc add to a typical application
-    /// (`cargo build -j1 --timings`); guard: the table's at most 0.65× cudarc's.
+    /// (CPU time of the compiler runs it adds); guard: the table's at most 0.65× cudarc's.
     Typical {
         #[command(flatten)]
         common: Common,
@@ -320,7 +320,7 @@ fn run(cli: &Cli) -> Result<Result<(), String>, String> {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     eprintln!("bench-build: measuring {desc} on {cores} cores, {runs} rounds");
     let typical = if asked.typical {
-        eprintln!("bench-build: the typical application, {runs} rounds of three builds with -j1");
+        eprintln!("bench-build: the typical application, {runs} rounds of three builds");
         Some(typical::Typical::measure(&src, &work.0, runs)?)
     } else {
         None
@@ -495,6 +495,54 @@ mod tests {
             "{err}"
         );
         assert!(!err.contains("typical"), "{err}");
+    }
+
+    #[test]
+    fn the_guards_are_the_ones_benchmarks_md_states() {
+        let doc = include_str!("../../../BENCHMARKS.md");
+        let typical = format!("≤ {}×", typical::TYPICAL_GUARD);
+        let expansion = format!(
+            "≤ {} ms",
+            expansion::EXPANSION_GUARDS.map(|s| g(s * 1e3)).join(" / ")
+        );
+        for guard in [typical, expansion] {
+            assert!(
+                doc.contains(&guard),
+                "BENCHMARKS.md does not state the guard {guard}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_bench_build_command_the_docs_show_parses() {
+        let mut seen = 0;
+        for (file, doc) in [
+            ("BENCHMARKS.md", include_str!("../../../BENCHMARKS.md")),
+            ("README.md", include_str!("../../../README.md")),
+        ] {
+            for command in doc.split("cargo bench-build").skip(1) {
+                // Up to the end of the code span or line.
+                let end = command.find(['`', '#', '\n', ')']).unwrap_or(command.len());
+                let args = command[..end].split_whitespace();
+                if args.clone().next().is_none() {
+                    // The tool named, not a command.
+                    continue;
+                }
+                let parsed =
+                    Cli::try_parse_from(std::iter::once("bench-build").chain(args.clone()));
+                let help = parsed
+                    .as_ref()
+                    .is_err_and(|e| e.kind() == clap::error::ErrorKind::DisplayHelp);
+                assert!(
+                    parsed.is_ok() || help,
+                    "{file}: `cargo bench-build{}` does not parse: {}",
+                    &command[..end],
+                    parsed.unwrap_err()
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen >= 5, "only {seen} commands found");
     }
 
     #[test]

@@ -67,6 +67,13 @@ enum Task {
         #[arg(long, value_name = "DIR")]
         target: PathBuf,
     },
+    /// scripts/doc_links.py finds each kind of broken link planted in a copy of the runtime's
+    /// pages (DIR/doc/cuda_driver_table).
+    DocLinksPlanted {
+        /// cargo's target folder.
+        #[arg(long, value_name = "DIR")]
+        target: PathBuf,
+    },
     /// The four `.crate` files of the published crates, in TARGET/package, take less than
     /// cudarc 0.19.10's one crate (run after `cargo package`).
     PackageSize {
@@ -102,6 +109,7 @@ fn main() -> ExitCode {
         }
         Task::PackageSize { target } => package_size(&target.join("package")),
         Task::QuickCheck => quick_check(),
+        Task::DocLinksPlanted { target } => doc_links_planted(&target.join("doc")),
         Task::CliHelp { bin } => outputs::run(Command::new(bin).arg("--help"))
             .and_then(|run| outputs::cli_help(&run))
             .map(|()| format!("{} --help: ok", bin.display())),
@@ -190,6 +198,69 @@ fn quick_check() -> Result<String, String> {
         "the README's quick check, {}: ok",
         command.join(" ")
     ))
+}
+
+/// A copy of the `doc` folder with [`outputs::PLANTED`] in the fake module's page (the other
+/// crates' pages linked, not copied), checked with `scripts/doc_links.py`.
+fn doc_links_planted(doc: &Path) -> Result<String, String> {
+    let planted = std::env::temp_dir().join(format!("xtask-planted.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&planted);
+    let made = plant(doc, &planted);
+    let result = made.and_then(|()| {
+        let run = outputs::run(
+            Command::new("python3")
+                .arg(root().join("scripts/doc_links.py"))
+                .arg(planted.join("cuda_driver_table")),
+        )?;
+        outputs::planted_found(&run)
+    });
+    let _ = std::fs::remove_dir_all(&planted);
+    result.map(|()| "doc_links.py finds every planted broken link: ok".to_owned())
+}
+
+/// Lays out `planted` as [`doc_links_planted`] says.
+fn plant(doc: &Path, planted: &Path) -> Result<(), String> {
+    let io = |what: &str, path: &Path| {
+        let what = what.to_owned();
+        let path = path.display().to_string();
+        move |e: std::io::Error| format!("cannot {what} {path}: {e}")
+    };
+    std::fs::create_dir_all(planted).map_err(io("create", planted))?;
+    for entry in std::fs::read_dir(doc).map_err(io("list", doc))?.flatten() {
+        let to = planted.join(entry.file_name());
+        if entry.file_name() == "cuda_driver_table" {
+            copy_tree(&entry.path(), &to)?;
+        } else {
+            let from = entry
+                .path()
+                .canonicalize()
+                .map_err(io("resolve", &entry.path()))?;
+            std::os::unix::fs::symlink(&from, &to).map_err(io("link", &to))?;
+        }
+    }
+    let page = planted.join("cuda_driver_table/fake/index.html");
+    let html = std::fs::read_to_string(&page).map_err(io("read", &page))?;
+    if !html.contains("</main>") {
+        return Err(format!("{} has no </main>", page.display()));
+    }
+    let html = html.replacen("</main>", &format!("{}</main>", outputs::PLANTED), 1);
+    std::fs::write(&page, html).map_err(io("write", &page))
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("cannot list {}: {e}", from.display()))?;
+    for entry in entries.flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)
+                .map_err(|e| format!("cannot copy {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// The vector_add example without a driver (where this machine has none), and its `--help`.

@@ -163,6 +163,36 @@ pub(crate) fn feature_badge(page: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// What `scripts/doc_links.py` must say of the pages [`PLANTED`] was put into: one line for
+/// each kind of broken link.
+pub(crate) const PLANTED_FOUND: [&str; 3] = [
+    "links to no/such/page.html, which does not exist",
+    "the unresolved link [`hidden_macro!`]",
+    "the unresolved link [no-such-reference]",
+];
+
+/// A link to a missing page, a link to a hidden macro and a reference without its definition, put
+/// before `</main>` of a rendered page.
+pub(crate) const PLANTED: &str =
+    "<a href=\"no/such/page.html\">x</a> [<code>hidden_macro!</code>] [no-such-reference]";
+
+/// `doc_links.py` over pages with [`PLANTED`] in them exits with 1 and names each kind.
+pub(crate) fn planted_found(run: &Run) -> Result<(), String> {
+    let missed: Vec<&str> = PLANTED_FOUND
+        .iter()
+        .copied()
+        .filter(|expected| !run.stdout.contains(expected))
+        .collect();
+    if run.code != Some(1) || !missed.is_empty() {
+        return Err(format!(
+            "{}\ndoc_links.py missed a planted broken link: expected exit 1 and {}",
+            run.stdout,
+            missed.join("; ")
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,6 +251,14 @@ mod tests {
         assert!(local_with_release(&ran(101, "", local)).is_ok());
         assert!(local_with_release(&ran(0, "", local)).is_err());
         assert!(local_with_release(&ran(101, "", "error: no cuda.h\n")).is_err());
+    }
+
+    #[test]
+    fn every_planted_kind_must_be_found() {
+        let all = PLANTED_FOUND.join("\n");
+        assert!(planted_found(&ran(1, &all, "")).is_ok());
+        assert!(planted_found(&ran(0, &all, "")).is_err());
+        assert!(planted_found(&ran(1, PLANTED_FOUND[0], "")).is_err());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 # tracing and fake-driver tests, the Windows build compiled and run under Wine (scripts/windows.sh,
 # which installs Wine and mingw), Miri over the runtime's unit tests and the
 # in-process integration tests, the packaging of the published crates (verify, publish dry
-# run, size, rust-version), clippy -D warnings, rustfmt --check and rustdoc -D warnings. GPU tests
+# run, size, rust-version), clippy -D warnings, rustfmt --check and rustdoc -D warnings. The checks
+# that read what cargo says about the workspace are Rust, in xtask/ (`cargo xtask --help`). GPU tests
 # are compiled, not run (they need `--features gpu` on a machine with a driver; see
 # tests/README.md).
 set -euo pipefail
@@ -71,16 +72,10 @@ cargo test --workspace --doc
 step "a plain \`cargo test\` at the root: the workspace's default members, which need no libclang"
 # The root Cargo.toml's default-members: what someone in a fresh clone runs first. Every other step
 # names --workspace or its packages.
-if cargo tree -q -e normal,build,dev --prefix none | grep -Eq '^(bindgen|clang-sys) '; then
-  echo "a plain cargo test at the root builds bindgen: keep the generator out of default-members in Cargo.toml" >&2
-  exit 1
-fi
+cargo xtask default-members
 
 step "the README's quick check, as the README writes it"
-quick=$(sed -n 's/^| the quick check[^|]*| `\([^`]*\)` |$/\1/p' README.md)
-[[ $quick == "cargo test "* ]] || { echo "README.md: no quick check (| the quick check ... | \`cargo test ...\` |) found" >&2; exit 1; }
-read -ra quick_command <<<"$quick"
-"${quick_command[@]}" -q
+cargo xtask quick-check
 
 step "the documents describe the repository: every path docs/ARCHITECTURE.md and tests/README.md name exists, every member and test file is described"
 # `cargo test --workspace` ran it already; by name here, so that this step says what it checks.
@@ -94,39 +89,14 @@ step "the cuda-driver-table tool installs with cargo install (the lock file as c
 # not the optimiser; its own target folder is kept under ours for the next run.
 root=$(mktemp -d)
 cargo install -q --locked --debug --path cli --root "$root" --target-dir "$target/install"
-"$root/bin/cuda-driver-table" --help | grep -q "^Usage: cuda-driver-table inspect" ||
-  { echo "the installed cuda-driver-table does not print its usage with --help" >&2; exit 1; }
+cargo xtask cli-help --bin "$root/bin/cuda-driver-table"
 rm -rf "$root"
 echo "cargo install --path cli: ok"
 
 step "the main job without a GPU: vector_add must fail cleanly (exit 1, at most two lines, no panic)"
-if [[ ! -e /dev/nvidiactl ]]; then
-  set +e
-  err=$(env -u CUDA_DRIVER_TABLE_CUDART -u CUDA_DRIVER_TABLE_LIBCUDA cargo run -q -p cuda-driver-table --example vector_add 2>&1 >/dev/null)
-  rc=$?
-  set -e
-  printf '%s\n' "$err"
-  lines=$(printf '%s\n' "$err" | wc -l)
-  if [[ $rc -ne 1 || $lines -gt 2 ]] || grep -q panicked <<<"$err"; then
-    echo "vector_add without a driver: expected exit 1 and at most two lines, got exit $rc and $lines lines" >&2
-    exit 1
-  fi
-  # With --driver only libcuda is needed: the advice is the driver's, with no CUDA runtime in it.
-  set +e
-  err=$(env -u CUDA_DRIVER_TABLE_CUDART -u CUDA_DRIVER_TABLE_LIBCUDA cargo run -q -p cuda-driver-table --example vector_add -- --driver 2>&1 >/dev/null)
-  set -e
-  printf '%s\n' "$err"
-  if ! grep -q 'install the NVIDIA driver' <<<"$err" || grep -qi 'runtime' <<<"$err"; then
-    echo "vector_add --driver without a driver: the advice is not the driver's alone" >&2
-    exit 1
-  fi
-fi
-# --help prints the usage and exits with 0 without loading anything (the libraries named here do not exist).
-help=$(CUDA_DRIVER_TABLE_CUDART=/nonexistent/libcudart.so CUDA_DRIVER_TABLE_LIBCUDA=/nonexistent/libcuda.so.1 cargo run -q -p cuda-driver-table --example vector_add -- --help)
-if ! grep -q '^usage: vector_add' <<<"$help"; then
-  echo "vector_add --help: expected the usage, got: $help" >&2
-  exit 1
-fi
+# Without a driver (where this machine has none), and --help, which loads nothing; with --driver
+# only libcuda is needed: the advice is the driver's, with no CUDA runtime in it.
+cargo xtask vector-add
 
 step "the samples without a driver: each exits with 1 and one line naming what it looked for; their PTX matches their kernels"
 # The workspace build above built the samples (samples/src/bin/) and `cargo test --workspace` ran
@@ -164,10 +134,7 @@ cargo test -p cuda-driver-table --features fake --doc guide
 # on a failed launch). fastsum's and the samples' tests on the device run in `cargo test --workspace`.
 cargo test -p cuda-driver-table --features fake --example vector_add
 # The example library gets the feature from its dev-dependencies only: its own build has none of it.
-if cargo tree -q -p fastsum -e normal,build -f '{p} [{f}]' | grep 'cuda-driver-table v' | grep -q fake; then
-  echo "a normal build of fastsum enables the fake feature: it must come from [dev-dependencies] only" >&2
-  exit 1
-fi
+cargo xtask fake-dev-only
 
 step "a library set up as the README says (tests/library): tested, documented as docs.rs documents it, and without a release one error line that says how"
 cargo test -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library"
@@ -178,36 +145,15 @@ docs_rs_features=$(cargo metadata -q --format-version 1 --no-deps --manifest-pat
 RUSTDOCFLAGS=-Dwarnings cargo doc -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library" \
   --features "$docs_rs_features"
 python3 scripts/doc_links.py "$target/library/doc/cuda_driver_table_library_test"
-set +e
-err=$(cargo build -q --manifest-path tests/library/Cargo.toml --target-dir "$target/library" 2>&1)
-set -e
-if [[ $(grep -c '^error: cuda-driver-table: no CUDA release feature is enabled\..*A library enables none.*\[package.metadata.docs.rs\]' <<<"$err") -ne 1 ]]; then
-  printf '%s\n' "$err" >&2
-  echo "tests/library without a release: expected one error line saying what a library enables" >&2
-  exit 1
-fi
+cargo xtask library-without-release --target "$target"
 cargo fmt --manifest-path tests/library/Cargo.toml --check
 
 step "cuda-local: a crate built with the bindings of a local toolkit (the 13.0 wheel's headers; codegen/tests/local.rs compares them with the committed files)"
 include13=$(cargo run -q -p cuda-driver-table-codegen --release -- fetch --release 13.0 | sed -n 's/^CUDA 13.0: //p')
 # The codegen (and bindgen) is built only under cuda-local, by cuda-driver-table-local: a default
-# build stays light, and compiles no build script of ours.
-if cargo tree -q -p cuda-driver-table -e normal,build | grep -q bindgen; then
-  echo "a default build of cuda-driver-table compiles bindgen: the codegen must stay an optional build-dependency" >&2
-  exit 1
-fi
-if cargo tree -q -p cuda-driver-table -e normal,build --prefix none | grep -q cuda-driver-table-local; then
-  echo "a default build of cuda-driver-table depends on cuda-driver-table-local: it must stay an optional dependency" >&2
-  exit 1
-fi
-# The macro is written on syn, quote and proc-macro2 (CONTRIBUTING.md): a default build compiles
-# syn with the features the macro needs and no more, so an application's own syn gains no code
-# from it (`full`, `visit`, `fold`, `extra-traits` stay off).
-syn_features=$(cargo tree -q -p cuda-driver-table -e normal,build,features -i syn --prefix none | sed -n 's/^syn feature "\(.*\)"$/\1/p' | sort -u | tr '\n' ' ')
-if [ "$syn_features" != "derive parsing printing proc-macro " ]; then
-  echo "a default build of cuda-driver-table compiles syn with the features: $syn_features(expected: derive parsing printing proc-macro)" >&2
-  exit 1
-fi
+# build stays light, and compiles no build script of ours; and syn with the features the macro
+# needs and no more (xtask/src/main.rs).
+cargo xtask default-build
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo clippy -q -p cuda-driver-table --no-default-features --features cuda-local --all-targets -- -D warnings
 # The runtime's code itself, linted under cuda-local (its library alone: its doc examples' dev-dependency,
@@ -220,15 +166,7 @@ CUDA_DRIVER_TABLE_INCLUDE="$include13" CUDA_DRIVER_TABLE_EXPECT=13000 \
   cargo test -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local"
 # cuda-local with a release feature as well: cuda-driver-table-local (which gets the release features
 # from sys and macros) says so before it looks for headers, even where there are none.
-set +e
-err=$(env -u CUDA_DRIVER_TABLE_INCLUDE CUDA_PATH=/nonexistent cargo build -q --manifest-path tests/local/Cargo.toml \
-  --target-dir "$target/local" --features cuda-driver-table/cuda-13000 2>&1)
-set -e
-if ! grep -q "the features cuda-local and cuda-13000 are enabled together" <<<"$err"; then
-  printf '%s\n' "$err" >&2
-  echo "cuda-local with cuda-13000: expected the error naming both features" >&2
-  exit 1
-fi
+cargo xtask local-with-release --target "$target"
 # Its GPU test compiles (it runs on a GPU machine: tests/README.md); its own workspace is formatted.
 CUDA_DRIVER_TABLE_INCLUDE="$include13" \
   cargo build -q --manifest-path tests/local/Cargo.toml --target-dir "$target/local" --tests --features gpu
@@ -301,11 +239,7 @@ cargo package -q "${published[@]}" "${local_crates[@]}" --allow-dirty
 cargo publish -q --dry-run "${published[@]}" "${local_crates[@]}" --allow-dirty
 ls -l "$target"/package/cuda-driver-table-codegen-*.crate "$target"/package/cuda-driver-table-local-*.crate \
   "$target"/package/cuda-driver-table-fake-*.crate
-crates=("$target"/package/cuda-driver-table-sys-*.crate "$target"/package/cuda-driver-table-core-*.crate "$target"/package/cuda-driver-table-macros-*.crate "$target"/package/cuda-driver-table-[0-9]*.crate)
-total=$(cat "${crates[@]}" | wc -c)
-ls -l "${crates[@]}"
-echo "together: $total bytes"
-(( total < 595357 )) || { echo "the four .crate files take $total bytes, not less than cudarc 0.19.10's one crate (595,357 bytes): store each fact once (CONTRIBUTING.md, generated code)" >&2; exit 1; }
+cargo xtask package-size --target "$target"
 
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 step "the published crates (and the local crate and the codegen, for cuda-local) build with their rust-version, Rust $msrv"
@@ -337,40 +271,15 @@ python3 scripts/doc_links.py "$target/doc/cuda_driver_table"
 # rustdoc shows a type re-exported with `pub use` by its definition's name in another crate's
 # pages: the generator names each newtype enum by its typedef (`pub struct CUresult`, with
 # `pub use self::CUresult as cudaError_enum;`), so the signatures read what their code writes.
-fake_page="$target/doc/cuda_driver_table/fake/struct.Fake.html"
-if ! grep -q 'CUresult' "$fake_page" || grep -q 'cudaError_enum' "$fake_page"; then
-  echo "$fake_page: the fake's signatures should show CUresult, not the C tag cudaError_enum" >&2
-  exit 1
-fi
+cargo xtask fake-page --target "$target"
 # The check finds each kind when one is planted in those pages.
-planted=$(mktemp -d)
-for entry in "$target"/doc/*; do ln -s "$(realpath "$entry")" "$planted/"; done
-rm "$planted/cuda_driver_table" && cp -r "$target/doc/cuda_driver_table" "$planted/"
-sed -i 's|</main>|<a href="no/such/page.html">x</a> [<code>hidden_macro!</code>] [no-such-reference]</main>|' \
-  "$planted/cuda_driver_table/fake/index.html"
-set +e
-out=$(python3 scripts/doc_links.py "$planted/cuda_driver_table")
-rc=$?
-set -e
-rm -rf "$planted"
-for expected in "links to no/such/page.html, which does not exist" "the unresolved link [\`hidden_macro!\`]" \
-  "the unresolved link [no-such-reference]"; do
-  if [[ $rc -ne 1 ]] || ! grep -qF "$expected" <<<"$out"; then
-    printf '%s\n' "$out" >&2
-    echo "doc_links.py missed a planted broken link: expected exit 1 and '$expected'" >&2
-    exit 1
-  fi
-done
+cargo xtask doc-links-planted --target "$target"
 # As docs.rs builds them (nightly, --cfg docsrs, its package.metadata.docs.rs): every feature-gated
 # item carries its feature's badge.
 if cargo +nightly --version >/dev/null 2>&1; then
   RUSTDOCFLAGS="--cfg docsrs -Dwarnings" cargo +nightly doc -q -p cuda-driver-table --features fake --no-deps \
     --target-dir "$target/docsrs"
-  if ! grep -q 'Available on <strong>crate feature <code>fake</code></strong> only' \
-    "$target/docsrs/doc/cuda_driver_table/fake/index.html"; then
-    echo "the docs built as docs.rs builds them show no feature badge on the fake module" >&2
-    exit 1
-  fi
+  cargo xtask feature-badge --target "$target"
 else
   echo "no nightly toolchain: the docs.rs build (feature badges, --cfg docsrs) is skipped"
 fi

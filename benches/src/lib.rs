@@ -3,7 +3,8 @@
 //! `dlopen`ed libcudart, plain `dlsym`), a monotonic clock readable across processes, the body of
 //! every cold-start program ([`cold_start`]), and the check that a driver is there at all.
 //!
-//! [`gpu_report`] turns the output of a GPU run into the report (see `src/bin/bench-gpu.rs`).
+//! [`gpu_report`] turns the output of a GPU run into the report (see `src/bin/bench-gpu.rs`);
+//! [`build`] makes the measurements of the build machine (`cargo bench-build`).
 //!
 //! See `BENCHMARKS.md` at the workspace root for what is measured and how to run it.
 
@@ -13,6 +14,7 @@ use std::ptr::null_mut;
 
 use libloading::os::unix::Library;
 
+pub mod build;
 pub mod gpu_report;
 
 /// `CUresult cuGetProcAddress_v2(const char*, void**, int, cuuint64_t,

@@ -60,7 +60,9 @@ const CUDART_RELEASES: [&str; 4] = ["11.8", "12.4", "12.9", "13.0"];
 
 /// The integration tests of `tests/` staged with the GPU tests: every one but `ui` and `ui_fake`
 /// (they run the compiler), `fake` and the fake device's (`fake_device`, `fake_soundness`,
-/// `fake_order`, `fake_profiles`, `fake_graphs`: they need no driver and hold nothing without its feature) and `windows` (Windows only; `scripts/windows.sh` runs it under Wine).
+/// `fake_order`, `fake_profiles`, `fake_graphs`: they need no driver and hold nothing without its
+/// feature), `docs` (it checks the repository's documents against its files, which no driver
+/// changes) and `windows` (Windows only; `scripts/windows.sh` runs it under Wine).
 const CPU_TESTS_ON_THE_GPU_MACHINE: &[&str] = &[
     "all_functions",
     "crate_option",
@@ -553,6 +555,7 @@ mod tests {
                     "fake_order",
                     "fake_profiles",
                     "fake_graphs",
+                    "docs",
                     "gpu",
                     "windows",
                 ]

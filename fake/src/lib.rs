@@ -184,9 +184,9 @@
 //! per-thread configurations, [`Fake::driver_version`] against `MIN_DRIVER_VERSION` and the
 //! resolution events of the `tracing` feature work as they do there. Then each method calls the
 //! closure given for its function instead of the pointer, with the method's arguments; a failing
-//! `CUresult` it returns is an `ErrorKind::Cuda` named from the bindings (a description is the
-//! real driver's text, so there is none), and the `tracing` feature's events show these calls as
-//! any others.
+//! `CUresult` it returns is an `ErrorKind::Cuda` named and described from the bindings (the
+//! first sentence of the code's documentation in `cuda.h`), and the `tracing` feature's events
+//! show these calls as any others.
 //!
 //! - **Typed.** [`function!`] names a function of a table (`function!(Cuda::cuMemAlloc)`); its
 //!   type carries the function's `PFN_*` signature at the table's pin, and the closure given for
@@ -199,6 +199,10 @@
 //!   a fake driver (...) failed: CUDA_ERROR_NOT_FOUND (500): the fake driver has no fake for it
 //!   (...); give it one with `Fake::on` or `Fake::returns`, ...". No call ever reaches a null
 //!   pointer.
+//! - **Error strings.** `cuGetErrorName` and `cuGetErrorString` are always answered, as a real
+//!   driver answers them: a static C string from the bindings' table of codes (the name, or the
+//!   description above), or `CUDA_ERROR_INVALID_VALUE` and a null string for a code the bindings
+//!   do not have. A fake given for either with [`Fake::on`] answers instead.
 //! - **Raw pointers** (`pfn_*`, `raw_pointer`) of a table configured with a fake are refused with
 //!   an error naming the function: a pointer cannot reach a closure. Call the method.
 //! - **Recording.** The driver records every call a fake answered, in order ([`FakeDriver::calls`])
